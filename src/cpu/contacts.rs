@@ -1,0 +1,402 @@
+//! Stage 3, contacts: every particle gathers over the 27 cells around it and
+//! over the walls, and sums its own force and torque (no scattered writes).
+//!
+//! Each pair is evaluated in its canonical orientation (from the lower id,
+//! walls from the particle), so the two partners compute bit-identical
+//! results and apply them with opposite signs: forces are exactly
+//! antisymmetric and both history copies stay equal.
+
+use super::Step;
+use crate::grid::Grid;
+use crate::pair::PairParams;
+use crate::scene::ContactModel;
+use crate::state::{EMPTY_SLOT, WALL_ID_BASE};
+use rayon::prelude::*;
+
+type V3 = [f64; 3];
+
+#[inline]
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+#[inline]
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+#[inline]
+fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+#[inline]
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+#[inline]
+fn scale(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+#[inline]
+fn xyz(a: [f64; 4]) -> V3 {
+    [a[0], a[1], a[2]]
+}
+
+/// One side of a contact.
+#[derive(Debug, Clone, Copy)]
+pub struct Body {
+    pub vel: V3,
+    pub omega: V3,
+    /// Radius; ∞ for a wall.
+    pub radius: f64,
+    /// 1/m; 0 for a wall.
+    pub inv_mass: f64,
+    /// 1/I; 0 for a wall.
+    pub inv_inertia: f64,
+}
+
+/// Model constants of the step that the law needs.
+#[derive(Debug, Clone, Copy)]
+pub struct LawParams {
+    pub model: ContactModel,
+    pub dt: f64,
+    pub lin_stiffness: Option<f64>,
+    pub lin_contact_time: Option<f64>,
+    pub lin_kt_ratio: f64,
+}
+
+/// What a pair law returns, in the canonical orientation (a → b).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairResult {
+    /// Force on a (b gets the negative).
+    pub force_a: V3,
+    pub torque_a: V3,
+    pub torque_b: V3,
+    /// New tangential displacement.
+    pub xi: V3,
+    /// Tangential stiffness used this step (stored beside ξ, in the history
+    /// slot's w lane, for the next step's energy balance).
+    pub kt: f64,
+    /// Elastic energy stored in the contact (J).
+    pub elastic: f64,
+    /// Energy dissipated by the contact during this step (J).
+    pub dissipated: f64,
+}
+
+/// The contact law (Hertz–Mindlin or linear) of one pair. `n` is the unit
+/// normal from a to b, `overlap` > 0, `hist` the stored tangential
+/// displacement (xyz) and last step's k_t (w); zero for a new contact.
+pub fn pair_law(
+    lp: &LawParams,
+    pp: &PairParams,
+    a: &Body,
+    b: &Body,
+    n: V3,
+    overlap: f64,
+    hist: [f64; 4],
+) -> PairResult {
+    let xi_old = xyz(hist);
+    let dt = lp.dt;
+    let r_star = if b.radius.is_finite() {
+        a.radius * b.radius / (a.radius + b.radius)
+    } else {
+        a.radius
+    };
+    let m_star = 1.0 / (a.inv_mass + b.inv_mass);
+    // Contact point arms from each centre (the middle of the overlap).
+    let arm_a = scale(n, a.radius - 0.5 * overlap);
+    let arm_b = if b.radius.is_finite() {
+        scale(n, -(b.radius - 0.5 * overlap))
+    } else {
+        [0.0; 3]
+    };
+    let v_rel = sub(
+        add(a.vel, cross(a.omega, arm_a)),
+        add(b.vel, cross(b.omega, arm_b)),
+    );
+    let vn = dot(v_rel, n);
+    let vt = sub(v_rel, scale(n, vn));
+
+    let (kn, gn, kt, gt, elastic_n) = match lp.model {
+        ContactModel::HertzMindlin => {
+            let sq = (r_star * overlap).sqrt();
+            let kn = 4.0 / 3.0 * pp.e_star * sq;
+            let sn = 2.0 * pp.e_star * sq;
+            let st = 8.0 * pp.g_star * sq;
+            let c = -2.0 * (5.0f64 / 6.0).sqrt() * pp.beta;
+            let gn = c * (sn * m_star).sqrt();
+            let gt = c * (st * m_star).sqrt();
+            (kn, gn, st, gt, 0.4 * kn * overlap * overlap)
+        }
+        ContactModel::Linear => {
+            let (kn, gn) = crate::timestep::linear_coefficients(
+                m_star,
+                pp.restitution,
+                lp.lin_stiffness,
+                lp.lin_contact_time,
+            );
+            let kt = lp.lin_kt_ratio * kn;
+            let gt = gn * lp.lin_kt_ratio.sqrt();
+            (kn, gn, kt, gt, 0.5 * kn * overlap * overlap)
+        }
+    };
+    // Normal force magnitude (compressive > 0), acting on a along -n.
+    let fn_el = kn * overlap;
+    let fn_total = fn_el + gn * vn;
+
+    // Tangential: rotate the stored displacement into the current tangent
+    // plane (keeping its length), add this step's slip, Coulomb-limit.
+    let mut xi = sub(xi_old, scale(n, dot(xi_old, n)));
+    let old_len2 = dot(xi_old, xi_old);
+    let new_len2 = dot(xi, xi);
+    if new_len2 > 0.0 {
+        xi = scale(xi, (old_len2 / new_len2).sqrt());
+    }
+    // Energy in the spring before this step's slip (with last step's k_t: a
+    // Mindlin k_t changes with the overlap, which moves energy in or out of
+    // the spring without work; it lands in the contact's dissipation term).
+    let kt_old = if hist[3] > 0.0 { hist[3] } else { kt };
+    let elastic_t_old = 0.5 * kt_old * dot(xi, xi);
+    xi = add(xi, scale(vt, dt));
+    let mut ft = sub(scale(xi, -kt), scale(vt, gt));
+    let ft_max = pp.friction * fn_total.max(0.0);
+    let ft_len = dot(ft, ft).sqrt();
+    if ft_len > ft_max {
+        ft = if ft_len > 0.0 {
+            scale(ft, ft_max / ft_len)
+        } else {
+            [0.0; 3]
+        };
+        // Sliding: the spring carries the whole Coulomb force (the damper
+        // none), so no energy is parked in the spring that the slip
+        // already dissipated.
+        xi = if kt > 0.0 {
+            scale(ft, -1.0 / kt)
+        } else {
+            [0.0; 3]
+        };
+    }
+    let elastic_t = 0.5 * kt * dot(xi, xi);
+    let force_a = add(scale(n, -fn_total), ft);
+    let mut torque_a = cross(arm_a, ft);
+    let mut torque_b = cross(arm_b, scale(ft, -1.0));
+
+    // Rolling resistance: constant directional torque against the relative
+    // rolling velocity, capped so it cannot reverse it within one step.
+    let mut dissipated_roll = 0.0;
+    if pp.rolling_friction > 0.0 {
+        let w_rel = sub(a.omega, b.omega);
+        let w_roll = sub(w_rel, scale(n, dot(w_rel, n)));
+        let w_len = dot(w_roll, w_roll).sqrt();
+        if w_len > 0.0 {
+            let inv_i = a.inv_inertia + b.inv_inertia;
+            let mut m = pp.rolling_friction * r_star * fn_total.max(0.0);
+            if inv_i > 0.0 {
+                m = m.min(w_len / (inv_i * dt));
+            }
+            let mr = scale(w_roll, -m / w_len);
+            torque_a = add(torque_a, mr);
+            torque_b = sub(torque_b, mr);
+            dissipated_roll = m * w_len * dt;
+        }
+    }
+    let dissipated_n = gn * vn * vn * dt;
+    // work done on the spring–damper–slider minus what it now stores
+    let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
+    PairResult {
+        force_a,
+        torque_a,
+        torque_b,
+        xi,
+        kt,
+        elastic: elastic_n + elastic_t,
+        dissipated: dissipated_n + dissipated_t + dissipated_roll,
+    }
+}
+
+/// What the contact stage reports besides the per-particle arrays.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ContactReport {
+    /// Largest overlap / smaller radius this step, and the index with it.
+    pub max_overlap_ratio: f64,
+    pub max_overlap_index: usize,
+    /// First particle index (if any) that needed more history slots.
+    pub overflow: Option<usize>,
+}
+
+/// Per-particle outputs of the contact stage.
+struct Out<'a> {
+    force: &'a mut [f64; 4],
+    torque: &'a mut [f64; 4],
+    keys: &'a mut [u32],
+    disp: &'a mut [[f64; 4]],
+}
+
+/// Runs the contact stage over particles already in cell order (`starts`
+/// indexes the particle arrays directly). Writes force (w: elastic energy
+/// share), torque (w: energy dissipated this step, share) and the new
+/// history.
+pub fn contacts(st: &mut Step) -> ContactReport {
+    let grid: &Grid = &st.grid;
+    let p = &st.particles;
+    let slots = p.slots;
+    let lp = st.law;
+    let pairs = &st.pairs;
+    let walls = &st.walls;
+    let w = &mut st.work;
+    let starts = &w.starts;
+    let outs: Vec<(usize, f64, bool)> = w
+        .force
+        .par_iter_mut()
+        .zip(w.torque.par_iter_mut())
+        .zip(w.hist_key_new.par_chunks_mut(slots))
+        .zip(w.hist_disp_new.par_chunks_mut(slots))
+        .enumerate()
+        .map(|(i, (((force, torque), keys), disp))| {
+            let mut out = Out {
+                force,
+                torque,
+                keys,
+                disp,
+            };
+            let (ratio, overflow) = particle(i, p, grid, starts, &lp, pairs, walls, &mut out);
+            (i, ratio, overflow)
+        })
+        .collect();
+    let mut rep = ContactReport::default();
+    for (i, ratio, overflow) in outs {
+        if ratio > rep.max_overlap_ratio {
+            rep.max_overlap_ratio = ratio;
+            rep.max_overlap_index = i;
+        }
+        if overflow && rep.overflow.is_none() {
+            rep.overflow = Some(i);
+        }
+    }
+    rep
+}
+
+#[allow(clippy::too_many_arguments)]
+fn particle(
+    i: usize,
+    p: &crate::state::Particles<f64>,
+    grid: &Grid,
+    starts: &[u32],
+    lp: &LawParams,
+    pairs: &crate::pair::PairTable,
+    walls: &[super::WallData],
+    out: &mut Out,
+) -> (f64, bool) {
+    let slots = p.slots;
+    let old_keys = &p.hist_key[i * slots..(i + 1) * slots];
+    let old_disp = &p.hist_disp[i * slots..(i + 1) * slots];
+    let lookup = |key: u32| -> [f64; 4] {
+        for s in 0..slots {
+            if old_keys[s] == key {
+                return old_disp[s];
+            }
+        }
+        [0.0; 4]
+    };
+    let body = |j: usize| Body {
+        vel: xyz(p.vel_invm[j]),
+        omega: xyz(p.omega_invi[j]),
+        radius: p.pos_rad[j][3],
+        inv_mass: p.vel_invm[j][3],
+        inv_inertia: p.omega_invi[j][3],
+    };
+    let xi_pos = xyz(p.pos_rad[i]);
+    let ri = p.pos_rad[i][3];
+    let id_i = p.id[i];
+    let mut f = [0.0; 3];
+    let mut t = [0.0; 3];
+    let mut elastic = 0.0;
+    let mut diss = 0.0;
+    let mut count = 0usize;
+    let mut max_ratio = 0.0f64;
+    let mut overflow = false;
+    out.keys.fill(EMPTY_SLOT);
+    let mut push = |key: u32, r: &PairResult, count: &mut usize, overflow: &mut bool| {
+        if *count < slots {
+            out.keys[*count] = key;
+            out.disp[*count] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
+        } else {
+            *overflow = true;
+        }
+        *count += 1;
+    };
+    let c = grid.coord(xi_pos);
+    grid.for_neighbours(c, |cell| {
+        for j in starts[cell as usize] as usize..starts[cell as usize + 1] as usize {
+            if j == i {
+                continue;
+            }
+            let rj = p.pos_rad[j][3];
+            let d = grid.min_image(xi_pos, xyz(p.pos_rad[j]));
+            let d2 = dot(d, d);
+            let rsum = ri + rj;
+            if d2 >= rsum * rsum {
+                continue;
+            }
+            let id_j = p.id[j];
+            let i_is_a = id_i < id_j;
+            let (a, b, dab) = if i_is_a {
+                (i, j, d)
+            } else {
+                (j, i, scale(d, -1.0))
+            };
+            let dist = d2.sqrt();
+            let nrm = scale(dab, 1.0 / dist);
+            let overlap = rsum - dist;
+            let pp = pairs.get(p.material[a], p.material[b]);
+            let r = pair_law(lp, pp, &body(a), &body(b), nrm, overlap, lookup(id_j));
+            if i_is_a {
+                f = add(f, r.force_a);
+                t = add(t, r.torque_a);
+            } else {
+                f = sub(f, r.force_a);
+                t = add(t, r.torque_b);
+            }
+            elastic += 0.5 * r.elastic;
+            diss += 0.5 * r.dissipated;
+            max_ratio = max_ratio.max(overlap / ri.min(rj));
+            push(id_j, &r, &mut count, &mut overflow);
+        }
+    });
+    for (wi, w) in walls.iter().enumerate() {
+        let dist = dot(sub(xi_pos, w.point), w.normal);
+        let overlap = ri - dist;
+        if overlap <= 0.0 {
+            continue;
+        }
+        let key = WALL_ID_BASE + wi as u32;
+        let wall = Body {
+            vel: [0.0; 3],
+            omega: [0.0; 3],
+            radius: f64::INFINITY,
+            inv_mass: 0.0,
+            inv_inertia: 0.0,
+        };
+        let pp = pairs.get(p.material[i], w.material);
+        let r = pair_law(
+            lp,
+            pp,
+            &body(i),
+            &wall,
+            scale(w.normal, -1.0),
+            overlap,
+            lookup(key),
+        );
+        f = add(f, r.force_a);
+        t = add(t, r.torque_a);
+        elastic += r.elastic;
+        diss += r.dissipated;
+        max_ratio = max_ratio.max(overlap / ri);
+        push(key, &r, &mut count, &mut overflow);
+    }
+    *out.force = [f[0], f[1], f[2], elastic];
+    *out.torque = [t[0], t[1], t[2], diss];
+    (max_ratio, overflow)
+}

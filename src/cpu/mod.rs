@@ -1,0 +1,212 @@
+//! The CPU reference path (f64, rayon). A step is the fixed list of stages
+//! bin → sort → contacts → integrate (→ diagnostics on demand), each in its
+//! own module with the same name as its GPU twin in `src/gpu/` and
+//! `shaders/`.
+
+pub mod bin;
+pub mod contacts;
+pub mod diagnostics;
+pub mod integrate;
+pub mod sort;
+
+use crate::backend::{Backend, RunError, RunErrorKind};
+use crate::grid::Grid;
+use crate::pair::PairTable;
+use crate::scene::Scene;
+use crate::state::Particles;
+use contacts::LawParams;
+pub use diagnostics::Diagnostics;
+
+/// A wall as the stages see it (unit normal).
+#[derive(Debug, Clone, Copy)]
+pub struct WallData {
+    pub point: [f64; 3],
+    pub normal: [f64; 3],
+    pub material: u32,
+}
+
+/// Work arrays, allocated once.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    pub keys: Vec<u32>,
+    pub counts: Vec<u32>,
+    pub starts: Vec<u32>,
+    pub order: Vec<u32>,
+    /// xyz force; w = elastic energy share of the particle's contacts.
+    pub force: Vec<[f64; 4]>,
+    /// xyz torque; w = energy dissipated this step (share).
+    pub torque: Vec<[f64; 4]>,
+    /// The previous step's force and torque (after `integrate`: this step's).
+    pub force_prev: Vec<[f64; 4]>,
+    pub torque_prev: Vec<[f64; 4]>,
+    pub hist_key_new: Vec<u32>,
+    pub hist_disp_new: Vec<[f64; 4]>,
+}
+
+/// Everything one step needs: parameters (built once) and data.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub grid: Grid,
+    pub law: LawParams,
+    pub gravity: [f64; 3],
+    pub pairs: PairTable,
+    pub walls: Vec<WallData>,
+    pub particles: Particles<f64>,
+    pub work: Work,
+    pub step: u64,
+    /// Largest overlap ratio seen in the run so far.
+    pub max_overlap_ratio: f64,
+}
+
+/// Overlap / smaller radius above which a run stops.
+pub const MAX_OVERLAP_RATIO: f64 = 0.5;
+
+impl Step {
+    pub fn new(scene: &Scene) -> Result<Step, String> {
+        let particles = Particles::from_scene(scene);
+        let (_, rmax) = scene.radius_range();
+        let grid = Grid::for_particles(&scene.domain, rmax, particles.len())?;
+        let n = particles.len();
+        let slots = particles.slots;
+        let work = Work {
+            force: vec![[0.0; 4]; n],
+            torque: vec![[0.0; 4]; n],
+            force_prev: vec![[0.0; 4]; n],
+            torque_prev: vec![[0.0; 4]; n],
+            hist_key_new: vec![crate::state::EMPTY_SLOT; n * slots],
+            hist_disp_new: vec![[0.0; 4]; n * slots],
+            ..Default::default()
+        };
+        Ok(Step {
+            grid,
+            law: LawParams {
+                model: scene.contact.model,
+                dt: scene.dt(),
+                lin_stiffness: scene.contact.stiffness,
+                lin_contact_time: scene.contact.contact_time,
+                lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
+            },
+            gravity: scene.simulation.gravity,
+            pairs: PairTable::new(scene),
+            walls: scene
+                .walls
+                .iter()
+                .map(|w| WallData {
+                    point: w.point,
+                    normal: w.normal,
+                    material: w.material as u32,
+                })
+                .collect(),
+            particles,
+            work,
+            step: 0,
+            max_overlap_ratio: 0.0,
+        })
+    }
+
+    /// Stages 1–2: bin, sort, and reorder the particle arrays into cell order.
+    pub fn bin_and_sort(&mut self) {
+        let w = &mut self.work;
+        bin::bin(
+            &self.grid,
+            &self.particles.pos_rad,
+            &mut w.keys,
+            &mut w.counts,
+        );
+        sort::sort(&w.keys, &w.counts, &mut w.starts, &mut w.order);
+        self.particles.permute(&w.order);
+        // the previous force is integration state: it moves with its particle
+        for v in [&mut w.force_prev, &mut w.torque_prev] {
+            let moved: Vec<[f64; 4]> = w.order.iter().map(|&i| v[i as usize]).collect();
+            *v = moved;
+        }
+    }
+
+    /// One whole step. On error the state is left as it was when the error
+    /// was found (the driver keeps the last good snapshot).
+    pub fn step(&mut self) -> Result<(), RunError> {
+        self.bin_and_sort();
+        let rep = contacts::contacts(self);
+        let err = |kind, i: usize, this: &Step| RunError {
+            step: this.step,
+            particle: this.particles.id[i],
+            kind,
+        };
+        if let Some(i) = rep.overflow {
+            return Err(err(
+                RunErrorKind::HistoryOverflow {
+                    slots: self.particles.slots,
+                },
+                i,
+                self,
+            ));
+        }
+        self.max_overlap_ratio = self.max_overlap_ratio.max(rep.max_overlap_ratio);
+        if rep.max_overlap_ratio > MAX_OVERLAP_RATIO {
+            return Err(err(
+                RunErrorKind::Overlap {
+                    ratio: rep.max_overlap_ratio,
+                },
+                rep.max_overlap_index,
+                self,
+            ));
+        }
+        std::mem::swap(&mut self.particles.hist_key, &mut self.work.hist_key_new);
+        std::mem::swap(&mut self.particles.hist_disp, &mut self.work.hist_disp_new);
+        if let Some(i) = integrate::integrate(self) {
+            return Err(err(RunErrorKind::NonFinite, i, self));
+        }
+        self.step += 1;
+        Ok(())
+    }
+}
+
+/// The CPU backend.
+pub struct CpuBackend {
+    pub st: Step,
+    threads: usize,
+}
+
+impl CpuBackend {
+    pub fn new(scene: &Scene) -> Result<Self, String> {
+        Ok(CpuBackend {
+            st: Step::new(scene)?,
+            threads: rayon::current_num_threads(),
+        })
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn adapter(&self) -> String {
+        format!("CPU reference path (f64, {} threads)", self.threads)
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        for _ in 0..steps {
+            self.st.step()?;
+        }
+        Ok(())
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        diagnostics::diagnostics(&self.st)
+    }
+
+    fn snapshot(&mut self) -> Particles<f64> {
+        let mut p = self.st.particles.clone();
+        p.sort_by_id();
+        p
+    }
+
+    fn max_overlap_ratio(&self) -> f64 {
+        self.st.max_overlap_ratio
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.st.step
+    }
+}

@@ -1,0 +1,179 @@
+//! The uniform grid of the broad phase. Cell edge ≥ the largest diameter, so
+//! every contact partner of a particle lies in its own or one of the 26
+//! neighbouring cells. Cells are numbered x fastest: `key = ix + nx (iy + ny iz)`.
+//!
+//! Particles outside a non-periodic domain are clamped into the edge cells:
+//! clamping moves no two particles further apart in cell units, so contact
+//! detection stays exact (just slower if many leave).
+
+use crate::scene::Domain;
+
+/// Most cells a grid may have (two u32 per cell: 2 GiB).
+pub const MAX_CELLS: u64 = 1 << 28;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grid {
+    pub min: [f64; 3],
+    pub len: [f64; 3],
+    pub dims: [u32; 3],
+    pub cell: [f64; 3],
+    pub inv_cell: [f64; 3],
+    pub periodic: [bool; 3],
+}
+
+impl Grid {
+    /// A grid over `domain` for spheres up to `rmax`. When `target_cells` is
+    /// given the cell edge grows so that there are at most about that many
+    /// cells (large empty domains, e.g. two spheres in a big box).
+    pub fn with_target(
+        domain: &Domain,
+        rmax: f64,
+        target_cells: Option<u64>,
+    ) -> Result<Grid, String> {
+        let len = [
+            domain.max[0] - domain.min[0],
+            domain.max[1] - domain.min[1],
+            domain.max[2] - domain.min[2],
+        ];
+        let mut edge = 2.0 * rmax;
+        if let Some(t) = target_cells {
+            let vol = len[0] * len[1] * len[2];
+            edge = edge.max((vol / t.max(1) as f64).cbrt());
+        }
+        let mut dims = [1u32; 3];
+        for k in 0..3 {
+            let n = (len[k] / edge).floor();
+            dims[k] = if n >= 1.0 {
+                n.min(u32::MAX as f64 / 4.0) as u32
+            } else {
+                1
+            };
+            if domain.periodic[k] && dims[k] < 3 {
+                return Err(format!(
+                    "periodic axis {} is {} m long: it must hold at least 3 grid cells of {} m (the largest diameter)",
+                    ["x", "y", "z"][k],
+                    len[k],
+                    edge
+                ));
+            }
+        }
+        let total = dims.iter().map(|&d| d as u64).product::<u64>();
+        if total > MAX_CELLS {
+            return Err(format!(
+                "the grid would need {total} cells (largest diameter {} m in a {} × {} × {} m domain); at most {MAX_CELLS} are supported: shrink the domain",
+                2.0 * rmax, len[0], len[1], len[2]
+            ));
+        }
+        let cell = [
+            len[0] / dims[0] as f64,
+            len[1] / dims[1] as f64,
+            len[2] / dims[2] as f64,
+        ];
+        Ok(Grid {
+            min: domain.min,
+            len,
+            dims,
+            cell,
+            inv_cell: [1.0 / cell[0], 1.0 / cell[1], 1.0 / cell[2]],
+            periodic: domain.periodic,
+        })
+    }
+
+    /// A grid with at most ~max(4 n, 65 536) cells, for `n` particles.
+    pub fn for_particles(domain: &Domain, rmax: f64, n: usize) -> Result<Grid, String> {
+        Grid::with_target(domain, rmax, Some((4 * n as u64).max(1 << 16)))
+    }
+
+    pub fn new(domain: &Domain, rmax: f64) -> Result<Grid, String> {
+        Grid::with_target(domain, rmax, Some(1 << 22))
+    }
+
+    pub fn n_cells(&self) -> usize {
+        self.dims.iter().map(|&d| d as usize).product()
+    }
+
+    /// Integer cell coordinates of a position (clamped into the grid).
+    #[inline]
+    pub fn coord(&self, p: [f64; 3]) -> [u32; 3] {
+        let mut c = [0u32; 3];
+        for k in 0..3 {
+            let f = ((p[k] - self.min[k]) * self.inv_cell[k]).floor();
+            c[k] = f.clamp(0.0, (self.dims[k] - 1) as f64) as u32;
+        }
+        c
+    }
+
+    #[inline]
+    pub fn key_of(&self, c: [u32; 3]) -> u32 {
+        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
+    }
+
+    #[inline]
+    pub fn key(&self, p: [f64; 3]) -> u32 {
+        self.key_of(self.coord(p))
+    }
+
+    /// `b - a`, taken through the periodic boundaries (minimum image).
+    #[inline]
+    pub fn min_image(&self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        let mut d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        for (k, dk) in d.iter_mut().enumerate() {
+            if self.periodic[k] {
+                *dk -= self.len[k] * (*dk / self.len[k]).round();
+            }
+        }
+        d
+    }
+
+    /// Wraps a position into [min, max) on periodic axes.
+    #[inline]
+    pub fn wrap(&self, p: &mut [f64; 3]) {
+        for (k, pk) in p.iter_mut().enumerate() {
+            if self.periodic[k] {
+                let rel = *pk - self.min[k];
+                if !(0.0..self.len[k]).contains(&rel) {
+                    *pk = self.min[k] + rel.rem_euclid(self.len[k]);
+                    if *pk >= self.min[k] + self.len[k] {
+                        *pk = self.min[k];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f(key)` for the up to 27 cells around cell `c`, in a fixed
+    /// order (dz, dy, dx from -1 to 1), wrapping periodic axes.
+    #[inline]
+    pub fn for_neighbours(&self, c: [u32; 3], mut f: impl FnMut(u32)) {
+        let d = self.dims;
+        for dz in -1i32..=1 {
+            let Some(z) = self.offset(c[2], dz, 2) else {
+                continue;
+            };
+            for dy in -1i32..=1 {
+                let Some(y) = self.offset(c[1], dy, 1) else {
+                    continue;
+                };
+                for dx in -1i32..=1 {
+                    let Some(x) = self.offset(c[0], dx, 0) else {
+                        continue;
+                    };
+                    f(x + d[0] * (y + d[1] * z));
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn offset(&self, c: u32, d: i32, k: usize) -> Option<u32> {
+        let n = self.dims[k] as i32;
+        let v = c as i32 + d;
+        if v >= 0 && v < n {
+            Some(v as u32)
+        } else if self.periodic[k] {
+            Some(v.rem_euclid(n) as u32)
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Per material-pair contact parameters, computed once per scene and laid out
+//! as a flat `n_materials × n_materials` table (the GPU reads the same table).
+
+use crate::scene::{Material, Scene};
+
+/// Effective properties of one material pair.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PairParams {
+    /// E* = 1 / ((1-ν₁²)/E₁ + (1-ν₂²)/E₂), Pa.
+    pub e_star: f64,
+    /// G* = 1 / ((2-ν₁)/G₁ + (2-ν₂)/G₂), Pa (LIGGGHTS' definition).
+    pub g_star: f64,
+    /// Coefficient of restitution of the pair.
+    pub restitution: f64,
+    /// β = ln e / √(ln²e + π²) ≤ 0: the viscoelastic damping factor.
+    pub beta: f64,
+    pub friction: f64,
+    pub rolling_friction: f64,
+}
+
+/// Flat pair table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairTable {
+    pub n: usize,
+    pub pairs: Vec<PairParams>,
+}
+
+/// β = ln e / √(ln²e + π²); 0 for e = 1.
+pub fn damping_beta(e: f64) -> f64 {
+    let l = e.ln();
+    l / (l * l + std::f64::consts::PI * std::f64::consts::PI).sqrt()
+}
+
+fn shear_modulus(m: &Material) -> f64 {
+    m.youngs_modulus / (2.0 * (1.0 + m.poisson_ratio))
+}
+
+impl PairTable {
+    /// Builds the table. Unless an `[[interactions]]` entry overrides them,
+    /// restitution, friction and rolling friction of a mixed pair are the
+    /// arithmetic means of the two materials' values.
+    pub fn new(scene: &Scene) -> Self {
+        let ms = &scene.materials;
+        let n = ms.len();
+        let mut pairs = vec![PairParams::default(); n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let (a, b) = (&ms[i], &ms[j]);
+                let e_star = 1.0
+                    / ((1.0 - a.poisson_ratio.powi(2)) / a.youngs_modulus
+                        + (1.0 - b.poisson_ratio.powi(2)) / b.youngs_modulus);
+                let g_star = 1.0
+                    / ((2.0 - a.poisson_ratio) / shear_modulus(a)
+                        + (2.0 - b.poisson_ratio) / shear_modulus(b));
+                let mut restitution = 0.5 * (a.restitution + b.restitution);
+                let mut friction = 0.5 * (a.friction + b.friction);
+                let mut rolling_friction = 0.5 * (a.rolling_friction + b.rolling_friction);
+                for it in &scene.interactions {
+                    let [p, q] = it.materials;
+                    if (p == i && q == j) || (p == j && q == i) {
+                        restitution = it.restitution.unwrap_or(restitution);
+                        friction = it.friction.unwrap_or(friction);
+                        rolling_friction = it.rolling_friction.unwrap_or(rolling_friction);
+                    }
+                }
+                pairs[i * n + j] = PairParams {
+                    e_star,
+                    g_star,
+                    restitution,
+                    beta: damping_beta(restitution),
+                    friction,
+                    rolling_friction,
+                };
+            }
+        }
+        PairTable { n, pairs }
+    }
+
+    #[inline]
+    pub fn get(&self, a: u32, b: u32) -> &PairParams {
+        &self.pairs[a as usize * self.n + b as usize]
+    }
+}

@@ -1,0 +1,258 @@
+//! Scenes in code, for tests and benchmarks. `build()` runs the same
+//! validation as a scene file.
+
+use super::*;
+
+/// Builds a [`Scene`]. Defaults are those of a scene file (see
+/// `docs/scenes.md`); the domain must be given.
+#[derive(Debug, Clone)]
+pub struct SceneBuilder {
+    scene: Scene,
+    error: Option<SceneError>,
+}
+
+impl SceneBuilder {
+    pub fn new(name: &str) -> Self {
+        SceneBuilder {
+            scene: Scene {
+                name: name.to_string(),
+                file: None,
+                simulation: Simulation::default(),
+                domain: Domain {
+                    min: [0.0; 3],
+                    max: [0.0; 3],
+                    periodic: [false; 3],
+                },
+                contact: Contact::default(),
+                materials: Vec::new(),
+                interactions: Vec::new(),
+                particles: Vec::new(),
+                walls: Vec::new(),
+                sources: Vec::new(),
+                key_lines: HashMap::new(),
+            },
+            error: None,
+        }
+    }
+
+    fn fail(&mut self, key: &str, msg: String) {
+        if self.error.is_none() {
+            self.error = Some(self.scene.error(key, msg));
+        }
+    }
+
+    fn mat(&mut self, name: &str, key: &str) -> usize {
+        match self.scene.material_index(name) {
+            Some(i) => i,
+            None => {
+                self.fail(key, format!("unknown material \"{name}\""));
+                0
+            }
+        }
+    }
+
+    fn source(&mut self, label: &str, generated: bool) -> usize {
+        self.scene.sources.push(SourceInfo {
+            label: format!("particles[{}] ({label})", self.scene.sources.len()),
+            generated,
+        });
+        self.scene.sources.len() - 1
+    }
+
+    pub fn domain(mut self, min: [f64; 3], max: [f64; 3]) -> Self {
+        self.scene.domain.min = min;
+        self.scene.domain.max = max;
+        self
+    }
+    pub fn periodic(mut self, periodic: [bool; 3]) -> Self {
+        self.scene.domain.periodic = periodic;
+        self
+    }
+    pub fn gravity(mut self, g: [f64; 3]) -> Self {
+        self.scene.simulation.gravity = g;
+        self
+    }
+    pub fn dt(mut self, dt: f64) -> Self {
+        self.scene.simulation.dt = Dt::Fixed(dt);
+        self
+    }
+    pub fn dt_auto(mut self, safety: f64) -> Self {
+        self.scene.simulation.dt = Dt::Auto;
+        self.scene.simulation.dt_safety = safety;
+        self
+    }
+    pub fn duration(mut self, t: f64) -> Self {
+        self.scene.simulation.end = End::Duration(t);
+        self
+    }
+    pub fn steps(mut self, n: u64) -> Self {
+        self.scene.simulation.end = End::Steps(n);
+        self
+    }
+    pub fn output_interval(mut self, t: f64) -> Self {
+        self.scene.simulation.output_interval = Some(t);
+        self
+    }
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.scene.simulation.seed = seed;
+        self
+    }
+    pub fn hertz_mindlin(mut self) -> Self {
+        self.scene.contact.model = ContactModel::HertzMindlin;
+        self
+    }
+    /// Linear model with a fixed stiffness (N/m).
+    pub fn linear_stiffness(mut self, k: f64) -> Self {
+        self.scene.contact.model = ContactModel::Linear;
+        self.scene.contact.stiffness = Some(k);
+        self.scene.contact.contact_time = None;
+        self
+    }
+    /// Linear model calibrated from a contact time (s).
+    pub fn linear_contact_time(mut self, tc: f64) -> Self {
+        self.scene.contact.model = ContactModel::Linear;
+        self.scene.contact.contact_time = Some(tc);
+        self.scene.contact.stiffness = None;
+        self
+    }
+    pub fn history_slots(mut self, n: u32) -> Self {
+        self.scene.contact.history_slots = n;
+        self
+    }
+    pub fn material(mut self, m: Material) -> Self {
+        self.scene.materials.push(m);
+        self
+    }
+    pub fn interaction(
+        mut self,
+        a: &str,
+        b: &str,
+        restitution: Option<f64>,
+        friction: Option<f64>,
+        rolling_friction: Option<f64>,
+    ) -> Self {
+        let key = format!("interactions[{}]", self.scene.interactions.len());
+        let ia = self.mat(a, &key);
+        let ib = self.mat(b, &key);
+        self.scene.interactions.push(Interaction {
+            materials: [ia, ib],
+            restitution,
+            friction,
+            rolling_friction,
+        });
+        self
+    }
+    /// A plane wall; the normal is normalised here.
+    pub fn wall(mut self, point: [f64; 3], normal: [f64; 3], material: &str) -> Self {
+        let key = format!("walls[{}]", self.scene.walls.len());
+        let m = self.mat(material, &key);
+        self.scene.walls.push(Wall {
+            point,
+            normal: normalise(normal),
+            material: m,
+        });
+        self
+    }
+    /// One particle (its own source, treated like a file particle).
+    pub fn particle(
+        self,
+        position: [f64; 3],
+        velocity: [f64; 3],
+        radius: f64,
+        material: &str,
+    ) -> Self {
+        self.particle_spin(position, velocity, [0.0; 3], radius, material)
+    }
+    pub fn particle_spin(
+        mut self,
+        position: [f64; 3],
+        velocity: [f64; 3],
+        angular_velocity: [f64; 3],
+        radius: f64,
+        material: &str,
+    ) -> Self {
+        let src = match self
+            .scene
+            .sources
+            .iter()
+            .position(|s| s.label.ends_with("(code)"))
+        {
+            Some(i) => i,
+            None => self.source("code", false),
+        };
+        let m = self.mat(material, "particles");
+        self.scene.particles.push(ParticleInit {
+            position,
+            velocity,
+            angular_velocity,
+            radius,
+            material: m,
+            source: src,
+        });
+        self
+    }
+    /// A generated source (lattice or random) as in a scene file.
+    pub fn generate(
+        mut self,
+        generator: &str,
+        region: ([f64; 3], [f64; 3]),
+        radius: RadiusDist,
+        material: &str,
+        count: Option<usize>,
+        velocity: [f64; 3],
+    ) -> Self {
+        let src = self.source(generator, true);
+        let key = format!("particles[{src}]");
+        let m = self.mat(material, &key);
+        let seed = self
+            .scene
+            .simulation
+            .seed
+            .wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(src as u64 + 1));
+        let r = match generator {
+            "lattice" => generate_lattice(region, &radius, count, None, seed),
+            "random" => generate_random(
+                region,
+                &radius,
+                count.unwrap_or(0),
+                &self.scene.particles,
+                &self.scene.domain,
+                seed,
+            ),
+            other => Err(format!("unknown generator \"{other}\"")),
+        };
+        match r {
+            Ok(mut ps) => {
+                for p in &mut ps {
+                    p.velocity = velocity;
+                    p.material = m;
+                    p.source = src;
+                }
+                self.scene.particles.extend(ps);
+            }
+            Err(e) => self.fail(&key, e),
+        }
+        self
+    }
+    /// Validates and returns the scene.
+    pub fn build(self) -> Result<Scene, SceneError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        self.scene.validate()?;
+        Ok(self.scene)
+    }
+    /// The scene without validation (for tests of the validation itself).
+    pub fn build_unchecked(self) -> Scene {
+        self.scene
+    }
+}
+
+pub(super) fn normalise(n: [f64; 3]) -> [f64; 3] {
+    let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if l > 0.0 && l.is_finite() {
+        [n[0] / l, n[1] / l, n[2] / l]
+    } else {
+        n
+    }
+}

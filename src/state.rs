@@ -1,0 +1,138 @@
+//! Particle state as a structure of arrays of plain `Pod` values. The CPU
+//! reference path holds `Particles<f64>`; the GPU path holds the same arrays
+//! as `f32` in storage buffers (one buffer per array, same packing).
+//!
+//! | array        | per particle            | meaning                                   |
+//! |--------------|-------------------------|-------------------------------------------|
+//! | `pos_rad`    | `[T; 4]`                | x, y, z (m), radius (m)                   |
+//! | `vel_invm`   | `[T; 4]`                | vx, vy, vz (m/s, predicted full step), 1/m|
+//! | `omega_invi` | `[T; 4]`                | ωx, ωy, ωz (rad/s, predicted), 1/I        |
+//! | `material`   | `u32`                   | index into the material table             |
+//! | `id`         | `u32`                   | stable identity (input order)             |
+//! | `dissipated` | `T`                     | energy dissipated in its contacts so far (J, half of each pair) |
+//! | `hist_key`   | `u32` × slots           | partner id of each history slot, or [`EMPTY_SLOT`] |
+//! | `hist_disp`  | `[T; 4]` × slots        | tangential displacement ξ (m), xyz; w = k_t of the last step (N/m) |
+//!
+//! History is stored in the *canonical* orientation of a pair (as seen from
+//! the lower id; walls: as seen from the particle), so both partners hold the
+//! same bits and compute the same force with opposite signs.
+
+use crate::scene::Scene;
+use bytemuck::Pod;
+
+/// Marks a free history slot.
+pub const EMPTY_SLOT: u32 = u32::MAX;
+/// Partner ids of walls: wall `w` is `WALL_ID_BASE + w`.
+pub const WALL_ID_BASE: u32 = 0xC000_0000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Particles<T: Pod> {
+    pub pos_rad: Vec<[T; 4]>,
+    pub vel_invm: Vec<[T; 4]>,
+    pub omega_invi: Vec<[T; 4]>,
+    pub material: Vec<u32>,
+    pub id: Vec<u32>,
+    pub dissipated: Vec<T>,
+    pub hist_key: Vec<u32>,
+    pub hist_disp: Vec<[T; 4]>,
+    pub slots: usize,
+}
+
+impl<T: Pod> Particles<T> {
+    pub fn len(&self) -> usize {
+        self.pos_rad.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pos_rad.is_empty()
+    }
+
+    /// Applies a permutation: new index `j` takes old index `order[j]`.
+    pub fn permute(&mut self, order: &[u32]) {
+        fn p<X: Copy>(v: &mut Vec<X>, order: &[u32]) {
+            let out: Vec<X> = order.iter().map(|&i| v[i as usize]).collect();
+            *v = out;
+        }
+        fn ps<X: Copy>(v: &mut Vec<X>, order: &[u32], s: usize) {
+            let mut out = Vec::with_capacity(v.len());
+            for &i in order {
+                out.extend_from_slice(&v[i as usize * s..(i as usize + 1) * s]);
+            }
+            *v = out;
+        }
+        p(&mut self.pos_rad, order);
+        p(&mut self.vel_invm, order);
+        p(&mut self.omega_invi, order);
+        p(&mut self.material, order);
+        p(&mut self.id, order);
+        p(&mut self.dissipated, order);
+        ps(&mut self.hist_key, order, self.slots);
+        ps(&mut self.hist_disp, order, self.slots);
+    }
+
+    /// Reorders into id order (outputs are written in id order).
+    pub fn sort_by_id(&mut self) {
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_by_key(|&i| self.id[i as usize]);
+        self.permute(&order);
+    }
+}
+
+impl Particles<f64> {
+    /// The initial state of a scene: ids in input order, no history.
+    pub fn from_scene(scene: &Scene) -> Self {
+        let n = scene.particles.len();
+        let slots = scene.contact.history_slots as usize;
+        let mut s = Particles {
+            pos_rad: Vec::with_capacity(n),
+            vel_invm: Vec::with_capacity(n),
+            omega_invi: Vec::with_capacity(n),
+            material: Vec::with_capacity(n),
+            id: (0..n as u32).collect(),
+            dissipated: vec![0.0; n],
+            hist_key: vec![EMPTY_SLOT; n * slots],
+            hist_disp: vec![[0.0; 4]; n * slots],
+            slots,
+        };
+        for p in &scene.particles {
+            let m = scene.particle_mass(p);
+            let inertia = 0.4 * m * p.radius * p.radius;
+            let [x, y, z] = p.position;
+            let [vx, vy, vz] = p.velocity;
+            let [wx, wy, wz] = p.angular_velocity;
+            s.pos_rad.push([x, y, z, p.radius]);
+            s.vel_invm.push([vx, vy, vz, 1.0 / m]);
+            s.omega_invi.push([wx, wy, wz, 1.0 / inertia]);
+            s.material.push(p.material as u32);
+        }
+        s
+    }
+
+    /// Converts to the GPU's f32 layout (same arrays, same order).
+    pub fn to_f32(&self) -> Particles<f32> {
+        let c4 = |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> {
+            v.iter().map(|a| a.map(|x| x as f32)).collect()
+        };
+        Particles {
+            pos_rad: c4(&self.pos_rad),
+            vel_invm: c4(&self.vel_invm),
+            omega_invi: c4(&self.omega_invi),
+            material: self.material.clone(),
+            id: self.id.clone(),
+            dissipated: self.dissipated.iter().map(|&x| x as f32).collect(),
+            hist_key: self.hist_key.clone(),
+            hist_disp: c4(&self.hist_disp),
+            slots: self.slots,
+        }
+    }
+
+    /// Bytes per particle of the state arrays for scalar size `real` (8 on
+    /// the CPU, 4 on the GPU) and `slots` history slots, double-buffered
+    /// history and force/torque work arrays included.
+    pub fn bytes_per_particle(real: usize, slots: usize) -> usize {
+        let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
+        let history = 2 * slots * (4 + 4 * real); // old + new
+        let work = 2 * 4 * real + 3 * 4; // force, torque, key/order/rank
+        state + history + work
+    }
+}

@@ -1,0 +1,150 @@
+//! Time-step estimates: the Rayleigh time (Hertz), the Hertz contact time at
+//! a characteristic impact speed, and the linear model's contact time.
+//!
+//! `dt = "auto"` is `dt_safety × min(t_Rayleigh, t_contact / 4)` (Hertz) or
+//! `dt_safety × t_contact / 4` (linear): with the default safety 0.2, at
+//! most 20 % of the Rayleigh time and at least 20 steps per contact. A fixed
+//! dt above the *stable limit* `min(t_Rayleigh, t_contact / 4)` (4 steps per
+//! contact; leapfrog itself goes unstable near t_contact / 1.6) is refused.
+
+use crate::pair::PairTable;
+use crate::scene::{ContactModel, Scene};
+use std::f64::consts::PI;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// Smallest Rayleigh time over the particles (Hertz only; ∞ for linear).
+    pub rayleigh: f64,
+    /// Shortest contact duration over the particle sizes present, at
+    /// `impact_speed`.
+    pub contact_time: f64,
+    /// Characteristic impact speed used for the Hertz contact time: the
+    /// largest of 2 × the fastest initial particle, the free-fall speed over
+    /// the domain, and 0.1 m/s.
+    pub impact_speed: f64,
+    /// Largest dt accepted.
+    pub stable_limit: f64,
+    /// What `dt = "auto"` picks.
+    pub auto_dt: f64,
+}
+
+/// Rayleigh time π r √(ρ/G) / (0.1631 ν + 0.8766).
+pub fn rayleigh_time(radius: f64, density: f64, youngs: f64, poisson: f64) -> f64 {
+    let g = youngs / (2.0 * (1.0 + poisson));
+    PI * radius * (density / g).sqrt() / (0.1631 * poisson + 0.8766)
+}
+
+/// Hertz maximum overlap for a head-on impact at relative speed `v`:
+/// δ_max = (15 m* v² / (16 E* √R*))^(2/5).
+pub fn hertz_max_overlap(m_star: f64, r_star: f64, e_star: f64, v: f64) -> f64 {
+    (15.0 * m_star * v * v / (16.0 * e_star * r_star.sqrt())).powf(0.4)
+}
+
+/// Hertz contact duration: t_c = 2.9432 δ_max / v.
+pub fn hertz_contact_time(m_star: f64, r_star: f64, e_star: f64, v: f64) -> f64 {
+    2.9432 * hertz_max_overlap(m_star, r_star, e_star, v) / v
+}
+
+/// Linear spring–dashpot: (k_n, c_n) for a pair of effective mass m* and
+/// restitution e, from a fixed stiffness or a contact time. Exact: the
+/// damped oscillator lasts t_c and rebounds with e (no force clamping).
+pub fn linear_coefficients(
+    m_star: f64,
+    e: f64,
+    stiffness: Option<f64>,
+    contact_time: Option<f64>,
+) -> (f64, f64) {
+    let l = e.ln();
+    match (contact_time, stiffness) {
+        (Some(tc), _) => {
+            let k = m_star * (PI * PI + l * l) / (tc * tc);
+            (k, -2.0 * l * m_star / tc)
+        }
+        (None, Some(k)) => {
+            let c = -2.0 * l * (m_star * k).sqrt() / (PI * PI + l * l).sqrt();
+            (k, c)
+        }
+        (None, None) => (0.0, 0.0),
+    }
+}
+
+/// Linear-model contact time for a pair: π / √(k/m* − (c/2m*)²).
+pub fn linear_contact_time(m_star: f64, k: f64, c: f64) -> f64 {
+    let w2 = k / m_star - (c / (2.0 * m_star)).powi(2);
+    if w2 > 0.0 {
+        PI / w2.sqrt()
+    } else {
+        f64::INFINITY
+    }
+}
+
+pub fn estimate(scene: &Scene) -> Estimate {
+    let table = PairTable::new(scene);
+    let g = scene.simulation.gravity;
+    let gmag = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
+    let ext: f64 = (0..3)
+        .map(|k| (scene.domain.max[k] - scene.domain.min[k]).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    let vmax = scene
+        .particles
+        .iter()
+        .map(|p| p.velocity.iter().map(|x| x * x).sum::<f64>().sqrt())
+        .fold(0.0, f64::max);
+    let v = (2.0 * vmax).max((2.0 * gmag * ext).sqrt()).max(0.1);
+
+    // Smallest particle per material is the critical one for every estimate.
+    let nm = scene.materials.len();
+    let mut rmin = vec![f64::INFINITY; nm];
+    for p in &scene.particles {
+        rmin[p.material] = rmin[p.material].min(p.radius);
+    }
+    let mut rayleigh = f64::INFINITY;
+    let mut contact = f64::INFINITY;
+    for (mi, &r) in rmin.iter().enumerate() {
+        if !r.is_finite() || r <= 0.0 {
+            continue;
+        }
+        let mat = &scene.materials[mi];
+        let m = mat.density * 4.0 / 3.0 * PI * r.powi(3);
+        if scene.contact.model == ContactModel::HertzMindlin {
+            rayleigh = rayleigh.min(rayleigh_time(
+                r,
+                mat.density,
+                mat.youngs_modulus,
+                mat.poisson_ratio,
+            ));
+        }
+        // partners: the same particle (R* = r/2, m* = m/2) and every wall
+        // material (R* = r, m* = m).
+        let mut partners = vec![(mi, 0.5 * r, 0.5 * m)];
+        for w in &scene.walls {
+            partners.push((w.material, r, m));
+        }
+        for (mj, r_star, m_star) in partners {
+            let pp = table.get(mi as u32, mj as u32);
+            let tc = match scene.contact.model {
+                ContactModel::HertzMindlin => hertz_contact_time(m_star, r_star, pp.e_star, v),
+                ContactModel::Linear => {
+                    let (k, c) = linear_coefficients(
+                        m_star,
+                        pp.restitution,
+                        scene.contact.stiffness,
+                        scene.contact.contact_time,
+                    );
+                    linear_contact_time(m_star, k, c)
+                }
+            };
+            contact = contact.min(tc);
+        }
+    }
+    let stable_limit = rayleigh.min(contact / 4.0);
+    let auto_dt = scene.simulation.dt_safety * stable_limit;
+    Estimate {
+        rayleigh,
+        contact_time: contact,
+        impact_speed: v,
+        stable_limit,
+        auto_dt,
+    }
+}
