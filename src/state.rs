@@ -132,7 +132,7 @@ impl Particles<f64> {
     pub fn bytes_per_particle(real: usize, slots: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
         let history = 2 * slots * (4 + 4 * real); // old + new
-        let work = 2 * 4 * real + 3 * 4; // force, torque, key/order/rank
+        let work = 4 * 4 * real + 3 * 4; // force, torque (+ prev), key/order/rank
         state + history + work
     }
 }

@@ -1,0 +1,402 @@
+//! Physics of the CPU reference path against theory.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use talus::backend::{Backend, RunErrorKind};
+use talus::cpu::{CpuBackend, Step};
+use talus::grid::Grid;
+use talus::rng::Rng;
+use talus::scene::{Domain, Material, SceneBuilder};
+use talus::state::{EMPTY_SLOT, WALL_ID_BASE};
+use talus::timestep::{hertz_contact_time, hertz_max_overlap};
+
+/// Hertz head-on impact of two glass spheres (e = 1, μ = 0): contact time,
+/// maximum overlap and maximum force within 1 % of Hertz theory, rebound
+/// speed within 0.1 % of the impact speed.
+#[test]
+fn hertz_head_on_impact_matches_theory() {
+    let (r, v): (f64, f64) = (0.01, 2.0);
+    let m = glass(1.0, 0.0);
+    // effective properties of two identical spheres
+    let e_star = m.youngs_modulus / (2.0 * (1.0 - m.poisson_ratio.powi(2)));
+    let mass = m.density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let (m_star, r_star) = (0.5 * mass, 0.5 * r);
+    let tc = hertz_contact_time(m_star, r_star, e_star, v);
+    let dmax = hertz_max_overlap(m_star, r_star, e_star, v);
+    let fmax = 4.0 / 3.0 * e_star * r_star.sqrt() * dmax.powf(1.5);
+    let dt = tc / 2000.0;
+    let scene = build(head_on(SceneBuilder::new("hertz").dt(dt).steps(1), r, v, m));
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let imp = measure_head_on(&mut b, dt, 5000);
+    println!("{imp:?}; theory tc {tc:e} dmax {dmax:e} fmax {fmax:e}");
+    assert!(
+        rel(imp.contact_time, tc) < 0.01,
+        "contact time {} vs {tc}",
+        imp.contact_time
+    );
+    assert!(
+        rel(imp.max_overlap, dmax) < 0.01,
+        "max overlap {} vs {dmax}",
+        imp.max_overlap
+    );
+    assert!(
+        rel(imp.max_force, fmax) < 0.01,
+        "max force {} vs {fmax}",
+        imp.max_force
+    );
+    assert!(
+        rel(imp.v_out, imp.v_in) < 0.001,
+        "rebound {} vs impact {}",
+        imp.v_out,
+        imp.v_in
+    );
+}
+
+/// Linear spring–dashpot calibrated from a contact time: measured
+/// restitution equals the requested e within 0.5 %, and the contact lasts t_c.
+#[test]
+fn linear_model_restitution_is_exact() {
+    for e in [0.2, 0.5, 0.9] {
+        let tc = 1e-4;
+        let dt = tc / 400.0;
+        let scene = build(head_on(
+            SceneBuilder::new("linear")
+                .linear_contact_time(tc)
+                .dt(dt)
+                .steps(1),
+            0.001,
+            1.0,
+            glass(e, 0.0),
+        ));
+        let mut b = CpuBackend::new(&scene).unwrap();
+        let imp = measure_head_on(&mut b, dt, 4000);
+        println!("e = {e}: {imp:?}");
+        assert!(
+            rel(imp.restitution, e) < 0.005,
+            "e = {e}: measured {}",
+            imp.restitution
+        );
+        assert!(
+            rel(imp.contact_time, tc) < 0.01,
+            "e = {e}: contact time {}",
+            imp.contact_time
+        );
+    }
+}
+
+/// A random cloud in a fully periodic box, no gravity.
+fn periodic_cloud(n: usize, e: f64, mu: f64, seed: u64) -> talus::Scene {
+    let l = 0.02;
+    let mut rng = Rng::new(seed);
+    let mut b = SceneBuilder::new("cloud")
+        .domain([0.0; 3], [l; 3])
+        .periodic([true; 3])
+        .gravity([0.0; 3])
+        .dt_auto(0.1)
+        .steps(1)
+        .material(Material {
+            name: "m".into(),
+            density: 2500.0,
+            youngs_modulus: 5e6,
+            poisson_ratio: 0.25,
+            restitution: e,
+            friction: mu,
+            rolling_friction: 0.0,
+        });
+    let mut placed: Vec<([f64; 3], f64)> = Vec::new();
+    let dom = Domain {
+        min: [0.0; 3],
+        max: [l; 3],
+        periodic: [true; 3],
+    };
+    let grid = Grid::new(&dom, 0.001).unwrap();
+    while placed.len() < n {
+        let r = rng.range(0.0006, 0.001);
+        let p = [rng.range(0.0, l), rng.range(0.0, l), rng.range(0.0, l)];
+        let free = placed.iter().all(|(q, rq)| {
+            let d = grid.min_image(p, *q);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > r + rq
+        });
+        if free {
+            let v = [
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            ];
+            let w = [
+                rng.range(-50.0, 50.0),
+                rng.range(-50.0, 50.0),
+                rng.range(-50.0, 50.0),
+            ];
+            b = b.particle_spin(p, v, w, r, "m");
+            placed.push((p, r));
+        }
+    }
+    build(b)
+}
+
+fn momentum(s: &talus::state::Particles<f64>) -> ([f64; 3], f64) {
+    let mut p = [0.0; 3];
+    let mut scale = 0.0;
+    for v in &s.vel_invm {
+        for k in 0..3 {
+            p[k] += v[k] / v[3];
+            scale += (v[k] / v[3]).abs();
+        }
+    }
+    (p, scale)
+}
+
+/// Counts contacts that are new this step (pairs counted once).
+fn new_contacts(st: &Step, before: &BTreeSet<(u32, u32)>) -> (usize, BTreeSet<(u32, u32)>) {
+    let p = &st.particles;
+    let mut now = BTreeSet::new();
+    for i in 0..p.len() {
+        for s in 0..p.slots {
+            let k = p.hist_key[i * p.slots + s];
+            if k != EMPTY_SLOT && k < WALL_ID_BASE && p.id[i] < k {
+                now.insert((p.id[i], k));
+            }
+        }
+    }
+    let fresh = now.difference(before).count();
+    (fresh, now)
+}
+
+/// Periodic cloud with friction and damping: total linear momentum is
+/// conserved to rounding (forces are exactly antisymmetric).
+#[test]
+fn periodic_cloud_conserves_momentum() {
+    let scene = periodic_cloud(300, 0.5, 0.5, 7);
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let (p0, scale) = momentum(&b.snapshot());
+    let mut collisions = 0;
+    let mut pairs = BTreeSet::new();
+    for _ in 0..3000 {
+        b.advance(1).unwrap();
+        let (fresh, now) = new_contacts(&b.st, &pairs);
+        collisions += fresh;
+        pairs = now;
+    }
+    let (p1, _) = momentum(&b.snapshot());
+    let drift = (0..3).map(|k| (p1[k] - p0[k]).abs()).fold(0.0, f64::max);
+    println!("{collisions} collisions, momentum drift {drift:e} of scale {scale:e}");
+    assert!(
+        collisions > 200,
+        "too few collisions ({collisions}) for a meaningful test"
+    );
+    assert!(
+        drift < 1e-12 * scale,
+        "momentum drift {drift:e} (scale {scale:e})"
+    );
+}
+
+/// Periodic cloud, e = 1, μ = 0: kinetic + elastic energy conserved within
+/// 1e-4 relative over more than 1000 collisions.
+#[test]
+fn periodic_cloud_conserves_energy_elastic() {
+    let scene = periodic_cloud(300, 1.0, 0.0, 11);
+    let mut b = CpuBackend::new(&scene).unwrap();
+    b.advance(1).unwrap();
+    let e0 = b.diagnostics().total();
+    let mut collisions = 0;
+    let mut pairs = BTreeSet::new();
+    let mut worst: f64 = 0.0;
+    let mut steps = 0;
+    while collisions < 1200 {
+        b.advance(1).unwrap();
+        steps += 1;
+        let (fresh, now) = new_contacts(&b.st, &pairs);
+        collisions += fresh;
+        pairs = now;
+        if steps % 50 == 0 {
+            worst = worst.max(rel(b.diagnostics().total(), e0));
+        }
+        assert!(
+            steps < 200_000,
+            "only {collisions} collisions in {steps} steps"
+        );
+    }
+    let end = rel(b.diagnostics().total(), e0);
+    println!(
+        "{collisions} collisions in {steps} steps: energy error at end {end:e}, worst {worst:e}"
+    );
+    assert!(
+        end < 1e-4 && worst < 1e-4,
+        "energy error {end:e} (worst {worst:e})"
+    );
+}
+
+/// Random polydisperse spheres (radius ratio 4), some outside the open
+/// domain: the grid finds exactly the pairs of an O(N²) search, and so does
+/// the contact stage (read from the history it writes).
+#[test]
+fn broad_phase_matches_brute_force() {
+    for (periodic, seed) in [([false; 3], 1u64), ([true; 3], 2), ([true, false, true], 3)] {
+        let dom = Domain {
+            min: [0.0; 3],
+            max: [0.03, 0.04, 0.05],
+            periodic,
+        };
+        let mut rng = Rng::new(seed);
+        let n = 1500;
+        let rmax = 0.002;
+        let pos: Vec<[f64; 4]> = (0..n)
+            .map(|_| {
+                let mut p = [0.0; 4];
+                for k in 0..3 {
+                    let (lo, hi) = (dom.min[k], dom.max[k]);
+                    p[k] = if periodic[k] {
+                        rng.range(lo, hi)
+                    } else {
+                        rng.range(lo - 0.005, hi + 0.005) // some outside: clamped cells
+                    };
+                }
+                p[3] = rng.range(rmax / 4.0, rmax);
+                p
+            })
+            .collect();
+        let grid = Grid::for_particles(&dom, rmax, n).unwrap();
+        let brute = talus::cpu::bin::brute_force_pairs(&pos, &grid);
+        let fast = talus::cpu::bin::contact_pairs(&pos, &grid);
+        assert!(brute.len() > 100, "too few pairs ({}) to test", brute.len());
+        assert_eq!(
+            fast, brute,
+            "grid pairs differ from brute force (periodic {periodic:?})"
+        );
+
+        // the contact stage itself, through the history it writes
+        let mut b = SceneBuilder::new("bp")
+            .domain(dom.min, dom.max)
+            .periodic(periodic)
+            .gravity([0.0; 3])
+            .dt(1e-7)
+            .steps(1)
+            .history_slots(64)
+            .material(Material::new("m", 2500.0, 1e7));
+        for p in &pos {
+            b = b.particle([p[0], p[1], p[2]], [0.0; 3], p[3], "m");
+        }
+        let scene = b.build_unchecked(); // overlapping on purpose
+        let mut st = Step::new(&scene).unwrap();
+        st.bin_and_sort();
+        talus::cpu::contacts::contacts(&mut st);
+        let mut found = BTreeSet::new();
+        let s = st.particles.slots;
+        for i in 0..st.particles.len() {
+            for k in &st.work.hist_key_new[i * s..(i + 1) * s] {
+                if *k != EMPTY_SLOT {
+                    let a = st.particles.id[i];
+                    found.insert((a.min(*k) as usize, a.max(*k) as usize));
+                }
+            }
+        }
+        let expected: BTreeSet<(usize, usize)> = brute.into_iter().collect();
+        assert_eq!(
+            found, expected,
+            "contact stage pairs differ (periodic {periodic:?})"
+        );
+    }
+}
+
+/// Both partners of a pair hold bit-identical history, and forces are
+/// exactly antisymmetric: sum of forces over a closed system is zero.
+#[test]
+fn pair_forces_are_antisymmetric_and_history_mirrored() {
+    let scene = periodic_cloud(200, 0.5, 0.5, 3);
+    let mut b = CpuBackend::new(&scene).unwrap();
+    b.advance(400).unwrap();
+    let st = &b.st;
+    let p = &st.particles;
+    let mut table = std::collections::HashMap::new();
+    for i in 0..p.len() {
+        for s in 0..p.slots {
+            let k = p.hist_key[i * p.slots + s];
+            if k != EMPTY_SLOT {
+                table.insert((p.id[i], k), p.hist_disp[i * p.slots + s]);
+            }
+        }
+    }
+    assert!(!table.is_empty());
+    for (&(a, b), xi) in &table {
+        let other = table.get(&(b, a)).expect("partner holds the contact too");
+        assert_eq!(
+            xi, other,
+            "history of pair ({a}, {b}) differs between partners"
+        );
+    }
+}
+
+/// A particle with more contacts than history slots stops the run with its
+/// id and the slot count.
+#[test]
+fn history_overflow_names_particle() {
+    let r = 0.001;
+    let mut b = SceneBuilder::new("crowd")
+        .domain([0.0; 3], [0.02; 3])
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(10)
+        .history_slots(2)
+        .material(Material::new("m", 2500.0, 1e7))
+        .particle([0.01, 0.01, 0.01], [0.0; 3], r, "m");
+    for d in [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0]] {
+        let c = [
+            0.01 + 1.9 * r * d[0],
+            0.01 + 1.9 * r * d[1],
+            0.01 + 1.9 * r * d[2],
+        ];
+        b = b.particle(c, [0.0; 3], r, "m");
+    }
+    let scene = common::build(b);
+    let mut be = CpuBackend::new(&scene).unwrap();
+    let err = be.advance(1).unwrap_err();
+    assert_eq!(err.particle, 0);
+    assert_eq!(err.kind, RunErrorKind::HistoryOverflow { slots: 2 });
+    assert!(err.to_string().contains("history_slots"), "{err}");
+}
+
+/// The CPU path is deterministic: the same scene twice gives the same bits.
+#[test]
+fn cpu_runs_are_deterministic() {
+    let scene = periodic_cloud(200, 0.5, 0.5, 5);
+    let run = || {
+        let mut b = CpuBackend::new(&scene).unwrap();
+        b.advance(300).unwrap();
+        b.snapshot()
+    };
+    assert_eq!(run(), run());
+}
+
+/// A sphere dropped on a floor with e < 1 loses energy only through the
+/// contact, and the balance closes: residual < 1 % of the dissipated energy.
+#[test]
+fn dropped_sphere_energy_balance_closes() {
+    let scene = common::build(
+        SceneBuilder::new("drop")
+            .domain([0.0; 3], [0.02, 0.02, 0.05])
+            .dt_auto(0.2)
+            .duration(0.25)
+            .material(Material::new("m", 2500.0, 5e6))
+            .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+            .particle([0.01, 0.01, 0.02], [0.1, 0.0, 0.0], 0.001, "m"),
+    );
+    let mut b = CpuBackend::new(&scene).unwrap();
+    b.advance(1).unwrap();
+    let e0 = b.diagnostics().total();
+    b.advance(scene.steps() - 1).unwrap();
+    let d = b.diagnostics();
+    let residual = (d.total() - e0).abs();
+    println!("{d:?}, residual {residual:e}");
+    assert!(
+        d.dissipated > 0.5 * (e0 - d.potential),
+        "it should have come to rest"
+    );
+    assert!(
+        residual < 0.01 * d.dissipated,
+        "residual {residual:e} vs dissipated {:e}",
+        d.dissipated
+    );
+}
