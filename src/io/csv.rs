@@ -31,6 +31,8 @@ pub fn read_particles(
             format!("cannot read particle file: {e}"),
         )
     })?;
+    // spreadsheets often save UTF-8 with a byte-order mark
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut out = Vec::new();
     for (ln, raw) in text.lines().enumerate() {
         let line_no = ln + 1;
@@ -78,6 +80,13 @@ pub fn read_particles(
                     ))
                 }
             };
+        }
+        if v[9] <= 0.0 {
+            return Err(err(
+                Some(line_no),
+                "column radius".into(),
+                format!("expected a radius > 0 m, found \"{}\"", cols[9]),
+            ));
         }
         let name = cols[10];
         let material = materials

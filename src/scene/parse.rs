@@ -50,8 +50,62 @@ struct Tab<'t, 'i> {
     path: String,
     table: &'t DeTable<'i>,
     line: Option<usize>,
+    /// Every key this table may hold, checked as soon as the table is opened
+    /// so that a typo (`densty`) is reported as the unknown key it is, not as
+    /// the required key it hides (`density`).
+    known: &'static [&'static str],
     used: BTreeSet<&'static str>,
 }
+
+const ROOT_KEYS: &[&str] = &[
+    "simulation",
+    "domain",
+    "contact",
+    "materials",
+    "interactions",
+    "walls",
+    "particles",
+];
+const SIMULATION_KEYS: &[&str] = &[
+    "duration",
+    "steps",
+    "dt",
+    "dt_safety",
+    "gravity",
+    "output_interval",
+    "seed",
+];
+const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
+const CONTACT_KEYS: &[&str] = &[
+    "model",
+    "history_slots",
+    "stiffness",
+    "contact_time",
+    "tangential_stiffness_ratio",
+];
+const MATERIAL_KEYS: &[&str] = &[
+    "name",
+    "density",
+    "youngs_modulus",
+    "poisson_ratio",
+    "restitution",
+    "friction",
+    "rolling_friction",
+];
+const INTERACTION_KEYS: &[&str] = &["materials", "restitution", "friction", "rolling_friction"];
+const WALL_KEYS: &[&str] = &["type", "point", "normal", "material"];
+const PARTICLES_KEYS: &[&str] = &[
+    "file",
+    "generator",
+    "region",
+    "radius",
+    "material",
+    "count",
+    "velocity",
+    "spacing",
+];
+const MIN_MAX_KEYS: &[&str] = &["min", "max"];
+const RADIUS_ITEM_KEYS: &[&str] = &["radius", "fraction"];
 
 impl<'a> Reader<'a> {
     fn new(text: &'a str, path: Option<&Path>) -> Self {
@@ -80,18 +134,26 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn tab<'t, 'i>(&self, path: &str, v: &'t V<'i>) -> Result<Tab<'t, 'i>, SceneError> {
+    fn tab<'t, 'i>(
+        &self,
+        path: &str,
+        v: &'t V<'i>,
+        known: &'static [&'static str],
+    ) -> Result<Tab<'t, 'i>, SceneError> {
         let l = self.line_of(v.span().start);
         let line = Some(l);
         match v.get_ref() {
             DeValue::Table(t) => {
                 self.lines.borrow_mut().insert(path.to_string(), l);
-                Ok(Tab {
+                let t = Tab {
                     path: path.to_string(),
                     table: t,
                     line,
+                    known,
                     used: BTreeSet::new(),
-                })
+                };
+                self.check_known(&t)?;
+                Ok(t)
             }
             other => Err(self.err(
                 line,
@@ -101,7 +163,38 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Reports the first key of `t` that is not in its list of known keys.
+    fn check_known(&self, t: &Tab) -> Result<(), SceneError> {
+        for (k, _) in t.table.iter() {
+            let name: &str = k.get_ref().as_ref();
+            if !t.known.contains(&name) {
+                let hint = t
+                    .known
+                    .iter()
+                    .map(|c| (edit_distance(name, c), *c))
+                    .filter(|&(d, c)| d <= (c.len() / 3).max(1))
+                    .min()
+                    .map(|(_, c)| format!("did you mean \"{c}\"? "))
+                    .unwrap_or_default();
+                return Err(self.err(
+                    Some(self.line_of(k.span().start)),
+                    &join(&t.path, name),
+                    format!(
+                        "unknown key ({hint}known keys here: {})",
+                        t.known.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn get<'t, 'i>(&self, t: &mut Tab<'t, 'i>, key: &'static str) -> Option<&'t V<'i>> {
+        debug_assert!(
+            t.known.contains(&key),
+            "{key} missing from the known keys of {}",
+            t.path
+        );
         t.used.insert(key);
         let (k, v) = t.table.get_key_value(key)?;
         let path = join(&t.path, key);
@@ -261,6 +354,7 @@ impl<'a> Reader<'a> {
         &self,
         root: &mut Tab<'t, 'i>,
         key: &'static str,
+        known: &'static [&'static str],
     ) -> Result<Vec<Tab<'t, 'i>>, SceneError> {
         let Some(v) = self.get(root, key) else {
             return Ok(Vec::new());
@@ -271,7 +365,7 @@ impl<'a> Reader<'a> {
         })?;
         a.iter()
             .enumerate()
-            .map(|(i, v)| self.tab(&format!("{key}[{i}]"), v))
+            .map(|(i, v)| self.tab(&format!("{key}[{i}]"), v, known))
             .collect()
     }
 
@@ -302,8 +396,10 @@ impl<'a> Reader<'a> {
             path: String::new(),
             table: root,
             line: None,
+            known: ROOT_KEYS,
             used: BTreeSet::new(),
         };
+        self.check_known(&root)?;
         let name = self
             .file
             .as_ref()
@@ -326,7 +422,7 @@ impl<'a> Reader<'a> {
             None => Contact::default(),
         };
         let mut materials = Vec::new();
-        for mut t in self.table_array(&mut root, "materials")? {
+        for mut t in self.table_array(&mut root, "materials", MATERIAL_KEYS)? {
             materials.push(self.material(&mut t)?);
             self.finish(t)?;
         }
@@ -338,19 +434,19 @@ impl<'a> Reader<'a> {
             ));
         }
         let mut interactions = Vec::new();
-        for mut t in self.table_array(&mut root, "interactions")? {
+        for mut t in self.table_array(&mut root, "interactions", INTERACTION_KEYS)? {
             interactions.push(self.interaction(&mut t, &materials)?);
             self.finish(t)?;
         }
         let mut walls = Vec::new();
-        for mut t in self.table_array(&mut root, "walls")? {
+        for mut t in self.table_array(&mut root, "walls", WALL_KEYS)? {
             walls.push(self.wall(&mut t, &materials)?);
             self.finish(t)?;
         }
         let mut particles = Vec::new();
         let mut sources = Vec::new();
         let mut rng_seed = simulation.seed;
-        let sources_t = self.table_array(&mut root, "particles")?;
+        let sources_t = self.table_array(&mut root, "particles", PARTICLES_KEYS)?;
         if sources_t.is_empty() {
             return Err(self.err(
                 None,
@@ -383,7 +479,7 @@ impl<'a> Reader<'a> {
     }
 
     fn simulation(&self, v: &V) -> Result<Simulation, SceneError> {
-        let mut t = self.tab("simulation", v)?;
+        let mut t = self.tab("simulation", v, SIMULATION_KEYS)?;
         let mut s = Simulation::default();
         let duration = self.opt_num(&mut t, "duration")?;
         let steps = match self.get(&mut t, "steps") {
@@ -432,7 +528,7 @@ impl<'a> Reader<'a> {
     }
 
     fn domain(&self, v: &V) -> Result<Domain, SceneError> {
-        let mut t = self.tab("domain", v)?;
+        let mut t = self.tab("domain", v, DOMAIN_KEYS)?;
         let min = self.required(&mut t, "min", "[x, y, z] in m")?;
         let min = self.vec3("domain.min", min)?;
         let max = self.required(&mut t, "max", "[x, y, z] in m")?;
@@ -446,7 +542,7 @@ impl<'a> Reader<'a> {
     }
 
     fn contact(&self, v: &V) -> Result<Contact, SceneError> {
-        let mut t = self.tab("contact", v)?;
+        let mut t = self.tab("contact", v, CONTACT_KEYS)?;
         let mut c = Contact::default();
         if let Some(v) = self.get(&mut t, "model") {
             c.model = match self.string("contact.model", v)? {
@@ -481,8 +577,8 @@ impl<'a> Reader<'a> {
         let name = self.string(&join(&t.path, "name"), v)?.to_string();
         Ok(Material {
             name,
-            density: self.req_num(t, "density", "kg/m³")?,
-            youngs_modulus: self.req_num(t, "youngs_modulus", "Pa")?,
+            density: self.req_num(t, "density", "a density in kg/m³")?,
+            youngs_modulus: self.req_num(t, "youngs_modulus", "a Young's modulus in Pa")?,
             poisson_ratio: self.req_num(t, "poisson_ratio", "a number in (-1, 0.5)")?,
             restitution: self.req_num(t, "restitution", "a number in (0, 1]")?,
             friction: self.req_num(t, "friction", "a number ≥ 0")?,
@@ -538,17 +634,17 @@ impl<'a> Reader<'a> {
         match v.get_ref() {
             DeValue::Float(_) | DeValue::Integer(_) => Ok(RadiusDist::Constant(self.num(path, v)?)),
             DeValue::Table(_) => {
-                let mut t = self.tab(path, v)?;
-                let min = self.req_num(&mut t, "min", "m")?;
-                let max = self.req_num(&mut t, "max", "m")?;
+                let mut t = self.tab(path, v, MIN_MAX_KEYS)?;
+                let min = self.req_num(&mut t, "min", "a radius in m")?;
+                let max = self.req_num(&mut t, "max", "a radius in m")?;
                 self.finish(t)?;
                 Ok(RadiusDist::Uniform { min, max })
             }
             DeValue::Array(a) => {
                 let mut list = Vec::new();
                 for (i, item) in a.iter().enumerate() {
-                    let mut t = self.tab(&format!("{path}[{i}]"), item)?;
-                    let r = self.req_num(&mut t, "radius", "m")?;
+                    let mut t = self.tab(&format!("{path}[{i}]"), item, RADIUS_ITEM_KEYS)?;
+                    let r = self.req_num(&mut t, "radius", "a radius in m")?;
                     let f = self.req_num(&mut t, "fraction", "a number fraction > 0")?;
                     self.finish(t)?;
                     list.push((r, f));
@@ -597,12 +693,18 @@ impl<'a> Reader<'a> {
                     .unwrap_or(Path::new("."));
                 let path = base.join(fname);
                 let ps = crate::io::csv::read_particles(&path, materials, si).map_err(|e| {
-                    // CSV errors name the CSV file and its line; keep that.
-                    let mut e = e;
-                    if e.file.is_none() {
-                        e.file = Some(path.clone());
+                    // Errors in a CSV row name the CSV file, line and column;
+                    // errors about the whole file (missing, empty) point at
+                    // the `file` key of the scene.
+                    if e.line.is_some() {
+                        e
+                    } else {
+                        self.err(
+                            self.vline(f),
+                            &join(&t.path, "file"),
+                            format!("{}: {}", path.display(), e.message),
+                        )
                     }
-                    e
                 })?;
                 let label = format!("{} ({})", t.path, fname);
                 Ok((
@@ -627,7 +729,7 @@ impl<'a> Reader<'a> {
                 }
                 let rv = self.required(t, "region", "{ min = [x, y, z], max = [x, y, z] }")?;
                 let rpath = join(&t.path, "region");
-                let mut rt = self.tab(&rpath, rv)?;
+                let mut rt = self.tab(&rpath, rv, MIN_MAX_KEYS)?;
                 let v = self.required(&mut rt, "min", "[x, y, z] in m")?;
                 let rmin = self.vec3(&join(&rpath, "min"), v)?;
                 let v = self.required(&mut rt, "max", "[x, y, z] in m")?;
@@ -635,6 +737,8 @@ impl<'a> Reader<'a> {
                 self.finish(rt)?;
                 let v = self.required(t, "radius", "a radius in m, { min, max } or a list")?;
                 let dist = self.radius_dist(&join(&t.path, "radius"), v)?;
+                dist.check()
+                    .map_err(|m| self.err(self.vline(v), &join(&t.path, "radius"), m))?;
                 let v = self.required(t, "material", "a material name")?;
                 let material = self.material_ref(&join(&t.path, "material"), v, materials)?;
                 let count = match self.get(t, "count") {
@@ -645,9 +749,37 @@ impl<'a> Reader<'a> {
                     Some(v) => self.vec3(&join(&t.path, "velocity"), v)?,
                     None => [0.0; 3],
                 };
-                let spacing = self.opt_num(t, "spacing")?;
+                let spacing = match self.get(t, "spacing") {
+                    Some(v) => {
+                        let path = join(&t.path, "spacing");
+                        let s = self.num(&path, v)?;
+                        if kind_s != "lattice" {
+                            return Err(self.err(
+                                self.vline(v),
+                                &path,
+                                "only used by generator = \"lattice\"",
+                            ));
+                        }
+                        let dmax = 2.0 * dist.max();
+                        if s < dmax {
+                            return Err(self.err(
+                                self.vline(v),
+                                &path,
+                                format!(
+                                    "expected a spacing >= the largest diameter {dmax} m, got {s}"
+                                ),
+                            ));
+                        }
+                        Some(s)
+                    }
+                    None => None,
+                };
                 let label = format!("{} ({kind_s})", t.path);
-                let err = |key: &str, msg: String| self.err(t.line, &join(&t.path, key), msg);
+                let err = |key: &str, msg: String| {
+                    let path = join(&t.path, key);
+                    let line = self.lines.borrow().get(&path).copied().or(t.line);
+                    self.err(line, &path, msg)
+                };
                 let region = (rmin, rmax);
                 let mut ps = if kind_s == "lattice" {
                     generate_lattice(region, &dist, count, spacing, seed)
@@ -685,6 +817,22 @@ fn join(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
+}
+
+/// Levenshtein distance (for "did you mean" hints).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
 }
 
 fn kind(v: &DeValue) -> &'static str {

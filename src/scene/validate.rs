@@ -269,6 +269,20 @@ pub(super) fn validate(s: &Scene) -> Result<(), SceneError> {
         }
     }
     let (_, rmax) = s.radius_range();
+    for k in 0..3 {
+        let len = d.max[k] - d.min[k];
+        if d.periodic[k] && len < 6.0 * rmax {
+            return Err(s.error(
+                "domain.periodic",
+                format!(
+                    "periodic axis {} is {len} m long: it must be at least 3 × the largest diameter ({} m), i.e. {} m",
+                    ["x", "y", "z"][k],
+                    2.0 * rmax,
+                    6.0 * rmax
+                ),
+            ));
+        }
+    }
     let grid = Grid::for_particles(d, rmax, s.particles.len()).map_err(|m| s.error("domain", m))?;
     check_overlaps(s, &grid)?;
 
