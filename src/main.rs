@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use talus::backend::Backend;
 use talus::cpu::CpuBackend;
+use talus::gpu::{GpuBackend, GpuContext};
 use talus::run::{self, Progress, RunConfig, RunFailure};
 use talus::scene::{End, Scene};
 use talus::state::Particles;
@@ -43,12 +44,17 @@ enum Command {
         #[arg(long, conflicts_with = "duration")]
         steps: Option<u64>,
         /// Run this much simulated time (s) instead of the scene's end.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         duration: Option<f64>,
         /// No progress output.
         #[arg(long)]
         quiet: bool,
+        /// Use the GPU adapter whose name contains this (see `talus info`).
+        #[arg(long)]
+        adapter: Option<String>,
     },
+    /// List the GPU adapters with the limits that matter for talus.
+    Info,
     /// Parse and validate a scene, and print what a run would do.
     Check {
         /// Scene file (TOML).
@@ -66,8 +72,18 @@ fn main() -> ExitCode {
             steps,
             duration,
             quiet,
-        } => cmd_run(&scene, backend, out, steps, duration, quiet),
+            adapter,
+        } => cmd_run(
+            &scene,
+            backend,
+            out,
+            steps,
+            duration,
+            quiet,
+            adapter.as_deref(),
+        ),
         Command::Check { scene } => cmd_check(&scene),
+        Command::Info => cmd_info(),
     }
 }
 
@@ -77,17 +93,26 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
 }
 
 fn load(path: &Path, steps: Option<u64>, duration: Option<f64>) -> Result<Scene, String> {
-    let mut scene = Scene::load(path).map_err(|e| e.to_string())?;
-    if let Some(n) = steps {
-        if n == 0 {
-            return Err("--steps: expected at least 1 step".into());
-        }
-        scene.simulation.end = End::Steps(n);
+    // Command-line overrides first: they are wrong whatever the scene says.
+    if steps == Some(0) {
+        return Err(format!(
+            "{}: --steps: expected at least 1 step, got 0",
+            path.display()
+        ));
     }
     if let Some(t) = duration {
         if !(t > 0.0 && t.is_finite()) {
-            return Err(format!("--duration: expected a time > 0 s, got {t}"));
+            return Err(format!(
+                "{}: --duration: expected a time > 0 s, got {t}",
+                path.display()
+            ));
         }
+    }
+    let mut scene = Scene::load(path).map_err(|e| e.to_string())?;
+    if let Some(n) = steps {
+        scene.simulation.end = End::Steps(n);
+    }
+    if let Some(t) = duration {
         scene.simulation.end = End::Duration(t);
     }
     Ok(scene)
@@ -100,27 +125,43 @@ fn cmd_run(
     steps: Option<u64>,
     duration: Option<f64>,
     quiet: bool,
+    adapter: Option<&str>,
 ) -> ExitCode {
     let scene = match load(path, steps, duration) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let mut backend: Box<dyn Backend> = match choice {
-        BackendChoice::Gpu => return fail(talus::gpu::UNAVAILABLE),
-        BackendChoice::Auto | BackendChoice::Cpu => match CpuBackend::new(&scene) {
-            Ok(b) => Box::new(b),
-            Err(e) => return fail(e),
+    let cpu = |why: String| -> Result<(Box<dyn Backend>, String), String> {
+        Ok((Box::new(CpuBackend::new(&scene)?), why))
+    };
+    let chosen = match choice {
+        BackendChoice::Cpu => cpu(String::new()),
+        BackendChoice::Gpu => GpuContext::new(adapter)
+            .and_then(|ctx| GpuBackend::new(&scene, ctx))
+            .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
+            .map_err(|e| format!("--backend gpu: {e}")),
+        BackendChoice::Auto => match GpuContext::new(adapter) {
+            // a software rasteriser (lavapipe) is slower than the CPU path
+            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && adapter.is_none() => {
+                cpu(format!(
+                    " (auto: the only GPU adapter, {}, is a software one)",
+                    ctx.info.name
+                ))
+            }
+            Ok(ctx) => GpuBackend::new(&scene, ctx)
+                .map(|b| (Box::new(b) as Box<dyn Backend>, " (auto)".to_string()))
+                .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
+            Err(e) => cpu(format!(" (auto: {e})")),
         },
+    };
+    let (mut backend, why) = match chosen {
+        Ok(b) => b,
+        Err(e) => return fail(e),
     };
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
     let n_steps = scene.steps();
     if !quiet {
-        let why = if choice == BackendChoice::Auto {
-            " (auto: no GPU backend in this build)"
-        } else {
-            ""
-        };
-        eprintln!("backend: {}{why}", backend.adapter());
+        eprintln!("backend: {} on {}{why}", backend.name(), backend.adapter());
         eprintln!(
             "{}: {} particles, dt = {:.4e} s, {} steps ({:.4e} s), output every {} steps -> {}",
             path.display(),
@@ -181,6 +222,15 @@ fn cmd_check(path: &Path) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    // Written in one go, ignoring errors: `talus check scene | head` must not
+    // panic on the closed pipe.
+    let mut report = String::new();
+    macro_rules! outln {
+        ($($t:tt)*) => {{
+            use std::fmt::Write as _;
+            let _ = writeln!(report, $($t)*);
+        }};
+    }
     let est = talus::timestep::estimate(&scene);
     let (rmin, rmax) = scene.radius_range();
     let n = scene.particles.len();
@@ -191,22 +241,22 @@ fn cmd_check(path: &Path) -> ExitCode {
     let cells = grid.n_cells() as f64 * 8.0;
     let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, slots) as f64 + cells;
     let gpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(4, slots) as f64 + cells;
-    println!("scene        {} ({})", scene.name, path.display());
-    println!("particles    {n} from {} source(s)", scene.sources.len());
+    outln!("scene        {} ({})", scene.name, path.display());
+    outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {
         let k = scene
             .particles
             .iter()
             .filter(|p| scene.sources[p.source].label == s.label)
             .count();
-        println!("             {}: {k}", s.label);
+        outln!("             {}: {k}", s.label);
     }
-    println!("total mass   {:.6e} kg", scene.total_mass());
-    println!(
+    outln!("total mass   {:.6e} kg", scene.total_mass());
+    outln!(
         "radius       {rmin:.4e} .. {rmax:.4e} m (ratio {:.2})",
         rmax / rmin
     );
-    println!(
+    outln!(
         "materials    {}",
         scene
             .materials
@@ -215,19 +265,21 @@ fn cmd_check(path: &Path) -> ExitCode {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    println!("walls        {}", scene.walls.len());
-    println!(
+    outln!("walls        {}", scene.walls.len());
+    outln!(
         "contact      {:?}, {} history slots per particle",
-        scene.contact.model, slots
+        scene.contact.model,
+        slots
     );
     if est.rayleigh.is_finite() {
-        println!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
+        outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
     }
-    println!(
+    outln!(
         "contact time {:.4e} s (shortest pair, at impact speed {:.3} m/s)",
-        est.contact_time, est.impact_speed
+        est.contact_time,
+        est.impact_speed
     );
-    println!(
+    outln!(
         "dt           {dt:.4e} s ({}; stable limit {:.4e} s, {:.0} steps per contact)",
         match scene.simulation.dt {
             talus::scene::Dt::Auto => format!("auto, safety {}", scene.simulation.dt_safety),
@@ -236,23 +288,47 @@ fn cmd_check(path: &Path) -> ExitCode {
         est.stable_limit,
         est.contact_time / dt
     );
-    println!(
+    outln!(
         "steps        {steps} ({:.4e} s simulated), output every {} steps",
         steps as f64 * dt,
         scene.output_every()
     );
-    println!(
+    outln!(
         "grid         {} × {} × {} cells of {:.3e} m",
-        grid.dims[0], grid.dims[1], grid.dims[2], grid.cell[0]
+        grid.dims[0],
+        grid.dims[1],
+        grid.dims[2],
+        grid.cell[0]
     );
-    println!(
+    outln!(
         "memory       {} on the CPU path (f64), {} on a GPU (f32)",
         human_bytes(cpu_mem),
         human_bytes(gpu_mem)
     );
-    println!(
+    outln!(
         "work         {:.3e} particle-steps",
         n as f64 * steps as f64
     );
+    use std::io::Write as _;
+    let _ = std::io::stdout().write_all(report.as_bytes());
+    ExitCode::SUCCESS
+}
+
+fn cmd_info() -> ExitCode {
+    let adapters = talus::gpu::context::list_adapters();
+    if adapters.is_empty() {
+        println!("no GPU adapters found (talus runs on the CPU path; for a software Vulkan driver install mesa-vulkan-drivers)");
+    }
+    for (info, l) in adapters {
+        println!("{}", talus::gpu::context::describe(&info));
+        println!(
+            "    max storage binding {} MiB, max buffer {} MiB, storage buffers per stage {}, workgroups per dimension {}, invocations per workgroup {}",
+            l.max_storage_buffer_binding_size >> 20,
+            l.max_buffer_size >> 20,
+            l.max_storage_buffers_per_shader_stage,
+            l.max_compute_workgroups_per_dimension,
+            l.max_compute_invocations_per_workgroup
+        );
+    }
     ExitCode::SUCCESS
 }

@@ -18,7 +18,8 @@ pub fn glass(e: f64, mu: f64) -> Material {
 }
 
 /// Two equal spheres of radius `r` approaching head-on along x at ±v/2
-/// (relative speed v), just apart; no gravity.
+/// (relative speed v), 1e-4 r apart (well above f32 resolution, so every
+/// backend starts out of contact); no gravity.
 pub fn head_on(builder: SceneBuilder, r: f64, v: f64, m: Material) -> SceneBuilder {
     let name = m.name.clone();
     builder
@@ -27,7 +28,7 @@ pub fn head_on(builder: SceneBuilder, r: f64, v: f64, m: Material) -> SceneBuild
         .material(m)
         .particle([4.0 * r, 3.0 * r, 3.0 * r], [0.5 * v, 0.0, 0.0], r, &name)
         .particle(
-            [6.0 * r * (1.0 + 1e-9), 3.0 * r, 3.0 * r],
+            [6.0 * r + 1e-4 * r, 3.0 * r, 3.0 * r],
             [-0.5 * v, 0.0, 0.0],
             r,
             &name,

@@ -1,0 +1,26 @@
+// Stage 1, bin: cell key per particle and particle count per cell.
+// Twin of src/cpu/bin.rs. Counts use integer atomics only.
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read> ctl: array<u32, CTL_LEN>;
+@group(0) @binding(2) var<storage, read> pos_rad: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> keys: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
+
+@compute @workgroup_size(256)
+fn clear_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(local_invocation_index) lid: u32) {
+    let c = flat_index(wid, nwg, lid);
+    if (c >= P.dims.w || ctl[CTL_FROZEN] != NONE) { return; }
+    atomicStore(&counts[c], 0u);
+}
+
+@compute @workgroup_size(256)
+fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+       @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || ctl[CTL_FROZEN] != NONE) { return; }
+    let k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
+    keys[i] = k;
+    atomicAdd(&counts[k], 1u);
+}

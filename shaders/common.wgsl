@@ -1,0 +1,74 @@
+// Shared declarations, prepended to every stage shader (src/gpu/mod.rs).
+// Rust twins: src/gpu/layout.rs (sizes and offsets checked against naga in
+// tests/shaders.rs).
+
+const WG: u32 = 256u;
+const EMPTY_SLOT: u32 = 0xffffffffu;
+const WALL_ID_BASE: u32 = 0xc0000000u;
+const NONE: u32 = 0xffffffffu;
+
+// ctl[] indices (a storage buffer of atomic<u32>)
+const CTL_STEP: u32 = 0u;         // completed steps
+const CTL_FROZEN: u32 = 1u;       // step that failed (NONE while running)
+const CTL_ERR_OVERLAP: u32 = 2u;  // min particle id with overlap > limit this step
+const CTL_ERR_OVERFLOW: u32 = 3u; // min particle id with too many contacts
+const CTL_ERR_NONFINITE: u32 = 4u;// min particle id with a non-finite value
+const CTL_MAX_OVERLAP: u32 = 5u;  // bits of the largest overlap ratio (f32 >= 0)
+const CTL_LEN: u32 = 8u;
+
+struct Params {
+    grid_min: vec4<f32>,   // xyz
+    grid_len: vec4<f32>,   // xyz: domain lengths
+    inv_cell: vec4<f32>,   // xyz
+    gravity_dt: vec4<f32>, // xyz gravity, w dt
+    dims: vec4<u32>,       // nx, ny, nz, n_cells
+    periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
+    sizes: vec4<u32>,      // n particles, history slots, n walls, n materials
+    linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
+}
+
+struct Pair {
+    e_star: f32,
+    g_star: f32,
+    restitution: f32,
+    beta: f32,
+    friction: f32,
+    rolling_friction: f32,
+    pad0: f32,
+    pad1: f32,
+}
+
+struct Wall {
+    point: vec4<f32>,  // xyz
+    normal: vec4<f32>, // xyz, unit
+    material: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+// Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).
+fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
+    return (wid.y * nwg.x + wid.x) * WG + lid;
+}
+
+fn cell_coord(p: Params, x: vec3<f32>) -> vec3<u32> {
+    let f = floor((x - p.grid_min.xyz) * p.inv_cell.xyz);
+    let hi = vec3<f32>(p.dims.xyz) - vec3<f32>(1.0);
+    return vec3<u32>(clamp(f, vec3<f32>(0.0), hi));
+}
+
+fn cell_key(p: Params, c: vec3<u32>) -> u32 {
+    return c.x + p.dims.x * (c.y + p.dims.y * c.z);
+}
+
+// b - a through periodic boundaries (minimum image).
+fn min_image(p: Params, a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
+    var d = b - a;
+    for (var k = 0u; k < 3u; k++) {
+        if (p.periodic[k] != 0u) {
+            d[k] = d[k] - p.grid_len[k] * round(d[k] / p.grid_len[k]);
+        }
+    }
+    return d;
+}

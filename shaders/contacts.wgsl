@@ -1,0 +1,240 @@
+// Stage 3, contacts: each particle gathers over the 27 cells around it and
+// the walls and sums its own force and torque. Pairs are evaluated in their
+// canonical orientation (lower id first; walls from the particle) so both
+// partners compute the same numbers. Twin of src/cpu/contacts.rs: keep the
+// two in step, line by line.
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
+@group(0) @binding(2) var<storage, read> starts: array<u32>;
+@group(0) @binding(3) var<storage, read> pairs: array<Pair>;
+@group(0) @binding(4) var<storage, read> walls: array<Wall>;
+
+@group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read> vel_invm: array<vec4<f32>>;
+@group(1) @binding(2) var<storage, read> omega_invi: array<vec4<f32>>;
+@group(1) @binding(3) var<storage, read> material: array<u32>;
+@group(1) @binding(4) var<storage, read> ids: array<u32>;
+@group(1) @binding(5) var<storage, read> hist_key: array<u32>;
+@group(1) @binding(6) var<storage, read> hist_disp: array<vec4<f32>>;
+
+@group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
+@group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
+@group(2) @binding(2) var<storage, read_write> hist_key_new: array<u32>;
+@group(2) @binding(3) var<storage, read_write> hist_disp_new: array<vec4<f32>>;
+
+struct Body {
+    vel: vec3<f32>,
+    omega: vec3<f32>,
+    radius: f32,      // < 0: a wall (infinite radius)
+    inv_mass: f32,
+    inv_inertia: f32,
+}
+
+struct PairResult {
+    force_a: vec3<f32>,
+    torque_a: vec3<f32>,
+    torque_b: vec3<f32>,
+    xi: vec3<f32>,
+    kt: f32,
+    elastic: f32,
+    dissipated: f32,
+}
+
+fn body(j: u32) -> Body {
+    let v = vel_invm[j];
+    let w = omega_invi[j];
+    return Body(v.xyz, w.xyz, pos_rad[j].w, v.w, w.w);
+}
+
+fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>) -> PairResult {
+    let dt = P.gravity_dt.w;
+    let b_wall = b.radius < 0.0;
+    var r_star = a.radius;
+    if (!b_wall) { r_star = a.radius * b.radius / (a.radius + b.radius); }
+    let m_star = 1.0 / (a.inv_mass + b.inv_mass);
+    let arm_a = n * (a.radius - 0.5 * overlap);
+    var arm_b = vec3<f32>(0.0);
+    if (!b_wall) { arm_b = n * -(b.radius - 0.5 * overlap); }
+    let v_rel = (a.vel + cross(a.omega, arm_a)) - (b.vel + cross(b.omega, arm_b));
+    let vn = dot(v_rel, n);
+    let vt = v_rel - n * vn;
+
+    var kn: f32; var gn: f32; var kt: f32; var gt: f32; var elastic_n: f32;
+    if (P.periodic.w == 0u) {
+        let sq = sqrt(r_star * overlap);
+        kn = 4.0 / 3.0 * pp.e_star * sq;
+        let sn = 2.0 * pp.e_star * sq;
+        let st = 8.0 * pp.g_star * sq;
+        let c = -2.0 * sqrt(5.0 / 6.0) * pp.beta;
+        gn = c * sqrt(sn * m_star);
+        gt = c * sqrt(st * m_star);
+        kt = st;
+        elastic_n = 0.4 * kn * overlap * overlap;
+    } else {
+        let l = log(pp.restitution);
+        let pi2 = 9.869604401089358;
+        if (P.linear.y > 0.0) {
+            let tc = P.linear.y;
+            kn = m_star * (pi2 + l * l) / (tc * tc);
+            gn = -2.0 * l * m_star / tc;
+        } else {
+            kn = P.linear.x;
+            gn = -2.0 * l * sqrt(m_star * kn) / sqrt(pi2 + l * l);
+        }
+        kt = P.linear.z * kn;
+        gt = gn * sqrt(P.linear.z);
+        elastic_n = 0.5 * kn * overlap * overlap;
+    }
+    let fn_el = kn * overlap;
+    let fn_total = fn_el + gn * vn;
+
+    let xi_old = hist.xyz;
+    var xi = xi_old - n * dot(xi_old, n);
+    let old_len2 = dot(xi_old, xi_old);
+    let new_len2 = dot(xi, xi);
+    if (new_len2 > 0.0) { xi = xi * sqrt(old_len2 / new_len2); }
+    var kt_old = kt;
+    if (hist.w > 0.0) { kt_old = hist.w; }
+    let elastic_t_old = 0.5 * kt_old * dot(xi, xi);
+    xi = xi + vt * dt;
+    var ft = -kt * xi - gt * vt;
+    let ft_max = pp.friction * max(fn_total, 0.0);
+    let ft_len = sqrt(dot(ft, ft));
+    if (ft_len > ft_max) {
+        if (ft_len > 0.0) { ft = ft * (ft_max / ft_len); } else { ft = vec3<f32>(0.0); }
+        if (kt > 0.0) { xi = ft * (-1.0 / kt); } else { xi = vec3<f32>(0.0); }
+    }
+    let elastic_t = 0.5 * kt * dot(xi, xi);
+    let force_a = -n * fn_total + ft;
+    var torque_a = cross(arm_a, ft);
+    var torque_b = cross(arm_b, -ft);
+
+    var dissipated_roll = 0.0;
+    if (pp.rolling_friction > 0.0) {
+        let w_rel = a.omega - b.omega;
+        let w_roll = w_rel - n * dot(w_rel, n);
+        let w_len = sqrt(dot(w_roll, w_roll));
+        if (w_len > 0.0) {
+            let inv_i = a.inv_inertia + b.inv_inertia;
+            var m = pp.rolling_friction * r_star * max(fn_total, 0.0);
+            if (inv_i > 0.0) { m = min(m, w_len / (inv_i * dt)); }
+            let mr = w_roll * (-m / w_len);
+            torque_a = torque_a + mr;
+            torque_b = torque_b - mr;
+            dissipated_roll = m * w_len * dt;
+        }
+    }
+    let dissipated_n = gn * vn * vn * dt;
+    let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
+    return PairResult(force_a, torque_a, torque_b, xi, kt, elastic_n + elastic_t,
+                      dissipated_n + dissipated_t + dissipated_roll);
+}
+
+fn lookup(i: u32, key: u32) -> vec4<f32> {
+    let s = P.sizes.y;
+    for (var k = 0u; k < s; k++) {
+        if (hist_key[i * s + k] == key) { return hist_disp[i * s + k]; }
+    }
+    return vec4<f32>(0.0);
+}
+
+fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
+    let n = i32(P.dims[k]);
+    let v = c + d;
+    if (v >= 0 && v < n) { return v; }
+    if (P.periodic[k] != 0u) { return (v + n) % n; }
+    return -1;
+}
+
+@compute @workgroup_size(256)
+fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    let s = P.sizes.y;
+    let xi_pos = pos_rad[i].xyz;
+    let ri = pos_rad[i].w;
+    let id_i = ids[i];
+    var f = vec3<f32>(0.0);
+    var t = vec3<f32>(0.0);
+    var elastic = 0.0;
+    var diss = 0.0;
+    var count = 0u;
+    var max_ratio = 0.0;
+    for (var k = 0u; k < s; k++) { hist_key_new[i * s + k] = EMPTY_SLOT; }
+    let me = body(i);
+    let c = vec3<i32>(cell_coord(P, xi_pos));
+    for (var dz = -1; dz <= 1; dz++) {
+        let z = wrap_cell(c.z, dz, 2u);
+        if (z < 0) { continue; }
+        for (var dy = -1; dy <= 1; dy++) {
+            let y = wrap_cell(c.y, dy, 1u);
+            if (y < 0) { continue; }
+            for (var dx = -1; dx <= 1; dx++) {
+                let x = wrap_cell(c.x, dx, 0u);
+                if (x < 0) { continue; }
+                let cell = u32(x) + P.dims.x * (u32(y) + P.dims.y * u32(z));
+                let hi = starts[cell + 1u];
+                for (var j = starts[cell]; j < hi; j++) {
+                    if (j == i) { continue; }
+                    let pj = pos_rad[j];
+                    let d = min_image(P, xi_pos, pj.xyz);
+                    let d2 = dot(d, d);
+                    let rsum = ri + pj.w;
+                    if (d2 >= rsum * rsum) { continue; }
+                    let id_j = ids[j];
+                    let i_is_a = id_i < id_j;
+                    let dist = sqrt(d2);
+                    let overlap = rsum - dist;
+                    var r: PairResult;
+                    if (i_is_a) {
+                        let pp = pairs[material[i] * P.sizes.w + material[j]];
+                        r = pair_law(pp, me, body(j), d * (1.0 / dist), overlap, lookup(i, id_j));
+                        f = f + r.force_a;
+                        t = t + r.torque_a;
+                    } else {
+                        let pp = pairs[material[j] * P.sizes.w + material[i]];
+                        r = pair_law(pp, body(j), me, -d * (1.0 / dist), overlap, lookup(i, id_j));
+                        f = f - r.force_a;
+                        t = t + r.torque_b;
+                    }
+                    elastic += 0.5 * r.elastic;
+                    diss += 0.5 * r.dissipated;
+                    max_ratio = max(max_ratio, overlap / min(ri, pj.w));
+                    if (count < s) {
+                        hist_key_new[i * s + count] = id_j;
+                        hist_disp_new[i * s + count] = vec4<f32>(r.xi, r.kt);
+                    }
+                    count++;
+                }
+            }
+        }
+    }
+    let nw = P.sizes.z;
+    for (var w = 0u; w < nw; w++) {
+        let wall = walls[w];
+        let dist = dot(xi_pos - wall.point.xyz, wall.normal.xyz);
+        let overlap = ri - dist;
+        if (overlap <= 0.0) { continue; }
+        let key = WALL_ID_BASE + w;
+        let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
+        let pp = pairs[material[i] * P.sizes.w + wall.material];
+        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, lookup(i, key));
+        f = f + r.force_a;
+        t = t + r.torque_a;
+        elastic += r.elastic;
+        diss += r.dissipated;
+        max_ratio = max(max_ratio, overlap / ri);
+        if (count < s) {
+            hist_key_new[i * s + count] = key;
+            hist_disp_new[i * s + count] = vec4<f32>(r.xi, r.kt);
+        }
+        count++;
+    }
+    force[i] = vec4<f32>(f, elastic);
+    torque[i] = vec4<f32>(t, diss);
+    atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(max_ratio));
+    if (count > s) { atomicMin(&ctl[CTL_ERR_OVERFLOW], id_i); }
+    if (max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], id_i); }
+}

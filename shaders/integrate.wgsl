@@ -1,0 +1,128 @@
+// Stage 4, integrate: velocity Verlet with the predicted full-step velocity
+// (see src/cpu/integrate.rs for the scheme). Reads set B (cell order) and
+// this step's force/torque, writes set A, so no buffer is read and written
+// by one dispatch. Also `finish_step`: one thread that either counts the
+// step or, if a kernel flagged an error, freezes the run at this step.
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
+@group(0) @binding(2) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> torque: array<vec4<f32>>;
+
+@group(1) @binding(0) var<storage, read> b_pos: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read> b_vel: array<vec4<f32>>;
+@group(1) @binding(2) var<storage, read> b_omega: array<vec4<f32>>;
+@group(1) @binding(3) var<storage, read> b_material: array<u32>;
+@group(1) @binding(4) var<storage, read> b_id: array<u32>;
+@group(1) @binding(5) var<storage, read> b_diss: array<f32>;
+@group(1) @binding(6) var<storage, read> b_fprev: array<vec4<f32>>;
+@group(1) @binding(7) var<storage, read> b_tprev: array<vec4<f32>>;
+@group(1) @binding(8) var<storage, read> b_posfx: array<array<u32, 8>>;
+
+@group(2) @binding(0) var<storage, read_write> a_pos: array<vec4<f32>>;
+@group(2) @binding(1) var<storage, read_write> a_vel: array<vec4<f32>>;
+@group(2) @binding(2) var<storage, read_write> a_omega: array<vec4<f32>>;
+@group(2) @binding(3) var<storage, read_write> a_material: array<u32>;
+@group(2) @binding(4) var<storage, read_write> a_id: array<u32>;
+@group(2) @binding(5) var<storage, read_write> a_diss: array<f32>;
+@group(2) @binding(6) var<storage, read_write> a_fprev: array<vec4<f32>>;
+@group(2) @binding(7) var<storage, read_write> a_tprev: array<vec4<f32>>;
+@group(2) @binding(8) var<storage, read_write> a_posfx: array<array<u32, 8>>;
+
+const TWO32: f32 = 4294967296.0;
+const TWO40: f32 = 1099511627776.0;
+
+// Adds an integer-valued increment q (in fixed-point units, any sign) to the
+// biased 64-bit value (h, l).
+fn fx_add(h: u32, l: u32, q: f32) -> vec2<u32> {
+    let a = abs(q);
+    let qh = floor(a / TWO32);
+    let ql = u32(a - qh * TWO32);
+    let qhu = u32(qh);
+    if (q >= 0.0) {
+        let lo = l + ql;
+        return vec2<u32>(h + qhu + select(0u, 1u, lo < l), lo);
+    }
+    let lo = l - ql;
+    return vec2<u32>(h - qhu - select(0u, 1u, lo > l), lo);
+}
+
+// The fixed-point coordinate as f32: min + X · len / 2^40.
+fn fx_to_f32(h: u32, l: u32, k: u32) -> f32 {
+    let s = bitcast<i32>(h ^ 0x80000000u);
+    return P.grid_min[k] + (f32(s) * TWO32 + f32(l)) * (P.grid_len[k] / TWO40);
+}
+
+fn is_finite(x: f32) -> bool {
+    // NaN fails both comparisons; ±inf fails the bound
+    return abs(x) <= 3.4028235e38;
+}
+
+@compute @workgroup_size(256)
+fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    // contacts of this step failed: leave the state as it is
+    if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE || atomicLoad(&ctl[CTL_ERR_OVERFLOW]) != NONE) { return; }
+    let dt = P.gravity_dt.w;
+    let g = P.gravity_dt.xyz;
+    let f = force[i];
+    let t = torque[i];
+    var fp = b_fprev[i];
+    var tp = b_tprev[i];
+    if (atomicLoad(&ctl[CTL_STEP]) == 0u) { fp = f; tp = t; }
+    let x = b_pos[i];
+    let v = b_vel[i];
+    let om = b_omega[i];
+    let a = f.xyz * v.w + g;
+    let a_prev = fp.xyz * v.w + g;
+    let v_half = v.xyz - 0.5 * a_prev * dt + a * dt;
+    // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly
+    // 2^40 units (the domain length), i.e. 256 in the high word
+    var fx = b_posfx[i];
+    var pos = vec3<f32>(0.0);
+    for (var k = 0u; k < 3u; k++) {
+        let q = round(v_half[k] * dt * (TWO40 / P.grid_len[k]));
+        let r = fx_add(fx[2u * k], fx[2u * k + 1u], q);
+        var h = r.x;
+        if (P.periodic[k] != 0u) {
+            let s = bitcast<i32>(h ^ 0x80000000u);
+            if (s < 0) { h = h + 256u; } else if (s >= 256) { h = h - 256u; }
+        }
+        fx[2u * k] = h;
+        fx[2u * k + 1u] = r.y;
+        pos[k] = fx_to_f32(h, r.y, k);
+    }
+    let v_new = v_half + 0.5 * a * dt;
+    let al = t.xyz * om.w;
+    let al_prev = tp.xyz * om.w;
+    let om_new = om.xyz + (-0.5 * al_prev + 1.5 * al) * dt;
+    a_pos[i] = vec4<f32>(pos, x.w);
+    a_vel[i] = vec4<f32>(v_new, v.w);
+    a_omega[i] = vec4<f32>(om_new, om.w);
+    a_material[i] = b_material[i];
+    a_id[i] = b_id[i];
+    a_diss[i] = b_diss[i] + t.w;
+    a_fprev[i] = f;
+    a_tprev[i] = t;
+    a_posfx[i] = fx;
+    var ok = true;
+    for (var k = 0u; k < 3u; k++) {
+        ok = ok && is_finite(pos[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
+    }
+    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], b_id[i]); }
+}
+
+@compute @workgroup_size(1)
+fn finish_step() {
+    if (atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    let failed = atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE
+        || atomicLoad(&ctl[CTL_ERR_OVERFLOW]) != NONE
+        || atomicLoad(&ctl[CTL_ERR_NONFINITE]) != NONE;
+    if (failed) {
+        atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
+    } else {
+        atomicAdd(&ctl[CTL_STEP], 1u);
+    }
+}

@@ -1,0 +1,157 @@
+//! `GpuContext`: the one owner of the wgpu instance, adapter, device and
+//! queue. Nothing else creates a device; stages and data take `&GpuContext`.
+
+use std::fmt;
+
+/// Errors of the GPU path, each one line for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GpuError {
+    NoAdapter(String),
+    Device(String),
+    TooLarge(String),
+}
+
+impl fmt::Display for GpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GpuError::NoAdapter(s) | GpuError::Device(s) | GpuError::TooLarge(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for GpuError {}
+
+pub struct GpuContext {
+    pub instance: wgpu::Instance,
+    pub adapter: wgpu::Adapter,
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub info: wgpu::AdapterInfo,
+    /// The adapter's real limits (requested in full, not WebGPU defaults).
+    pub limits: wgpu::Limits,
+}
+
+/// Vulkan, Metal and DX12 unless `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
+/// says otherwise.
+fn backends() -> wgpu::Backends {
+    wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
+}
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+    desc.backends = backends();
+    wgpu::Instance::new(desc)
+}
+
+fn type_rank(t: wgpu::DeviceType) -> u32 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+/// One line describing an adapter: name, backend, type, driver.
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.backend, info.device_type, info.driver, info.driver_info
+    )
+}
+
+/// Every adapter wgpu finds, with its limits.
+pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
+    let inst = instance();
+    pollster::block_on(inst.enumerate_adapters(backends()))
+        .into_iter()
+        .map(|a| (a.get_info(), a.limits()))
+        .collect()
+}
+
+impl GpuContext {
+    /// Picks an adapter: the first whose name contains `filter`
+    /// (case-insensitive), else a discrete GPU, else the best other kind
+    /// (a CPU rasteriser like lavapipe last). Compute shaders are required.
+    pub fn new(filter: Option<&str>) -> Result<GpuContext, GpuError> {
+        let inst = instance();
+        let mut adapters: Vec<wgpu::Adapter> =
+            pollster::block_on(inst.enumerate_adapters(backends()))
+                .into_iter()
+                .filter(|a| {
+                    a.get_downlevel_capabilities()
+                        .flags
+                        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+                })
+                .collect();
+        if adapters.is_empty() {
+            return Err(GpuError::NoAdapter(
+                "no GPU adapter with compute shaders found (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers for a software one)".into(),
+            ));
+        }
+        adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
+        let adapter = match filter {
+            Some(f) => {
+                let fl = f.to_lowercase();
+                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+                adapters
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&fl))
+                    .ok_or_else(|| {
+                        GpuError::NoAdapter(format!(
+                            "--adapter {f}: no adapter matches (found: {})",
+                            names.join("; ")
+                        ))
+                    })?
+            }
+            None => adapters.remove(0),
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("talus"),
+            required_features: wgpu::Features::empty(),
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| GpuError::Device(format!("{}: cannot open the device: {e}", info.name)))?;
+        Ok(GpuContext {
+            instance: inst,
+            adapter,
+            device,
+            queue,
+            info,
+            limits,
+        })
+    }
+
+    pub fn describe(&self) -> String {
+        describe(&self.info)
+    }
+
+    /// Largest single storage binding and buffer, in bytes.
+    pub fn max_binding(&self) -> u64 {
+        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+    }
+}
+
+/// For tests: a context, or `None` with the reason printed. With
+/// `TALUS_REQUIRE_GPU=1` (set by CI) a missing adapter is a failure.
+pub fn test_context() -> Option<GpuContext> {
+    match GpuContext::new(std::env::var("TALUS_ADAPTER").ok().as_deref()) {
+        Ok(c) => {
+            eprintln!("GPU tests on {}", c.describe());
+            Some(c)
+        }
+        Err(e) => {
+            if std::env::var("TALUS_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("TALUS_REQUIRE_GPU=1 but no GPU: {e}");
+            }
+            eprintln!("skipping GPU test: {e}");
+            None
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! `GpuData`: every buffer of the GPU path, allocated once per scene.
+//! Set A holds the state in canonical (integrate) order, set B the same
+//! arrays in cell order after `reorder`. Kept apart from the kernels.
+
+use super::context::{GpuContext, GpuError};
+use super::layout::{Pair, Params, ScanParams, Wall};
+use crate::state::Particles;
+use wgpu::util::DeviceExt;
+
+/// One set of per-particle arrays (same arrays as `state::Particles`, plus
+/// the previous force and torque).
+pub struct ParticleBuffers {
+    pub pos: wgpu::Buffer,
+    pub vel: wgpu::Buffer,
+    pub omega: wgpu::Buffer,
+    pub material: wgpu::Buffer,
+    pub id: wgpu::Buffer,
+    pub diss: wgpu::Buffer,
+    pub fprev: wgpu::Buffer,
+    pub tprev: wgpu::Buffer,
+    pub hkey: wgpu::Buffer,
+    pub hdisp: wgpu::Buffer,
+    /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
+    /// biased by 2⁶³; unit = domain length / 2⁴⁰, see [`FixedPoint`]). An f32
+    /// coordinate drops up to 1 % of a small step v·dt (ulp 5e-10 m at 5 mm
+    /// vs steps of 1e-7 m); integer adds drop nothing and no compiler can
+    /// fold them away (Mesa folded a Kahan compensation to zero). `pos` is
+    /// derived from it each step for the kernels that read positions.
+    pub pos_fx: wgpu::Buffer,
+}
+
+/// 64-bit fixed-point coordinates of the GPU path: per axis
+/// x = min + X · unit with X = (hi·2³² + lo) − 2⁶³ and unit = len / 2⁴⁰, where
+/// min and len are the grid's, rounded to f32 exactly as the shader sees
+/// them (so host and shader agree on every bit).
+#[derive(Debug, Clone, Copy)]
+pub struct FixedPoint {
+    pub min: [f64; 3],
+    pub unit: [f64; 3],
+}
+
+impl FixedPoint {
+    pub fn new(grid: &crate::grid::Grid) -> Self {
+        let two40 = (1u64 << 40) as f64;
+        FixedPoint {
+            min: grid.min.map(|m| m as f32 as f64),
+            unit: grid.len.map(|l| l as f32 as f64 / two40),
+        }
+    }
+
+    /// `[xhi, xlo, yhi, ylo, zhi, zlo, 0, 0]` of a position.
+    pub fn encode(&self, p: [f64; 3]) -> [u32; 8] {
+        let mut out = [0u32; 8];
+        for k in 0..3 {
+            let x = ((p[k] - self.min[k]) / self.unit[k]).round() as i64;
+            let u = (x as u64) ^ (1u64 << 63);
+            out[2 * k] = (u >> 32) as u32;
+            out[2 * k + 1] = u as u32;
+        }
+        out
+    }
+
+    pub fn decode(&self, w: &[u32; 8]) -> [f64; 3] {
+        let mut p = [0.0; 3];
+        for k in 0..3 {
+            let u = ((w[2 * k] as u64) << 32) | w[2 * k + 1] as u64;
+            let x = (u ^ (1u64 << 63)) as i64;
+            p[k] = self.min[k] + x as f64 * self.unit[k];
+        }
+        p
+    }
+}
+
+/// What a GPU run starts from, in f32.
+pub struct GpuInit<'a> {
+    pub state: &'a Particles<f32>,
+    /// Fixed-point positions ([`FixedPoint::encode`]).
+    pub pos_fx: &'a [[u32; 8]],
+    pub force_prev: &'a [[f32; 4]],
+    pub torque_prev: &'a [[f32; 4]],
+}
+
+/// One level of the multi-level scan.
+pub struct ScanLevel {
+    pub len: u64,
+    pub params: wgpu::Buffer,
+    /// Block totals of this level (input of the next).
+    pub sums: wgpu::Buffer,
+    /// Scan of the next level's input (= of `sums`), when there is a next level.
+    pub scanned: Option<wgpu::Buffer>,
+}
+
+pub struct GpuData {
+    pub n: u64,
+    pub slots: u64,
+    pub n_cells: u64,
+    pub params: wgpu::Buffer,
+    pub ctl: wgpu::Buffer,
+    pub pairs: wgpu::Buffer,
+    pub walls: wgpu::Buffer,
+    pub a: ParticleBuffers,
+    pub b: ParticleBuffers,
+    pub force: wgpu::Buffer,
+    pub torque: wgpu::Buffer,
+    pub keys: wgpu::Buffer,
+    pub counts: wgpu::Buffer,
+    pub starts: wgpu::Buffer,
+    pub order: wgpu::Buffer,
+    pub scan: Vec<ScanLevel>,
+    pub partials: wgpu::Buffer,
+    /// Persistent readback buffer, large enough for the whole state.
+    pub staging: wgpu::Buffer,
+}
+
+/// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0.
+pub fn ctl_init() -> [u32; 8] {
+    let none = u32::MAX;
+    [0, none, none, none, none, 0, 0, 0]
+}
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+    // no zero-sized bindings: an empty array gets room for one element of
+    // any of our structs (the shaders never read it)
+    let pad;
+    let contents = if bytes.is_empty() {
+        pad = [0u8; 64];
+        &pad[..]
+    } else {
+        bytes
+    };
+    ctx.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage,
+        })
+}
+
+fn zeroed(ctx: &GpuContext, label: &str, size: u64) -> wgpu::Buffer {
+    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16),
+        usage: STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+impl ParticleBuffers {
+    fn new(ctx: &GpuContext, set: &str, init0: &GpuInit) -> Self {
+        let s = init0.state;
+        let b = |name: &str, bytes: &[u8]| init(ctx, &format!("{set}.{name}"), bytes, STORAGE);
+        ParticleBuffers {
+            pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad)),
+            vel: b("vel_invm", bytemuck::cast_slice(&s.vel_invm)),
+            omega: b("omega_invi", bytemuck::cast_slice(&s.omega_invi)),
+            material: b("material", bytemuck::cast_slice(&s.material)),
+            id: b("id", bytemuck::cast_slice(&s.id)),
+            diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
+            fprev: b("force_prev", bytemuck::cast_slice(init0.force_prev)),
+            tprev: b("torque_prev", bytemuck::cast_slice(init0.torque_prev)),
+            hkey: b("hist_key", bytemuck::cast_slice(&s.hist_key)),
+            hdisp: b("hist_disp", bytemuck::cast_slice(&s.hist_disp)),
+            pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
+        }
+    }
+
+    /// (buffer, bytes per particle) of every array, in a fixed order.
+    pub fn arrays(&self, slots: u64) -> [(&wgpu::Buffer, u64); 11] {
+        [
+            (&self.pos, 16),
+            (&self.vel, 16),
+            (&self.omega, 16),
+            (&self.material, 4),
+            (&self.id, 4),
+            (&self.diss, 4),
+            (&self.fprev, 16),
+            (&self.tprev, 16),
+            (&self.hkey, 4 * slots),
+            (&self.hdisp, 16 * slots),
+            (&self.pos_fx, 32),
+        ]
+    }
+}
+
+impl GpuData {
+    /// Uploads a state. Refuses (naming the limit and the particle count
+    /// that fits) when an array exceeds the adapter's largest binding.
+    pub fn new(
+        ctx: &GpuContext,
+        params: &Params,
+        pairs: &[Pair],
+        walls: &[Wall],
+        init0: &GpuInit,
+    ) -> Result<GpuData, GpuError> {
+        let state = init0.state;
+        let n = state.len() as u64;
+        let slots = state.slots as u64;
+        let n_cells = params.dims[3] as u64;
+        let max = ctx.max_binding();
+        let largest = 16 * slots; // hist_disp bytes per particle
+        if n * largest > max || (n_cells + 1) * 4 > max {
+            let fits = max / largest;
+            return Err(GpuError::TooLarge(format!(
+                "{n} particles with {slots} history slots need {} MiB in one buffer (hist_disp), but {} allows {} MiB per storage binding: at most {fits} particles fit (fewer history slots raise that)",
+                n * largest >> 20,
+                ctx.info.name,
+                max >> 20
+            )));
+        }
+        let a = ParticleBuffers::new(ctx, "A", init0);
+        let b = ParticleBuffers::new(ctx, "B", init0);
+        // scan levels: level 0 scans counts (n_cells + 1 entries)
+        let mut scan = Vec::new();
+        let mut len = n_cells + 1;
+        loop {
+            let blocks = len.div_ceil(256);
+            let params = init(
+                ctx,
+                "scan params",
+                bytemuck::bytes_of(&ScanParams {
+                    len: len as u32,
+                    pad: [0; 3],
+                }),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let sums = zeroed(ctx, "scan sums", blocks * 4);
+            let last = blocks <= 1;
+            let scanned = (!last).then(|| zeroed(ctx, "scan scanned", blocks * 4));
+            scan.push(ScanLevel {
+                len,
+                params,
+                sums,
+                scanned,
+            });
+            if last {
+                break;
+            }
+            len = blocks;
+        }
+        // every part of a readback starts on a 256-byte boundary
+        let state_bytes: u64 = a
+            .arrays(slots)
+            .iter()
+            .map(|(_, b)| (b * n).next_multiple_of(256))
+            .sum();
+        Ok(GpuData {
+            n,
+            slots,
+            n_cells,
+            params: init(
+                ctx,
+                "params",
+                bytemuck::bytes_of(params),
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            ctl: init(ctx, "ctl", bytemuck::cast_slice(&ctl_init()), STORAGE),
+            pairs: init(ctx, "pairs", bytemuck::cast_slice(pairs), STORAGE),
+            walls: init(ctx, "walls", bytemuck::cast_slice(walls), STORAGE),
+            a,
+            b,
+            force: zeroed(ctx, "force", 16 * n),
+            torque: zeroed(ctx, "torque", 16 * n),
+            keys: zeroed(ctx, "keys", 4 * n),
+            counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
+            starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
+            order: zeroed(ctx, "order", 4 * n),
+            scan,
+            partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
+            staging: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("staging"),
+                size: state_bytes
+                    .max((4 * (n_cells + 1)).next_multiple_of(256))
+                    .max(32 * n.div_ceil(256))
+                    .max(256)
+                    .next_multiple_of(256),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+        })
+    }
+
+    /// Bytes of device memory held.
+    pub fn bytes(&self) -> u64 {
+        let per = |p: &ParticleBuffers| {
+            p.arrays(self.slots)
+                .iter()
+                .map(|(_, b)| b * self.n)
+                .sum::<u64>()
+        };
+        per(&self.a)
+            + per(&self.b)
+            + self.n * (16 + 16 + 4 + 4)
+            + 8 * (self.n_cells + 1)
+            + self.staging.size()
+    }
+}

@@ -1,0 +1,40 @@
+//! Stage 5, diagnostics (`shaders/diagnostics.wgsl`): deterministic
+//! per-workgroup partial sums of the energies, added in f64 on the host.
+
+use super::context::GpuContext;
+use super::data::GpuData;
+use super::kernel::{dispatch, Kernel, R, RW, U};
+
+pub struct DiagnosticsKernels {
+    pub diagnostics: Kernel,
+}
+
+impl DiagnosticsKernels {
+    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+        DiagnosticsKernels {
+            diagnostics: Kernel::new(ctx, module, "diagnostics", &[&[U, R, R, R, R, R, R, RW]]),
+        }
+    }
+
+    pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> wgpu::BindGroup {
+        let a = &d.a;
+        self.diagnostics.bind(
+            ctx,
+            0,
+            &[
+                &d.params,
+                &a.pos,
+                &a.vel,
+                &a.omega,
+                &a.diss,
+                &a.fprev,
+                &a.tprev,
+                &d.partials,
+            ],
+        )
+    }
+
+    pub fn encode(&self, g: &wgpu::BindGroup, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        dispatch(pass, &self.diagnostics, &[(0, g)], d.n);
+    }
+}

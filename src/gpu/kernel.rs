@@ -1,0 +1,135 @@
+//! A compute kernel: one pipeline plus the bind-group layouts its entry
+//! point was declared with. Built once; bind groups are made once per set of
+//! buffers (`GpuBindings`), so kernels stay apart from data.
+
+use super::context::GpuContext;
+
+/// How a binding is used by the shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Uniform,
+    Read,
+    ReadWrite,
+}
+pub use Access::{Read as R, ReadWrite as RW, Uniform as U};
+
+pub struct Kernel {
+    pub label: &'static str,
+    pub pipeline: wgpu::ComputePipeline,
+    /// Layout per group index (None: the entry point uses no such group).
+    pub layouts: Vec<Option<wgpu::BindGroupLayout>>,
+}
+
+impl Kernel {
+    /// `groups[g]` lists the bindings of group g in binding order (an empty
+    /// slice: the group is not used).
+    pub fn new(
+        ctx: &GpuContext,
+        module: &wgpu::ShaderModule,
+        entry: &'static str,
+        groups: &[&[Access]],
+    ) -> Kernel {
+        let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
+            .iter()
+            .enumerate()
+            .map(|(g, acc)| {
+                if acc.is_empty() {
+                    return None;
+                }
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = acc
+                    .iter()
+                    .enumerate()
+                    .map(|(b, a)| wgpu::BindGroupLayoutEntry {
+                        binding: b as u32,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: match a {
+                                Access::Uniform => wgpu::BufferBindingType::Uniform,
+                                Access::Read => {
+                                    wgpu::BufferBindingType::Storage { read_only: true }
+                                }
+                                Access::ReadWrite => {
+                                    wgpu::BufferBindingType::Storage { read_only: false }
+                                }
+                            },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                let label = format!("{entry} group {g}");
+                Some(
+                    ctx.device
+                        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                            label: Some(&label),
+                            entries: &entries,
+                        }),
+                )
+            })
+            .collect();
+        let refs: Vec<Option<&wgpu::BindGroupLayout>> =
+            layouts.iter().map(|l| l.as_ref()).collect();
+        let layout = ctx
+            .device
+            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(entry),
+                bind_group_layouts: &refs,
+                immediate_size: 0,
+            });
+        let pipeline = ctx
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&layout),
+                module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        Kernel {
+            label: entry,
+            pipeline,
+            layouts,
+        }
+    }
+
+    /// A bind group for group `g` over `buffers` (in binding order).
+    pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let layout = self.layouts[g]
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: group {g} is not used", self.label));
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b as u32,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout,
+            entries: &entries,
+        })
+    }
+}
+
+/// Workgroups for `n` invocations of 256, as a 2-D grid when more than
+/// 65 535 groups are needed (the shaders' `flat_index` undoes it).
+pub fn groups(n: u64) -> (u32, u32) {
+    let g = n.div_ceil(256).max(1);
+    let x = g.min(65_535);
+    let y = g.div_ceil(x);
+    (x as u32, y as u32)
+}
+
+/// Records one dispatch of `k` over `n` invocations with the bind groups.
+pub fn dispatch(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::BindGroup)], n: u64) {
+    pass.set_pipeline(&k.pipeline);
+    for (g, bg) in bgs {
+        pass.set_bind_group(*g, *bg, &[]);
+    }
+    let (x, y) = groups(n);
+    pass.dispatch_workgroups(x, y, 1);
+}

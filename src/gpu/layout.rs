@@ -1,0 +1,104 @@
+//! Rust twins of the structs in `shaders/common.wgsl`. `tests/shaders.rs`
+//! checks with naga that sizes and field offsets agree.
+
+use bytemuck::{Pod, Zeroable};
+
+/// The shaders' `Params` uniform.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct Params {
+    pub grid_min: [f32; 4],
+    pub grid_len: [f32; 4],
+    pub inv_cell: [f32; 4],
+    /// xyz gravity, w dt.
+    pub gravity_dt: [f32; 4],
+    /// nx, ny, nz, n_cells.
+    pub dims: [u32; 4],
+    /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
+    pub periodic: [u32; 4],
+    /// particles, history slots, walls, materials.
+    pub sizes: [u32; 4],
+    /// linear stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit.
+    pub linear: [f32; 4],
+}
+
+/// One entry of the material-pair table.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct Pair {
+    pub e_star: f32,
+    pub g_star: f32,
+    pub restitution: f32,
+    pub beta: f32,
+    pub friction: f32,
+    pub rolling_friction: f32,
+    pub pad0: f32,
+    pub pad1: f32,
+}
+
+/// A plane wall.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct Wall {
+    pub point: [f32; 4],
+    pub normal: [f32; 4],
+    pub material: u32,
+    pub pad: [u32; 3],
+}
+
+/// A scan level's uniform (`ScanParams` in `shaders/sort.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct ScanParams {
+    pub len: u32,
+    pub pad: [u32; 3],
+}
+
+/// Field offsets of the twins, for the layout test: (struct, [(field, offset)], size).
+pub fn rust_layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>, usize)> {
+    use std::mem::{offset_of, size_of};
+    vec![
+        (
+            "Params",
+            vec![
+                ("grid_min", offset_of!(Params, grid_min)),
+                ("grid_len", offset_of!(Params, grid_len)),
+                ("inv_cell", offset_of!(Params, inv_cell)),
+                ("gravity_dt", offset_of!(Params, gravity_dt)),
+                ("dims", offset_of!(Params, dims)),
+                ("periodic", offset_of!(Params, periodic)),
+                ("sizes", offset_of!(Params, sizes)),
+                ("linear", offset_of!(Params, linear)),
+            ],
+            size_of::<Params>(),
+        ),
+        (
+            "Pair",
+            vec![
+                ("e_star", offset_of!(Pair, e_star)),
+                ("g_star", offset_of!(Pair, g_star)),
+                ("restitution", offset_of!(Pair, restitution)),
+                ("beta", offset_of!(Pair, beta)),
+                ("friction", offset_of!(Pair, friction)),
+                ("rolling_friction", offset_of!(Pair, rolling_friction)),
+                ("pad0", offset_of!(Pair, pad0)),
+                ("pad1", offset_of!(Pair, pad1)),
+            ],
+            size_of::<Pair>(),
+        ),
+        (
+            "Wall",
+            vec![
+                ("point", offset_of!(Wall, point)),
+                ("normal", offset_of!(Wall, normal)),
+                ("material", offset_of!(Wall, material)),
+            ],
+            size_of::<Wall>(),
+        ),
+        (
+            "ScanParams",
+            vec![("len", offset_of!(ScanParams, len))],
+            size_of::<ScanParams>(),
+        ),
+    ]
+}

@@ -1,0 +1,454 @@
+//! The GPU path against its CPU twin. Each test skips with a printed reason
+//! when no adapter exists, unless TALUS_REQUIRE_GPU=1 (CI, on lavapipe).
+
+mod common;
+
+use common::*;
+use std::collections::HashMap;
+use talus::backend::Backend;
+use talus::cpu::{CpuBackend, Step};
+use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit};
+use talus::grid::Grid;
+use talus::rng::Rng;
+use talus::scene::{Material, Scene, SceneBuilder};
+use talus::state::{Particles, EMPTY_SLOT};
+use talus::timestep::{hertz_contact_time, hertz_max_overlap};
+
+/// f64 state rounded through f32, so CPU and GPU start from the same values.
+fn rounded(p: &Particles<f64>) -> Particles<f64> {
+    let r4 = |v: &Vec<[f64; 4]>| v.iter().map(|a| a.map(|x| x as f32 as f64)).collect();
+    Particles {
+        pos_rad: r4(&p.pos_rad),
+        vel_invm: r4(&p.vel_invm),
+        omega_invi: r4(&p.omega_invi),
+        material: p.material.clone(),
+        id: p.id.clone(),
+        dissipated: p.dissipated.iter().map(|&x| x as f32 as f64).collect(),
+        hist_key: p.hist_key.clone(),
+        hist_disp: r4(&p.hist_disp),
+        slots: p.slots,
+    }
+}
+
+/// Fixed-point positions of an f32 state.
+fn fixed(grid: &Grid, s: &Particles<f32>) -> Vec<[u32; 8]> {
+    let fp = FixedPoint::new(grid);
+    s.pos_rad
+        .iter()
+        .map(|p| fp.encode([p[0] as f64, p[1] as f64, p[2] as f64]))
+        .collect()
+}
+
+/// Cell key as the shader computes it, in f32.
+fn key_f32(grid: &Grid, p: [f32; 4]) -> u32 {
+    let mut c = [0u32; 3];
+    for k in 0..3 {
+        let f = ((p[k] - grid.min[k] as f32) * grid.inv_cell[k] as f32).floor();
+        c[k] = f.clamp(0.0, (grid.dims[k] - 1) as f32) as u32;
+    }
+    grid.key_of(c)
+}
+
+/// Bin, scan, scatter and per-cell sort equal the CPU's exactly, for an
+/// awkward particle count, clustered positions (empty and crowded cells),
+/// outliers clamped into edge cells, and a three-level scan.
+#[test]
+fn gpu_integer_stages_match_cpu_exactly() {
+    let Some(ctx) = test_context() else { return };
+    let n = 15_071;
+    let mut rng = Rng::new(42);
+    let mut b = SceneBuilder::new("ints")
+        .domain([0.0; 3], [0.1, 0.08, 0.12])
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(1)
+        .material(Material::new("m", 2500.0, 1e7));
+    for i in 0..n {
+        let p = if i % 3 == 0 {
+            // a dense cluster: crowded cells
+            [
+                rng.range(0.02, 0.025),
+                rng.range(0.02, 0.025),
+                rng.range(0.02, 0.025),
+            ]
+        } else if i % 101 == 0 {
+            // outside the open domain: clamped into edge cells
+            [
+                rng.range(-0.05, 0.15),
+                rng.range(-0.05, 0.13),
+                rng.range(-0.05, 0.17),
+            ]
+        } else {
+            [
+                rng.range(0.0, 0.1),
+                rng.range(0.0, 0.08),
+                rng.range(0.0, 0.12),
+            ]
+        };
+        b = b.particle(p, [0.0; 3], rng.range(0.0002, 0.0008), "m");
+    }
+    let scene = b.build_unchecked(); // overlapping on purpose
+                                     // more cells than particles: a three-level scan with many empty cells
+    let grid = Grid::with_target(&scene.domain, 0.0008, Some(1 << 20)).unwrap();
+    let state = Particles::from_scene(&scene).to_f32();
+    let zero = vec![[0.0f32; 4]; n];
+    let fx = fixed(&grid, &state);
+    let init = GpuInit {
+        state: &state,
+        pos_fx: &fx,
+        force_prev: &zero,
+        torque_prev: &zero,
+    };
+    let g = GpuBackend::from_state(&scene, &grid, &init, ctx).unwrap();
+    assert!(
+        g.data.scan.len() >= 3,
+        "want a multi-level scan, got {} levels",
+        g.data.scan.len()
+    );
+    g.submit("order", |pass| {
+        g.pipes.bin.encode(&g.binds.bin, pass, &g.data);
+        g.pipes
+            .sort
+            .encode_order(&g.binds.sort, &g.pipes.bin, &g.binds.bin, pass, &g.data);
+    });
+    let keys: Vec<u32> = g.read_vec(&g.data.keys, n as u64);
+    let counts: Vec<u32> = g.read_vec(&g.data.counts, g.data.n_cells + 1);
+    let starts: Vec<u32> = g.read_vec(&g.data.starts, g.data.n_cells + 1);
+    let order: Vec<u32> = g.read_vec(&g.data.order, n as u64);
+
+    let cpu_keys: Vec<u32> = state.pos_rad.iter().map(|p| key_f32(&grid, *p)).collect();
+    assert_eq!(keys, cpu_keys, "cell keys differ");
+    let mut cpu_counts = vec![0u32; grid.n_cells()];
+    for &k in &cpu_keys {
+        cpu_counts[k as usize] += 1;
+    }
+    let (mut cpu_starts, mut cpu_order) = (Vec::new(), Vec::new());
+    talus::cpu::sort::sort(&cpu_keys, &cpu_counts, &mut cpu_starts, &mut cpu_order);
+    assert_eq!(&counts[..grid.n_cells()], &cpu_counts[..], "counts differ");
+    assert_eq!(starts, cpu_starts, "scan differs");
+    assert_eq!(order, cpu_order, "sorted order differs");
+    let empty = cpu_counts.iter().filter(|&&c| c == 0).count();
+    let full = cpu_counts.iter().copied().max().unwrap();
+    println!(
+        "{n} particles, {} cells ({empty} empty, fullest {full})",
+        grid.n_cells()
+    );
+    assert!(empty > 0 && full > 20);
+}
+
+/// A dense polydisperse packing against walls, already in contact: a
+/// lattice at spacing 0.975 of the largest diameter, jittered by ±0.1 r
+/// per axis (so opposing contacts do not cancel as in a crystal), random
+/// velocities and spins, two materials.
+fn dense_scene(model_linear: bool) -> Scene {
+    let r = 0.0005;
+    let s = 1.95 * r;
+    let (nx, ny, nz) = (10, 10, 12);
+    let lx = nx as f64 * s;
+    let ly = ny as f64 * s;
+    let mut rng = Rng::new(77);
+    let mut b = SceneBuilder::new("dense")
+        .domain([0.0; 3], [lx, ly, 0.03])
+        .dt_auto(0.2)
+        .steps(1)
+        .material(Material {
+            rolling_friction: 0.02,
+            ..Material::new("m", 2500.0, 5e6)
+        })
+        .material(Material {
+            friction: 0.3,
+            restitution: 0.8,
+            ..Material::new("w", 7800.0, 2e7)
+        })
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "w")
+        .wall([0.0; 3], [1.0, 0.0, 0.0], "w")
+        .wall([lx, 0.0, 0.0], [-1.0, 0.0, 0.0], "w")
+        .wall([0.0; 3], [0.0, 1.0, 0.0], "m")
+        .wall([0.0, ly, 0.0], [0.0, -1.0, 0.0], "m");
+    for iz in 0..nz {
+        for iy in 0..ny {
+            for ix in 0..nx {
+                let c = [
+                    (ix as f64 + 0.5) * s,
+                    (iy as f64 + 0.5) * s,
+                    (iz as f64 + 0.5) * s,
+                ];
+                let c = c.map(|x| x + rng.range(-0.1, 0.1) * r);
+                let v = [
+                    rng.range(-0.05, 0.05),
+                    rng.range(-0.05, 0.05),
+                    rng.range(-0.05, 0.05),
+                ];
+                let w = [
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                    rng.range(-20.0, 20.0),
+                ];
+                let m = if (ix + iy + iz) % 5 == 0 { "w" } else { "m" };
+                b = b.particle_spin(c, v, w, r * rng.range(0.9, 1.0), m);
+            }
+        }
+    }
+    if model_linear {
+        b = b.linear_contact_time(2e-4);
+    }
+    build(b)
+}
+
+/// One step from the same state (dense packing, history, walls): forces and
+/// torques within 1e-4 relative (norm-wise); the history written back has
+/// the same partners in the same slots and the same spring forces k_t ξ
+/// within 1e-4 (norm-wise).
+#[test]
+fn gpu_one_step_forces_match_cpu() {
+    for linear in [false, true] {
+        let Some(ctx) = test_context() else { return };
+        let scene = dense_scene(linear);
+        // settle a while on the CPU so contacts carry history
+        let mut cpu = CpuBackend::new(&scene).unwrap();
+        cpu.advance(300).unwrap();
+        let mut st: Step = cpu.st.clone();
+        st.particles = rounded(&st.particles);
+        let r4 = |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> {
+            v.iter().map(|a| a.map(|x| x as f32)).collect()
+        };
+        st.work.force_prev = r4(&st.work.force_prev)
+            .iter()
+            .map(|a| a.map(|x| x as f64))
+            .collect();
+        st.work.torque_prev = r4(&st.work.torque_prev)
+            .iter()
+            .map(|a| a.map(|x| x as f64))
+            .collect();
+        let contacts_with_history = st
+            .particles
+            .hist_key
+            .iter()
+            .filter(|&&k| k != EMPTY_SLOT)
+            .count();
+        assert!(
+            contacts_with_history > 500,
+            "only {contacts_with_history} history entries"
+        );
+        let f32_state = st.particles.to_f32();
+        let (fp, tp) = (r4(&st.work.force_prev), r4(&st.work.torque_prev));
+        let fx = fixed(&st.grid, &f32_state);
+        let init = GpuInit {
+            state: &f32_state,
+            pos_fx: &fx,
+            force_prev: &fp,
+            torque_prev: &tp,
+        };
+        let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
+        g.submit("one step", |pass| {
+            g.pipes.bin.encode(&g.binds.bin, pass, &g.data);
+            g.pipes
+                .sort
+                .encode(&g.binds.sort, &g.pipes.bin, &g.binds.bin, pass, &g.data);
+            g.pipes.contacts.encode(&g.binds.contacts, pass, &g.data);
+        });
+        let n = g.data.n;
+        let s = g.data.slots;
+        let ids: Vec<u32> = g.read_vec(&g.data.b.id, n);
+        let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
+        let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
+        let hkey: Vec<u32> = g.read_vec(&g.data.a.hkey, n * s);
+        let hdisp: Vec<[f32; 4]> = g.read_vec(&g.data.a.hdisp, n * s);
+
+        st.bin_and_sort();
+        talus::cpu::contacts::contacts(&mut st);
+        let cpu_at: HashMap<u32, usize> = st
+            .particles
+            .id
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (id, i))
+            .collect();
+        let (mut df, mut nf, mut dt_, mut nt) = (0.0, 0.0, 0.0, 0.0);
+        let mut hist_pairs = 0;
+        let (mut dh, mut nh) = (0.0f64, 0.0f64);
+        for (j, id) in ids.iter().enumerate() {
+            let i = cpu_at[id];
+            for k in 0..3 {
+                df += (force[j][k] as f64 - st.work.force[i][k]).powi(2);
+                nf += st.work.force[i][k].powi(2);
+                dt_ += (torque[j][k] as f64 - st.work.torque[i][k]).powi(2);
+                nt += st.work.torque[i][k].powi(2);
+            }
+            // history: same partners in the same slots, ξ close
+            let ss = s as usize;
+            for slot in 0..ss {
+                let (kg, kc) = (hkey[j * ss + slot], st.work.hist_key_new[i * ss + slot]);
+                assert_eq!(kg, kc, "particle {id}: history slot {slot} partner differs");
+                if kc != EMPTY_SLOT {
+                    hist_pairs += 1;
+                    // Compare the spring force k_t ξ the slot encodes (xyz: ξ,
+                    // w: k_t). ξ alone is not a fair measure: f32 resolves an
+                    // overlap r1 + r2 - |d| only to ~6e-11 m at |d| = 1 mm,
+                    // so a barely touching contact (δ ~ 1e-8 m) has a k_t and
+                    // ξ off by ~1e-3 relative while carrying almost no force.
+                    let (c, g) = (st.work.hist_disp_new[i * ss + slot], hdisp[j * ss + slot]);
+                    for k in 0..3 {
+                        let fc = c[3] * c[k];
+                        let fg = g[3] as f64 * g[k] as f64;
+                        dh += (fg - fc).powi(2);
+                        nh += fc * fc;
+                    }
+                }
+            }
+        }
+        let (ef, et, eh) = ((df / nf).sqrt(), (dt_ / nt).sqrt(), (dh / nh).sqrt());
+        println!("linear = {linear}: force {ef:e}, torque {et:e}, history {eh:e} over {hist_pairs} entries");
+        assert!(ef < 1e-4, "force differs by {ef:e} (norm-wise)");
+        assert!(et < 1e-4, "torque differs by {et:e} (norm-wise)");
+        assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
+    }
+}
+
+/// A colliding cloud, a few hundred steps: positions within 1e-3 of the
+/// radius of the CPU's.
+#[test]
+fn gpu_short_trajectory_matches_cpu() {
+    let Some(ctx) = test_context() else { return };
+    let mut rng = Rng::new(9);
+    let r = 0.0005;
+    let mut b = SceneBuilder::new("cloud")
+        .domain([0.0; 3], [0.01; 3])
+        .gravity([0.0; 3])
+        .dt_auto(0.2)
+        .steps(1)
+        .material(Material::new("m", 2500.0, 5e6));
+    let mut placed: Vec<[f64; 3]> = Vec::new();
+    while placed.len() < 600 {
+        let p = [
+            rng.range(r, 0.01 - r),
+            rng.range(r, 0.01 - r),
+            rng.range(r, 0.01 - r),
+        ];
+        if placed
+            .iter()
+            .all(|q| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>() > 4.0 * r * r * 1.01)
+        {
+            let v = [
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5),
+            ];
+            b = b.particle(p, v, r, "m");
+            placed.push(p);
+        }
+    }
+    let mut scene = build(b.periodic([true; 3]));
+    // both start from the f32-rounded state
+    for p in &mut scene.particles {
+        p.position = p.position.map(|x| x as f32 as f64);
+        p.velocity = p.velocity.map(|x| x as f32 as f64);
+    }
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let mut gpu = GpuBackend::new(&scene, ctx).unwrap();
+    let steps = 300;
+    cpu.advance(steps).unwrap();
+    gpu.advance(steps).unwrap();
+    let (c, g) = (cpu.snapshot(), gpu.snapshot());
+    let grid = cpu.st.grid;
+    let mut worst = 0.0f64;
+    for i in 0..c.len() {
+        let d = grid.min_image(
+            [c.pos_rad[i][0], c.pos_rad[i][1], c.pos_rad[i][2]],
+            [g.pos_rad[i][0], g.pos_rad[i][1], g.pos_rad[i][2]],
+        );
+        worst = worst.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
+    }
+    let contacts = c.hist_key.iter().filter(|&&k| k != EMPTY_SLOT).count();
+    println!(
+        "worst position difference {:e} of the radius; {contacts} contacts at the end",
+        worst / r
+    );
+    assert!(
+        worst < 1e-3 * r,
+        "positions differ by {:e} of the radius",
+        worst / r
+    );
+}
+
+/// Hertz head-on impact on the GPU: within 1 % of theory, rebound 0.1 %.
+#[test]
+fn gpu_hertz_head_on_impact_matches_theory() {
+    let Some(ctx) = test_context() else { return };
+    let (r, v): (f64, f64) = (0.01, 2.0);
+    let m = glass(1.0, 0.0);
+    let e_star = m.youngs_modulus / (2.0 * (1.0 - m.poisson_ratio.powi(2)));
+    let mass = m.density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let tc = hertz_contact_time(0.5 * mass, 0.5 * r, e_star, v);
+    let dmax = hertz_max_overlap(0.5 * mass, 0.5 * r, e_star, v);
+    let fmax = 4.0 / 3.0 * e_star * (0.5 * r).sqrt() * dmax.powf(1.5);
+    let dt = tc / 400.0;
+    let scene = build(head_on(SceneBuilder::new("hertz").dt(dt).steps(1), r, v, m));
+    let mut b = GpuBackend::new(&scene, ctx).unwrap();
+    let imp = measure_head_on(&mut b, dt, 1000);
+    println!("{imp:?}; theory tc {tc:e} dmax {dmax:e} fmax {fmax:e}");
+    assert!(
+        rel(imp.contact_time, tc) < 0.01,
+        "contact time {} vs {tc}",
+        imp.contact_time
+    );
+    assert!(
+        rel(imp.max_overlap, dmax) < 0.01,
+        "max overlap {} vs {dmax}",
+        imp.max_overlap
+    );
+    assert!(
+        rel(imp.max_force, fmax) < 0.01,
+        "max force {} vs {fmax}",
+        imp.max_force
+    );
+    assert!(
+        rel(imp.v_out, imp.v_in) < 0.001,
+        "rebound {} vs impact {}",
+        imp.v_out,
+        imp.v_in
+    );
+}
+
+/// Linear model on the GPU: restitution within 0.5 % for e = 0.2, 0.5, 0.9.
+#[test]
+fn gpu_linear_restitution_is_exact() {
+    for e in [0.2, 0.5, 0.9] {
+        let Some(ctx) = test_context() else { return };
+        let tc = 1e-4;
+        let dt = tc / 200.0;
+        let scene = build(head_on(
+            SceneBuilder::new("linear")
+                .linear_contact_time(tc)
+                .dt(dt)
+                .steps(1),
+            0.001,
+            1.0,
+            glass(e, 0.0),
+        ));
+        let mut b = GpuBackend::new(&scene, ctx).unwrap();
+        let imp = measure_head_on(&mut b, dt, 2000);
+        println!("e = {e}: {imp:?}");
+        assert!(
+            rel(imp.restitution, e) < 0.005,
+            "e = {e}: measured {}",
+            imp.restitution
+        );
+    }
+}
+
+/// Same scene, same adapter: bit-identical final state.
+#[test]
+fn gpu_runs_are_deterministic() {
+    let scene = dense_scene(false);
+    let run = || -> Option<Particles<f32>> {
+        let ctx = test_context()?;
+        let mut g = GpuBackend::new(&scene, ctx).unwrap();
+        g.advance(200).unwrap();
+        Some(g.state_f32())
+    };
+    let (Some(a), Some(b)) = (run(), run()) else {
+        return;
+    };
+    assert_eq!(a, b, "two GPU runs of the same scene differ");
+}
