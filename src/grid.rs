@@ -42,7 +42,14 @@ impl Grid {
         }
         let mut dims = [1u32; 3];
         for k in 0..3 {
-            let n = (len[k] / edge).floor();
+            // a periodic axis needs 3 cells; the enlarged edge of a sparse
+            // domain may shrink to len/3 there, never below the diameter
+            let e = if domain.periodic[k] {
+                edge.min(len[k] / 3.0).max(2.0 * rmax)
+            } else {
+                edge
+            };
+            let n = (len[k] / e).floor();
             dims[k] = if n >= 1.0 {
                 n.min(u32::MAX as f64 / 4.0) as u32
             } else {
@@ -50,10 +57,10 @@ impl Grid {
             };
             if domain.periodic[k] && dims[k] < 3 {
                 return Err(format!(
-                    "periodic axis {} is {} m long: it must hold at least 3 grid cells of {} m (the largest diameter)",
+                    "periodic axis {} is {} m long: it must be at least 3 largest diameters ({} m)",
                     ["x", "y", "z"][k],
                     len[k],
-                    edge
+                    3.0 * 2.0 * rmax
                 ));
             }
         }

@@ -240,7 +240,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     let grid = talus::grid::Grid::for_particles(&scene.domain, rmax, n).expect("validated");
     let cells = grid.n_cells() as f64 * 8.0;
     let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, slots) as f64 + cells;
-    let gpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(4, slots) as f64 + cells;
+    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(slots as u64) as f64 + cells;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {

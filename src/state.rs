@@ -126,8 +126,8 @@ impl Particles<f64> {
         }
     }
 
-    /// Bytes per particle of the state arrays for scalar size `real` (8 on
-    /// the CPU, 4 on the GPU) and `slots` history slots, double-buffered
+    /// Bytes per particle of the CPU path's arrays for scalar size `real`
+    /// and `slots` history slots (the GPU's: `gpu::data::bytes_per_particle`), double-buffered
     /// history and force/torque work arrays included.
     pub fn bytes_per_particle(real: usize, slots: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated

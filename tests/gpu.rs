@@ -452,3 +452,141 @@ fn gpu_runs_are_deterministic() {
     };
     assert_eq!(a, b, "two GPU runs of the same scene differ");
 }
+
+/// Solid fraction of the spheres whose centres lie in `lo..hi` (a box away
+/// from walls and the free surface), counting each sphere's whole volume:
+/// unbiased on average for a box many diameters wide.
+fn bulk_fraction(p: &Particles<f64>, lo: [f64; 3], hi: [f64; 3]) -> f64 {
+    let vol: f64 = (0..3).map(|k| hi[k] - lo[k]).product();
+    let solid: f64 = p
+        .pos_rad
+        .iter()
+        .filter(|x| (0..3).all(|k| x[k] >= lo[k] && x[k] < hi[k]))
+        .map(|x| 4.0 / 3.0 * std::f64::consts::PI * x[3].powi(3))
+        .sum();
+    solid / vol
+}
+
+/// A column of ~5000 spheres settling on a floor in a box, on both backends
+/// from the same state: the kinetic-energy curve agrees within 2 % of its
+/// peak at every energy row, and the bulk solid fraction within 2 %.
+#[test]
+fn gpu_settling_column_matches_cpu_statistically() {
+    let Some(ctx) = test_context() else { return };
+    let r = 0.001;
+    let (w, h) = (0.034, 0.1);
+    let mut b = SceneBuilder::new("column")
+        .domain([0.0; 3], [w, w, h])
+        .dt_auto(0.2)
+        .duration(0.15)
+        .material(Material {
+            friction: 0.4,
+            rolling_friction: 0.01,
+            ..Material::new("m", 2500.0, 1e6)
+        })
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+        .wall([0.0; 3], [1.0, 0.0, 0.0], "m")
+        .wall([w, 0.0, 0.0], [-1.0, 0.0, 0.0], "m")
+        .wall([0.0; 3], [0.0, 1.0, 0.0], "m")
+        .wall([0.0, w, 0.0], [0.0, -1.0, 0.0], "m")
+        .generate(
+            "lattice",
+            ([0.0; 3], [w, w, h]),
+            talus::scene::RadiusDist::Uniform {
+                min: 0.8 * r,
+                max: r,
+            },
+            "m",
+            Some(5000),
+            [0.0; 3],
+        );
+    b = b.seed(3);
+    let mut scene = build(b);
+    for p in &mut scene.particles {
+        p.position = p.position.map(|x| x as f32 as f64);
+        p.radius = p.radius as f32 as f64;
+    }
+    let rows: usize = 30;
+    let every = scene.steps() / rows as u64;
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let mut gpu = GpuBackend::new(&scene, ctx).unwrap();
+    let (mut kc, mut kg) = (Vec::new(), Vec::new());
+    for _ in 0..rows {
+        cpu.advance(every).unwrap();
+        gpu.advance(every).unwrap();
+        kc.push(cpu.diagnostics().kinetic_translational);
+        kg.push(gpu.diagnostics().kinetic_translational);
+    }
+    let peak = kc.iter().copied().fold(0.0, f64::max);
+    let worst = kc
+        .iter()
+        .zip(&kg)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        / peak;
+    let (c, g) = (cpu.snapshot(), gpu.snapshot());
+    let top = c.pos_rad.iter().map(|x| x[2]).fold(0.0, f64::max);
+    let (lo, hi) = (
+        [4.0 * r, 4.0 * r, 4.0 * r],
+        [w - 4.0 * r, w - 4.0 * r, top - 6.0 * r],
+    );
+    let (fc, fg) = (bulk_fraction(&c, lo, hi), bulk_fraction(&g, lo, hi));
+    println!(
+        "{} steps: KE peak {peak:e} J, final {:e} (cpu) {:e} (gpu); worst KE difference {worst:e} of the peak; bulk fraction cpu {fc:.4} gpu {fg:.4}",
+        every * rows as u64,
+        kc[rows - 1],
+        kg[rows - 1]
+    );
+    assert!(kc[rows - 1] < 0.05 * peak, "the column has not settled");
+    assert!(worst < 0.02, "KE curves differ by {worst:e} of the peak");
+    assert!(rel(fg, fc) < 0.02, "bulk fraction {fg} (gpu) vs {fc} (cpu)");
+}
+
+/// A scene whose history array exceeds the adapter's largest storage binding
+/// is refused with one line naming the limit and the particle count that
+/// fits (not a wgpu validation panic).
+#[test]
+fn gpu_refuses_scenes_over_the_binding_limit() {
+    let Some(ctx) = test_context() else { return };
+    let slots = 64u64;
+    let fits = ctx.max_binding() / (16 * slots);
+    if fits > 300_000 {
+        eprintln!(
+            "skipping: {} allows {fits} particles at {slots} slots, too many to build cheaply",
+            ctx.info.name
+        );
+        return;
+    }
+    let n = fits as usize + 1000;
+    let side = (n as f64).cbrt().ceil() as usize + 1;
+    let l = side as f64 * 2.2e-3;
+    let scene = build(
+        SceneBuilder::new("big")
+            .domain([0.0; 3], [l; 3])
+            .gravity([0.0; 3])
+            .steps(1)
+            .history_slots(slots as u32)
+            .material(Material::new("m", 2500.0, 1e7))
+            .generate(
+                "lattice",
+                ([0.0; 3], [l; 3]),
+                talus::scene::RadiusDist::Constant(0.001),
+                "m",
+                Some(n),
+                [0.0; 3],
+            ),
+    );
+    let err = match GpuBackend::new(&scene, ctx) {
+        Ok(_) => panic!("{n} particles at {slots} slots should not fit"),
+        Err(e) => e.to_string(),
+    };
+    println!("{err}");
+    assert!(
+        err.contains(&format!("at most {fits} particles fit")),
+        "{err}"
+    );
+    assert!(
+        err.contains("per storage binding") && !err.contains('\n'),
+        "{err}"
+    );
+}

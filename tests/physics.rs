@@ -400,3 +400,22 @@ fn dropped_sphere_energy_balance_closes() {
         d.dissipated
     );
 }
+
+/// A sparse periodic scene (cells enlarged for a big empty domain) keeps a
+/// short periodic axis valid: it only needs 3 diameters.
+#[test]
+fn sparse_domain_allows_short_periodic_axis() {
+    let dom = Domain {
+        min: [0.0; 3],
+        max: [0.01, 1.0, 1.0],
+        periodic: [true, false, false],
+    };
+    let g = Grid::for_particles(&dom, 0.001, 10).expect("0.01 m holds 5 diameters");
+    assert!(g.dims[0] >= 3 && g.cell[0] >= 0.002);
+    let short = Domain {
+        max: [0.005, 1.0, 1.0],
+        ..dom
+    };
+    let err = Grid::for_particles(&short, 0.001, 10).unwrap_err();
+    assert!(err.contains("at least 3 largest diameters"), "{err}");
+}

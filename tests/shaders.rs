@@ -37,9 +37,8 @@ fn every_shader_parses_and_validates() {
 
 #[test]
 fn rust_structs_match_wgsl_layout() {
-    let (name, src) = &shaders::sources()[2]; // any module that declares the shared structs
-    let m = module(name, &shaders::source("sort.wgsl"));
-    let _ = src;
+    // sort.wgsl declares all the shared structs (common.wgsl + ScanParams)
+    let m = module("sort.wgsl", &shaders::source("sort.wgsl"));
     let mut layouter = naga::proc::Layouter::default();
     layouter.update(m.to_ctx()).unwrap();
     for (sname, fields, size) in layout::rust_layouts() {

@@ -134,7 +134,9 @@ impl GpuContext {
 
     /// Largest single storage binding and buffer, in bytes.
     pub fn max_binding(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64).min(self.limits.max_buffer_size)
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
     }
 }
 

@@ -186,6 +186,14 @@ impl ParticleBuffers {
     }
 }
 
+/// Device bytes per particle with `slots` history slots: two sets of
+/// (pos 16, vel 16, omega 16, material 4, id 4, dissipated 4, force_prev 16,
+/// torque_prev 16, pos_fx 32, history 20 × slots) plus force, torque, key
+/// and order (40). Cells add 8 bytes each.
+pub fn bytes_per_particle(slots: u64) -> u64 {
+    2 * (124 + 20 * slots) + 40
+}
+
 impl GpuData {
     /// Uploads a state. Refuses (naming the limit and the particle count
     /// that fits) when an array exceeds the adapter's largest binding.
@@ -205,10 +213,10 @@ impl GpuData {
         if n * largest > max || (n_cells + 1) * 4 > max {
             let fits = max / largest;
             return Err(GpuError::TooLarge(format!(
-                "{n} particles with {slots} history slots need {} MiB in one buffer (hist_disp), but {} allows {} MiB per storage binding: at most {fits} particles fit (fewer history slots raise that)",
-                n * largest >> 20,
+                "{n} particles with {slots} history slots need {:.1} MiB in one buffer (hist_disp), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit (fewer history slots raise that)",
+                (n * largest) as f64 / 1048576.0,
                 ctx.info.name,
-                max >> 20
+                max as f64 / 1048576.0
             )));
         }
         let a = ParticleBuffers::new(ctx, "A", init0);

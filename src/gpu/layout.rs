@@ -54,8 +54,11 @@ pub struct ScanParams {
     pub pad: [u32; 3],
 }
 
-/// Field offsets of the twins, for the layout test: (struct, [(field, offset)], size).
-pub fn rust_layouts() -> Vec<(&'static str, Vec<(&'static str, usize)>, usize)> {
+/// One struct's layout: (name, [(field, offset)], size).
+pub type StructLayout = (&'static str, Vec<(&'static str, usize)>, usize);
+
+/// Field offsets of the twins, for the layout test.
+pub fn rust_layouts() -> Vec<StructLayout> {
     use std::mem::{offset_of, size_of};
     vec![
         (
