@@ -6,6 +6,7 @@
 //! `docs/ARCHITECTURE.md`.
 
 pub mod backend;
+pub mod bench;
 pub mod cpu;
 pub mod gpu;
 pub mod grid;

@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod bench_cmd;
 use talus::backend::Backend;
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
@@ -27,6 +29,31 @@ enum BackendChoice {
     Auto,
     Gpu,
     Cpu,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchBackend {
+    Cpu,
+    Gpu,
+    All,
+}
+
+fn parse_sizes(s: &str) -> Result<Vec<usize>, String> {
+    s.split(',')
+        .map(|x| {
+            let v: f64 = x
+                .trim()
+                .parse()
+                .map_err(|_| format!("\"{x}\" is not a number"))?;
+            if v >= 1.0 && v <= 1e9 && v.fract() == 0.0 {
+                Ok(v as usize)
+            } else {
+                Err(format!(
+                    "\"{x}\": expected a particle count between 1 and 1e9"
+                ))
+            }
+        })
+        .collect()
 }
 
 #[derive(Subcommand)]
@@ -55,6 +82,35 @@ enum Command {
     },
     /// List the GPU adapters with the limits that matter for talus.
     Info,
+    /// Time the step on dense beds (particle-steps per second, per stage).
+    Bench {
+        #[arg(long, value_enum, default_value = "all")]
+        backend: BenchBackend,
+        /// Particle counts, comma-separated (1e4 notation accepted).
+        #[arg(long, default_value = "1e4,1e5,1e6")]
+        sizes: String,
+        /// Timed steps per block.
+        #[arg(long, default_value_t = 100)]
+        steps: u64,
+        /// Steps before timing (contacts and history form under gravity).
+        #[arg(long, default_value_t = 200)]
+        warmup: u64,
+        /// Timed blocks; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Beds: mono, poly or both.
+        #[arg(long, default_value = "mono,poly")]
+        beds: String,
+        /// Where to write the table as JSON.
+        #[arg(long, default_value = "bench.json")]
+        json: PathBuf,
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Instead of timing: write the first size's mono bed, warmed up, as a
+        /// LIGGGHTS data file and input script into this directory.
+        #[arg(long)]
+        export_liggghts: Option<PathBuf>,
+    },
     /// Parse and validate a scene, and print what a run would do.
     Check {
         /// Scene file (TOML).
@@ -84,6 +140,31 @@ fn main() -> ExitCode {
         ),
         Command::Check { scene } => cmd_check(&scene),
         Command::Info => cmd_info(),
+        Command::Bench {
+            backend,
+            sizes,
+            steps,
+            warmup,
+            repeats,
+            beds,
+            json,
+            adapter,
+            export_liggghts,
+        } => match parse_sizes(&sizes) {
+            Err(e) => fail(format!("--sizes: {e}")),
+            Ok(sizes) => bench_cmd::run(bench_cmd::Opts {
+                cpu: backend != BenchBackend::Gpu,
+                gpu: backend != BenchBackend::Cpu,
+                sizes,
+                steps,
+                warmup,
+                repeats: repeats.max(1),
+                beds,
+                json,
+                adapter,
+                export_liggghts,
+            }),
+        },
     }
 }
 

@@ -38,7 +38,7 @@ pub struct Particles<T: Pod> {
     pub slots: usize,
 }
 
-impl<T: Pod> Particles<T> {
+impl<T: Pod + Send + Sync> Particles<T> {
     pub fn len(&self) -> usize {
         self.pos_rad.len()
     }
@@ -48,26 +48,44 @@ impl<T: Pod> Particles<T> {
     }
 
     /// Applies a permutation: new index `j` takes old index `order[j]`.
+    /// Allocates; the step uses [`Particles::permute_into`].
     pub fn permute(&mut self, order: &[u32]) {
-        fn p<X: Copy>(v: &mut Vec<X>, order: &[u32]) {
-            let out: Vec<X> = order.iter().map(|&i| v[i as usize]).collect();
-            *v = out;
+        let mut out = self.clone();
+        self.permute_into(order, &mut out);
+        *self = out;
+    }
+
+    /// Gathers `self` permuted by `order` into `out` (same length and
+    /// slots), in parallel and without allocating. History slots are filled
+    /// from the front, so displacements are copied only for used slots.
+    pub fn permute_into(&self, order: &[u32], out: &mut Particles<T>) {
+        use rayon::prelude::*;
+        fn g<X: Copy + Send + Sync>(src: &[X], dst: &mut [X], order: &[u32]) {
+            dst.par_iter_mut()
+                .zip(order.par_iter())
+                .for_each(|(d, &i)| *d = src[i as usize]);
         }
-        fn ps<X: Copy>(v: &mut Vec<X>, order: &[u32], s: usize) {
-            let mut out = Vec::with_capacity(v.len());
-            for &i in order {
-                out.extend_from_slice(&v[i as usize * s..(i as usize + 1) * s]);
-            }
-            *v = out;
-        }
-        p(&mut self.pos_rad, order);
-        p(&mut self.vel_invm, order);
-        p(&mut self.omega_invi, order);
-        p(&mut self.material, order);
-        p(&mut self.id, order);
-        p(&mut self.dissipated, order);
-        ps(&mut self.hist_key, order, self.slots);
-        ps(&mut self.hist_disp, order, self.slots);
+        g(&self.pos_rad, &mut out.pos_rad, order);
+        g(&self.vel_invm, &mut out.vel_invm, order);
+        g(&self.omega_invi, &mut out.omega_invi, order);
+        g(&self.material, &mut out.material, order);
+        g(&self.id, &mut out.id, order);
+        g(&self.dissipated, &mut out.dissipated, order);
+        let s = self.slots;
+        out.hist_key
+            .par_chunks_mut(s)
+            .zip(out.hist_disp.par_chunks_mut(s))
+            .zip(order.par_iter())
+            .for_each(|((k, d), &i)| {
+                let i = i as usize;
+                k.copy_from_slice(&self.hist_key[i * s..(i + 1) * s]);
+                for j in 0..s {
+                    if k[j] == EMPTY_SLOT {
+                        break;
+                    }
+                    d[j] = self.hist_disp[i * s + j];
+                }
+            });
     }
 
     /// Reorders into id order (outputs are written in id order).

@@ -6,8 +6,11 @@ use crate::grid::Grid;
 /// Writes `keys[i]` and counts particles per cell into `counts` (resized to
 /// the number of cells and zeroed).
 pub fn bin(grid: &Grid, pos_rad: &[[f64; 4]], keys: &mut Vec<u32>, counts: &mut Vec<u32>) {
-    keys.clear();
-    keys.extend(pos_rad.iter().map(|p| grid.key([p[0], p[1], p[2]])));
+    use rayon::prelude::*;
+    keys.resize(pos_rad.len(), 0);
+    keys.par_iter_mut()
+        .zip(pos_rad.par_iter())
+        .for_each(|(k, p)| *k = grid.key([p[0], p[1], p[2]]));
     counts.clear();
     counts.resize(grid.n_cells(), 0);
     for &k in keys.iter() {

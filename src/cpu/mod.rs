@@ -41,6 +41,9 @@ pub struct Work {
     pub torque_prev: Vec<[f64; 4]>,
     pub hist_key_new: Vec<u32>,
     pub hist_disp_new: Vec<[f64; 4]>,
+    /// Target of the per-step permutation (swapped with the state).
+    pub scratch: Option<Particles<f64>>,
+    pub scratch4: Vec<[f64; 4]>,
 }
 
 /// Everything one step needs: parameters (built once) and data.
@@ -56,7 +59,12 @@ pub struct Step {
     pub step: u64,
     /// Largest overlap ratio seen in the run so far.
     pub max_overlap_ratio: f64,
+    /// Wall time spent per stage (bin+sort, contacts, integrate) so far.
+    pub stage_seconds: [f64; 3],
 }
+
+/// Names of `Step::stage_seconds`.
+pub const STAGES: [&str; 3] = ["bin+sort", "contacts", "integrate"];
 
 /// Overlap / smaller radius above which a run stops.
 pub const MAX_OVERLAP_RATIO: f64 = 0.5;
@@ -101,6 +109,7 @@ impl Step {
             work,
             step: 0,
             max_overlap_ratio: 0.0,
+            stage_seconds: [0.0; 3],
         })
     }
 
@@ -114,19 +123,32 @@ impl Step {
             &mut w.counts,
         );
         sort::sort(&w.keys, &w.counts, &mut w.starts, &mut w.order);
-        self.particles.permute(&w.order);
+        let scratch = w.scratch.get_or_insert_with(|| self.particles.clone());
+        self.particles.permute_into(&w.order, scratch);
+        std::mem::swap(&mut self.particles, scratch);
         // the previous force is integration state: it moves with its particle
+        use rayon::prelude::*;
+        let order = &w.order;
         for v in [&mut w.force_prev, &mut w.torque_prev] {
-            let moved: Vec<[f64; 4]> = w.order.iter().map(|&i| v[i as usize]).collect();
-            *v = moved;
+            w.scratch4.resize(v.len(), [0.0; 4]);
+            w.scratch4
+                .par_iter_mut()
+                .zip(order.par_iter())
+                .for_each(|(d, &i)| *d = v[i as usize]);
+            std::mem::swap(v, &mut w.scratch4);
         }
     }
 
     /// One whole step. On error the state is left as it was when the error
     /// was found (the driver keeps the last good snapshot).
     pub fn step(&mut self) -> Result<(), RunError> {
+        let t0 = std::time::Instant::now();
         self.bin_and_sort();
+        let t1 = std::time::Instant::now();
         let rep = contacts::contacts(self);
+        let t2 = std::time::Instant::now();
+        self.stage_seconds[0] += (t1 - t0).as_secs_f64();
+        self.stage_seconds[1] += (t2 - t1).as_secs_f64();
         let err = |kind, i: usize, this: &Step| RunError {
             step: this.step,
             particle: this.particles.id[i],
@@ -153,7 +175,9 @@ impl Step {
         }
         std::mem::swap(&mut self.particles.hist_key, &mut self.work.hist_key_new);
         std::mem::swap(&mut self.particles.hist_disp, &mut self.work.hist_disp_new);
-        if let Some(i) = integrate::integrate(self) {
+        let bad = integrate::integrate(self);
+        self.stage_seconds[2] += t2.elapsed().as_secs_f64();
+        if let Some(i) = bad {
             return Err(err(RunErrorKind::NonFinite, i, self));
         }
         self.step += 1;

@@ -1,0 +1,313 @@
+//! `talus bench`: the table, `bench.json`, and the LIGGGHTS export.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use talus::backend::Backend;
+use talus::bench::{bed, bed_stats, measure, Bed, BenchRow};
+use talus::cpu::{CpuBackend, STAGES};
+use talus::gpu::{GpuBackend, GpuContext};
+use talus::state::Particles;
+
+pub struct Opts {
+    pub cpu: bool,
+    pub gpu: bool,
+    pub sizes: Vec<usize>,
+    pub steps: u64,
+    pub warmup: u64,
+    pub repeats: usize,
+    pub beds: String,
+    pub json: PathBuf,
+    pub adapter: Option<String>,
+    pub export_liggghts: Option<PathBuf>,
+}
+
+fn mem_available() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+pub fn run(o: Opts) -> ExitCode {
+    let mut beds = Vec::new();
+    for b in o.beds.split(',') {
+        match b.trim() {
+            "mono" => beds.push(Bed::Mono),
+            "poly" => beds.push(Bed::Poly),
+            other => {
+                eprintln!("error: --beds: unknown bed \"{other}\" (expected mono, poly)");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(dir) = &o.export_liggghts {
+        return export(dir, o.sizes[0], o.warmup);
+    }
+    let mut rows: Vec<BenchRow> = Vec::new();
+    let threads = rayon::current_num_threads();
+    for &kind in &beds {
+        for &n in &o.sizes {
+            if o.cpu {
+                rows.push(cpu_row(kind, n, &o, threads));
+                print_row(rows.last().unwrap());
+            }
+            if o.gpu {
+                rows.push(gpu_row(kind, n, &o));
+                print_row(rows.last().unwrap());
+            }
+        }
+    }
+    println!();
+    print!("{}", table(&rows));
+    match serde_json::to_string_pretty(&rows) {
+        Ok(j) => {
+            if let Err(e) = std::fs::write(&o.json, j + "\n") {
+                eprintln!("error: {}: {e}", o.json.display());
+                return ExitCode::FAILURE;
+            }
+            println!("written {}", o.json.display());
+        }
+        Err(e) => eprintln!("error: {e}"),
+    }
+    ExitCode::SUCCESS
+}
+
+fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> BenchRow {
+    BenchRow {
+        backend: backend.into(),
+        adapter,
+        bed: kind.name().into(),
+        particles: n,
+        steps: 0,
+        wall_seconds: 0.0,
+        particle_steps_per_second: 0.0,
+        bytes_per_particle: 0,
+        contacts_per_particle: 0.0,
+        solid_fraction: 0.0,
+        stages: Vec::new(),
+        skipped: Some(why),
+    }
+}
+
+fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
+    let adapter = format!("CPU, {threads} threads");
+    let bpp = Particles::<f64>::bytes_per_particle(8, 16) as u64;
+    if let Some(avail) = mem_available() {
+        // the scene, the state and the work arrays, with room to spare
+        let need = n as u64 * (bpp + 400);
+        if need > avail / 2 {
+            return skipped(
+                "cpu",
+                adapter,
+                kind,
+                n,
+                format!(
+                    "needs ~{:.1} GB, {:.1} GB available",
+                    need as f64 / 1e9,
+                    avail as f64 / 1e9
+                ),
+            );
+        }
+    }
+    let scene = bed(kind, n, 1);
+    let n = scene.particles.len();
+    let mut b = match CpuBackend::new(&scene) {
+        Ok(b) => b,
+        Err(e) => return skipped("cpu", adapter, kind, n, e),
+    };
+    b.advance(o.warmup).ok();
+    let before = b.st.stage_seconds;
+    let res = measure(&mut b, n, 0, o.steps, o.repeats);
+    let spent: Vec<f64> = (0..3).map(|k| b.st.stage_seconds[k] - before[k]).collect();
+    let total: f64 = spent.iter().sum();
+    let (med, _) = match res {
+        Ok(r) => r,
+        Err(e) => return skipped("cpu", adapter, kind, n, format!("run failed: {e}")),
+    };
+    let (cpp, phi) = bed_stats(&b.st.particles);
+    BenchRow {
+        backend: "cpu".into(),
+        adapter,
+        bed: kind.name().into(),
+        particles: n,
+        steps: o.steps,
+        wall_seconds: med,
+        particle_steps_per_second: n as f64 * o.steps as f64 / med,
+        bytes_per_particle: bpp,
+        contacts_per_particle: cpp,
+        solid_fraction: phi,
+        stages: STAGES
+            .iter()
+            .zip(&spent)
+            .map(|(s, t)| (s.to_string(), t / total))
+            .collect(),
+        skipped: None,
+    }
+}
+
+fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
+    let ctx = match GpuContext::new(o.adapter.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return skipped("gpu", "-".into(), kind, n, e.to_string()),
+    };
+    let adapter = ctx.describe();
+    let scene = bed(kind, n, 1);
+    let n = scene.particles.len();
+    let mut b = match GpuBackend::new(&scene, ctx) {
+        Ok(b) => b,
+        Err(e) => return skipped("gpu", adapter, kind, n, e.to_string()),
+    };
+    let bpp = talus::gpu::data::bytes_per_particle(16);
+    let (med, _) = match measure(&mut b, n, o.warmup, o.steps, o.repeats) {
+        Ok(r) => r,
+        Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
+    };
+    let (cpp, phi) = bed_stats(&b.snapshot());
+    BenchRow {
+        backend: "gpu".into(),
+        adapter,
+        bed: kind.name().into(),
+        particles: n,
+        steps: o.steps,
+        wall_seconds: med,
+        particle_steps_per_second: n as f64 * o.steps as f64 / med,
+        bytes_per_particle: bpp,
+        contacts_per_particle: cpp,
+        solid_fraction: phi,
+        stages: Vec::new(),
+        skipped: None,
+    }
+}
+
+fn print_row(r: &BenchRow) {
+    match &r.skipped {
+        Some(why) => eprintln!("{} {} {}: skipped: {why}", r.backend, r.bed, r.particles),
+        None => eprintln!(
+            "{} {} {}: {:.3e} particle-steps/s",
+            r.backend, r.bed, r.particles, r.particle_steps_per_second
+        ),
+    }
+}
+
+/// The table as Markdown.
+pub fn table(rows: &[BenchRow]) -> String {
+    let mut s = String::from(
+        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    );
+    for r in rows {
+        if let Some(why) = &r.skipped {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | | | skipped: {why} | | | | | |",
+                r.backend, r.adapter, r.bed, r.particles
+            );
+            continue;
+        }
+        let stages = if r.stages.is_empty() {
+            "not timed per stage".to_string()
+        } else {
+            r.stages
+                .iter()
+                .map(|(n, f)| format!("{n} {:.0}%", 100.0 * f))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.3} | {} |",
+            r.backend,
+            r.adapter,
+            r.bed,
+            r.particles,
+            r.steps,
+            r.wall_seconds,
+            r.particle_steps_per_second,
+            1e9 / r.particle_steps_per_second,
+            r.bytes_per_particle,
+            r.contacts_per_particle,
+            r.solid_fraction,
+            stages
+        );
+    }
+    s
+}
+
+/// Writes the mono bed as LIGGGHTS sees it: `bed.data` (atom_style
+/// granular: id type diameter density x y z) and `in.bed` with the same
+/// material, contact model, walls, gravity and dt. The bed is written as
+/// generated (not warmed up) so both codes start from the same state.
+fn export(dir: &std::path::Path, n: usize, warmup: u64) -> ExitCode {
+    let scene = bed(Bed::Mono, n, 1);
+    let m = &scene.materials[0];
+    let dt = scene.dt();
+    let d = &scene.domain;
+    let mut data = format!(
+        "LIGGGHTS data file: talus bench bed, {} spheres\n\n{} atoms\n1 atom types\n\n{:e} {:e} xlo xhi\n{:e} {:e} ylo yhi\n{:e} {:e} zlo zhi\n\nAtoms\n\n",
+        scene.particles.len(),
+        scene.particles.len(),
+        d.min[0], d.max[0], d.min[1], d.max[1], d.min[2], d.max[2]
+    );
+    for (i, p) in scene.particles.iter().enumerate() {
+        let _ = writeln!(
+            data,
+            "{} 1 {:e} {:e} {:e} {:e} {:e}",
+            i + 1,
+            2.0 * p.radius,
+            m.density,
+            p.position[0],
+            p.position[1],
+            p.position[2]
+        );
+    }
+    let input = format!(
+        "# talus bench bed for LIGGGHTS 3.8: same spheres, material, model, walls, dt
+atom_style granular
+atom_modify map array
+boundary f f f
+newton off
+communicate single vel yes
+units si
+read_data bed.data
+neighbor {skin:e} bin
+neigh_modify delay 0
+fix m1 all property/global youngsModulus peratomtype {e:e}
+fix m2 all property/global poissonsRatio peratomtype {nu}
+fix m3 all property/global coefficientRestitution peratomtypepair 1 {rest}
+fix m4 all property/global coefficientFriction peratomtypepair 1 {mu}
+pair_style gran model hertz tangential history
+pair_coeff * *
+timestep {dt:e}
+fix gravi all gravity 9.81 vector 0.0 0.0 -1.0
+fix zwall all wall/gran model hertz tangential history primitive type 1 zplane 0.0
+fix xw0 all wall/gran model hertz tangential history primitive type 1 xplane 0.0
+fix xw1 all wall/gran model hertz tangential history primitive type 1 xplane {lx:e}
+fix yw0 all wall/gran model hertz tangential history primitive type 1 yplane 0.0
+fix yw1 all wall/gran model hertz tangential history primitive type 1 yplane {lx:e}
+fix integr all nve/sphere
+thermo 1000
+run {warmup}
+variable steps index 100
+run ${{steps}}
+",
+        skin = 0.1 * talus::bench::R,
+        e = m.youngs_modulus,
+        nu = m.poisson_ratio,
+        rest = m.restitution,
+        mu = m.friction,
+        lx = d.max[0],
+    );
+    if let Err(e) = std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::write(dir.join("bed.data"), data))
+        .and_then(|_| std::fs::write(dir.join("in.bed"), input))
+    {
+        eprintln!("error: {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "{} spheres, dt {dt:e} s -> {}/bed.data, in.bed",
+        scene.particles.len(),
+        dir.display()
+    );
+    ExitCode::SUCCESS
+}
