@@ -45,7 +45,7 @@ fn parse_sizes(s: &str) -> Result<Vec<usize>, String> {
                 .trim()
                 .parse()
                 .map_err(|_| format!("\"{x}\" is not a number"))?;
-            if v >= 1.0 && v <= 1e9 && v.fract() == 0.0 {
+            if (1.0..=1e9).contains(&v) && v.fract() == 0.0 {
                 Ok(v as usize)
             } else {
                 Err(format!(
