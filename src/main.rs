@@ -119,6 +119,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // On a headless machine Mesa's Vulkan drivers probe Wayland while wgpu
+    // opens an instance and print "error: XDG_RUNTIME_DIR is invalid" when
+    // it is unset; give the process a private one (before any thread starts).
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("talus-runtime-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
     let cli = Cli::parse();
     match cli.command {
         Command::Run {
