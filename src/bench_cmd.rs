@@ -60,6 +60,21 @@ pub fn run(o: Opts) -> ExitCode {
     }
     println!();
     print!("{}", table(&rows));
+    if o.gpu {
+        if let Ok(ctx) = GpuContext::new(o.adapter.as_deref()) {
+            let bw = talus::gpu::copy_bandwidth(&ctx);
+            // bytes moved per particle-step by the current design (see
+            // docs/ARCHITECTURE.md, S = 16, c = 6) and by a fused design
+            let (now, floor) = (1300.0, 300.0);
+            println!(
+                "\n{}: copy bandwidth {:.1} GB/s -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
+                ctx.info.name,
+                bw / 1e9,
+                bw / now,
+                bw / floor
+            );
+        }
+    }
     match serde_json::to_string_pretty(&rows) {
         Ok(j) => {
             if let Err(e) = std::fs::write(&o.json, j + "\n") {
@@ -163,6 +178,17 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         Ok(r) => r,
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
+    let stages = match b.profile_stages(20) {
+        Some(t) => {
+            let total: f64 = t.iter().sum();
+            talus::gpu::GPU_STAGES
+                .iter()
+                .zip(t)
+                .map(|(s, x)| (s.to_string(), x / total))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let (cpp, phi) = bed_stats(&b.snapshot());
     BenchRow {
         backend: "gpu".into(),
@@ -175,7 +201,7 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         bytes_per_particle: bpp,
         contacts_per_particle: cpp,
         solid_fraction: phi,
-        stages: Vec::new(),
+        stages,
         skipped: None,
     }
 }

@@ -590,3 +590,38 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
         "{err}"
     );
 }
+
+/// A GPU run that blows up freezes at the failing step and reports the same
+/// step, particle and kind as the CPU path.
+#[test]
+fn gpu_blowup_reports_step_and_particle_like_cpu() {
+    let Some(ctx) = test_context() else { return };
+    let scene = SceneBuilder::new("blowup")
+        .domain([0.0; 3], [0.02, 0.02, 0.05])
+        .dt(2e-4)
+        .steps(200)
+        .material(Material::new("m", 2500.0, 5e6))
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+        // one radius per step into the floor: the overlap jumps past 0.5 r
+        .particle([0.01, 0.01, 0.0013], [0.0, 0.0, -5.0], 0.001, "m")
+        .particle([0.005, 0.005, 0.0041], [0.0, 0.0, -0.2], 0.001, "m")
+        .build_unchecked();
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let mut gpu = GpuBackend::new(&scene, ctx).unwrap();
+    let ec = cpu.advance(200).unwrap_err();
+    let eg = gpu.advance(200).unwrap_err();
+    println!("cpu: {ec}\ngpu: {eg}");
+    assert_eq!((eg.step, eg.particle), (ec.step, ec.particle));
+    assert_eq!(
+        std::mem::discriminant(&eg.kind),
+        std::mem::discriminant(&ec.kind)
+    );
+    // frozen: more steps change nothing
+    let before = gpu.state_f32();
+    assert!(gpu.advance(10).is_err());
+    assert_eq!(
+        gpu.state_f32(),
+        before,
+        "the GPU state moved after the failure"
+    );
+}

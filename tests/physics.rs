@@ -419,3 +419,108 @@ fn sparse_domain_allows_short_periodic_axis() {
     let err = Grid::for_particles(&short, 0.001, 10).unwrap_err();
     assert!(err.contains("at least 3 largest diameters"), "{err}");
 }
+
+/// A run that blows up (dt far above the stable limit, forced past the
+/// check) stops, names the step and the particle, and leaves the last good
+/// state in final.csv with summary.json saying "failed".
+#[test]
+fn blowup_stops_and_keeps_last_good_state() {
+    use talus::run::{run, Progress, RunConfig, RunFailure};
+    let mut scene = SceneBuilder::new("blowup")
+        .domain([0.0; 3], [0.02, 0.02, 0.05])
+        .dt(2e-4) // ~100x the stable limit: validation would refuse it
+        .steps(200)
+        .material(Material::new("m", 2500.0, 5e6))
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+        // one radius per step into the floor: the overlap jumps past 0.5 r
+        .particle([0.01, 0.01, 0.0013], [0.0, 0.0, -5.0], 0.001, "m")
+        .build_unchecked();
+    scene.simulation.output_interval = Some(2e-4);
+    assert!(
+        scene.validate().is_err(),
+        "the dt should be refused by validation"
+    );
+    let out = std::env::temp_dir().join(format!("talus-blowup-{}", std::process::id()));
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let cfg = RunConfig {
+        out_dir: out.clone(),
+        steps: 200,
+        output_every: 1,
+        progress: Progress::Quiet,
+    };
+    let err = match run(&scene, &mut b, &cfg) {
+        Err(RunFailure::Blowup(e, summary)) => {
+            assert_eq!(summary.status, "failed");
+            e
+        }
+        other => panic!("expected a blow-up, got {other:?}"),
+    };
+    assert_eq!(err.particle, 0);
+    assert!(matches!(err.kind, RunErrorKind::Overlap { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&format!("step {}", err.step)) && msg.contains("particle 0"),
+        "{msg}"
+    );
+    // the last good state: one particle, finite, not yet through the floor
+    let csv = std::fs::read_to_string(out.join("final.csv")).unwrap();
+    let row: Vec<f64> = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .take(10)
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!(row.iter().all(|x| x.is_finite()));
+    assert!(
+        row[2] > 0.0005,
+        "last good state already overlaps by more than half: z = {}",
+        row[2]
+    );
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(
+        summary.contains("\"status\": \"failed\"") && summary.contains("particle 0"),
+        "{summary}"
+    );
+    std::fs::remove_dir_all(out).ok();
+}
+
+/// final.csv is a valid particle file: a run continued from it starts from
+/// exactly the state the first run ended with.
+#[test]
+fn final_csv_round_trips() {
+    let scene = common::build(
+        SceneBuilder::new("rt")
+            .domain([0.0; 3], [0.02, 0.02, 0.05])
+            .dt_auto(0.2)
+            .steps(300)
+            .material(Material::new("m", 2500.0, 5e6))
+            .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+            .generate(
+                "lattice",
+                ([0.0; 3], [0.02, 0.02, 0.02]),
+                talus::scene::RadiusDist::Uniform {
+                    min: 0.0008,
+                    max: 0.001,
+                },
+                "m",
+                Some(200),
+                [0.0, 0.0, -0.2],
+            ),
+    );
+    let mut b = CpuBackend::new(&scene).unwrap();
+    b.advance(300).unwrap();
+    let end = talus::run::to_inits(&b.snapshot());
+    let path = std::env::temp_dir().join(format!("talus-rt-{}.csv", std::process::id()));
+    talus::io::csv::write_particles(&path, &end, &scene.materials).unwrap();
+    let back = talus::io::csv::read_particles(&path, &scene.materials, 0).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(back.len(), end.len());
+    for (a, b) in back.iter().zip(&end) {
+        assert_eq!(
+            (a.position, a.velocity, a.angular_velocity, a.radius),
+            (b.position, b.velocity, b.angular_velocity, b.radius)
+        );
+    }
+}

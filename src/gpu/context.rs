@@ -111,7 +111,8 @@ impl GpuContext {
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("talus"),
-            required_features: wgpu::Features::empty(),
+            // timestamps only for `talus bench`'s per-stage times, when offered
+            required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
             required_limits: limits.clone(),
             experimental_features: wgpu::ExperimentalFeatures::disabled(),
             memory_hints: wgpu::MemoryHints::Performance,

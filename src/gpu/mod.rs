@@ -295,6 +295,106 @@ impl GpuBackend {
     }
 }
 
+/// Stage names of [`GpuBackend::profile_stages`].
+pub const GPU_STAGES: [&str; 4] = ["bin", "sort", "contacts", "integrate"];
+
+impl GpuBackend {
+    /// Runs `steps` steps with each stage in its own timestamped pass and
+    /// returns GPU seconds per stage, or None without timestamp queries.
+    /// (Separate passes cost a little more than the fused run; use it for
+    /// shares, and `advance` for throughput.)
+    pub fn profile_stages(&mut self, steps: u32) -> Option<[f64; 4]> {
+        if !self
+            .ctx
+            .device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+        {
+            return None;
+        }
+        let n_q = 8 * steps;
+        let qs = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("stage timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count: n_q,
+        });
+        let resolve = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("timestamps"),
+            size: 8 * n_q as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for step in 0..steps {
+            for (k, name) in GPU_STAGES.iter().enumerate() {
+                let q = 8 * step + 2 * k as u32;
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(name),
+                    timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                        query_set: &qs,
+                        beginning_of_pass_write_index: Some(q),
+                        end_of_pass_write_index: Some(q + 1),
+                    }),
+                });
+                let (p, b, d) = (&self.pipes, &self.binds, &self.data);
+                match k {
+                    0 => p.bin.encode(&b.bin, &mut pass, d),
+                    1 => p.sort.encode(&b.sort, &p.bin, &b.bin, &mut pass, d),
+                    2 => p.contacts.encode(&b.contacts, &mut pass, d),
+                    _ => p.integrate.encode(&b.integrate, &mut pass, d),
+                }
+            }
+        }
+        enc.resolve_query_set(&qs, 0..n_q, &resolve, 0);
+        self.ctx.queue.submit([enc.finish()]);
+        let ticks: Vec<u64> = self.read_vec(&resolve, n_q as u64);
+        let period = self.ctx.queue.get_timestamp_period() as f64 * 1e-9;
+        let mut out = [0.0; 4];
+        for step in 0..steps as usize {
+            for (k, o) in out.iter_mut().enumerate() {
+                let (a, b) = (ticks[8 * step + 2 * k], ticks[8 * step + 2 * k + 1]);
+                *o += b.saturating_sub(a) as f64 * period;
+            }
+        }
+        self.steps += steps as u64;
+        Some(out)
+    }
+}
+
+/// Device-to-device copy bandwidth (bytes read + written per second) over a
+/// buffer of up to 512 MiB: the yardstick for a memory-bound step.
+pub fn copy_bandwidth(ctx: &GpuContext) -> f64 {
+    let size = (512u64 << 20).min(ctx.limits.max_buffer_size) / 256 * 256;
+    let mk = |label| {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    };
+    let (a, b) = (mk("copy src"), mk("copy dst"));
+    let run = |reps: u32| {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..reps {
+            enc.copy_buffer_to_buffer(&a, 0, &b, 0, size);
+        }
+        ctx.queue.submit([enc.finish()]);
+        ctx.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost");
+    };
+    run(1);
+    let mut times = Vec::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        run(5);
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let med = crate::bench::median(&mut times);
+    2.0 * size as f64 * 5.0 / med
+}
+
 fn widen(p: &Particles<f32>) -> Particles<f64> {
     let w4 = |v: &Vec<[f32; 4]>| v.iter().map(|a| a.map(|x| x as f64)).collect();
     Particles {
