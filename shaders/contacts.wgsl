@@ -164,19 +164,37 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     var max_ratio = 0.0;
     for (var k = 0u; k < s; k++) { hist_key_new[i * s + k] = EMPTY_SLOT; }
     let me = body(i);
-    let c = vec3<i32>(cell_coord(P, xi_pos));
+    // The cells around ours, in the CPU's order (dz, dy, dx), each row's
+    // x-neighbours merged into one range: they are consecutive in cell
+    // order (a periodic x axis that wraps splits the row in two).
+    let c = cell_coord(P, xi_pos);
+    let nx = P.dims.x;
+    let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
     for (var dz = -1; dz <= 1; dz++) {
-        let z = wrap_cell(c.z, dz, 2u);
+        let z = wrap_cell(i32(c.z), dz, 2u);
         if (z < 0) { continue; }
         for (var dy = -1; dy <= 1; dy++) {
-            let y = wrap_cell(c.y, dy, 1u);
+            let y = wrap_cell(i32(c.y), dy, 1u);
             if (y < 0) { continue; }
-            for (var dx = -1; dx <= 1; dx++) {
-                let x = wrap_cell(c.x, dx, 0u);
-                if (x < 0) { continue; }
-                let cell = u32(x) + P.dims.x * (u32(y) + P.dims.y * u32(z));
-                let hi = starts[cell + 1u];
-                for (var j = starts[cell]; j < hi; j++) {
+            let row = P.dims.x * (u32(y) + P.dims.y * u32(z));
+            var lo = array<u32, 2>(0u, 0u);
+            var hi = array<u32, 2>(0u, 0u);
+            var n_ranges = 1u;
+            if (!wraps) {
+                lo[0] = select(c.x - 1u, 0u, c.x == 0u);
+                hi[0] = min(c.x + 1u, nx - 1u);
+            } else if (c.x == 0u) {
+                lo[0] = nx - 1u; hi[0] = nx - 1u;
+                lo[1] = 0u; hi[1] = min(1u, nx - 1u);
+                n_ranges = 2u;
+            } else {
+                lo[0] = c.x - 1u; hi[0] = c.x;
+                lo[1] = 0u; hi[1] = 0u;
+                n_ranges = 2u;
+            }
+            for (var rg = 0u; rg < n_ranges; rg++) {
+                let end = starts[row + hi[rg] + 1u];
+                for (var j = starts[row + lo[rg]]; j < end; j++) {
                     if (j == i) { continue; }
                     let pj = pos_rad[j];
                     let d = min_image(P, xi_pos, pj.xyz);

@@ -171,6 +171,47 @@ impl Grid {
         }
     }
 
+    /// Calls `f(range)` with the particle index ranges (into arrays sorted by
+    /// cell, `starts` from the scan) of the cells around `c`, visiting the
+    /// same cells in the same order as [`Grid::for_neighbours`] but merging
+    /// each row's x-neighbours, which are consecutive in memory: 9 ranges
+    /// instead of 27 cells (more only where a periodic x axis wraps).
+    #[inline]
+    pub fn for_neighbour_ranges(
+        &self,
+        c: [u32; 3],
+        starts: &[u32],
+        mut f: impl FnMut(std::ops::Range<usize>),
+    ) {
+        let d = self.dims;
+        let nx = d[0];
+        let x = c[0];
+        let wraps = self.periodic[0] && (x == 0 || x + 1 == nx);
+        for dz in -1i32..=1 {
+            let Some(z) = self.offset(c[2], dz, 2) else {
+                continue;
+            };
+            for dy in -1i32..=1 {
+                let Some(y) = self.offset(c[1], dy, 1) else {
+                    continue;
+                };
+                let row = d[0] * (y + d[1] * z);
+                let span = |lo: u32, hi: u32| {
+                    starts[(row + lo) as usize] as usize..starts[(row + hi + 1) as usize] as usize
+                };
+                if !wraps {
+                    f(span(x.saturating_sub(1), (x + 1).min(nx - 1)));
+                } else if x == 0 {
+                    f(span(nx - 1, nx - 1));
+                    f(span(0, 1.min(nx - 1)));
+                } else {
+                    f(span(x - 1, x));
+                    f(span(0, 0));
+                }
+            }
+        }
+    }
+
     #[inline]
     fn offset(&self, c: u32, d: i32, k: usize) -> Option<u32> {
         let n = self.dims[k] as i32;

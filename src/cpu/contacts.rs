@@ -328,8 +328,8 @@ fn particle(
         *count += 1;
     };
     let c = grid.coord(xi_pos);
-    grid.for_neighbours(c, |cell| {
-        for j in starts[cell as usize] as usize..starts[cell as usize + 1] as usize {
+    grid.for_neighbour_ranges(c, starts, |range| {
+        for j in range {
             if j == i {
                 continue;
             }
