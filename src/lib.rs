@@ -17,6 +17,7 @@ pub mod run;
 pub mod scene;
 pub mod state;
 pub mod timestep;
+pub mod validate;
 
 pub use backend::{Backend, RunError, RunErrorKind};
 pub use scene::{Material, Scene, SceneBuilder, SceneError};

@@ -111,6 +111,17 @@ enum Command {
         #[arg(long)]
         export_liggghts: Option<PathBuf>,
     },
+    /// Run the validation cases (Chung & Ooi 2011 and analytic checks), print
+    /// the table and write <out>/report.md with plots; fails if a case fails.
+    Validate {
+        #[arg(long, default_value = "all", value_parser = ["cpu", "gpu", "all"])]
+        backend: String,
+        /// Also the long cases (settled packings).
+        #[arg(long)]
+        full: bool,
+        #[arg(long, default_value = "validation")]
+        out: PathBuf,
+    },
     /// Parse and validate a scene, and print what a run would do.
     Check {
         /// Scene file (TOML).
@@ -149,6 +160,7 @@ fn main() -> ExitCode {
         ),
         Command::Check { scene } => cmd_check(&scene),
         Command::Info => cmd_info(),
+        Command::Validate { backend, full, out } => talus::validate::cli(&backend, full, &out),
         Command::Bench {
             backend,
             sizes,

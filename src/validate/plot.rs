@@ -1,0 +1,150 @@
+//! PNG plots with plotters (bitmap backend, no system font library). Text
+//! needs a TrueType font: the first of a few common system paths (or
+//! `TALUS_FONT`) is registered; without one the plots are drawn without
+//! any text and `report.md` carries the axis meanings in the captions.
+
+use super::Plot;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::OnceLock;
+
+const FONT_PATHS: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+    "/Library/Fonts/Arial.ttf",
+    "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+/// Registers a font once; true when text can be drawn.
+pub fn have_font() -> bool {
+    static FONT: OnceLock<bool> = OnceLock::new();
+    *FONT.get_or_init(|| {
+        let env = std::env::var("TALUS_FONT").ok();
+        let candidates = env
+            .iter()
+            .map(|s| s.as_str())
+            .chain(FONT_PATHS.iter().copied());
+        for p in candidates {
+            if let Ok(bytes) = std::fs::read(p) {
+                let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", FontStyle::Normal, leaked).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+const COLORS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+fn range(vals: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in vals.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo {
+        0.05 * (hi - lo)
+    } else {
+        0.5 * lo.abs().max(1.0)
+    };
+    (lo - pad, hi + pad)
+}
+
+/// Draws `plot` into `path` (800 × 520 PNG).
+pub fn draw(plot: &Plot, path: &Path) -> Result<(), String> {
+    let text = have_font();
+    let root = BitMapBackend::new(path, (800, 520)).into_drawing_area();
+    let e = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    root.fill(&WHITE).map_err(|x| e(&x))?;
+    let all = || plot.series.iter().flat_map(|s| s.points.iter());
+    let (x0, x1) = range(all().map(|p| p.0));
+    let (y0, y1) = range(all().map(|p| p.1));
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(12);
+    if text {
+        builder
+            .caption(&plot.title, ("sans-serif", 20))
+            .x_label_area_size(42)
+            .y_label_area_size(70);
+    } else {
+        builder.x_label_area_size(6).y_label_area_size(6);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(|x| e(&x))?;
+    {
+        let mut mesh = chart.configure_mesh();
+        mesh.light_line_style(RGBColor(235, 235, 235));
+        if text {
+            mesh.x_desc(plot.x_label.as_str())
+                .y_desc(plot.y_label.as_str())
+                .label_style(("sans-serif", 14));
+        } else {
+            mesh.disable_x_axis().disable_y_axis();
+        }
+        mesh.draw().map_err(|x| e(&x))?;
+    }
+    for (k, s) in plot.series.iter().enumerate() {
+        let c = COLORS[k % COLORS.len()];
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .cloned()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        if s.theory {
+            let series = chart
+                .draw_series(LineSeries::new(pts, c.stroke_width(2)))
+                .map_err(|x| e(&x))?;
+            if text {
+                series.label(s.label.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
+                });
+            }
+        } else {
+            let series = chart
+                .draw_series(PointSeries::of_element(
+                    pts,
+                    4,
+                    c.filled(),
+                    &|p, size, st| EmptyElement::at(p) + Circle::new((0, 0), size, st),
+                ))
+                .map_err(|x| e(&x))?;
+            if text {
+                series
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| Circle::new((x + 9, y), 4, c.filled()));
+            }
+        }
+    }
+    if text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 13))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|x| e(&x))?;
+    }
+    root.present().map_err(|x| e(&x))?;
+    Ok(())
+}

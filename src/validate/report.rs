@@ -1,0 +1,336 @@
+//! The table printed by `talus validate`, `report.md`, the plots and the
+//! per-point data files.
+
+use super::liggghts::Liggghts;
+use super::{CaseDef, CaseResult, Plot, Row, Tol};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One case on every backend.
+pub struct CaseRun {
+    pub def: &'static CaseDef,
+    pub results: Vec<(String, Result<CaseResult, String>)>,
+}
+
+/// A number with 4 significant digits, scientific outside 1e-3..1e5.
+pub fn num(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if !x.is_finite() {
+        format!("{x}")
+    } else if (1e-3..1e5).contains(&x.abs()) {
+        let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+        format!("{x:.digits$}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
+fn error_text(r: &Row) -> String {
+    match r.tol {
+        Tol::Rel(_) | Tol::Info if r.expected != 0.0 => format!("{:.3} %", 100.0 * r.error()),
+        _ => num(r.error()),
+    }
+}
+
+fn tol_text(r: &Row) -> String {
+    match r.tol {
+        Tol::Rel(t) => format!("{} %", num(100.0 * t)),
+        Tol::Abs(t) => format!("± {}", num(t)),
+        Tol::Info => "info".into(),
+    }
+}
+
+fn verdict(r: &Row) -> &'static str {
+    match (r.tol, r.pass()) {
+        (Tol::Info, _) => "info",
+        (_, true) => "pass",
+        (_, false) => "FAIL",
+    }
+}
+
+fn cells(r: &Row) -> [String; 8] {
+    [
+        r.case.clone(),
+        r.quantity.clone(),
+        num(r.expected),
+        num(r.measured),
+        error_text(r),
+        tol_text(r),
+        verdict(r).into(),
+        r.backend.clone(),
+    ]
+}
+
+const HEAD: [&str; 8] = [
+    "case",
+    "quantity",
+    "expected",
+    "measured",
+    "error",
+    "tolerance",
+    "result",
+    "backend",
+];
+
+/// Rows of every case, interleaved by backend per quantity.
+fn rows_of(run: &CaseRun) -> Vec<&Row> {
+    let mut out = Vec::new();
+    let lists: Vec<&Vec<Row>> = run
+        .results
+        .iter()
+        .filter_map(|(_, r)| r.as_ref().ok().map(|r| &r.rows))
+        .collect();
+    let n = lists.iter().map(|l| l.len()).max().unwrap_or(0);
+    for i in 0..n {
+        for l in &lists {
+            if let Some(r) = l.get(i) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// The plain-text table.
+pub fn table(all: &[CaseRun]) -> String {
+    let mut lines: Vec<[String; 8]> = vec![HEAD.map(String::from)];
+    let mut errors = Vec::new();
+    for run in all {
+        for r in rows_of(run) {
+            lines.push(cells(r));
+        }
+        for (b, r) in &run.results {
+            if let Err(e) = r {
+                errors.push(format!("case {} on {b}: ERROR {e}", run.def.id));
+            }
+        }
+    }
+    let mut w = [0usize; 8];
+    for l in &lines {
+        for (k, c) in l.iter().enumerate() {
+            w[k] = w[k].max(c.chars().count());
+        }
+    }
+    let mut s = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let mut line = String::new();
+        for (k, c) in l.iter().enumerate() {
+            let pad = w[k] - c.chars().count();
+            if (2..=5).contains(&k) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                if k < 7 {
+                    line.push_str(&" ".repeat(pad));
+                }
+            }
+            if k < 7 {
+                line.push_str("  ");
+            }
+        }
+        let _ = writeln!(s, "{}", line.trim_end());
+        if i == 0 {
+            let _ = writeln!(s, "{}", "-".repeat(w.iter().sum::<usize>() + 14));
+        }
+    }
+    for e in errors {
+        let _ = writeln!(s, "{e}");
+    }
+    s
+}
+
+/// The plot of `stem` over every backend: theory series once, measured
+/// series labelled with their backend.
+fn merged_plot(run: &CaseRun, stem: &str) -> Option<Plot> {
+    let mut out: Option<Plot> = None;
+    for (b, r) in &run.results {
+        let Ok(r) = r else { continue };
+        let Some(p) = r.plots.iter().find(|p| p.stem == stem) else {
+            continue;
+        };
+        let multi = run.results.len() > 1;
+        let mut measured: Vec<_> = p
+            .series
+            .iter()
+            .filter(|s| !s.theory)
+            .cloned()
+            .map(|mut s| {
+                if multi {
+                    s.label = format!("{} ({b})", s.label);
+                }
+                s
+            })
+            .collect();
+        match &mut out {
+            None => {
+                let mut q = p.clone();
+                q.series.retain(|s| s.theory);
+                q.series.append(&mut measured);
+                out = Some(q);
+            }
+            Some(q) => q.series.append(&mut measured),
+        }
+    }
+    out
+}
+
+/// Writes `report.md`, the PNGs and `data/<case>.csv` into `out`.
+pub fn write(
+    out: &Path,
+    all: &[CaseRun],
+    lig: Option<&Liggghts>,
+    skipped: &[String],
+    full: bool,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(out.join("data"))?;
+    let mut md = String::new();
+    let backends: Vec<String> = all
+        .first()
+        .map(|r| r.results.iter().map(|(b, _)| b.clone()).collect())
+        .unwrap_or_default();
+    let total: usize = all.iter().map(|r| rows_of(r).len()).sum();
+    let failed: usize = all
+        .iter()
+        .map(|r| {
+            rows_of(r).iter().filter(|x| !x.pass()).count()
+                + r.results.iter().filter(|x| x.1.is_err()).count()
+        })
+        .sum();
+    let _ = writeln!(md, "# talus validation report\n");
+    let _ = writeln!(
+        md,
+        "Written by `talus validate` on backends {} ({}). {total} rows, {failed} failed. Cases, sources and tolerances: `docs/validation.md`. A \"rigid\" wall is a plane whose material has {:.0e} × the sphere's Young's modulus and the same Poisson ratio; expected values use the E* actually set.\n",
+        backends.join(", "),
+        if full { "all cases, --full" } else { "CI cases; --full adds the packing" },
+        super::theory::RIGID_FACTOR
+    );
+    for s in skipped {
+        let _ = writeln!(md, "- {s}");
+    }
+    if !super::plot::have_font() {
+        let _ = writeln!(
+            md,
+            "No TrueType font was found (set TALUS_FONT to a .ttf file): plots have no text; the captions give the axes.\n"
+        );
+    }
+    if let Some(l) = lig {
+        let _ = writeln!(
+            md,
+            "LIGGGHTS column: `{}` ({} values, from `validation/liggghts/run.sh`).\n",
+            l.file.display(),
+            l.values.len()
+        );
+    }
+    for run in all {
+        let d = run.def;
+        let _ = writeln!(md, "## Case {}: {}\n", d.id, d.title);
+        let _ = writeln!(md, "Source: {}.\n", d.source);
+        for (b, r) in &run.results {
+            match r {
+                Ok(r) => {
+                    for n in &r.notes {
+                        let _ = writeln!(md, "- {b}: {n}");
+                    }
+                    let _ = writeln!(md, "- {b}: {:.1} s", r.seconds);
+                }
+                Err(e) => {
+                    let _ = writeln!(md, "- {b}: **ERROR** {e}");
+                }
+            }
+        }
+        let _ = writeln!(md);
+        let _ = writeln!(md, "| {} |", HEAD.join(" | "));
+        let _ = writeln!(md, "|{}", "---|".repeat(8));
+        for r in rows_of(run) {
+            let c = cells(r).map(|c| c.replace('|', "\\|"));
+            let _ = writeln!(md, "| {} |", c.join(" | "));
+        }
+        let _ = writeln!(md);
+        // per-point values: data file, and the LIGGGHTS comparison
+        let mut pts: BTreeMap<(String, String, String), BTreeMap<String, f64>> = BTreeMap::new();
+        let mut csv = String::from("backend,case,point,quantity,value\n");
+        let mut order = Vec::new();
+        for (b, r) in &run.results {
+            if let Ok(r) = r {
+                for p in &r.points {
+                    let key = (p.case.clone(), p.point.clone(), p.quantity.clone());
+                    if !pts.contains_key(&key) {
+                        order.push(key.clone());
+                    }
+                    pts.entry(key).or_default().insert(b.clone(), p.value);
+                    let _ = writeln!(
+                        csv,
+                        "{b},{},{},{},{:e}",
+                        p.case, p.point, p.quantity, p.value
+                    );
+                }
+            }
+        }
+        std::fs::write(out.join("data").join(format!("{}.csv", d.id)), csv)?;
+        if let Some(l) = lig {
+            let with: Vec<_> = order.iter().filter(|k| l.values.contains_key(*k)).collect();
+            if !with.is_empty() {
+                let _ = writeln!(md, "Against LIGGGHTS 3.8 (same inputs):\n");
+                let _ = write!(md, "| point | quantity |");
+                for b in &backends {
+                    let _ = write!(md, " talus {b} |");
+                }
+                let _ = writeln!(
+                    md,
+                    " LIGGGHTS | talus {} − LIGGGHTS |",
+                    backends.first().map(|s| s.as_str()).unwrap_or("")
+                );
+                let _ = writeln!(md, "|{}", "---|".repeat(4 + backends.len()));
+                for k in with {
+                    let lv = l.values[k];
+                    let _ = write!(md, "| {} | {} |", k.1, k.2);
+                    for b in &backends {
+                        let v = pts[k].get(b).copied();
+                        let _ = write!(md, " {} |", v.map(num).unwrap_or_default());
+                    }
+                    let first = backends.first().and_then(|b| pts[k].get(b)).copied();
+                    let diff = first
+                        .map(|v| {
+                            if lv != 0.0 {
+                                format!("{:.3} %", 100.0 * (v - lv) / lv.abs())
+                            } else {
+                                num(v - lv)
+                            }
+                        })
+                        .unwrap_or_default();
+                    let _ = writeln!(md, " {} | {diff} |", num(lv));
+                }
+                let _ = writeln!(md);
+            }
+        }
+        let mut stems: Vec<String> = Vec::new();
+        for (_, r) in &run.results {
+            if let Ok(r) = r {
+                for p in &r.plots {
+                    if !stems.contains(&p.stem) {
+                        stems.push(p.stem.clone());
+                    }
+                }
+            }
+        }
+        for stem in stems {
+            if let Some(p) = merged_plot(run, &stem) {
+                let file = format!("{stem}.png");
+                if let Err(e) = super::plot::draw(&p, &out.join(&file)) {
+                    let _ = writeln!(md, "(plot {file} failed: {e})\n");
+                    continue;
+                }
+                let _ = writeln!(md, "![{}]({file})\n", p.title);
+                let _ = writeln!(
+                    md,
+                    "*{}* x: {}; y: {}. {}\n",
+                    p.title, p.x_label, p.y_label, p.caption
+                );
+            }
+        }
+    }
+    std::fs::write(out.join("report.md"), md)
+}

@@ -1,0 +1,111 @@
+//! The validation cases of `talus validate` (docs/validation.md) as tests:
+//! every case on the CPU path, and on the GPU path through `test_context()`
+//! (skipped with a printed reason when there is no adapter, a failure with
+//! TALUS_REQUIRE_GPU=1 as in CI, where lavapipe runs them). The long cases
+//! (packings) run only with TALUS_FULL=1.
+
+use talus::gpu::context::test_context;
+use talus::validate::{self, report, CpuMaker, GpuMaker, Maker};
+
+fn full() -> bool {
+    std::env::var("TALUS_FULL").is_ok_and(|v| v == "1")
+}
+
+/// Runs one case, prints its table, fails with the rows out of tolerance.
+fn check(id: &str, maker: &mut dyn Maker) {
+    let def = validate::case(id);
+    if def.full && !full() {
+        eprintln!("skipping case {id} ({}): long, set TALUS_FULL=1", def.title);
+        return;
+    }
+    let r = validate::run_case(def, maker).unwrap_or_else(|e| panic!("{e}"));
+    let run = report::CaseRun {
+        def,
+        results: vec![(maker.name().to_string(), Ok(r.clone()))],
+    };
+    println!("{}", report::table(&[run]));
+    for n in &r.notes {
+        println!("{n}");
+    }
+    println!("{:.2} s on {}", r.seconds, maker.name());
+    let failed: Vec<String> = r
+        .failures()
+        .iter()
+        .map(|row| {
+            format!(
+                "{} / {}: expected {}, measured {}",
+                row.case, row.quantity, row.expected, row.measured
+            )
+        })
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "case {id} on {}:\n{}",
+        maker.name(),
+        failed.join("\n")
+    );
+}
+
+fn gpu(id: &str) {
+    let Some(ctx) = test_context() else { return };
+    check(id, &mut GpuMaker { ctx });
+}
+
+macro_rules! cases {
+    ($($name:ident => $id:expr),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn cpu() {
+                super::check($id, &mut super::CpuMaker);
+            }
+            #[test]
+            fn gpu() {
+                super::gpu($id);
+            }
+        }
+    )*};
+}
+
+cases! {
+    case1_two_spheres_hertz => "1",
+    case2_sphere_wall_hertz => "2",
+    case3_restitution => "3",
+    case4_oblique_angles => "4",
+    case5_oblique_tangential_speed => "5",
+    case6_spin_on_wall => "6",
+    case7_counter_spinning_pair => "7",
+    case8_small_on_large_sphere => "8",
+    linear_spring_dashpot => "linear",
+    rolling_resistance_and_sliding => "rolling",
+    energy_balance_settling => "energy",
+    packing_fraction => "packing",
+}
+
+/// Every case is covered above, and the report (table, report.md, PNGs,
+/// data files) is written for a cheap case.
+#[test]
+fn report_is_written() {
+    let ids: Vec<&str> = validate::cases::CASES.iter().map(|c| c.id).collect();
+    assert_eq!(
+        ids,
+        ["1", "2", "3", "4", "5", "6", "7", "8", "linear", "rolling", "energy", "packing"],
+        "a case was added: add it to tests/validation.rs"
+    );
+    let def = validate::case("1");
+    let r = validate::run_case(def, &mut CpuMaker).unwrap();
+    let dir = std::env::temp_dir().join(format!("talus-validate-{}", std::process::id()));
+    let runs = [report::CaseRun {
+        def,
+        results: vec![("cpu".into(), Ok(r))],
+    }];
+    report::write(&dir, &runs, None, &[], false).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Case 1") && md.contains("| 1 glass | F_max [N] |"),
+        "{md}"
+    );
+    let png = std::fs::read(dir.join("case1_force.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert!(dir.join("data").join("1.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

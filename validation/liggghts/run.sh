@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs validation cases 1, 3 and 4 in LIGGGHTS 3.8 (by hand, not in CI) and
+# writes validation/liggghts/results.csv; then `talus validate` adds a
+# LIGGGHTS column to validation/report.md. See docs/validation.md.
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v "${LIGGGHTS:-liggghts}" >/dev/null || {
+  echo "liggghts not found (Debian: apt-get install liggghts, or set LIGGGHTS=/path/to/binary)" >&2
+  exit 1
+}
+exec python3 cases.py "$@"
