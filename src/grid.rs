@@ -148,34 +148,12 @@ impl Grid {
         }
     }
 
-    /// Calls `f(key)` for the up to 27 cells around cell `c`, in a fixed
-    /// order (dz, dy, dx from -1 to 1), wrapping periodic axes.
-    #[inline]
-    pub fn for_neighbours(&self, c: [u32; 3], mut f: impl FnMut(u32)) {
-        let d = self.dims;
-        for dz in -1i32..=1 {
-            let Some(z) = self.offset(c[2], dz, 2) else {
-                continue;
-            };
-            for dy in -1i32..=1 {
-                let Some(y) = self.offset(c[1], dy, 1) else {
-                    continue;
-                };
-                for dx in -1i32..=1 {
-                    let Some(x) = self.offset(c[0], dx, 0) else {
-                        continue;
-                    };
-                    f(x + d[0] * (y + d[1] * z));
-                }
-            }
-        }
-    }
-
     /// Calls `f(range)` with the particle index ranges (into arrays sorted by
     /// cell, `starts` from the scan) of the cells around `c`, visiting the
-    /// same cells in the same order as [`Grid::for_neighbours`] but merging
-    /// each row's x-neighbours, which are consecutive in memory: 9 ranges
-    /// instead of 27 cells (more only where a periodic x axis wraps).
+    /// up to 27 cells in a fixed order (dz, dy, dx from -1 to 1, periodic
+    /// axes wrapped) and merging each row's x-neighbours, which are
+    /// consecutive in memory: 9 ranges instead of 27 cells (more only where
+    /// a periodic x axis wraps).
     #[inline]
     pub fn for_neighbour_ranges(
         &self,

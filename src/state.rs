@@ -96,6 +96,25 @@ impl<T: Pod + Send + Sync> Particles<T> {
     }
 }
 
+impl<T: Pod> Particles<T> {
+    /// The same arrays with every real converted by `f` (ids, materials
+    /// and history keys unchanged).
+    pub fn map_real<U: Pod>(&self, f: impl Fn(T) -> U + Copy) -> Particles<U> {
+        let m4 = |v: &Vec<[T; 4]>| v.iter().map(|a| a.map(f)).collect();
+        Particles {
+            pos_rad: m4(&self.pos_rad),
+            vel_invm: m4(&self.vel_invm),
+            omega_invi: m4(&self.omega_invi),
+            material: self.material.clone(),
+            id: self.id.clone(),
+            dissipated: self.dissipated.iter().map(|&x| f(x)).collect(),
+            hist_key: self.hist_key.clone(),
+            hist_disp: m4(&self.hist_disp),
+            slots: self.slots,
+        }
+    }
+}
+
 impl Particles<f64> {
     /// The initial state of a scene: ids in input order, no history.
     pub fn from_scene(scene: &Scene) -> Self {
@@ -128,20 +147,7 @@ impl Particles<f64> {
 
     /// Converts to the GPU's f32 layout (same arrays, same order).
     pub fn to_f32(&self) -> Particles<f32> {
-        let c4 = |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> {
-            v.iter().map(|a| a.map(|x| x as f32)).collect()
-        };
-        Particles {
-            pos_rad: c4(&self.pos_rad),
-            vel_invm: c4(&self.vel_invm),
-            omega_invi: c4(&self.omega_invi),
-            material: self.material.clone(),
-            id: self.id.clone(),
-            dissipated: self.dissipated.iter().map(|&x| x as f32).collect(),
-            hist_key: self.hist_key.clone(),
-            hist_disp: c4(&self.hist_disp),
-            slots: self.slots,
-        }
+        self.map_real(|x| x as f32)
     }
 
     /// Bytes per particle of the CPU path's arrays for scalar size `real`

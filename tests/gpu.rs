@@ -12,22 +12,10 @@ use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
 use talus::state::{Particles, EMPTY_SLOT};
-use talus::timestep::{hertz_contact_time, hertz_max_overlap};
 
 /// f64 state rounded through f32, so CPU and GPU start from the same values.
 fn rounded(p: &Particles<f64>) -> Particles<f64> {
-    let r4 = |v: &Vec<[f64; 4]>| v.iter().map(|a| a.map(|x| x as f32 as f64)).collect();
-    Particles {
-        pos_rad: r4(&p.pos_rad),
-        vel_invm: r4(&p.vel_invm),
-        omega_invi: r4(&p.omega_invi),
-        material: p.material.clone(),
-        id: p.id.clone(),
-        dissipated: p.dissipated.iter().map(|&x| x as f32 as f64).collect(),
-        hist_key: p.hist_key.clone(),
-        hist_disp: r4(&p.hist_disp),
-        slots: p.slots,
-    }
+    p.to_f32().map_real(f64::from)
 }
 
 /// Fixed-point positions of an f32 state.
@@ -375,39 +363,7 @@ fn gpu_short_trajectory_matches_cpu() {
 #[test]
 fn gpu_hertz_head_on_impact_matches_theory() {
     let Some(ctx) = test_context() else { return };
-    let (r, v): (f64, f64) = (0.01, 2.0);
-    let m = glass(1.0, 0.0);
-    let e_star = m.youngs_modulus / (2.0 * (1.0 - m.poisson_ratio.powi(2)));
-    let mass = m.density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
-    let tc = hertz_contact_time(0.5 * mass, 0.5 * r, e_star, v);
-    let dmax = hertz_max_overlap(0.5 * mass, 0.5 * r, e_star, v);
-    let fmax = 4.0 / 3.0 * e_star * (0.5 * r).sqrt() * dmax.powf(1.5);
-    let dt = tc / 400.0;
-    let scene = build(head_on(SceneBuilder::new("hertz").dt(dt).steps(1), r, v, m));
-    let mut b = GpuBackend::new(&scene, ctx).unwrap();
-    let imp = measure_head_on(&mut b, dt, 1000);
-    println!("{imp:?}; theory tc {tc:e} dmax {dmax:e} fmax {fmax:e}");
-    assert!(
-        rel(imp.contact_time, tc) < 0.01,
-        "contact time {} vs {tc}",
-        imp.contact_time
-    );
-    assert!(
-        rel(imp.max_overlap, dmax) < 0.01,
-        "max overlap {} vs {dmax}",
-        imp.max_overlap
-    );
-    assert!(
-        rel(imp.max_force, fmax) < 0.01,
-        "max force {} vs {fmax}",
-        imp.max_force
-    );
-    assert!(
-        rel(imp.v_out, imp.v_in) < 0.001,
-        "rebound {} vs impact {}",
-        imp.v_out,
-        imp.v_in
-    );
+    check_hertz_impact(400.0, |s| Box::new(GpuBackend::new(s, ctx).unwrap()));
 }
 
 /// Linear model on the GPU: restitution within 0.5 % for e = 0.2, 0.5, 0.9.

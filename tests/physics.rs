@@ -10,48 +10,13 @@ use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Domain, Material, SceneBuilder};
 use talus::state::{EMPTY_SLOT, WALL_ID_BASE};
-use talus::timestep::{hertz_contact_time, hertz_max_overlap};
 
 /// Hertz head-on impact of two glass spheres (e = 1, μ = 0): contact time,
 /// maximum overlap and maximum force within 1 % of Hertz theory, rebound
 /// speed within 0.1 % of the impact speed.
 #[test]
 fn hertz_head_on_impact_matches_theory() {
-    let (r, v): (f64, f64) = (0.01, 2.0);
-    let m = glass(1.0, 0.0);
-    // effective properties of two identical spheres
-    let e_star = m.youngs_modulus / (2.0 * (1.0 - m.poisson_ratio.powi(2)));
-    let mass = m.density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
-    let (m_star, r_star) = (0.5 * mass, 0.5 * r);
-    let tc = hertz_contact_time(m_star, r_star, e_star, v);
-    let dmax = hertz_max_overlap(m_star, r_star, e_star, v);
-    let fmax = 4.0 / 3.0 * e_star * r_star.sqrt() * dmax.powf(1.5);
-    let dt = tc / 2000.0;
-    let scene = build(head_on(SceneBuilder::new("hertz").dt(dt).steps(1), r, v, m));
-    let mut b = CpuBackend::new(&scene).unwrap();
-    let imp = measure_head_on(&mut b, dt, 5000);
-    println!("{imp:?}; theory tc {tc:e} dmax {dmax:e} fmax {fmax:e}");
-    assert!(
-        rel(imp.contact_time, tc) < 0.01,
-        "contact time {} vs {tc}",
-        imp.contact_time
-    );
-    assert!(
-        rel(imp.max_overlap, dmax) < 0.01,
-        "max overlap {} vs {dmax}",
-        imp.max_overlap
-    );
-    assert!(
-        rel(imp.max_force, fmax) < 0.01,
-        "max force {} vs {fmax}",
-        imp.max_force
-    );
-    assert!(
-        rel(imp.v_out, imp.v_in) < 0.001,
-        "rebound {} vs impact {}",
-        imp.v_out,
-        imp.v_in
-    );
+    check_hertz_impact(2000.0, |s| Box::new(CpuBackend::new(s).unwrap()));
 }
 
 /// Linear spring–dashpot calibrated from a contact time: measured

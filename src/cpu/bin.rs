@@ -32,8 +32,8 @@ pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     for i in 0..pos_rad.len() {
         let p = pos_rad[i];
         let c = grid.coord([p[0], p[1], p[2]]);
-        grid.for_neighbours(c, |cell| {
-            for &j in &order[starts[cell as usize] as usize..starts[cell as usize + 1] as usize] {
+        grid.for_neighbour_ranges(c, &starts, |range| {
+            for &j in &order[range] {
                 let j = j as usize;
                 if j <= i {
                     continue;

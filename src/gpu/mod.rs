@@ -395,21 +395,6 @@ pub fn copy_bandwidth(ctx: &GpuContext) -> f64 {
     2.0 * size as f64 * 5.0 / med
 }
 
-fn widen(p: &Particles<f32>) -> Particles<f64> {
-    let w4 = |v: &Vec<[f32; 4]>| v.iter().map(|a| a.map(|x| x as f64)).collect();
-    Particles {
-        pos_rad: w4(&p.pos_rad),
-        vel_invm: w4(&p.vel_invm),
-        omega_invi: w4(&p.omega_invi),
-        material: p.material.clone(),
-        id: p.id.clone(),
-        dissipated: p.dissipated.iter().map(|&x| x as f64).collect(),
-        hist_key: p.hist_key.clone(),
-        hist_disp: w4(&p.hist_disp),
-        slots: p.slots,
-    }
-}
-
 impl Backend for GpuBackend {
     fn name(&self) -> &'static str {
         "gpu"
@@ -484,7 +469,7 @@ impl Backend for GpuBackend {
     }
 
     fn snapshot(&mut self) -> Particles<f64> {
-        let mut p = widen(&self.state_f32());
+        let mut p = self.state_f32().map_real(f64::from);
         // positions from the exact fixed-point words, not the f32 copy
         let fx: Vec<[u32; 8]> = self.read_vec(&self.data.a.pos_fx, self.data.n);
         for (x, w) in p.pos_rad.iter_mut().zip(&fx) {

@@ -4,6 +4,7 @@
 
 use talus::backend::Backend;
 use talus::scene::{Material, Scene, SceneBuilder};
+use talus::timestep::{hertz_contact_time, hertz_max_overlap};
 
 pub fn glass(e: f64, mu: f64) -> Material {
     Material {
@@ -106,4 +107,46 @@ pub fn rel(measured: f64, expected: f64) -> f64 {
 pub fn build(b: SceneBuilder) -> Scene {
     b.build()
         .unwrap_or_else(|e| panic!("test scene invalid: {e}"))
+}
+
+/// Hertz head-on impact of two glass spheres (R = 10 mm, 2 m/s, e = 1,
+/// μ = 0) on the backend `make` builds, resolved with `steps_per_contact`
+/// steps: contact time, maximum overlap and maximum force within 1 % of
+/// Hertz theory, rebound speed within 0.1 % of the impact speed.
+pub fn check_hertz_impact(steps_per_contact: f64, make: impl FnOnce(&Scene) -> Box<dyn Backend>) {
+    let (r, v): (f64, f64) = (0.01, 2.0);
+    let m = glass(1.0, 0.0);
+    // effective properties of two identical spheres
+    let e_star = m.youngs_modulus / (2.0 * (1.0 - m.poisson_ratio.powi(2)));
+    let mass = m.density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let (m_star, r_star) = (0.5 * mass, 0.5 * r);
+    let tc = hertz_contact_time(m_star, r_star, e_star, v);
+    let dmax = hertz_max_overlap(m_star, r_star, e_star, v);
+    let fmax = 4.0 / 3.0 * e_star * r_star.sqrt() * dmax.powf(1.5);
+    let dt = tc / steps_per_contact;
+    let scene = build(head_on(SceneBuilder::new("hertz").dt(dt).steps(1), r, v, m));
+    let mut b = make(&scene);
+    let imp = measure_head_on(b.as_mut(), dt, (2.5 * steps_per_contact) as u64);
+    println!("{imp:?}; theory tc {tc:e} dmax {dmax:e} fmax {fmax:e}");
+    assert!(
+        rel(imp.contact_time, tc) < 0.01,
+        "contact time {} vs {tc}",
+        imp.contact_time
+    );
+    assert!(
+        rel(imp.max_overlap, dmax) < 0.01,
+        "max overlap {} vs {dmax}",
+        imp.max_overlap
+    );
+    assert!(
+        rel(imp.max_force, fmax) < 0.01,
+        "max force {} vs {fmax}",
+        imp.max_force
+    );
+    assert!(
+        rel(imp.v_out, imp.v_in) < 0.001,
+        "rebound {} vs impact {}",
+        imp.v_out,
+        imp.v_in
+    );
 }
