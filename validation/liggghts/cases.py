@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs validation cases 1, 3 and 4 (docs/validation.md) in LIGGGHTS 3.8 on
-the same inputs as `talus validate` and writes results.csv
+"""Runs the Chung & Ooi validation cases 1-8 (docs/validation.md) in LIGGGHTS
+3.8 on the same inputs as `talus validate` and writes results.csv
 (case,point,quantity,value) beside this file; `talus validate` adds a
 LIGGGHTS column to report.md when it exists.
 
@@ -12,10 +12,15 @@ primitive plane whose material has 1000x the sphere's Young's modulus and
 the same Poisson ratio), dt = shortest Hertz contact time / 200; gravity
 off. The model is LIGGGHTS' `hertz` + `tangential history` (no
 limitForce), which talus implements. Quantities are extracted exactly as
-talus does (see src/validate/cases.rs).
+talus does (see src/validate/cases.rs). Sphere-wall cases put every sphere
+on the floor z = 0 (talus uses the floor and the wall x = 0, the same
+contact); sphere pairs collide along x in lanes along y, one atom type per
+talus material (case 8: the small sphere and the heavy one), with
+per-type-pair e and mu.
 """
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +29,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIGGGHTS = os.environ.get("LIGGGHTS", "liggghts")
 RIGID = 1e3
 PER_CONTACT = 200.0
+# pair and wall model (talus' law), and model settings appended to both
+# (empty: the defaults); diagnostics may set e.g. "tangential_damping off" or
+# "limitForce on" (see docs/validation.md)
+MODEL = "hertz tangential history"
+SETTINGS = ""
 
 
 def e_star(E1, nu1, E2, nu2):
@@ -47,9 +57,11 @@ def fmt(x):
 
 
 def run(name, types, atoms, walls, dt, steps, dump_every, box):
-    """types: list of (E, nu, rho); e_mat, mu_mat: n x n lists via atoms'
-    pair tables; atoms: (type, diameter, density, pos, vel, omega)."""
-    tmp = tempfile.mkdtemp(prefix=f"lig-{name}-")
+    """types: {"E": [per type], "nu": [per type], "e": n x n, "mu": n x n
+    (per type pair)}; atoms: (type, diameter, density, pos, vel, omega);
+    walls: (atom type of the wall's material, primitive). Returns the dumped
+    snapshots, each {id: [x y z vx vy vz wx wy wz]}."""
+    tmp = tempfile.mkdtemp(prefix=f"lig-{name.replace(' ', '_')}-")
     n_types = len(types["E"])
     lines = [f"talus validation {name}", "", f"{len(atoms)} atoms", f"{n_types} atom types", ""]
     for k, ax in enumerate("xyz"):
@@ -79,12 +91,12 @@ fix m1 all property/global youngsModulus peratomtype {' '.join(f'{x:.16g}' for x
 fix m2 all property/global poissonsRatio peratomtype {' '.join(f'{x:.16g}' for x in types['nu'])}
 fix m3 all property/global coefficientRestitution peratomtypepair {n_types} {pairs(types['e'])}
 fix m4 all property/global coefficientFriction peratomtypepair {n_types} {pairs(types['mu'])}
-pair_style gran model hertz tangential history
+pair_style gran model {MODEL} {SETTINGS}
 pair_coeff * *
 timestep {dt:.16e}
 """
     for k, (wtype, prim) in enumerate(walls):
-        inp += f"fix w{k} all wall/gran model hertz tangential history primitive type {wtype} {prim} 0.0\n"
+        inp += f"fix w{k} all wall/gran model {MODEL} primitive type {wtype} {prim} 0.0 {SETTINGS}\n"
     inp += f"""fix integr all nve/sphere
 dump d all custom {dump_every} dump.txt id x y z vx vy vz omegax omegay omegaz
 dump_modify d sort id format "%d %.16e %.16e %.16e %.16e %.16e %.16e %.16e %.16e %.16e"
@@ -111,7 +123,22 @@ run {steps}
             snaps.append(snap)
             i += n
         i += 1
+    shutil.rmtree(tmp)
     return snaps
+
+
+def normal_history(ov, vn, m, dt):
+    """As talus' normal_history: (F_max, delta_max, t_c, e) from the overlap
+    and the moving sphere's normal velocity at every step (index 0 = start):
+    F_max the largest m |dv|/dt, t_c from the linearly interpolated zero
+    crossings, e = |v_n last| / |v_n first|."""
+    first = next(k for k, d in enumerate(ov) if d > 0)
+    last = first + next(k for k, d in enumerate(ov[first:]) if d <= 0) - 1
+    cross = lambda i, j: i + (j - i) * ov[i] / (ov[i] - ov[j])
+    t_c = (cross(last, last + 1) - cross(first - 1, first)) * dt
+    dmax = max(ov[first : last + 1])
+    fmax = max(m * abs(vn[k + 1] - vn[k]) / dt for k in range(len(vn) - 1))
+    return fmax, dmax, t_c, abs(vn[-1]) / abs(vn[0])
 
 
 def case1(out):
@@ -133,16 +160,30 @@ def case1(out):
         snaps = run("case1-" + name, types, atoms, [], dt, steps, 1, ((-0.05, -0.05, -0.05), (0.07, 0.05, 0.05)))
         ov = [2 * r - (s[2][0] - s[1][0]) for s in snaps]
         vx = [s[1][3] for s in snaps]
-        first = next(k for k, d in enumerate(ov) if d > 0)
-        last = first + next(k for k, d in enumerate(ov[first:]) if d <= 0) - 1
-        cross = lambda i, j: i + (j - i) * ov[i] / (ov[i] - ov[j])
-        t_c = (cross(last, last + 1) - cross(first - 1, first)) * dt
-        dmax = max(ov[first : last + 1])
-        fmax = max(m * abs(vx[k + 1] - vx[k]) / dt for k in range(len(vx) - 1))
-        e = abs(snaps[-1][2][3] - snaps[-1][1][3]) / (2 * v)
+        fmax, dmax, t_c, e = normal_history(ov, vx, m, dt)
         for q, val in (("F_max", fmax), ("delta_max", dmax), ("t_c", t_c), ("e", e)):
             out.append(("1", name, q, val))
         print(f"case 1 {name}: F_max {fmax:.6g} N, delta_max {dmax:.6g} m, t_c {t_c:.6g} s (theory {tc:.6g}), e {e:.6g}")
+
+
+def case2(out):
+    """Sphere on the rigid plane, e = 1, mu = 0; every step dumped."""
+    r, v = 0.1, 0.2
+    fams = [("Al alloy", 70e9, 0.30, 2699.0), ("Mg alloy", 40e9, 0.35, 1800.0)]
+    tcs = [hertz_tc(mass(rho, r), r, e_star(E, nu, RIGID * E, nu), v) for _, E, nu, rho in fams]
+    dt = min(tcs) / PER_CONTACT
+    steps = int(math.ceil((10 * dt + 1.15 * max(tcs)) / dt)) + 6
+    for (name, E, nu, rho), tc in zip(fams, tcs):
+        m = mass(rho, r)
+        atoms = [(1, 2 * r, rho, (0.0, 0.0, r + v * 10 * dt), (0.0, 0.0, -v), (0, 0, 0))]
+        types = {"E": [E, RIGID * E], "nu": [nu, nu], "e": [[1.0] * 2] * 2, "mu": [[0.0] * 2] * 2}
+        snaps = run("case2-" + name, types, atoms, [(2, "zplane")], dt, steps, 1, ((-0.5, -0.5, -0.2), (0.5, 0.5, 0.5)))
+        ov = [r - s[1][2] for s in snaps]
+        vz = [s[1][5] for s in snaps]
+        fmax, dmax, t_c, e = normal_history(ov, vz, m, dt)
+        for q, val in (("F_max", fmax), ("delta_max", dmax), ("t_c", t_c), ("e", e)):
+            out.append(("2", name, q, val))
+        print(f"case 2 {name}: F_max {fmax:.6g} N, delta_max {dmax:.6g} m, t_c {t_c:.6g} s (theory {tc:.6g}), e {e:.6g}")
 
 
 def wall_case(name, fams, r, impacts, pair_e, mu, box_len):
@@ -170,7 +211,8 @@ def wall_case(name, fams, r, impacts, pair_e, mu, box_len):
             "e": e_tab,
             "mu": [[mu] * n for _ in range(n)],
         }
-        spacing = 6 * r + 2 * 25.0 * 3 * (10 * dt + max(tcs))
+        vmax = max(abs(i[1]) + i[0] for i in impacts)
+        spacing = max(6 * r, 4 * r + 2 * vmax * 3 * (10 * dt + max(tcs)))
         atoms = []
         for k, (vn, vt, label, e, *spin) in enumerate(impacts):
             y = spacing * (k + 1)
@@ -220,6 +262,22 @@ def case4(out):
         print(f"case 4 {fam} {label}: vt'/vt {a[3]/vt:.6g}, omega {a[7]:.6g}, e_n {a[5]/vn:.6g}")
 
 
+def case5(out):
+    """Constant v_n = 5 m/s, v_t = 0.1..21 m/s, e = 1 (no damping at all)."""
+    r, vn = 1e-5, 5.0
+    e, mu = 1.0, 0.3
+    fams = [("steel", 208e9, 0.30, 7850.0), ("polyethylene", 1e9, 0.40, 1400.0)]
+    vts = [0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 14.0, 16.0, 18.0, 21.0]
+    impacts = [(vn, vt, f"v_t={fmt(vt)}", e) for vt in vts]
+    res, dt = wall_case("case5", fams, r, impacts, e, mu, 1e-4)
+    for (fam, label), (a, _) in res.items():
+        ang = (a[3] - r * a[7]) / (mu * a[5])
+        spin = r * a[7] / (mu * vn)
+        out.append(("5", f"{fam} {label}", "angle_norm", ang))
+        out.append(("5", f"{fam} {label}", "spin_norm", spin))
+        print(f"case 5 {fam} {label}: (v_t' - R w')/(mu v_n') {ang:.6g}, R w'/(mu v_n) {spin:.6g}")
+
+
 def case6(out):
     """Spin on the plane: talus' spin s = -omega0 about b = +y."""
     r, vn = 0.1, 0.2
@@ -234,12 +292,110 @@ def case6(out):
         print(f"case 6 {fam} {label}: omega' {-a[7]:.6g}, v_t' {-a[3]:.6g}")
 
 
+def pair_case(name, pairs, e, mu):
+    """Sphere pairs colliding along x, all in one LIGGGHTS run, as talus'
+    pair_sweep: pairs = [(fam, label, mat_a, r_a, mat_b, r_b, v_a, w_a, v_b,
+    w_b)], mat = (name, E, nu, rho). One atom type per material; every type
+    pair gets e and mu (only a-b pairs ever touch). dt = shortest Hertz t_c
+    of all pairs / 200; a and b start 10 dt of approach apart; lanes along y
+    6 R_max apart. Returns {(fam, label): (a after, b after, pair)}."""
+    mats = []
+    for p in pairs:
+        for mt in (p[2], p[4]):
+            if mt not in mats:
+                mats.append(mt)
+    tcs, rmax = [], 0.0
+    for (_, _, ma, ra, mb, rb, va, _, vb, _) in pairs:
+        m1, m2 = mass(ma[3], ra), mass(mb[3], rb)
+        tcs.append(hertz_tc(m1 * m2 / (m1 + m2), ra * rb / (ra + rb), e_star(ma[1], ma[2], mb[1], mb[2]), va[0] - vb[0]))
+        rmax = max(rmax, ra, rb)
+    dt = min(tcs) / PER_CONTACT
+    steps = int(math.ceil((10 * dt + 1.2 * max(tcs)) / dt))
+    spacing = 6 * rmax
+    n = len(mats)
+    types = {
+        "E": [mt[1] for mt in mats],
+        "nu": [mt[2] for mt in mats],
+        "e": [[e] * n for _ in range(n)],
+        "mu": [[mu] * n for _ in range(n)],
+    }
+    atoms = []
+    for k, (_, _, ma, ra, mb, rb, va, wa, vb, wb) in enumerate(pairs):
+        y = spacing * (k + 1)
+        gap = max(va[0] - vb[0], 0.0) * 10 * dt
+        atoms.append((mats.index(ma) + 1, 2 * ra, ma[3], (0.0, y, 0.0), va, wa))
+        atoms.append((mats.index(mb) + 1, 2 * rb, mb[3], (ra + rb + gap, y, 0.0), vb, wb))
+    box = ((-3 * rmax, 0.0, -3 * rmax), (6 * rmax, spacing * (len(pairs) + 1), 3 * rmax))
+    snaps = run(name, types, atoms, [], dt, steps + 200, steps + 200, box)
+    after = snaps[-1]
+    res = {}
+    for k, p in enumerate(pairs):
+        a, b = after[2 * k + 1], after[2 * k + 2]
+        d = [b[j] - a[j] for j in range(3)]
+        dist = math.sqrt(sum(x * x for x in d))
+        v_sep = sum((b[3 + j] - a[3 + j]) * d[j] / dist for j in range(3))
+        if p[3] + p[5] - dist >= 0 or v_sep <= 0:
+            sys.exit(f"{name} {p[0]} {p[1]}: not separated after {steps + 200} steps")
+        res[(p[0], p[1])] = (a, b, p)
+    print(f"{name}: {len(pairs)} pairs, dt {dt:.4e} s, {steps + 200} steps")
+    return res, dt
+
+
+def slip(a, b, ra, rb):
+    """Contact-point slip along y of a pair along x with spins about z:
+    v_ay + R_a w_az - v_by + R_b w_bz (talus' PairSweep::slip)."""
+    return a[4] + ra * a[8] - b[4] + rb * b[8]
+
+
+def case7(out):
+    """Two identical spheres at +-0.2 m/s, both spinning w0 about z."""
+    r, v = 0.1, 0.2
+    e, mu = 0.5, 0.4
+    fams = [("Al alloy", 70e9, 0.30, 2699.0), ("copper", 120e9, 0.35, 8900.0)]
+    ws = [0.175, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 14.0, 21.0]
+    pairs = []
+    for mt in fams:
+        for w in ws:
+            pairs.append((mt[0], f"ω0={fmt(w)}", mt, r, mt, r, (v, 0.0, 0.0), (0.0, 0.0, w), (-v, 0.0, 0.0), (0.0, 0.0, w)))
+    res, dt = pair_case("case7", pairs, e, mu)
+    for (fam, label), (a, b, p) in res.items():
+        out.append(("7", f"{fam} {label}", "omega", a[8]))
+        out.append(("7", f"{fam} {label}", "vt", abs(a[4])))
+        u0 = slip((0, 0, 0, *p[6], *p[7]), (0, 0, 0, *p[8], *p[9]), r, r)
+        print(f"case 7 {fam} {label}: omega' {a[8]:.6g}, |v_t'| {abs(a[4]):.6g}, u'/u {slip(a, b, r, r) / u0:.6g}")
+
+
+def case8(out):
+    """R1 = 0.1 m at 0.2 m/s spinning w0 about z onto R2 = 5 R1 at rest with
+    1000x the density (same E, nu): two atom types per family."""
+    r1, v = 0.1, 0.2
+    r2 = 5 * r1
+    e, mu = 0.5, 0.4
+    fams = [("Al alloy", 70e9, 0.30, 2699.0), ("nylon", 2.5e9, 0.40, 1000.0)]
+    ws = [0.175, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 14.0, 21.0]
+    pairs = []
+    for mt in fams:
+        heavy = (mt[0] + " ×1000 ρ", mt[1], mt[2], 1000.0 * mt[3])
+        for w in ws:
+            pairs.append((mt[0], f"ω0={fmt(w)}", mt, r1, heavy, r2, (v, 0.0, 0.0), (0.0, 0.0, w), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)))
+    res, dt = pair_case("case8", pairs, e, mu)
+    for (fam, label), (a, b, p) in res.items():
+        u0 = slip((0, 0, 0, *p[6], *p[7]), (0, 0, 0, *p[8], *p[9]), r1, r2)
+        et = slip(a, b, r1, r2) / u0
+        out.append(("8", f"{fam} {label}", "et", et))
+        print(f"case 8 {fam} {label}: u'/u {et:.6g}, omega' {a[8]:.6g}, v_t' {a[4]:.6g}")
+
+
 def main():
     out = []
     case1(out)
+    case2(out)
     case3(out)
     case4(out)
+    case5(out)
     case6(out)
+    case7(out)
+    case8(out)
     path = os.path.join(HERE, "results.csv")
     with open(path, "w") as f:
         f.write("case,point,quantity,value\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs validation cases 1, 3 and 4 in LIGGGHTS 3.8 (by hand, not in CI) and
+# Runs the Chung & Ooi validation cases 1-8 in LIGGGHTS 3.8 (by hand, not in CI) and
 # writes validation/liggghts/results.csv; then `talus validate` adds a
 # LIGGGHTS column to validation/report.md. See docs/validation.md.
 set -euo pipefail
