@@ -17,6 +17,8 @@
 @group(1) @binding(4) var<storage, read> ids: array<u32>;
 @group(1) @binding(5) var<storage, read> hist_key: array<u32>;
 @group(1) @binding(6) var<storage, read> hist_disp: array<vec4<f32>>;
+@group(1) @binding(7) var<storage, read> force_prev: array<vec4<f32>>;
+@group(1) @binding(8) var<storage, read> torque_prev: array<vec4<f32>>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
@@ -24,8 +26,10 @@
 @group(2) @binding(3) var<storage, read_write> hist_disp_new: array<vec4<f32>>;
 
 struct Body {
-    vel: vec3<f32>,
+    vel: vec3<f32>,        // predicted v*(n): damping, friction
     omega: vec3<f32>,
+    vel_half: vec3<f32>,   // v(n-1/2), which moved the positions: slip
+    omega_half: vec3<f32>,
     radius: f32,      // < 0: a wall (infinite radius)
     inv_mass: f32,
     inv_inertia: f32,
@@ -44,7 +48,10 @@ struct PairResult {
 fn body(j: u32) -> Body {
     let v = vel_invm[j];
     let w = omega_invi[j];
-    return Body(v.xyz, w.xyz, pos_rad[j].w, v.w, w.w);
+    let half = 0.5 * P.gravity_dt.w;
+    let vh = v.xyz - (force_prev[j].xyz * v.w + P.gravity_dt.xyz) * half;
+    let wh = w.xyz - torque_prev[j].xyz * w.w * half;
+    return Body(v.xyz, w.xyz, vh, wh, pos_rad[j].w, v.w, w.w);
 }
 
 fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>) -> PairResult {
@@ -59,6 +66,8 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     let v_rel = (a.vel + cross(a.omega, arm_a)) - (b.vel + cross(b.omega, arm_b));
     let vn = dot(v_rel, n);
     let vt = v_rel - n * vn;
+    let v_half = (a.vel_half + cross(a.omega_half, arm_a)) - (b.vel_half + cross(b.omega_half, arm_b));
+    let vt_half = v_half - n * dot(v_half, n);
 
     var kn: f32; var gn: f32; var kt: f32; var gt: f32; var elastic_n: f32;
     if (P.periodic.w == 0u) {
@@ -97,7 +106,7 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     var kt_old = kt;
     if (hist.w > 0.0) { kt_old = hist.w; }
     let elastic_t_old = 0.5 * kt_old * dot(xi, xi);
-    xi = xi + vt * dt;
+    xi = xi + vt_half * dt;
     var ft = -kt * xi - gt * vt;
     let ft_max = pp.friction * max(fn_total, 0.0);
     let ft_len = sqrt(dot(ft, ft));
@@ -236,7 +245,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let overlap = ri - dist;
         if (overlap <= 0.0) { continue; }
         let key = WALL_ID_BASE + w;
-        let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
+        let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
         let pp = pairs[material[i] * P.sizes.w + wall.material];
         let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, lookup(i, key));
         f = f + r.force_a;

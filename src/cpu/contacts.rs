@@ -47,8 +47,14 @@ fn xyz(a: [f64; 4]) -> V3 {
 /// One side of a contact.
 #[derive(Debug, Clone, Copy)]
 pub struct Body {
+    /// Predicted full-step velocities v*(n), ω*(n): damping and friction.
     pub vel: V3,
     pub omega: V3,
+    /// Half-step velocities v(n−½), ω(n−½) — the ones that moved the
+    /// positions to x(n) — for the slip increment of the tangential spring
+    /// (with v* the history drifted at first order in dt).
+    pub vel_half: V3,
+    pub omega_half: V3,
     /// Radius; ∞ for a wall.
     pub radius: f64,
     /// 1/m; 0 for a wall.
@@ -118,6 +124,11 @@ pub fn pair_law(
     );
     let vn = dot(v_rel, n);
     let vt = sub(v_rel, scale(n, vn));
+    let v_half = sub(
+        add(a.vel_half, cross(a.omega_half, arm_a)),
+        add(b.vel_half, cross(b.omega_half, arm_b)),
+    );
+    let vt_half = sub(v_half, scale(n, dot(v_half, n)));
 
     let (kn, gn, kt, gt, elastic_n) = match lp.model {
         ContactModel::HertzMindlin => {
@@ -159,7 +170,7 @@ pub fn pair_law(
     // the spring without work; it lands in the contact's dissipation term).
     let kt_old = if hist[3] > 0.0 { hist[3] } else { kt };
     let elastic_t_old = 0.5 * kt_old * dot(xi, xi);
-    xi = add(xi, scale(vt, dt));
+    xi = add(xi, scale(vt_half, dt));
     let mut ft = sub(scale(xi, -kt), scale(vt, gt));
     let ft_max = pp.friction * fn_total.max(0.0);
     let ft_len = dot(ft, ft).sqrt();
@@ -247,6 +258,11 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     let walls = &st.walls;
     let w = &mut st.work;
     let starts = &w.starts;
+    let prev = Prev {
+        force: &w.force_prev,
+        torque: &w.torque_prev,
+        gravity: st.gravity,
+    };
     let outs: Vec<(usize, f64, bool)> = w
         .force
         .par_iter_mut()
@@ -261,7 +277,8 @@ pub fn contacts(st: &mut Step) -> ContactReport {
                 keys,
                 disp,
             };
-            let (ratio, overflow) = particle(i, p, grid, starts, &lp, pairs, walls, &mut out);
+            let (ratio, overflow) =
+                particle(i, p, &prev, grid, starts, &lp, pairs, walls, &mut out);
             (i, ratio, overflow)
         })
         .collect();
@@ -279,9 +296,18 @@ pub fn contacts(st: &mut Step) -> ContactReport {
 }
 
 #[allow(clippy::too_many_arguments)]
+/// The previous step's forces (in the current cell order) and gravity, to
+/// recover the half-step velocities v(n−½) = v*(n) − a(n−1) dt/2.
+struct Prev<'a> {
+    force: &'a [[f64; 4]],
+    torque: &'a [[f64; 4]],
+    gravity: V3,
+}
+
 fn particle(
     i: usize,
     p: &crate::state::Particles<f64>,
+    prev: &Prev,
     grid: &Grid,
     starts: &[u32],
     lp: &LawParams,
@@ -300,12 +326,19 @@ fn particle(
         }
         [0.0; 4]
     };
-    let body = |j: usize| Body {
-        vel: xyz(p.vel_invm[j]),
-        omega: xyz(p.omega_invi[j]),
-        radius: p.pos_rad[j][3],
-        inv_mass: p.vel_invm[j][3],
-        inv_inertia: p.omega_invi[j][3],
+    let half = 0.5 * lp.dt;
+    let body = |j: usize| {
+        let (v, w) = (p.vel_invm[j], p.omega_invi[j]);
+        let (f, t) = (prev.force[j], prev.torque[j]);
+        Body {
+            vel: xyz(v),
+            omega: xyz(w),
+            vel_half: [0, 1, 2].map(|k| v[k] - (f[k] * v[3] + prev.gravity[k]) * half),
+            omega_half: [0, 1, 2].map(|k| w[k] - t[k] * w[3] * half),
+            radius: p.pos_rad[j][3],
+            inv_mass: v[3],
+            inv_inertia: w[3],
+        }
     };
     let xi_pos = xyz(p.pos_rad[i]);
     let ri = p.pos_rad[i][3];
@@ -375,6 +408,8 @@ fn particle(
         let wall = Body {
             vel: [0.0; 3],
             omega: [0.0; 3],
+            vel_half: [0.0; 3],
+            omega_half: [0.0; 3],
             radius: f64::INFINITY,
             inv_mass: 0.0,
             inv_inertia: 0.0,

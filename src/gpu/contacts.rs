@@ -23,7 +23,7 @@ impl ContactKernels {
                 ctx,
                 module,
                 "contacts",
-                &[&[U, RW, R, R, R], &[R, R, R, R, R, R, R], &[RW, RW, RW, RW]],
+                &[&[U, RW, R, R, R], &[R; 9], &[RW, RW, RW, RW]],
             ),
         }
     }
@@ -44,6 +44,8 @@ impl ContactKernels {
                     &b.id,
                     &b.hkey,
                     &b.hdisp,
+                    &b.fprev,
+                    &b.tprev,
                 ],
             ),
             g2: k.bind(ctx, 2, &[&d.force, &d.torque, &a.hkey, &a.hdisp]),

@@ -25,6 +25,11 @@ pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit};
 use layout::{Pair, Params, Wall};
 
+/// Storage buffers the widest kernel binds in one stage (`integrate`: ctl,
+/// force, torque and 9 + 9 arrays of sets B and A). Desktop Vulkan, Metal
+/// and DX12 adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 20;
+
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
 
@@ -187,6 +192,13 @@ impl GpuBackend {
         init: &GpuInit,
         ctx: GpuContext,
     ) -> Result<GpuBackend, GpuError> {
+        let have = ctx.limits.max_storage_buffers_per_shader_stage;
+        if have < STORAGE_BINDINGS_NEEDED {
+            return Err(GpuError::Device(format!(
+                "{}: offers {have} storage buffers per shader stage, the GPU path needs {STORAGE_BINDINGS_NEEDED} (use --backend cpu)",
+                ctx.info.name
+            )));
+        }
         let (params, pairs, walls) = scene_tables(scene, grid);
         let data = GpuData::new(&ctx, &params, &pairs, &walls, init)?;
         let pipes = GpuPipelines::new(&ctx);
