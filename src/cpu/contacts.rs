@@ -295,7 +295,6 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     rep
 }
 
-#[allow(clippy::too_many_arguments)]
 /// The previous step's forces (in the current cell order) and gravity, to
 /// recover the half-step velocities v(n−½) = v*(n) − a(n−1) dt/2.
 struct Prev<'a> {
@@ -304,6 +303,7 @@ struct Prev<'a> {
     gravity: V3,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn particle(
     i: usize,
     p: &crate::state::Particles<f64>,
