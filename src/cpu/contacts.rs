@@ -230,11 +230,12 @@ pub fn pair_law(
 /// What the contact stage reports besides the per-particle arrays.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ContactReport {
-    /// Largest overlap / smaller radius this step, and the index with it.
+    /// Largest overlap / smaller radius this step.
     pub max_overlap_ratio: f64,
-    pub max_overlap_index: usize,
-    /// First particle index (if any) that needed more history slots.
-    pub overflow: Option<usize>,
+    /// Lowest particle id whose overlap exceeds the run's limit, if any.
+    pub overlap: Option<u32>,
+    /// Lowest particle id that needed more history slots, if any.
+    pub overflow: Option<u32>,
 }
 
 /// Per-particle outputs of the contact stage.
@@ -263,7 +264,13 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         torque: &w.torque_prev,
         gravity: st.gravity,
     };
-    let outs: Vec<(usize, f64, bool)> = w
+    let min_id = |a: Option<u32>, b: Option<u32>| match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, y) => x.or(y),
+    };
+    // a parallel reduction, no per-step allocation; ties resolve to the
+    // lowest id, as the GPU's atomicMin does
+    let (max_overlap_ratio, overlap, overflow) = w
         .force
         .par_iter_mut()
         .zip(w.torque.par_iter_mut())
@@ -277,22 +284,23 @@ pub fn contacts(st: &mut Step) -> ContactReport {
                 keys,
                 disp,
             };
-            let (ratio, overflow) =
-                particle(i, p, &prev, grid, starts, &lp, pairs, walls, &mut out);
-            (i, ratio, overflow)
+            let (ratio, over) = particle(i, p, &prev, grid, starts, &lp, pairs, walls, &mut out);
+            let id = p.id[i];
+            (
+                ratio,
+                (ratio > super::MAX_OVERLAP_RATIO).then_some(id),
+                over.then_some(id),
+            )
         })
-        .collect();
-    let mut rep = ContactReport::default();
-    for (i, ratio, overflow) in outs {
-        if ratio > rep.max_overlap_ratio {
-            rep.max_overlap_ratio = ratio;
-            rep.max_overlap_index = i;
-        }
-        if overflow && rep.overflow.is_none() {
-            rep.overflow = Some(i);
-        }
+        .reduce(
+            || (0.0, None, None),
+            |a, b| (a.0.max(b.0), min_id(a.1, b.1), min_id(a.2, b.2)),
+        );
+    ContactReport {
+        max_overlap_ratio,
+        overlap,
+        overflow,
     }
-    rep
 }
 
 /// The previous step's forces (in the current cell order) and gravity, to

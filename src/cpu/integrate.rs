@@ -18,12 +18,12 @@
 //! Positions follow plain leapfrog. On the first step a(n-1) = a(n), i.e.
 //! the initial velocity is v(0). The same for ω with torques. Adds this
 //! step's dissipated energy to each particle's total, wraps periodic axes,
-//! and returns the first particle with a non-finite value.
+//! and returns the lowest id with a non-finite value (as the GPU's atomicMin).
 
 use super::Step;
 use rayon::prelude::*;
 
-pub fn integrate(st: &mut Step) -> Option<usize> {
+pub fn integrate(st: &mut Step) -> Option<u32> {
     let dt = st.law.dt;
     let g = st.gravity;
     let grid = st.grid;
@@ -36,7 +36,8 @@ pub fn integrate(st: &mut Step) -> Option<usize> {
         (&w.force_prev, &w.torque_prev)
     };
     let p = &mut st.particles;
-    let bad: Option<usize> = p
+    let ids = &p.id;
+    let bad: Option<u32> = p
         .pos_rad
         .par_iter_mut()
         .zip(p.vel_invm.par_iter_mut())
@@ -66,7 +67,7 @@ pub fn integrate(st: &mut Step) -> Option<usize> {
                 .chain(v.iter())
                 .chain(om.iter())
                 .all(|a| a.is_finite());
-            (!finite).then_some(i)
+            (!finite).then_some(ids[i])
         })
         .min();
     // this step's forces become the previous ones

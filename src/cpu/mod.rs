@@ -149,36 +149,26 @@ impl Step {
         let t2 = std::time::Instant::now();
         self.stage_seconds[0] += (t1 - t0).as_secs_f64();
         self.stage_seconds[1] += (t2 - t1).as_secs_f64();
-        let err = |kind, i: usize, this: &Step| RunError {
+        let err = |kind, particle: u32, this: &Step| RunError {
             step: this.step,
-            particle: this.particles.id[i],
+            particle,
             kind,
         };
-        if let Some(i) = rep.overflow {
-            return Err(err(
-                RunErrorKind::HistoryOverflow {
-                    slots: self.particles.slots,
-                },
-                i,
-                self,
-            ));
+        if let Some(id) = rep.overflow {
+            let slots = self.particles.slots;
+            return Err(err(RunErrorKind::HistoryOverflow { slots }, id, self));
         }
         self.max_overlap_ratio = self.max_overlap_ratio.max(rep.max_overlap_ratio);
-        if rep.max_overlap_ratio > MAX_OVERLAP_RATIO {
-            return Err(err(
-                RunErrorKind::Overlap {
-                    ratio: rep.max_overlap_ratio,
-                },
-                rep.max_overlap_index,
-                self,
-            ));
+        if let Some(id) = rep.overlap {
+            let ratio = rep.max_overlap_ratio;
+            return Err(err(RunErrorKind::Overlap { ratio }, id, self));
         }
         std::mem::swap(&mut self.particles.hist_key, &mut self.work.hist_key_new);
         std::mem::swap(&mut self.particles.hist_disp, &mut self.work.hist_disp_new);
         let bad = integrate::integrate(self);
         self.stage_seconds[2] += t2.elapsed().as_secs_f64();
-        if let Some(i) = bad {
-            return Err(err(RunErrorKind::NonFinite, i, self));
+        if let Some(id) = bad {
+            return Err(err(RunErrorKind::NonFinite, id, self));
         }
         self.step += 1;
         Ok(())
