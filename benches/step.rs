@@ -3,7 +3,6 @@
 //! TALUS_BENCH_SIZES (default 1e4,1e5); `talus bench` adds the GPU, the
 //! per-stage shares and bench.json.
 
-use talus::backend::Backend;
 use talus::bench::{bed, measure, Bed};
 use talus::cpu::CpuBackend;
 
@@ -20,14 +19,13 @@ fn main() {
             let n = scene.particles.len();
             let mut b = CpuBackend::new(&scene).expect("bench bed");
             let steps = 50;
-            match measure(&mut b, n, 100, steps, 3) {
+            match measure(&mut b, 100, steps, 3) {
                 Ok((med, _)) => {
                     let rate = n as f64 * steps as f64 / med;
                     println!("| {} | {n} | {rate:.3e} | {:.1} |", kind.name(), 1e9 / rate);
                 }
                 Err(e) => println!("| {} | {n} | failed: {e} | |", kind.name()),
             }
-            let _ = b.steps_done();
         }
     }
 }

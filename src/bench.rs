@@ -171,7 +171,6 @@ pub fn median(v: &mut [f64]) -> f64 {
 /// gives the rate.
 pub fn measure(
     b: &mut dyn Backend,
-    n: usize,
     warmup: u64,
     steps: u64,
     repeats: usize,
@@ -184,6 +183,5 @@ pub fn measure(
         times.push(t.elapsed().as_secs_f64());
     }
     let med = median(&mut times.clone());
-    let _ = n;
     Ok((med, times))
 }

@@ -133,32 +133,28 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     };
     b.advance(o.warmup).ok();
     let before = b.st.stage_seconds;
-    let res = measure(&mut b, n, 0, o.steps, o.repeats);
+    let res = measure(&mut b, 0, o.steps, o.repeats);
     let spent: Vec<f64> = (0..3).map(|k| b.st.stage_seconds[k] - before[k]).collect();
     let total: f64 = spent.iter().sum();
     let (med, _) = match res {
         Ok(r) => r,
         Err(e) => return skipped("cpu", adapter, kind, n, format!("run failed: {e}")),
     };
-    let (cpp, phi) = bed_stats(&b.st.particles);
-    BenchRow {
-        backend: "cpu".into(),
+    let stages = STAGES
+        .iter()
+        .zip(&spent)
+        .map(|(s, t)| (s.to_string(), t / total))
+        .collect();
+    measured_row(
+        "cpu",
         adapter,
-        bed: kind.name().into(),
-        particles: n,
-        steps: o.steps,
-        wall_seconds: med,
-        particle_steps_per_second: n as f64 * o.steps as f64 / med,
-        bytes_per_particle: bpp,
-        contacts_per_particle: cpp,
-        solid_fraction: phi,
-        stages: STAGES
-            .iter()
-            .zip(&spent)
-            .map(|(s, t)| (s.to_string(), t / total))
-            .collect(),
-        skipped: None,
-    }
+        kind,
+        o.steps,
+        med,
+        bpp,
+        &b.st.particles,
+        stages,
+    )
 }
 
 fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
@@ -174,7 +170,7 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         Err(e) => return skipped("gpu", adapter, kind, n, e.to_string()),
     };
     let bpp = talus::gpu::data::bytes_per_particle(16);
-    let (med, _) = match measure(&mut b, n, o.warmup, o.steps, o.repeats) {
+    let (med, _) = match measure(&mut b, o.warmup, o.steps, o.repeats) {
         Ok(r) => r,
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
@@ -189,18 +185,44 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         }
         None => Vec::new(),
     };
-    let (cpp, phi) = bed_stats(&b.snapshot());
+    measured_row(
+        "gpu",
+        adapter,
+        kind,
+        o.steps,
+        med,
+        bpp,
+        &b.snapshot(),
+        stages,
+    )
+}
+
+/// A row from a timed run: rate from the median block, bed statistics from
+/// the final state.
+#[allow(clippy::too_many_arguments)]
+fn measured_row(
+    backend: &str,
+    adapter: String,
+    kind: Bed,
+    steps: u64,
+    median_seconds: f64,
+    bytes_per_particle: u64,
+    state: &Particles<f64>,
+    stages: Vec<(String, f64)>,
+) -> BenchRow {
+    let n = state.len();
+    let (contacts_per_particle, solid_fraction) = bed_stats(state);
     BenchRow {
-        backend: "gpu".into(),
+        backend: backend.into(),
         adapter,
         bed: kind.name().into(),
         particles: n,
-        steps: o.steps,
-        wall_seconds: med,
-        particle_steps_per_second: n as f64 * o.steps as f64 / med,
-        bytes_per_particle: bpp,
-        contacts_per_particle: cpp,
-        solid_fraction: phi,
+        steps,
+        wall_seconds: median_seconds,
+        particle_steps_per_second: n as f64 * steps as f64 / median_seconds,
+        bytes_per_particle,
+        contacts_per_particle,
+        solid_fraction,
         stages,
         skipped: None,
     }

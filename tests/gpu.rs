@@ -111,7 +111,7 @@ fn gpu_integer_stages_match_cpu_exactly() {
         cpu_counts[k as usize] += 1;
     }
     let (mut cpu_starts, mut cpu_order) = (Vec::new(), Vec::new());
-    talus::cpu::sort::sort(&cpu_keys, &cpu_counts, &mut cpu_starts, &mut cpu_order);
+    talus::cpu::sort::sort(&cpu_keys, &mut cpu_counts, &mut cpu_starts, &mut cpu_order);
     assert_eq!(&counts[..grid.n_cells()], &cpu_counts[..], "counts differ");
     assert_eq!(starts, cpu_starts, "scan differs");
     assert_eq!(order, cpu_order, "sorted order differs");

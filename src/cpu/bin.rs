@@ -27,7 +27,7 @@ pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     bin(grid, pos_rad, &mut keys, &mut counts);
     let mut starts = Vec::new();
     let mut order = Vec::new();
-    super::sort::sort(&keys, &counts, &mut starts, &mut order);
+    super::sort::sort(&keys, &mut counts, &mut starts, &mut order);
     let mut out = Vec::new();
     for i in 0..pos_rad.len() {
         let p = pos_rad[i];

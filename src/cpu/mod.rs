@@ -122,7 +122,7 @@ impl Step {
             &mut w.keys,
             &mut w.counts,
         );
-        sort::sort(&w.keys, &w.counts, &mut w.starts, &mut w.order);
+        sort::sort(&w.keys, &mut w.counts, &mut w.starts, &mut w.order);
         let scratch = w.scratch.get_or_insert_with(|| self.particles.clone());
         self.particles.permute_into(&w.order, scratch);
         std::mem::swap(&mut self.particles, scratch);

@@ -15,15 +15,17 @@ pub fn exclusive_scan(counts: &[u32], starts: &mut Vec<u32>) {
 }
 
 /// Fills `starts` (scan of `counts`) and `order` (particle indices in cell
-/// order, ascending index inside each cell).
-pub fn sort(keys: &[u32], counts: &[u32], starts: &mut Vec<u32>, order: &mut Vec<u32>) {
+/// order, ascending index inside each cell). `counts` doubles as the scatter
+/// cursor, as on the GPU: zeroed, then counted up again, so it ends as it
+/// began and nothing is allocated per step.
+pub fn sort(keys: &[u32], counts: &mut [u32], starts: &mut Vec<u32>, order: &mut Vec<u32>) {
     exclusive_scan(counts, starts);
     order.clear();
     order.resize(keys.len(), 0);
-    let mut next: Vec<u32> = starts[..counts.len()].to_vec();
+    counts.fill(0);
     for (i, &k) in keys.iter().enumerate() {
-        let slot = &mut next[k as usize];
-        order[*slot as usize] = i as u32;
-        *slot += 1;
+        let c = &mut counts[k as usize];
+        order[(starts[k as usize] + *c) as usize] = i as u32;
+        *c += 1;
     }
 }

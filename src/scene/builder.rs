@@ -216,7 +216,6 @@ impl SceneBuilder {
                 &radius,
                 count.unwrap_or(0),
                 &self.scene.particles,
-                &self.scene.domain,
                 seed,
             ),
             other => Err(format!("unknown generator \"{other}\"")),

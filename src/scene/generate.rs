@@ -1,7 +1,7 @@
 //! Particle generators: a jittered simple-cubic lattice and a random
 //! sequential (non-overlapping) fill.
 
-use super::{Domain, ParticleInit};
+use super::ParticleInit;
 use crate::rng::Rng;
 use std::collections::HashMap;
 
@@ -170,7 +170,6 @@ pub fn generate_random(
     dist: &RadiusDist,
     count: usize,
     existing: &[ParticleInit],
-    _domain: &Domain,
     seed: u64,
 ) -> Result<Vec<ParticleInit>, String> {
     dist.check()?;

@@ -456,8 +456,7 @@ impl<'a> Reader<'a> {
         }
         for (si, mut t) in sources_t.into_iter().enumerate() {
             rng_seed = rng_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let (label, ps) =
-                self.particle_source(&mut t, si, &materials, &domain, &particles, rng_seed)?;
+            let (label, ps) = self.particle_source(&mut t, si, &materials, &particles, rng_seed)?;
             self.finish(t)?;
             sources.push(label);
             particles.extend(ps);
@@ -667,7 +666,6 @@ impl<'a> Reader<'a> {
         t: &mut Tab,
         si: usize,
         materials: &[Material],
-        domain: &Domain,
         existing: &[ParticleInit],
         seed: u64,
     ) -> Result<(SourceInfo, Vec<ParticleInit>), SceneError> {
@@ -791,7 +789,7 @@ impl<'a> Reader<'a> {
                             "missing key (the random generator needs count = <number of particles>)".into(),
                         ));
                     };
-                    generate_random(region, &dist, n, existing, domain, seed)
+                    generate_random(region, &dist, n, existing, seed)
                         .map_err(|m| err("count", m))?
                 };
                 for p in &mut ps {
