@@ -20,8 +20,8 @@ fn main() {
             let mut b = CpuBackend::new(&scene).expect("bench bed");
             let steps = 50;
             match measure(&mut b, 100, steps, 3) {
-                Ok((med, _)) => {
-                    let rate = n as f64 * steps as f64 / med;
+                Ok(t) => {
+                    let rate = n as f64 * steps as f64 / t.median;
                     println!("| {} | {n} | {rate:.3e} | {:.1} |", kind.name(), 1e9 / rate);
                 }
                 Err(e) => println!("| {} | {n} | failed: {e} | |", kind.name()),

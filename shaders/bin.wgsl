@@ -3,6 +3,11 @@
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> ctl: array<u32, CTL_LEN>;
+
+// Runs only on a step that rebuilds the neighbour list.
+fn idle() -> bool {
+    return ctl[CTL_FROZEN] != NONE || ctl[CTL_REBUILD] == 0u;
+}
 @group(0) @binding(2) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
@@ -11,7 +16,7 @@
 fn clear_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
     let c = flat_index(wid, nwg, lid);
-    if (c >= P.dims.w || ctl[CTL_FROZEN] != NONE) { return; }
+    if (c >= P.dims.w || idle()) { return; }
     atomicStore(&counts[c], 0u);
 }
 
@@ -19,7 +24,7 @@ fn clear_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
 fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || ctl[CTL_FROZEN] != NONE) { return; }
+    if (i >= P.sizes.x || idle()) { return; }
     let k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
     keys[i] = k;
     atomicAdd(&counts[k], 1u);

@@ -14,7 +14,12 @@ const CTL_ERR_OVERLAP: u32 = 2u;  // min particle id with overlap > limit this s
 const CTL_ERR_OVERFLOW: u32 = 3u; // min particle id with too many contacts
 const CTL_ERR_NONFINITE: u32 = 4u;// min particle id with a non-finite value
 const CTL_MAX_OVERLAP: u32 = 5u;  // bits of the largest overlap ratio (f32 >= 0)
-const CTL_LEN: u32 = 8u;
+const CTL_REBUILD: u32 = 6u;      // 1: this step rebuilds the neighbour list (bin, sort, neighbours)
+const CTL_BUILDS: u32 = 7u;       // neighbour-list builds so far
+const CTL_LIST_LEN: u32 = 8u;     // entries of the current neighbour list
+const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity (0: none)
+const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
+const CTL_LEN: u32 = 12u;
 
 struct Params {
     grid_min: vec4<f32>,   // xyz
@@ -25,6 +30,7 @@ struct Params {
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
     sizes: vec4<u32>,      // n particles, history slots, n walls, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
+    nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2
 }
 
 struct Pair {

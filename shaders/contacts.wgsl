@@ -1,29 +1,30 @@
-// Stage 3, contacts: each particle gathers over the 27 cells around it and
-// the walls and sums its own force and torque. Pairs are evaluated in their
+// Stage 4, contacts: each particle gathers over its neighbour-list
+// candidates and the walls and sums its own force and torque. Pairs are evaluated in their
 // canonical orientation (lower id first; walls from the particle) so both
 // partners compute the same numbers. Twin of src/cpu/contacts.rs: keep the
 // two in step, line by line.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
-@group(0) @binding(2) var<storage, read> starts: array<u32>;
-@group(0) @binding(3) var<storage, read> pairs: array<Pair>;
-@group(0) @binding(4) var<storage, read> walls: array<Wall>;
+@group(0) @binding(2) var<storage, read> nbr_start: array<u32>;
+@group(0) @binding(3) var<storage, read> nbr: array<u32>;
+@group(0) @binding(4) var<storage, read> pairs: array<Pair>;
+@group(0) @binding(5) var<storage, read> walls: array<Wall>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read> vel_invm: array<vec4<f32>>;
 @group(1) @binding(2) var<storage, read> omega_invi: array<vec4<f32>>;
 @group(1) @binding(3) var<storage, read> material: array<u32>;
 @group(1) @binding(4) var<storage, read> ids: array<u32>;
-@group(1) @binding(5) var<storage, read> hist_key: array<u32>;
-@group(1) @binding(6) var<storage, read> hist_disp: array<vec4<f32>>;
+// The particle's own history slots, updated in place: only its thread
+// reads or writes them (a contact keeps its slot while it lasts).
+@group(1) @binding(5) var<storage, read_write> hist_key: array<u32>;
+@group(1) @binding(6) var<storage, read_write> hist_disp: array<vec4<f32>>;
 @group(1) @binding(7) var<storage, read> force_prev: array<vec4<f32>>;
 @group(1) @binding(8) var<storage, read> torque_prev: array<vec4<f32>>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
-@group(2) @binding(2) var<storage, read_write> hist_key_new: array<u32>;
-@group(2) @binding(3) var<storage, read_write> hist_disp_new: array<vec4<f32>>;
 
 struct Body {
     vel: vec3<f32>,        // predicted v*(n): damping, friction
@@ -140,20 +141,18 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
                       dissipated_n + dissipated_t + dissipated_roll);
 }
 
-fn lookup(i: u32, key: u32) -> vec4<f32> {
+// The history slot of `key` among particle i's, else the first free one,
+// else NONE (overflow); bit 31 set when the slot already held `key`. Twin
+// of `slot_of` in src/cpu/contacts.rs.
+fn slot_of(i: u32, key: u32) -> u32 {
     let s = P.sizes.y;
+    var free = NONE;
     for (var k = 0u; k < s; k++) {
-        if (hist_key[i * s + k] == key) { return hist_disp[i * s + k]; }
+        let h = hist_key[i * s + k];
+        if (h == key) { return k | 0x80000000u; }
+        if (h == EMPTY_SLOT && free == NONE) { free = k; }
     }
-    return vec4<f32>(0.0);
-}
-
-fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
-    let n = i32(P.dims[k]);
-    let v = c + d;
-    if (v >= 0 && v < n) { return v; }
-    if (P.periodic[k] != 0u) { return (v + n) % n; }
-    return -1;
+    return free;
 }
 
 @compute @workgroup_size(256)
@@ -169,73 +168,50 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     var t = vec3<f32>(0.0);
     var elastic = 0.0;
     var diss = 0.0;
-    var count = 0u;
+    var overflow = false;
     var max_ratio = 0.0;
-    for (var k = 0u; k < s; k++) { hist_key_new[i * s + k] = EMPTY_SLOT; }
+    // slots used this step (history_slots <= 64)
+    var touched = vec2<u32>(0u);
     let me = body(i);
-    // The cells around ours, in the CPU's order (dz, dy, dx), each row's
-    // x-neighbours merged into one range: they are consecutive in cell
-    // order (a periodic x axis that wraps splits the row in two).
-    let c = cell_coord(P, xi_pos);
-    let nx = P.dims.x;
-    let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
-    for (var dz = -1; dz <= 1; dz++) {
-        let z = wrap_cell(i32(c.z), dz, 2u);
-        if (z < 0) { continue; }
-        for (var dy = -1; dy <= 1; dy++) {
-            let y = wrap_cell(i32(c.y), dy, 1u);
-            if (y < 0) { continue; }
-            let row = P.dims.x * (u32(y) + P.dims.y * u32(z));
-            var lo = array<u32, 2>(0u, 0u);
-            var hi = array<u32, 2>(0u, 0u);
-            var n_ranges = 1u;
-            if (!wraps) {
-                lo[0] = select(c.x - 1u, 0u, c.x == 0u);
-                hi[0] = min(c.x + 1u, nx - 1u);
-            } else if (c.x == 0u) {
-                lo[0] = nx - 1u; hi[0] = nx - 1u;
-                lo[1] = 0u; hi[1] = min(1u, nx - 1u);
-                n_ranges = 2u;
-            } else {
-                lo[0] = c.x - 1u; hi[0] = c.x;
-                lo[1] = 0u; hi[1] = 0u;
-                n_ranges = 2u;
-            }
-            for (var rg = 0u; rg < n_ranges; rg++) {
-                let end = starts[row + hi[rg] + 1u];
-                for (var j = starts[row + lo[rg]]; j < end; j++) {
-                    if (j == i) { continue; }
-                    let pj = pos_rad[j];
-                    let d = min_image(P, xi_pos, pj.xyz);
-                    let d2 = dot(d, d);
-                    let rsum = ri + pj.w;
-                    if (d2 >= rsum * rsum) { continue; }
-                    let id_j = ids[j];
-                    let i_is_a = id_i < id_j;
-                    let dist = sqrt(d2);
-                    let overlap = rsum - dist;
-                    var r: PairResult;
-                    if (i_is_a) {
-                        let pp = pairs[material[i] * P.sizes.w + material[j]];
-                        r = pair_law(pp, me, body(j), d * (1.0 / dist), overlap, lookup(i, id_j));
-                        f = f + r.force_a;
-                        t = t + r.torque_a;
-                    } else {
-                        let pp = pairs[material[j] * P.sizes.w + material[i]];
-                        r = pair_law(pp, body(j), me, -d * (1.0 / dist), overlap, lookup(i, id_j));
-                        f = f - r.force_a;
-                        t = t + r.torque_b;
-                    }
-                    elastic += 0.5 * r.elastic;
-                    diss += 0.5 * r.dissipated;
-                    max_ratio = max(max_ratio, overlap / min(ri, pj.w));
-                    if (count < s) {
-                        hist_key_new[i * s + count] = id_j;
-                        hist_disp_new[i * s + count] = vec4<f32>(r.xi, r.kt);
-                    }
-                    count++;
-                }
-            }
+    let end = nbr_start[i + 1u];
+    for (var e = nbr_start[i]; e < end; e++) {
+        let j = nbr[e];
+        let pj = pos_rad[j];
+        let d = min_image(P, xi_pos, pj.xyz);
+        let d2 = dot(d, d);
+        let rsum = ri + pj.w;
+        if (d2 >= rsum * rsum) { continue; }
+        let id_j = ids[j];
+        let i_is_a = id_i < id_j;
+        let dist = sqrt(d2);
+        let overlap = rsum - dist;
+        let slot = slot_of(i, id_j);
+        var hist = vec4<f32>(0.0);
+        if (slot == NONE) {
+            overflow = true;
+        } else if ((slot & 0x80000000u) != 0u) {
+            hist = hist_disp[i * s + (slot & 0x7fffffffu)];
+        }
+        var r: PairResult;
+        if (i_is_a) {
+            let pp = pairs[material[i] * P.sizes.w + material[j]];
+            r = pair_law(pp, me, body(j), d * (1.0 / dist), overlap, hist);
+            f = f + r.force_a;
+            t = t + r.torque_a;
+        } else {
+            let pp = pairs[material[j] * P.sizes.w + material[i]];
+            r = pair_law(pp, body(j), me, -d * (1.0 / dist), overlap, hist);
+            f = f - r.force_a;
+            t = t + r.torque_b;
+        }
+        elastic += 0.5 * r.elastic;
+        diss += 0.5 * r.dissipated;
+        max_ratio = max(max_ratio, overlap / min(ri, pj.w));
+        if (slot != NONE) {
+            let k = slot & 0x7fffffffu;
+            hist_key[i * s + k] = id_j;
+            hist_disp[i * s + k] = vec4<f32>(r.xi, r.kt);
+            touched[k / 32u] |= 1u << (k % 32u);
         }
     }
     let nw = P.sizes.z;
@@ -245,23 +221,38 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let overlap = ri - dist;
         if (overlap <= 0.0) { continue; }
         let key = WALL_ID_BASE + w;
+        let slot = slot_of(i, key);
+        var hist = vec4<f32>(0.0);
+        if (slot == NONE) {
+            overflow = true;
+        } else if ((slot & 0x80000000u) != 0u) {
+            hist = hist_disp[i * s + (slot & 0x7fffffffu)];
+        }
         let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
         let pp = pairs[material[i] * P.sizes.w + wall.material];
-        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, lookup(i, key));
+        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, hist);
         f = f + r.force_a;
         t = t + r.torque_a;
         elastic += r.elastic;
         diss += r.dissipated;
         max_ratio = max(max_ratio, overlap / ri);
-        if (count < s) {
-            hist_key_new[i * s + count] = key;
-            hist_disp_new[i * s + count] = vec4<f32>(r.xi, r.kt);
+        if (slot != NONE) {
+            let k = slot & 0x7fffffffu;
+            hist_key[i * s + k] = key;
+            hist_disp[i * s + k] = vec4<f32>(r.xi, r.kt);
+            touched[k / 32u] |= 1u << (k % 32u);
         }
-        count++;
+    }
+    // contacts that ended this step free their slots (free ones stay
+    // unwritten: no store traffic for the empty slots)
+    for (var k = 0u; k < s; k++) {
+        if ((touched[k / 32u] & (1u << (k % 32u))) == 0u && hist_key[i * s + k] != EMPTY_SLOT) {
+            hist_key[i * s + k] = EMPTY_SLOT;
+        }
     }
     force[i] = vec4<f32>(f, elastic);
     torque[i] = vec4<f32>(t, diss);
     atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(max_ratio));
-    if (count > s) { atomicMin(&ctl[CTL_ERR_OVERFLOW], id_i); }
+    if (overflow) { atomicMin(&ctl[CTL_ERR_OVERFLOW], id_i); }
     if (max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], id_i); }
 }

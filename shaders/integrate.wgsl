@@ -1,33 +1,26 @@
-// Stage 4, integrate: velocity Verlet with the predicted full-step velocity
-// (see src/cpu/integrate.rs for the scheme). Reads set B (cell order) and
-// this step's force/torque, writes set A, so no buffer is read and written
-// by one dispatch. Also `finish_step`: one thread that either counts the
-// step or, if a kernel flagged an error, freezes the run at this step.
+// Stage 5, integrate: velocity Verlet with the predicted full-step velocity
+// (see src/cpu/integrate.rs for the scheme), in place on set B: each thread
+// reads and writes its own particle only (no other thread reads them in this
+// dispatch). Flags a neighbour-list rebuild for the next step when the
+// particle has moved more than skin / 2 since the last build. Also
+// `finish_step`: one thread that either counts the step or, if a kernel
+// flagged an error, freezes the run at this step.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
 @group(0) @binding(2) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> torque: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> pos_ref: array<vec4<f32>>;
 
-@group(1) @binding(0) var<storage, read> b_pos: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read> b_vel: array<vec4<f32>>;
-@group(1) @binding(2) var<storage, read> b_omega: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read> b_material: array<u32>;
-@group(1) @binding(4) var<storage, read> b_id: array<u32>;
-@group(1) @binding(5) var<storage, read> b_diss: array<f32>;
-@group(1) @binding(6) var<storage, read> b_fprev: array<vec4<f32>>;
-@group(1) @binding(7) var<storage, read> b_tprev: array<vec4<f32>>;
-@group(1) @binding(8) var<storage, read> b_posfx: array<array<u32, 8>>;
-
-@group(2) @binding(0) var<storage, read_write> a_pos: array<vec4<f32>>;
-@group(2) @binding(1) var<storage, read_write> a_vel: array<vec4<f32>>;
-@group(2) @binding(2) var<storage, read_write> a_omega: array<vec4<f32>>;
-@group(2) @binding(3) var<storage, read_write> a_material: array<u32>;
-@group(2) @binding(4) var<storage, read_write> a_id: array<u32>;
-@group(2) @binding(5) var<storage, read_write> a_diss: array<f32>;
-@group(2) @binding(6) var<storage, read_write> a_fprev: array<vec4<f32>>;
-@group(2) @binding(7) var<storage, read_write> a_tprev: array<vec4<f32>>;
-@group(2) @binding(8) var<storage, read_write> a_posfx: array<array<u32, 8>>;
+// Set B, updated in place: thread i reads and writes element i only.
+@group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
+@group(1) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
+@group(1) @binding(3) var<storage, read> ids: array<u32>;
+@group(1) @binding(4) var<storage, read_write> diss: array<f32>;
+@group(1) @binding(5) var<storage, read_write> fprev: array<vec4<f32>>;
+@group(1) @binding(6) var<storage, read_write> tprev: array<vec4<f32>>;
+@group(1) @binding(7) var<storage, read_write> posfx: array<array<u32, 8>>;
 
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
@@ -69,19 +62,19 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let g = P.gravity_dt.xyz;
     let f = force[i];
     let t = torque[i];
-    var fp = b_fprev[i];
-    var tp = b_tprev[i];
+    var fp = fprev[i];
+    var tp = tprev[i];
     if (atomicLoad(&ctl[CTL_STEP]) == 0u) { fp = f; tp = t; }
-    let x = b_pos[i];
-    let v = b_vel[i];
-    let om = b_omega[i];
+    let x = pos[i];
+    let v = vel[i];
+    let om = omega[i];
     let a = f.xyz * v.w + g;
     let a_prev = fp.xyz * v.w + g;
     let v_half = v.xyz - 0.5 * a_prev * dt + a * dt;
     // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly
     // 2^40 units (the domain length), i.e. 256 in the high word
-    var fx = b_posfx[i];
-    var pos = vec3<f32>(0.0);
+    var fx = posfx[i];
+    var p = vec3<f32>(0.0);
     for (var k = 0u; k < 3u; k++) {
         let q = round(v_half[k] * dt * (TWO40 / P.grid_len[k]));
         let r = fx_add(fx[2u * k], fx[2u * k + 1u], q);
@@ -92,26 +85,26 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         }
         fx[2u * k] = h;
         fx[2u * k + 1u] = r.y;
-        pos[k] = fx_to_f32(h, r.y, k);
+        p[k] = fx_to_f32(h, r.y, k);
     }
     let v_new = v_half + 0.5 * a * dt;
     let al = t.xyz * om.w;
     let al_prev = tp.xyz * om.w;
     let om_new = om.xyz + (-0.5 * al_prev + 1.5 * al) * dt;
-    a_pos[i] = vec4<f32>(pos, x.w);
-    a_vel[i] = vec4<f32>(v_new, v.w);
-    a_omega[i] = vec4<f32>(om_new, om.w);
-    a_material[i] = b_material[i];
-    a_id[i] = b_id[i];
-    a_diss[i] = b_diss[i] + t.w;
-    a_fprev[i] = f;
-    a_tprev[i] = t;
-    a_posfx[i] = fx;
+    pos[i] = vec4<f32>(p, x.w);
+    vel[i] = vec4<f32>(v_new, v.w);
+    omega[i] = vec4<f32>(om_new, om.w);
+    diss[i] = diss[i] + t.w;
+    fprev[i] = f;
+    tprev[i] = t;
+    posfx[i] = fx;
     var ok = true;
     for (var k = 0u; k < 3u; k++) {
-        ok = ok && is_finite(pos[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
+        ok = ok && is_finite(p[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
     }
-    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], b_id[i]); }
+    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], ids[i]); }
+    let moved = min_image(P, pos_ref[i].xyz, p);
+    if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }
 
 @compute @workgroup_size(1)

@@ -1,9 +1,17 @@
-// Stage 2 (end), reorder: gathers every per-particle array from set A into
-// set B in cell order: B[j] = A[order[j]]. Split in two kernels so neither
-// binds more than 16 storage buffers. Part of the sort stage (src/gpu/sort.rs).
+// Stage 2 (end), reorder: gathers every per-particle array of the working
+// set B into the scratch set A in the new cell order, A[j] = B[order[j]]
+// (bound with "a_" = source B, "b_" = destination A), then copies it back,
+// B[j] = A[j] (`copy_state`, `copy_history`: the same kernels' bindings the
+// other way round, identity order). Split in state and history so no kernel
+// binds more than 16 storage buffers. Part of the sort stage
+// (src/gpu/sort.rs); runs only on a step that rebuilds the neighbour list.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> ctl: array<u32, CTL_LEN>;
+
+fn idle() -> bool {
+    return ctl[CTL_FROZEN] != NONE || ctl[CTL_REBUILD] == 0u;
+}
 @group(0) @binding(2) var<storage, read> order: array<u32>;
 
 @group(1) @binding(0) var<storage, read> a_pos: array<vec4<f32>>;
@@ -25,7 +33,7 @@
 fn reorder_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
-    if (j >= P.sizes.x || ctl[CTL_FROZEN] != NONE) { return; }
+    if (j >= P.sizes.x || idle()) { return; }
     let i = order[j];
     b_pos[j] = a_pos[i];
     b_vel[j] = a_vel[i];
@@ -49,8 +57,41 @@ fn reorder_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                    @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
-    if (j >= P.sizes.x || ctl[CTL_FROZEN] != NONE) { return; }
+    if (j >= P.sizes.x || idle()) { return; }
     let i = order[j];
+    b_fprev[j] = a_fprev[i];
+    b_tprev[j] = a_tprev[i];
+    let s = P.sizes.y;
+    for (var k = 0u; k < s; k++) {
+        let key = a_hkey[i * s + k];
+        b_hkey[j * s + k] = key;
+        if (key != EMPTY_SLOT) {
+            b_hdisp[j * s + k] = a_hdisp[i * s + k];
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn copy_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+    let j = flat_index(wid, nwg, lid);
+    if (j >= P.sizes.x || idle()) { return; }
+    let i = j;
+    b_pos[j] = a_pos[i];
+    b_vel[j] = a_vel[i];
+    b_omega[j] = a_omega[i];
+    b_material[j] = a_material[i];
+    b_id[j] = a_id[i];
+    b_diss[j] = a_diss[i];
+    b_posfx[j] = a_posfx[i];
+}
+
+@compute @workgroup_size(256)
+fn copy_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let j = flat_index(wid, nwg, lid);
+    if (j >= P.sizes.x || idle()) { return; }
+    let i = j;
     b_fprev[j] = a_fprev[i];
     b_tprev[j] = a_tprev[i];
     let s = P.sizes.y;

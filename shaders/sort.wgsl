@@ -14,6 +14,11 @@ struct ScanParams {
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> ctl: array<u32, CTL_LEN>;
 
+// Runs only on a step that rebuilds the neighbour list.
+fn idle() -> bool {
+    return ctl[CTL_FROZEN] != NONE || ctl[CTL_REBUILD] == 0u;
+}
+
 // --- scan: one level ------------------------------------------------------
 @group(1) @binding(0) var<uniform> S: ScanParams;
 @group(1) @binding(1) var<storage, read> scan_src: array<u32>;
@@ -26,7 +31,7 @@ var<workgroup> tile: array<u32, 256>;
 @compute @workgroup_size(256)
 fn scan_block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let frozen = ctl[CTL_FROZEN] != NONE;
+    let frozen = idle();
     let i = flat_index(wid, nwg, lid);
     var v = 0u;
     if (i < S.len) { v = scan_src[i]; }
@@ -50,7 +55,7 @@ fn scan_block(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 fn scan_add(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= S.len || ctl[CTL_FROZEN] != NONE) { return; }
+    if (i >= S.len || idle()) { return; }
     scan_dst[i] = scan_dst[i] + scan_src[i / WG];
 }
 
@@ -64,7 +69,7 @@ fn scan_add(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || ctl[CTL_FROZEN] != NONE) { return; }
+    if (i >= P.sizes.x || idle()) { return; }
     let k = keys[i];
     let r = atomicAdd(&cursor[k], 1u);
     order[starts[k] + r] = i;
@@ -75,7 +80,7 @@ fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: 
 fn sort_cells(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let c = flat_index(wid, nwg, lid);
-    if (c >= P.dims.w || ctl[CTL_FROZEN] != NONE) { return; }
+    if (c >= P.dims.w || idle()) { return; }
     let lo = starts[c];
     let hi = starts[c + 1u];
     for (var a = lo + 1u; a < hi; a++) {

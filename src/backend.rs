@@ -7,8 +7,17 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RunErrorKind {
     NonFinite,
-    Overlap { ratio: f64 },
-    HistoryOverflow { slots: usize },
+    Overlap {
+        ratio: f64,
+    },
+    HistoryOverflow {
+        slots: usize,
+    },
+    /// The GPU's neighbour list would need more entries than one storage
+    /// binding of the adapter holds (`particle` is meaningless then).
+    ListTooLarge {
+        entries: u64,
+    },
 }
 
 /// A run that blew up: which step, which particle (by id), what.
@@ -21,8 +30,15 @@ pub struct RunError {
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "step {}: particle {}: ", self.step, self.particle)?;
+        write!(f, "step {}: ", self.step)?;
+        if !matches!(self.kind, RunErrorKind::ListTooLarge { .. }) {
+            write!(f, "particle {}: ", self.particle)?;
+        }
         match self.kind {
+            RunErrorKind::ListTooLarge { entries } => write!(
+                f,
+                "the neighbour list needs {entries} entries, more than one storage binding of this GPU holds; lower [simulation] neighbour_skin or use --backend cpu"
+            ),
             RunErrorKind::NonFinite => write!(
                 f,
                 "position or velocity became non-finite (dt too large for the stiffness?)"
@@ -55,4 +71,15 @@ pub trait Backend {
     fn snapshot(&mut self) -> Particles<f64>;
     fn max_overlap_ratio(&self) -> f64;
     fn steps_done(&self) -> u64;
+    /// Neighbour-list builds so far and the current list's length.
+    fn list_stats(&mut self) -> ListStats;
+}
+
+/// How the neighbour list is doing (benchmarks print it).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ListStats {
+    /// Builds since the start (the first step builds).
+    pub builds: u64,
+    /// Candidates in the list now (each pair counted twice: full list).
+    pub entries: u64,
 }

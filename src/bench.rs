@@ -124,6 +124,10 @@ pub struct BenchRow {
     pub particle_steps_per_second: f64,
     pub bytes_per_particle: u64,
     pub contacts_per_particle: f64,
+    /// Neighbour-list candidates per particle at the end of the run.
+    pub candidates_per_particle: f64,
+    /// Timed steps per neighbour-list build (∞ shows as "-": no rebuild).
+    pub steps_per_build: f64,
     pub solid_fraction: f64,
     /// (stage, share of the step time), where measured.
     pub stages: Vec<(String, f64)>,
@@ -167,6 +171,18 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// What [`measure`] found.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    /// Median seconds of one block.
+    pub median: f64,
+    pub times: Vec<f64>,
+    /// Neighbour-list entries at the end (all particles).
+    pub candidates: f64,
+    /// Timed steps per list build (∞ when none was built).
+    pub steps_per_build: f64,
+}
+
 /// Warms up, then times `repeats` blocks of `steps` steps; the median block
 /// gives the rate.
 pub fn measure(
@@ -174,14 +190,22 @@ pub fn measure(
     warmup: u64,
     steps: u64,
     repeats: usize,
-) -> Result<(f64, Vec<f64>), String> {
+) -> Result<Timing, String> {
     b.advance(warmup).map_err(|e| e.to_string())?;
     let mut times = Vec::new();
+    let builds = b.list_stats().builds;
     for _ in 0..repeats {
         let t = Instant::now();
         b.advance(steps).map_err(|e| e.to_string())?;
         times.push(t.elapsed().as_secs_f64());
     }
     let med = median(&mut times.clone());
-    Ok((med, times))
+    let stats = b.list_stats();
+    let timed = steps * repeats as u64;
+    Ok(Timing {
+        median: med,
+        times,
+        candidates: stats.entries as f64,
+        steps_per_build: timed as f64 / (stats.builds - builds) as f64,
+    })
 }

@@ -64,8 +64,9 @@ pub fn run(o: Opts) -> ExitCode {
         if let Ok(ctx) = GpuContext::new(o.adapter.as_deref()) {
             let bw = talus::gpu::copy_bandwidth(&ctx);
             // bytes moved per particle-step by the current design (see
-            // docs/ARCHITECTURE.md, S = 16, c = 6) and by a fused design
-            let (now, floor) = (1300.0, 300.0);
+            // docs/ARCHITECTURE.md: S = 16, c = 6, a rebuild every 20
+            // steps) and by a fused design
+            let (now, floor) = (830.0, 300.0);
             println!(
                 "\n{}: copy bandwidth {:.1} GB/s -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
                 ctx.info.name,
@@ -99,6 +100,8 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
         particle_steps_per_second: 0.0,
         bytes_per_particle: 0,
         contacts_per_particle: 0.0,
+        candidates_per_particle: 0.0,
+        steps_per_build: 0.0,
         solid_fraction: 0.0,
         stages: Vec::new(),
         skipped: Some(why),
@@ -107,7 +110,8 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
 
 fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     let adapter = format!("CPU, {threads} threads");
-    let bpp = Particles::<f64>::bytes_per_particle(8, 16) as u64;
+    // 16 candidates per particle: the mono bed has 12, poly 1:4 about 11
+    let bpp = Particles::<f64>::bytes_per_particle(8, 16, 16) as u64;
     if let Some(avail) = mem_available() {
         // the scene, the state and the work arrays, with room to spare
         let need = n as u64 * (bpp + 400);
@@ -134,12 +138,17 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     b.advance(o.warmup).ok();
     let before = b.st.stage_seconds;
     let res = measure(&mut b, 0, o.steps, o.repeats);
-    let spent: Vec<f64> = (0..3).map(|k| b.st.stage_seconds[k] - before[k]).collect();
+    let spent: Vec<f64> = (0..STAGES.len())
+        .map(|k| b.st.stage_seconds[k] - before[k])
+        .collect();
     let total: f64 = spent.iter().sum();
-    let (med, _) = match res {
+    let timing = match res {
         Ok(r) => r,
         Err(e) => return skipped("cpu", adapter, kind, n, format!("run failed: {e}")),
     };
+    let bpp =
+        Particles::<f64>::bytes_per_particle(8, 16, (timing.candidates / n as f64).ceil() as usize)
+            as u64;
     let stages = STAGES
         .iter()
         .zip(&spent)
@@ -150,7 +159,7 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         adapter,
         kind,
         o.steps,
-        med,
+        &timing,
         bpp,
         &b.st.particles,
         stages,
@@ -169,11 +178,12 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         Ok(b) => b,
         Err(e) => return skipped("gpu", adapter, kind, n, e.to_string()),
     };
-    let bpp = talus::gpu::data::bytes_per_particle(16);
-    let (med, _) = match measure(&mut b, o.warmup, o.steps, o.repeats) {
+    let timing = match measure(&mut b, o.warmup, o.steps, o.repeats) {
         Ok(r) => r,
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
+    // as allocated: the list's capacity, not its length
+    let bpp = talus::gpu::data::bytes_per_particle(16, b.data.nbr_cap.div_ceil(n as u64));
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();
@@ -190,7 +200,7 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         adapter,
         kind,
         o.steps,
-        med,
+        &timing,
         bpp,
         &b.snapshot(),
         stages,
@@ -205,7 +215,7 @@ fn measured_row(
     adapter: String,
     kind: Bed,
     steps: u64,
-    median_seconds: f64,
+    timing: &talus::bench::Timing,
     bytes_per_particle: u64,
     state: &Particles<f64>,
     stages: Vec<(String, f64)>,
@@ -218,10 +228,12 @@ fn measured_row(
         bed: kind.name().into(),
         particles: n,
         steps,
-        wall_seconds: median_seconds,
-        particle_steps_per_second: n as f64 * steps as f64 / median_seconds,
+        wall_seconds: timing.median,
+        particle_steps_per_second: n as f64 * steps as f64 / timing.median,
         bytes_per_particle,
         contacts_per_particle,
+        candidates_per_particle: timing.candidates / n.max(1) as f64,
+        steps_per_build: timing.steps_per_build,
         solid_fraction,
         stages,
         skipped: None,
@@ -241,13 +253,13 @@ fn print_row(r: &BenchRow) {
 /// The table as Markdown.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = String::from(
-        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | candidates/particle | steps/rebuild | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for r in rows {
         if let Some(why) = &r.skipped {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | | | skipped: {why} | | | | | |",
+                "| {} | {} | {} | {} | | | skipped: {why} | | | | | | | |",
                 r.backend, r.adapter, r.bed, r.particles
             );
             continue;
@@ -263,7 +275,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.3} | {} |",
+            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.1} | {} | {:.3} | {} |",
             r.backend,
             r.adapter,
             r.bed,
@@ -274,6 +286,12 @@ pub fn table(rows: &[BenchRow]) -> String {
             1e9 / r.particle_steps_per_second,
             r.bytes_per_particle,
             r.contacts_per_particle,
+            r.candidates_per_particle,
+            if r.steps_per_build.is_finite() {
+                format!("{:.1}", r.steps_per_build)
+            } else {
+                "-".into()
+            },
             r.solid_fraction,
             stages
         );
@@ -338,7 +356,7 @@ run {warmup}
 variable steps index 100
 run ${{steps}}
 ",
-        skin = 0.1 * talus::bench::R,
+        skin = scene.skin(),
         e = m.youngs_modulus,
         nu = m.poisson_ratio,
         rest = m.restitution,

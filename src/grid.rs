@@ -1,6 +1,7 @@
-//! The uniform grid of the broad phase. Cell edge ≥ the largest diameter, so
-//! every contact partner of a particle lies in its own or one of the 26
-//! neighbouring cells. Cells are numbered x fastest: `key = ix + nx (iy + ny iz)`.
+//! The uniform grid of the broad phase. Cell edge ≥ the largest neighbour
+//! cutoff (largest diameter + the Verlet skin), so every neighbour-list
+//! candidate of a particle lies in its own or one of the 26 neighbouring
+//! cells. Cells are numbered x fastest: `key = ix + nx (iy + ny iz)`.
 //!
 //! Particles outside a non-periodic domain are clamped into the edge cells:
 //! clamping moves no two particles further apart in cell units, so contact
@@ -22,7 +23,9 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// A grid over `domain` for spheres up to `rmax`. When `target_cells` is
+    /// A grid over `domain` whose cells are at least `2 rmax` wide (`rmax`:
+    /// half the largest neighbour cutoff, i.e. the largest radius plus half
+    /// the skin). When `target_cells` is
     /// given the cell edge grows so that there are at most about that many
     /// cells (large empty domains, e.g. two spheres in a big box).
     pub fn with_target(
@@ -57,7 +60,7 @@ impl Grid {
             };
             if domain.periodic[k] && dims[k] < 3 {
                 return Err(format!(
-                    "periodic axis {} is {} m long: it must be at least 3 largest diameters ({} m)",
+                    "periodic axis {} is {} m long: it must be at least 3 neighbour cutoffs (largest diameter + neighbour skin: {} m)",
                     ["x", "y", "z"][k],
                     len[k],
                     3.0 * 2.0 * rmax
@@ -89,6 +92,17 @@ impl Grid {
     /// A grid with at most ~max(4 n, 65 536) cells, for `n` particles.
     pub fn for_particles(domain: &Domain, rmax: f64, n: usize) -> Result<Grid, String> {
         Grid::with_target(domain, rmax, Some((4 * n as u64).max(1 << 16)))
+    }
+
+    /// The grid a run of `scene` uses: cells of at least the largest
+    /// diameter plus the neighbour skin.
+    pub fn for_scene(scene: &crate::scene::Scene) -> Result<Grid, String> {
+        let (_, rmax) = scene.radius_range();
+        Grid::for_particles(
+            &scene.domain,
+            rmax + 0.5 * scene.skin(),
+            scene.particles.len(),
+        )
     }
 
     pub fn new(domain: &Domain, rmax: f64) -> Result<Grid, String> {

@@ -339,10 +339,11 @@ fn cmd_check(path: &Path) -> ExitCode {
     let dt = scene.dt();
     let steps = scene.steps();
     let slots = scene.contact.history_slots as usize;
-    let grid = talus::grid::Grid::for_particles(&scene.domain, rmax, n).expect("validated");
+    let grid = talus::grid::Grid::for_scene(&scene).expect("validated");
     let cells = grid.n_cells() as f64 * 8.0;
-    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, slots) as f64 + cells;
-    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(slots as u64) as f64 + cells;
+    // neighbour list: ~12–16 candidates per particle in a dense bed
+    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, slots, 16) as f64 + cells;
+    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(slots as u64, 16) as f64 + cells;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {

@@ -56,8 +56,9 @@ impl<T: Pod + Send + Sync> Particles<T> {
     }
 
     /// Gathers `self` permuted by `order` into `out` (same length and
-    /// slots), in parallel and without allocating. History slots are filled
-    /// from the front, so displacements are copied only for used slots.
+    /// slots), in parallel and without allocating. Displacements are copied
+    /// only for used slots (a slot keeps its place while its contact lasts,
+    /// so used and free slots mix).
     pub fn permute_into(&self, order: &[u32], out: &mut Particles<T>) {
         use rayon::prelude::*;
         fn g<X: Copy + Send + Sync>(src: &[X], dst: &mut [X], order: &[u32]) {
@@ -80,10 +81,9 @@ impl<T: Pod + Send + Sync> Particles<T> {
                 let i = i as usize;
                 k.copy_from_slice(&self.hist_key[i * s..(i + 1) * s]);
                 for j in 0..s {
-                    if k[j] == EMPTY_SLOT {
-                        break;
+                    if k[j] != EMPTY_SLOT {
+                        d[j] = self.hist_disp[i * s + j];
                     }
-                    d[j] = self.hist_disp[i * s + j];
                 }
             });
     }
@@ -150,13 +150,15 @@ impl Particles<f64> {
         self.map_real(|x| x as f32)
     }
 
-    /// Bytes per particle of the CPU path's arrays for scalar size `real`
-    /// and `slots` history slots (the GPU's: `gpu::data::bytes_per_particle`), double-buffered
-    /// history and force/torque work arrays included.
-    pub fn bytes_per_particle(real: usize, slots: usize) -> usize {
+    /// Bytes per particle of the CPU path's arrays for scalar size `real`,
+    /// `slots` history slots and `candidates` neighbour-list entries per
+    /// particle (the GPU's: `gpu::data::bytes_per_particle`): state,
+    /// history (updated in place), force/torque work arrays, the reference
+    /// positions of the list and the list itself.
+    pub fn bytes_per_particle(real: usize, slots: usize, candidates: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
-        let history = 2 * slots * (4 + 4 * real); // old + new
-        let work = 4 * 4 * real + 3 * 4; // force, torque (+ prev), key/order/rank
-        state + history + work
+        let history = slots * (4 + 4 * real);
+        let work = 4 * 4 * real + 3 * real + 4 * 4; // force, torque (+ prev), pos_ref, key/order/count/start
+        state + history + work + 4 * candidates
     }
 }

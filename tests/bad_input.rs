@@ -714,7 +714,7 @@ fn periodic_axis_too_short() {
         "domain.periodic",
         &[
             "periodic axis x is 0.005 m long",
-            "at least 3 × the largest diameter",
+            "at least 3 × (the largest diameter + the neighbour skin)",
         ],
     );
 }
@@ -730,6 +730,31 @@ fn zero_history_slots() {
         "contact.history_slots",
         &["expected 1 to 64 slots, got 0"],
     );
+}
+
+#[test]
+fn bad_neighbour_skin() {
+    for (value, want) in [
+        (
+            "-0.0001",
+            "expected a length > 0 m or \"auto\", got -0.0001",
+        ),
+        ("\"wide\"", "expected a length in metres or \"auto\""),
+    ] {
+        let scene = edit(
+            BASE,
+            "gravity = [0.0, 0.0, -9.81]",
+            &format!("gravity = [0.0, 0.0, -9.81]\nneighbour_skin = {value}"),
+        );
+        let line = line_of(&scene, "neighbour_skin");
+        check_fails(
+            "skin",
+            &scene,
+            Some(line),
+            "simulation.neighbour_skin",
+            &[want],
+        );
+    }
 }
 
 #[test]

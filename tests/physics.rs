@@ -222,11 +222,42 @@ fn broad_phase_matches_brute_force() {
         let scene = b.build_unchecked(); // overlapping on purpose
         let mut st = Step::new(&scene).unwrap();
         st.bin_and_sort();
+        st.build_neighbours();
+
+        // the neighbour list: exactly the pairs within r_i + r_j + skin
+        let skin = st.skin;
+        let mut listed = BTreeSet::new();
+        let mut expected_list = BTreeSet::new();
+        let p = &st.particles;
+        for i in 0..p.len() {
+            let (lo, hi) = (st.work.nbr_start[i], st.work.nbr_start[i + 1]);
+            for &j in &st.work.nbr[lo as usize..hi as usize] {
+                assert!(listed.insert((p.id[i], p.id[j as usize])), "listed twice");
+            }
+        }
+        for (a, pa) in pos.iter().enumerate() {
+            for (b, pb) in pos.iter().enumerate() {
+                let d = grid.min_image([pa[0], pa[1], pa[2]], [pb[0], pb[1], pb[2]]);
+                let cut = pa[3] + pb[3] + skin;
+                if a != b && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
+                    expected_list.insert((a as u32, b as u32));
+                }
+            }
+        }
+        assert!(
+            expected_list.len() > brute.len() * 2,
+            "the skin adds candidates"
+        );
+        assert_eq!(
+            listed, expected_list,
+            "neighbour list differs from brute force (periodic {periodic:?})"
+        );
+
         talus::cpu::contacts::contacts(&mut st);
         let mut found = BTreeSet::new();
         let s = st.particles.slots;
         for i in 0..st.particles.len() {
-            for k in &st.work.hist_key_new[i * s..(i + 1) * s] {
+            for k in &st.particles.hist_key[i * s..(i + 1) * s] {
                 if *k != EMPTY_SLOT {
                     let a = st.particles.id[i];
                     found.insert((a.min(*k) as usize, a.max(*k) as usize));
@@ -239,6 +270,51 @@ fn broad_phase_matches_brute_force() {
             "contact stage pairs differ (periodic {periodic:?})"
         );
     }
+}
+
+/// The Verlet list is reused between builds and never misses a contact:
+/// after every step of a colliding periodic cloud, each overlapping pair
+/// (brute force over the current positions) is in the list the next step
+/// uses, unless that step rebuilds it.
+#[test]
+fn stale_neighbour_list_never_misses_a_contact() {
+    let scene = periodic_cloud(300, 0.5, 0.5, 11);
+    let mut st = Step::new(&scene).unwrap();
+    let grid = st.grid;
+    let steps = 600;
+    let mut checked = 0;
+    for _ in 0..steps {
+        st.step().unwrap();
+        if st.rebuild {
+            continue;
+        }
+        let p = &st.particles;
+        let mut listed = BTreeSet::new();
+        for i in 0..p.len() {
+            let (lo, hi) = (
+                st.work.nbr_start[i] as usize,
+                st.work.nbr_start[i + 1] as usize,
+            );
+            for &j in &st.work.nbr[lo..hi] {
+                listed.insert((i, j as usize));
+            }
+        }
+        for (i, j) in talus::cpu::bin::brute_force_pairs(&p.pos_rad, &grid) {
+            assert!(
+                listed.contains(&(i, j)) && listed.contains(&(j, i)),
+                "pair ({i}, {j}) not listed at step {}",
+                st.step
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "only {checked} contacts checked");
+    // the list was rebuilt, but far less often than every step
+    assert!(
+        st.builds > 2 && st.builds < steps / 4,
+        "{} builds in {steps} steps",
+        st.builds
+    );
 }
 
 /// Both partners of a pair hold bit-identical history, and forces are
@@ -357,7 +433,7 @@ fn sparse_domain_allows_short_periodic_axis() {
         ..dom
     };
     let err = Grid::for_particles(&short, 0.001, 10).unwrap_err();
-    assert!(err.contains("at least 3 largest diameters"), "{err}");
+    assert!(err.contains("at least 3 neighbour cutoffs"), "{err}");
 }
 
 /// A run that blows up (dt far above the stable limit, forced past the

@@ -1,5 +1,6 @@
-//! Stage 3, contacts: every particle gathers over the 27 cells around it and
-//! over the walls, and sums its own force and torque (no scattered writes).
+//! Stage 4, contacts: every particle gathers over its neighbour-list
+//! candidates and the walls, and sums its own force and torque (no
+//! scattered writes).
 //!
 //! Each pair is evaluated in its canonical orientation (from the lower id,
 //! walls from the particle), so the two partners compute bit-identical
@@ -242,27 +243,51 @@ pub struct ContactReport {
 struct Out<'a> {
     force: &'a mut [f64; 4],
     torque: &'a mut [f64; 4],
+    /// The particle's history slots, updated in place (only this particle
+    /// reads or writes them).
     keys: &'a mut [u32],
     disp: &'a mut [[f64; 4]],
 }
 
-/// Runs the contact stage over particles already in cell order (`starts`
-/// indexes the particle arrays directly). Writes force (w: elastic energy
-/// share), torque (w: energy dissipated this step, share) and the new
-/// history.
+/// The particle arrays the contact stage reads (the history is split off:
+/// it is written).
+struct View<'a> {
+    pos_rad: &'a [[f64; 4]],
+    vel_invm: &'a [[f64; 4]],
+    omega_invi: &'a [[f64; 4]],
+    material: &'a [u32],
+    id: &'a [u32],
+}
+
+/// Runs the contact stage over the neighbour list (particles in the cell
+/// order of the last build). Writes force (w: elastic energy share), torque
+/// (w: energy dissipated this step, share) and updates each particle's
+/// history slots in place: a contact keeps its slot while it lasts, a new
+/// contact takes the first free slot, a slot whose contact has ended is
+/// freed at the end of the particle's pass.
 pub fn contacts(st: &mut Step) -> ContactReport {
     let grid: &Grid = &st.grid;
-    let p = &st.particles;
+    let p = &mut st.particles;
     let slots = p.slots;
     let lp = st.law;
     let pairs = &st.pairs;
     let walls = &st.walls;
     let w = &mut st.work;
-    let starts = &w.starts;
+    let nbr = Nbr {
+        start: &w.nbr_start,
+        list: &w.nbr,
+    };
     let prev = Prev {
         force: &w.force_prev,
         torque: &w.torque_prev,
         gravity: st.gravity,
+    };
+    let view = View {
+        pos_rad: &p.pos_rad,
+        vel_invm: &p.vel_invm,
+        omega_invi: &p.omega_invi,
+        material: &p.material,
+        id: &p.id,
     };
     let min_id = |a: Option<u32>, b: Option<u32>| match (a, b) {
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -274,8 +299,8 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         .force
         .par_iter_mut()
         .zip(w.torque.par_iter_mut())
-        .zip(w.hist_key_new.par_chunks_mut(slots))
-        .zip(w.hist_disp_new.par_chunks_mut(slots))
+        .zip(p.hist_key.par_chunks_mut(slots))
+        .zip(p.hist_disp.par_chunks_mut(slots))
         .enumerate()
         .map(|(i, (((force, torque), keys), disp))| {
             let mut out = Out {
@@ -284,8 +309,8 @@ pub fn contacts(st: &mut Step) -> ContactReport {
                 keys,
                 disp,
             };
-            let (ratio, over) = particle(i, p, &prev, grid, starts, &lp, pairs, walls, &mut out);
-            let id = p.id[i];
+            let (ratio, over) = particle(i, &view, &prev, grid, &nbr, &lp, pairs, walls, &mut out);
+            let id = view.id[i];
             (
                 ratio,
                 (ratio > super::MAX_OVERLAP_RATIO).then_some(id),
@@ -303,6 +328,12 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     }
 }
 
+/// The neighbour list (CSR, see `neighbours.rs`).
+struct Nbr<'a> {
+    start: &'a [u32],
+    list: &'a [u32],
+}
+
 /// The previous step's forces (in the current cell order) and gravity, to
 /// recover the half-step velocities v(n−½) = v*(n) − a(n−1) dt/2.
 struct Prev<'a> {
@@ -311,29 +342,34 @@ struct Prev<'a> {
     gravity: V3,
 }
 
+/// The history slot of `key` in `keys`, else the first free one, else
+/// None (overflow). `.1` is true when the slot already held `key`.
+#[inline]
+pub fn slot_of(keys: &[u32], key: u32) -> Option<(usize, bool)> {
+    let mut free = None;
+    for (s, &k) in keys.iter().enumerate() {
+        if k == key {
+            return Some((s, true));
+        }
+        if k == EMPTY_SLOT && free.is_none() {
+            free = Some(s);
+        }
+    }
+    free.map(|s| (s, false))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn particle(
     i: usize,
-    p: &crate::state::Particles<f64>,
+    p: &View,
     prev: &Prev,
     grid: &Grid,
-    starts: &[u32],
+    nbr: &Nbr,
     lp: &LawParams,
     pairs: &crate::pair::PairTable,
     walls: &[super::WallData],
     out: &mut Out,
 ) -> (f64, bool) {
-    let slots = p.slots;
-    let old_keys = &p.hist_key[i * slots..(i + 1) * slots];
-    let old_disp = &p.hist_disp[i * slots..(i + 1) * slots];
-    let lookup = |key: u32| -> [f64; 4] {
-        for s in 0..slots {
-            if old_keys[s] == key {
-                return old_disp[s];
-            }
-        }
-        [0.0; 4]
-    };
     let half = 0.5 * lp.dt;
     let body = |j: usize| {
         let (v, w) = (p.vel_invm[j], p.omega_invi[j]);
@@ -355,57 +391,62 @@ fn particle(
     let mut t = [0.0; 3];
     let mut elastic = 0.0;
     let mut diss = 0.0;
-    let mut count = 0usize;
     let mut max_ratio = 0.0f64;
     let mut overflow = false;
-    out.keys.fill(EMPTY_SLOT);
-    let mut push = |key: u32, r: &PairResult, count: &mut usize, overflow: &mut bool| {
-        if *count < slots {
-            out.keys[*count] = key;
-            out.disp[*count] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
-        } else {
+    // slots used this step (history_slots ≤ 64)
+    let mut touched = 0u64;
+    // the stored history of `key` (zero for a new contact) and its slot
+    let mut take = |key: u32, out: &mut Out, overflow: &mut bool| match slot_of(out.keys, key) {
+        Some((s, found)) => {
+            touched |= 1 << s;
+            (Some(s), if found { out.disp[s] } else { [0.0; 4] })
+        }
+        None => {
             *overflow = true;
+            (None, [0.0; 4])
         }
-        *count += 1;
     };
-    let c = grid.coord(xi_pos);
-    grid.for_neighbour_ranges(c, starts, |range| {
-        for j in range {
-            if j == i {
-                continue;
-            }
-            let rj = p.pos_rad[j][3];
-            let d = grid.min_image(xi_pos, xyz(p.pos_rad[j]));
-            let d2 = dot(d, d);
-            let rsum = ri + rj;
-            if d2 >= rsum * rsum {
-                continue;
-            }
-            let id_j = p.id[j];
-            let i_is_a = id_i < id_j;
-            let (a, b, dab) = if i_is_a {
-                (i, j, d)
-            } else {
-                (j, i, scale(d, -1.0))
-            };
-            let dist = d2.sqrt();
-            let nrm = scale(dab, 1.0 / dist);
-            let overlap = rsum - dist;
-            let pp = pairs.get(p.material[a], p.material[b]);
-            let r = pair_law(lp, pp, &body(a), &body(b), nrm, overlap, lookup(id_j));
-            if i_is_a {
-                f = add(f, r.force_a);
-                t = add(t, r.torque_a);
-            } else {
-                f = sub(f, r.force_a);
-                t = add(t, r.torque_b);
-            }
-            elastic += 0.5 * r.elastic;
-            diss += 0.5 * r.dissipated;
-            max_ratio = max_ratio.max(overlap / ri.min(rj));
-            push(id_j, &r, &mut count, &mut overflow);
+    let store = |slot: Option<usize>, key: u32, r: &PairResult, out: &mut Out| {
+        if let Some(s) = slot {
+            out.keys[s] = key;
+            out.disp[s] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
         }
-    });
+    };
+    let (lo, hi) = (nbr.start[i] as usize, nbr.start[i + 1] as usize);
+    for &j in &nbr.list[lo..hi] {
+        let j = j as usize;
+        let rj = p.pos_rad[j][3];
+        let d = grid.min_image(xi_pos, xyz(p.pos_rad[j]));
+        let d2 = dot(d, d);
+        let rsum = ri + rj;
+        if d2 >= rsum * rsum {
+            continue;
+        }
+        let id_j = p.id[j];
+        let i_is_a = id_i < id_j;
+        let (a, b, dab) = if i_is_a {
+            (i, j, d)
+        } else {
+            (j, i, scale(d, -1.0))
+        };
+        let dist = d2.sqrt();
+        let nrm = scale(dab, 1.0 / dist);
+        let overlap = rsum - dist;
+        let pp = pairs.get(p.material[a], p.material[b]);
+        let (slot, hist) = take(id_j, out, &mut overflow);
+        let r = pair_law(lp, pp, &body(a), &body(b), nrm, overlap, hist);
+        if i_is_a {
+            f = add(f, r.force_a);
+            t = add(t, r.torque_a);
+        } else {
+            f = sub(f, r.force_a);
+            t = add(t, r.torque_b);
+        }
+        elastic += 0.5 * r.elastic;
+        diss += 0.5 * r.dissipated;
+        max_ratio = max_ratio.max(overlap / ri.min(rj));
+        store(slot, id_j, &r, out);
+    }
     for (wi, w) in walls.iter().enumerate() {
         let dist = dot(sub(xi_pos, w.point), w.normal);
         let overlap = ri - dist;
@@ -423,6 +464,7 @@ fn particle(
             inv_inertia: 0.0,
         };
         let pp = pairs.get(p.material[i], w.material);
+        let (slot, hist) = take(key, out, &mut overflow);
         let r = pair_law(
             lp,
             pp,
@@ -430,14 +472,20 @@ fn particle(
             &wall,
             scale(w.normal, -1.0),
             overlap,
-            lookup(key),
+            hist,
         );
         f = add(f, r.force_a);
         t = add(t, r.torque_a);
         elastic += r.elastic;
         diss += r.dissipated;
         max_ratio = max_ratio.max(overlap / ri);
-        push(key, &r, &mut count, &mut overflow);
+        store(slot, key, &r, out);
+    }
+    // contacts that ended this step free their slots
+    for (s, k) in out.keys.iter_mut().enumerate() {
+        if touched & (1 << s) == 0 && *k != EMPTY_SLOT {
+            *k = EMPTY_SLOT;
+        }
     }
     *out.force = [f[0], f[1], f[2], elastic];
     *out.torque = [t[0], t[1], t[2], diss];

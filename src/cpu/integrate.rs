@@ -1,4 +1,4 @@
-//! Stage 4, integrate: velocity Verlet (kick–drift–kick) for translation and
+//! Stage 5, integrate: velocity Verlet (kick–drift–kick) for translation and
 //! rotation, with the velocity the contact stage sees predicted to the full
 //! step.
 //!
@@ -18,13 +18,25 @@
 //! Positions follow plain leapfrog. On the first step a(n-1) = a(n), i.e.
 //! the initial velocity is v(0). The same for ω with torques. Adds this
 //! step's dissipated energy to each particle's total, wraps periodic axes,
-//! and returns the lowest id with a non-finite value (as the GPU's atomicMin).
+//! and reports the lowest id with a non-finite value (as the GPU's
+//! atomicMin) and whether some particle has now moved more than skin / 2
+//! from where the neighbour list was built (then the next step rebuilds it).
 
 use super::Step;
 use rayon::prelude::*;
 
-pub fn integrate(st: &mut Step) -> Option<u32> {
+/// What integrate reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct IntegrateReport {
+    /// Lowest id with a non-finite position or velocity.
+    pub nonfinite: Option<u32>,
+    /// Some particle moved more than skin / 2 since the list was built.
+    pub rebuild: bool,
+}
+
+pub fn integrate(st: &mut Step) -> IntegrateReport {
     let dt = st.law.dt;
+    let half_skin2 = 0.25 * st.skin * st.skin;
     let g = st.gravity;
     let grid = st.grid;
     let first = st.step == 0;
@@ -35,16 +47,17 @@ pub fn integrate(st: &mut Step) -> Option<u32> {
     } else {
         (&w.force_prev, &w.torque_prev)
     };
+    let pos_ref = &w.pos_ref;
     let p = &mut st.particles;
     let ids = &p.id;
-    let bad: Option<u32> = p
+    let (bad, rebuild) = p
         .pos_rad
         .par_iter_mut()
         .zip(p.vel_invm.par_iter_mut())
         .zip(p.omega_invi.par_iter_mut())
         .zip(p.dissipated.par_iter_mut())
         .enumerate()
-        .filter_map(|(i, (((x, v), om), diss))| {
+        .map(|(i, (((x, v), om), diss))| {
             let (f, fp, t, tp) = (force[i], force_prev[i], torque[i], torque_prev[i]);
             let mut pos = [0.0; 3];
             for k in 0..3 {
@@ -67,11 +80,24 @@ pub fn integrate(st: &mut Step) -> Option<u32> {
                 .chain(v.iter())
                 .chain(om.iter())
                 .all(|a| a.is_finite());
-            (!finite).then_some(ids[i])
+            let moved = super::neighbours::displacement2(&grid, pos_ref[i], pos) > half_skin2;
+            ((!finite).then_some(ids[i]), moved)
         })
-        .min();
+        .reduce(
+            || (None, false),
+            |a, b| {
+                let id = match (a.0, b.0) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                };
+                (id, a.1 || b.1)
+            },
+        );
     // this step's forces become the previous ones
     std::mem::swap(&mut w.force, &mut w.force_prev);
     std::mem::swap(&mut w.torque, &mut w.torque_prev);
-    bad
+    IntegrateReport {
+        nonfinite: bad,
+        rebuild,
+    }
 }

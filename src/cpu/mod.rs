@@ -1,12 +1,14 @@
 //! The CPU reference path (f64, rayon). A step is the fixed list of stages
-//! bin → sort → contacts → integrate (→ diagnostics on demand), each in its
-//! own module with the same name as its GPU twin in `src/gpu/` and
-//! `shaders/`.
+//! bin → sort → neighbours → contacts → integrate (→ diagnostics on
+//! demand), each in its own module with the same name as its GPU twin in
+//! `src/gpu/` and `shaders/`. The first three run only on the steps that
+//! rebuild the neighbour list (some particle moved more than skin / 2).
 
 pub mod bin;
 pub mod contacts;
 pub mod diagnostics;
 pub mod integrate;
+pub mod neighbours;
 pub mod sort;
 
 use crate::backend::{Backend, RunError, RunErrorKind};
@@ -39,9 +41,14 @@ pub struct Work {
     /// The previous step's force and torque (after `integrate`: this step's).
     pub force_prev: Vec<[f64; 4]>,
     pub torque_prev: Vec<[f64; 4]>,
-    pub hist_key_new: Vec<u32>,
-    pub hist_disp_new: Vec<[f64; 4]>,
-    /// Target of the per-step permutation (swapped with the state).
+    /// Neighbour list (CSR): candidates of particle i are
+    /// `nbr[nbr_start[i]..nbr_start[i + 1]]`; `nbr_count` is the first pass.
+    pub nbr_count: Vec<u32>,
+    pub nbr_start: Vec<u32>,
+    pub nbr: Vec<u32>,
+    /// Positions at the last build of the list (the rebuild test).
+    pub pos_ref: Vec<[f64; 3]>,
+    /// Target of the rebuild's permutation (swapped with the state).
     pub scratch: Option<Particles<f64>>,
     pub scratch4: Vec<[f64; 4]>,
 }
@@ -59,12 +66,18 @@ pub struct Step {
     pub step: u64,
     /// Largest overlap ratio seen in the run so far.
     pub max_overlap_ratio: f64,
-    /// Wall time spent per stage (bin+sort, contacts, integrate) so far.
-    pub stage_seconds: [f64; 3],
+    /// Verlet skin of the neighbour list (m).
+    pub skin: f64,
+    /// The next step rebuilds the neighbour list (bin, sort, neighbours).
+    pub rebuild: bool,
+    /// Neighbour-list builds so far.
+    pub builds: u64,
+    /// Wall time spent per stage ([`STAGES`]) so far.
+    pub stage_seconds: [f64; 4],
 }
 
 /// Names of `Step::stage_seconds`.
-pub const STAGES: [&str; 3] = ["bin+sort", "contacts", "integrate"];
+pub const STAGES: [&str; 4] = ["bin+sort", "neighbours", "contacts", "integrate"];
 
 /// Overlap / smaller radius above which a run stops.
 pub const MAX_OVERLAP_RATIO: f64 = 0.5;
@@ -72,17 +85,14 @@ pub const MAX_OVERLAP_RATIO: f64 = 0.5;
 impl Step {
     pub fn new(scene: &Scene) -> Result<Step, String> {
         let particles = Particles::from_scene(scene);
-        let (_, rmax) = scene.radius_range();
-        let grid = Grid::for_particles(&scene.domain, rmax, particles.len())?;
+        let grid = Grid::for_scene(scene)?;
         let n = particles.len();
-        let slots = particles.slots;
         let work = Work {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
             force_prev: vec![[0.0; 4]; n],
             torque_prev: vec![[0.0; 4]; n],
-            hist_key_new: vec![crate::state::EMPTY_SLOT; n * slots],
-            hist_disp_new: vec![[0.0; 4]; n * slots],
+            pos_ref: vec![[0.0; 3]; n],
             ..Default::default()
         };
         Ok(Step {
@@ -109,7 +119,10 @@ impl Step {
             work,
             step: 0,
             max_overlap_ratio: 0.0,
-            stage_seconds: [0.0; 3],
+            skin: scene.skin(),
+            rebuild: true,
+            builds: 0,
+            stage_seconds: [0.0; 4],
         })
     }
 
@@ -139,16 +152,46 @@ impl Step {
         }
     }
 
-    /// One whole step. On error the state is left as it was when the error
-    /// was found (the driver keeps the last good snapshot).
+    /// Stage 3: the neighbour list over the particles in cell order, and the
+    /// reference positions of the rebuild test.
+    pub fn build_neighbours(&mut self) {
+        let w = &mut self.work;
+        let pos = &self.particles.pos_rad;
+        neighbours::build(
+            &self.grid,
+            pos,
+            &w.starts,
+            self.skin,
+            &mut w.nbr_count,
+            &mut w.nbr_start,
+            &mut w.nbr,
+        );
+        for (r, p) in w.pos_ref.iter_mut().zip(pos) {
+            *r = [p[0], p[1], p[2]];
+        }
+        self.builds += 1;
+        self.rebuild = false;
+    }
+
+    /// One whole step. On error the step is not counted and positions and
+    /// velocities are left as they were (the driver keeps the last good
+    /// snapshot).
     pub fn step(&mut self) -> Result<(), RunError> {
         let t0 = std::time::Instant::now();
-        self.bin_and_sort();
+        let rebuild = self.rebuild;
+        if rebuild {
+            self.bin_and_sort();
+        }
         let t1 = std::time::Instant::now();
-        let rep = contacts::contacts(self);
+        if rebuild {
+            self.build_neighbours();
+        }
         let t2 = std::time::Instant::now();
+        let rep = contacts::contacts(self);
+        let t3 = std::time::Instant::now();
         self.stage_seconds[0] += (t1 - t0).as_secs_f64();
         self.stage_seconds[1] += (t2 - t1).as_secs_f64();
+        self.stage_seconds[2] += (t3 - t2).as_secs_f64();
         let err = |kind, particle: u32, this: &Step| RunError {
             step: this.step,
             particle,
@@ -163,13 +206,12 @@ impl Step {
             let ratio = rep.max_overlap_ratio;
             return Err(err(RunErrorKind::Overlap { ratio }, id, self));
         }
-        std::mem::swap(&mut self.particles.hist_key, &mut self.work.hist_key_new);
-        std::mem::swap(&mut self.particles.hist_disp, &mut self.work.hist_disp_new);
-        let bad = integrate::integrate(self);
-        self.stage_seconds[2] += t2.elapsed().as_secs_f64();
-        if let Some(id) = bad {
+        let done = integrate::integrate(self);
+        self.stage_seconds[3] += t3.elapsed().as_secs_f64();
+        if let Some(id) = done.nonfinite {
             return Err(err(RunErrorKind::NonFinite, id, self));
         }
+        self.rebuild = done.rebuild;
         self.step += 1;
         Ok(())
     }
@@ -222,5 +264,12 @@ impl Backend for CpuBackend {
 
     fn steps_done(&self) -> u64 {
         self.st.step
+    }
+
+    fn list_stats(&mut self) -> crate::backend::ListStats {
+        crate::backend::ListStats {
+            builds: self.st.builds,
+            entries: self.st.work.nbr.len() as u64,
+        }
     }
 }

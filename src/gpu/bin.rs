@@ -26,7 +26,7 @@ impl BinKernels {
         BinBinds {
             group: self
                 .bin
-                .bind(ctx, 0, &[&d.params, &d.ctl, &d.a.pos, &d.keys, &d.counts]),
+                .bind(ctx, 0, &[&d.params, &d.ctl, &d.b.pos, &d.keys, &d.counts]),
         }
     }
 

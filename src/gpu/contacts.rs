@@ -1,6 +1,6 @@
-//! Stage 3, contacts (`shaders/contacts.wgsl`): gather over 27 cells and the
-//! walls; reads set B and the old history (B), writes force, torque and the
-//! new history into set A's history buffers.
+//! Stage 4, contacts (`shaders/contacts.wgsl`): gather over the neighbour
+//! list and the walls; reads set B, updates each particle's own history
+//! slots in place, writes force and torque.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -23,16 +23,24 @@ impl ContactKernels {
                 ctx,
                 module,
                 "contacts",
-                &[&[U, RW, R, R, R], &[R; 9], &[RW, RW, RW, RW]],
+                &[
+                    &[U, RW, R, R, R, R],
+                    &[R, R, R, R, R, RW, RW, R, R],
+                    &[RW, RW],
+                ],
             ),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> ContactBinds {
-        let (a, b) = (&d.a, &d.b);
+        let b = &d.b;
         let k = &self.contacts;
         ContactBinds {
-            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts, &d.pairs, &d.walls]),
+            g0: k.bind(
+                ctx,
+                0,
+                &[&d.params, &d.ctl, &d.nbr_start, &d.nbr, &d.pairs, &d.walls],
+            ),
             g1: k.bind(
                 ctx,
                 1,
@@ -48,7 +56,7 @@ impl ContactKernels {
                     &b.tprev,
                 ],
             ),
-            g2: k.bind(ctx, 2, &[&d.force, &d.torque, &a.hkey, &a.hdisp]),
+            g2: k.bind(ctx, 2, &[&d.force, &d.torque]),
         }
     }
 

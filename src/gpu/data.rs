@@ -1,6 +1,8 @@
-//! `GpuData`: every buffer of the GPU path, allocated once per scene.
-//! Set A holds the state in canonical (integrate) order, set B the same
-//! arrays in cell order after `reorder`. Kept apart from the kernels.
+//! `GpuData`: every buffer of the GPU path, allocated once per scene (the
+//! neighbour list grows when a build needs more room). Set B is the working
+//! state, in the cell order of the last neighbour-list build; set A is the
+//! scratch the rebuild's reorder gathers into before copying back. Kept
+//! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{Pair, Params, ScanParams, Wall};
@@ -90,6 +92,38 @@ pub struct ScanLevel {
     pub scanned: Option<wgpu::Buffer>,
 }
 
+/// The levels of a multi-level exclusive scan over `len` entries.
+fn scan_levels(ctx: &GpuContext, len: u64) -> Vec<ScanLevel> {
+    let mut scan = Vec::new();
+    let mut len = len;
+    loop {
+        let blocks = len.div_ceil(256);
+        let params = init(
+            ctx,
+            "scan params",
+            bytemuck::bytes_of(&ScanParams {
+                len: len as u32,
+                pad: [0; 3],
+            }),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let sums = zeroed(ctx, "scan sums", blocks * 4);
+        let last = blocks <= 1;
+        let scanned = (!last).then(|| zeroed(ctx, "scan scanned", blocks * 4));
+        scan.push(ScanLevel {
+            len,
+            params,
+            sums,
+            scanned,
+        });
+        if last {
+            break;
+        }
+        len = blocks;
+    }
+    scan
+}
+
 pub struct GpuData {
     pub n: u64,
     pub slots: u64,
@@ -106,17 +140,60 @@ pub struct GpuData {
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
     pub order: wgpu::Buffer,
+    /// Scan of the cell counts (n_cells + 1 entries).
     pub scan: Vec<ScanLevel>,
+    /// Positions at the last list build (the rebuild test).
+    pub pos_ref: wgpu::Buffer,
+    /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
+    /// last stays 0), their exclusive scan, and the list itself.
+    pub nbr_count: wgpu::Buffer,
+    pub nbr_start: wgpu::Buffer,
+    pub nbr: wgpu::Buffer,
+    /// Entries `nbr` holds.
+    pub nbr_cap: u64,
+    /// Scan of `nbr_count`.
+    pub list_scan: Vec<ScanLevel>,
     pub partials: wgpu::Buffer,
     /// Persistent readback buffer, large enough for the whole state.
     pub staging: wgpu::Buffer,
 }
 
-/// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0.
-pub fn ctl_init() -> [u32; 8] {
-    let none = u32::MAX;
-    [0, none, none, none, none, 0, 0, 0]
+/// Words of `ctl` (`CTL_LEN` in common.wgsl).
+pub const CTL_LEN: usize = 12;
+/// Indices into `ctl` (`CTL_*` in common.wgsl).
+pub const CTL_STEP: usize = 0;
+pub const CTL_FROZEN: usize = 1;
+pub const CTL_ERR_OVERLAP: usize = 2;
+pub const CTL_ERR_OVERFLOW: usize = 3;
+pub const CTL_ERR_NONFINITE: usize = 4;
+pub const CTL_MAX_OVERLAP: usize = 5;
+pub const CTL_REBUILD: usize = 6;
+pub const CTL_BUILDS: usize = 7;
+pub const CTL_LIST_LEN: usize = 8;
+pub const CTL_LIST_NEED: usize = 9;
+pub const CTL_LIST_CAP: usize = 10;
+
+/// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
+/// the first step builds the neighbour list into `cap` entries.
+pub fn ctl_init(cap: u64) -> [u32; CTL_LEN] {
+    let mut c = [0u32; CTL_LEN];
+    for k in [
+        CTL_FROZEN,
+        CTL_ERR_OVERLAP,
+        CTL_ERR_OVERFLOW,
+        CTL_ERR_NONFINITE,
+    ] {
+        c[k] = u32::MAX;
+    }
+    c[CTL_REBUILD] = 1;
+    c[CTL_LIST_CAP] = cap as u32;
+    c
 }
+
+/// Neighbour-list entries a new run starts with, per particle: a dense
+/// monodisperse bed lists 9–13 at the default skin; the list grows when a
+/// build needs more.
+pub const LIST_ENTRIES_PER_PARTICLE: u64 = 16;
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
@@ -145,6 +222,16 @@ fn zeroed(ctx: &GpuContext, label: &str, size: u64) -> wgpu::Buffer {
         label: Some(label),
         size: size.max(16),
         usage: STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+/// The persistent readback buffer (`size` rounded up to 256 bytes).
+fn staging(ctx: &GpuContext, size: u64) -> wgpu::Buffer {
+    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("staging"),
+        size: size.max(256).next_multiple_of(256),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     })
 }
@@ -186,12 +273,14 @@ impl ParticleBuffers {
     }
 }
 
-/// Device bytes per particle with `slots` history slots: two sets of
-/// (pos 16, vel 16, omega 16, material 4, id 4, dissipated 4, force_prev 16,
-/// torque_prev 16, pos_fx 32, history 20 × slots) plus force, torque, key
-/// and order (40). Cells add 8 bytes each.
-pub fn bytes_per_particle(slots: u64) -> u64 {
-    2 * (124 + 20 * slots) + 40
+/// Device bytes per particle with `slots` history slots and `candidates`
+/// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
+/// 16, material 4, id 4, dissipated 4, force_prev 16, torque_prev 16, pos_fx
+/// 32, history 20 × slots) plus force, torque, key and order (40), the
+/// reference positions (16), the list's count and start (8) and 4 per
+/// entry. Cells add 8 bytes each.
+pub fn bytes_per_particle(slots: u64, candidates: u64) -> u64 {
+    2 * (124 + 20 * slots) + 40 + 16 + 8 + 4 * candidates
 }
 
 impl GpuData {
@@ -221,34 +310,7 @@ impl GpuData {
         }
         let a = ParticleBuffers::new(ctx, "A", init0);
         let b = ParticleBuffers::new(ctx, "B", init0);
-        // scan levels: level 0 scans counts (n_cells + 1 entries)
-        let mut scan = Vec::new();
-        let mut len = n_cells + 1;
-        loop {
-            let blocks = len.div_ceil(256);
-            let params = init(
-                ctx,
-                "scan params",
-                bytemuck::bytes_of(&ScanParams {
-                    len: len as u32,
-                    pad: [0; 3],
-                }),
-                wgpu::BufferUsages::UNIFORM,
-            );
-            let sums = zeroed(ctx, "scan sums", blocks * 4);
-            let last = blocks <= 1;
-            let scanned = (!last).then(|| zeroed(ctx, "scan scanned", blocks * 4));
-            scan.push(ScanLevel {
-                len,
-                params,
-                sums,
-                scanned,
-            });
-            if last {
-                break;
-            }
-            len = blocks;
-        }
+        let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n).min(max / 4).max(1);
         // every part of a readback starts on a 256-byte boundary
         let state_bytes: u64 = a
             .arrays(slots)
@@ -265,7 +327,12 @@ impl GpuData {
                 bytemuck::bytes_of(params),
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
-            ctl: init(ctx, "ctl", bytemuck::cast_slice(&ctl_init()), STORAGE),
+            ctl: init(
+                ctx,
+                "ctl",
+                bytemuck::cast_slice(&ctl_init(nbr_cap)),
+                STORAGE,
+            ),
             pairs: init(ctx, "pairs", bytemuck::cast_slice(pairs), STORAGE),
             walls: init(ctx, "walls", bytemuck::cast_slice(walls), STORAGE),
             a,
@@ -276,19 +343,40 @@ impl GpuData {
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
             order: zeroed(ctx, "order", 4 * n),
-            scan,
+            scan: scan_levels(ctx, n_cells + 1),
+            pos_ref: zeroed(ctx, "pos_ref", 16 * n),
+            nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
+            nbr_start: zeroed(ctx, "nbr_start", 4 * (n + 1)),
+            nbr: zeroed(ctx, "nbr", 4 * nbr_cap),
+            nbr_cap,
+            list_scan: scan_levels(ctx, n + 1),
             partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
-            staging: ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("staging"),
-                size: state_bytes
+            staging: staging(
+                ctx,
+                state_bytes
                     .max((4 * (n_cells + 1)).next_multiple_of(256))
                     .max(32 * n.div_ceil(256))
-                    .max(256)
-                    .next_multiple_of(256),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }),
+                    .max(4 * nbr_cap),
+            ),
         })
+    }
+
+    /// Replaces the neighbour list with one of at least `need` entries (and
+    /// room to grow: 5/4 of it), and the staging buffer if it no longer
+    /// holds the whole list. Bind groups over the old buffers must be
+    /// rebuilt. False (nothing changed) for a list larger than one storage
+    /// binding.
+    pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
+        let max = (ctx.max_binding() / 4).min(u32::MAX as u64);
+        if need > max {
+            return false;
+        }
+        self.nbr_cap = (need + need / 4).min(max);
+        self.nbr = zeroed(ctx, "nbr", 4 * self.nbr_cap);
+        if self.staging.size() < 4 * self.nbr_cap {
+            self.staging = staging(ctx, 4 * self.nbr_cap);
+        }
+        true
     }
 
     /// Bytes of device memory held.
@@ -301,7 +389,9 @@ impl GpuData {
         };
         per(&self.a)
             + per(&self.b)
-            + self.n * (16 + 16 + 4 + 4)
+            + self.n * (16 + 16 + 4 + 4 + 16)
+            + 8 * (self.n + 1)
+            + 4 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()
     }

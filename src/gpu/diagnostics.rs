@@ -17,7 +17,7 @@ impl DiagnosticsKernels {
     }
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> wgpu::BindGroup {
-        let a = &d.a;
+        let a = &d.b;
         self.diagnostics.bind(
             ctx,
             0,

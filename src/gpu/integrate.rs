@@ -1,5 +1,7 @@
-//! Stage 4, integrate (`shaders/integrate.wgsl`): set B + forces → set A,
-//! then the one-thread `finish_step` (count the step, or freeze on error).
+//! Stage 5, integrate (`shaders/integrate.wgsl`): set B + forces → set B in
+//! place (each thread its own particle), the rebuild test against the
+//! reference positions, then the one-thread `finish_step` (count the step,
+//! or freeze on error).
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -13,63 +15,39 @@ pub struct IntegrateKernels {
 pub struct IntegrateBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
-    pub g2: wgpu::BindGroup,
 }
 
 impl IntegrateKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
-        let g0: &[super::kernel::Access] = &[U, RW, R, R];
+        let g0: &[super::kernel::Access] = &[U, RW, R, R, R];
+        let g1: &[super::kernel::Access] = &[RW, RW, RW, R, RW, RW, RW, RW];
         IntegrateKernels {
-            integrate: Kernel::new(ctx, module, "integrate", &[g0, &[R; 9], &[RW; 9]]),
+            integrate: Kernel::new(ctx, module, "integrate", &[g0, g1]),
             finish: Kernel::new(ctx, module, "finish_step", &[g0]),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> IntegrateBinds {
-        let (a, b) = (&d.a, &d.b);
+        let b = &d.b;
         let k = &self.integrate;
         IntegrateBinds {
-            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.force, &d.torque]),
+            g0: k.bind(
+                ctx,
+                0,
+                &[&d.params, &d.ctl, &d.force, &d.torque, &d.pos_ref],
+            ),
             g1: k.bind(
                 ctx,
                 1,
                 &[
-                    &b.pos,
-                    &b.vel,
-                    &b.omega,
-                    &b.material,
-                    &b.id,
-                    &b.diss,
-                    &b.fprev,
-                    &b.tprev,
-                    &b.pos_fx,
-                ],
-            ),
-            g2: k.bind(
-                ctx,
-                2,
-                &[
-                    &a.pos,
-                    &a.vel,
-                    &a.omega,
-                    &a.material,
-                    &a.id,
-                    &a.diss,
-                    &a.fprev,
-                    &a.tprev,
-                    &a.pos_fx,
+                    &b.pos, &b.vel, &b.omega, &b.id, &b.diss, &b.fprev, &b.tprev, &b.pos_fx,
                 ],
             ),
         }
     }
 
     pub fn encode(&self, b: &IntegrateBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch(
-            pass,
-            &self.integrate,
-            &[(0, &b.g0), (1, &b.g1), (2, &b.g2)],
-            d.n,
-        );
+        dispatch(pass, &self.integrate, &[(0, &b.g0), (1, &b.g1)], d.n);
         pass.set_pipeline(&self.finish.pipeline);
         pass.set_bind_group(0, &b.g0, &[]);
         pass.dispatch_workgroups(1, 1, 1);

@@ -20,6 +20,9 @@ pub struct Params {
     pub sizes: [u32; 4],
     /// linear stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit.
     pub linear: [f32; 4],
+    /// x: Verlet skin (m), y: (skin / 2)², the squared displacement that
+    /// triggers a rebuild; zw unused.
+    pub nbr: [f32; 4],
 }
 
 /// One entry of the material-pair table.
@@ -72,6 +75,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("periodic", offset_of!(Params, periodic)),
                 ("sizes", offset_of!(Params, sizes)),
                 ("linear", offset_of!(Params, linear)),
+                ("nbr", offset_of!(Params, nbr)),
             ],
             size_of::<Params>(),
         ),

@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod integrate;
 pub mod kernel;
 pub mod layout;
+pub mod neighbours;
 pub mod shaders;
 pub mod sort;
 
@@ -25,10 +26,11 @@ pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit};
 use layout::{Pair, Params, Wall};
 
-/// Storage buffers the widest kernel binds in one stage (`integrate`: ctl,
-/// force, torque and 9 + 9 arrays of sets B and A). Desktop Vulkan, Metal
-/// and DX12 adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 20;
+/// Storage buffers the widest kernels bind in one stage (`contacts`: ctl,
+/// the list's start and entries, pairs, walls, 9 arrays of set B, force and
+/// torque; `reorder_state`: ctl, order and 7 + 7 arrays). Desktop Vulkan,
+/// Metal and DX12 adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 16;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
@@ -37,6 +39,7 @@ const STEPS_PER_SUBMIT: u64 = 256;
 pub struct GpuPipelines {
     pub bin: bin::BinKernels,
     pub sort: sort::SortKernels,
+    pub neighbours: neighbours::NeighbourKernels,
     pub contacts: contacts::ContactKernels,
     pub integrate: integrate::IntegrateKernels,
     pub diagnostics: diagnostics::DiagnosticsKernels,
@@ -54,6 +57,7 @@ impl GpuPipelines {
         GpuPipelines {
             bin: bin::BinKernels::new(ctx, &module("bin.wgsl")),
             sort: sort::SortKernels::new(ctx, &module("sort.wgsl"), &module("reorder.wgsl")),
+            neighbours: neighbours::NeighbourKernels::new(ctx, &module("neighbours.wgsl")),
             contacts: contacts::ContactKernels::new(ctx, &module("contacts.wgsl")),
             integrate: integrate::IntegrateKernels::new(ctx, &module("integrate.wgsl")),
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
@@ -65,6 +69,7 @@ impl GpuPipelines {
 pub struct GpuBindings {
     pub bin: bin::BinBinds,
     pub sort: sort::SortBinds,
+    pub neighbours: neighbours::NeighbourBinds,
     pub contacts: contacts::ContactBinds,
     pub integrate: integrate::IntegrateBinds,
     pub diagnostics: wgpu::BindGroup,
@@ -75,6 +80,7 @@ impl GpuBindings {
         GpuBindings {
             bin: p.bin.bind(ctx, d),
             sort: p.sort.bind(ctx, d),
+            neighbours: p.neighbours.bind(ctx, &p.sort, d),
             contacts: p.contacts.bind(ctx, d),
             integrate: p.integrate.bind(ctx, d),
             diagnostics: p.diagnostics.bind(ctx, d),
@@ -121,6 +127,10 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
             c.tangential_stiffness_ratio as f32,
             MAX_OVERLAP_RATIO as f32,
         ],
+        nbr: {
+            let skin = scene.skin();
+            [skin as f32, (0.25 * skin * skin) as f32, 0.0, 0.0]
+        },
     };
     let table = PairTable::new(scene);
     let pairs = table
@@ -163,9 +173,7 @@ pub struct GpuBackend {
 
 impl GpuBackend {
     pub fn new(scene: &Scene, ctx: GpuContext) -> Result<GpuBackend, GpuError> {
-        let (_, rmax) = scene.radius_range();
-        let grid = Grid::for_particles(&scene.domain, rmax, scene.particles.len())
-            .map_err(GpuError::TooLarge)?;
+        let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
         let exact = Particles::from_scene(scene);
         let state = exact.to_f32();
         let fp = FixedPoint::new(&grid);
@@ -230,13 +238,27 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
     }
 
-    /// Records one whole step.
+    /// Records one whole step. Bin, sort and neighbours are always
+    /// recorded; their kernels return at once unless this step rebuilds
+    /// (the decision stays on the GPU: no round trip).
     pub fn encode_step(&self, pass: &mut wgpu::ComputePass) {
+        for k in 0..GPU_STAGES.len() {
+            self.encode_stage(k, pass);
+        }
+    }
+
+    /// Records stage `k` of [`GPU_STAGES`].
+    pub fn encode_stage(&self, k: usize, pass: &mut wgpu::ComputePass) {
         let (p, b, d) = (&self.pipes, &self.binds, &self.data);
-        p.bin.encode(&b.bin, pass, d);
-        p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d);
-        p.contacts.encode(&b.contacts, pass, d);
-        p.integrate.encode(&b.integrate, pass, d);
+        match k {
+            0 => p.bin.encode(&b.bin, pass, d),
+            1 => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
+            2 => p
+                .neighbours
+                .encode(&b.neighbours, &p.sort, &b.sort, pass, d),
+            3 => p.contacts.encode(&b.contacts, pass, d),
+            _ => p.integrate.encode(&b.integrate, pass, d),
+        }
     }
 
     /// Reads buffers back through the persistent staging buffer: each
@@ -280,16 +302,18 @@ impl GpuBackend {
         bytemuck::cast_slice(&self.read(&[(buf, bytes)])[0]).to_vec()
     }
 
-    /// The control words (`CTL_*` in common.wgsl).
-    pub fn ctl(&self) -> [u32; 8] {
-        let v: Vec<u32> = self.read_vec(&self.data.ctl, 8);
-        [v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]]
+    /// The control words (`CTL_*` in common.wgsl and `data`).
+    pub fn ctl(&self) -> [u32; data::CTL_LEN] {
+        let v: Vec<u32> = self.read_vec(&self.data.ctl, data::CTL_LEN as u64);
+        let mut c = [0; data::CTL_LEN];
+        c.copy_from_slice(&v);
+        c
     }
 
-    /// Set A in f32, as stored (cell order of the last step).
+    /// The working set B in f32, as stored (cell order of the last build).
     pub fn state_f32(&self) -> Particles<f32> {
         let d = &self.data;
-        let arrays = d.a.arrays(d.slots);
+        let arrays = d.b.arrays(d.slots);
         let parts: Vec<(&wgpu::Buffer, u64)> =
             arrays.iter().map(|(b, per)| (*b, per * d.n)).collect();
         let r = self.read(&parts);
@@ -307,15 +331,44 @@ impl GpuBackend {
     }
 }
 
+impl GpuBackend {
+    /// Replaces the neighbour list with a larger one, rebuilds the bind
+    /// groups over it and unfreezes the run (the rebuild flag is still set,
+    /// so the frozen step builds again).
+    /// False when the list would not fit one storage binding.
+    pub fn grow_list(&mut self, need: u64) -> bool {
+        use data::*;
+        if !self.data.grow_list(&self.ctx, need) {
+            return false;
+        }
+        self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+        let q = &self.ctx.queue;
+        let word = |k: usize| (4 * k) as u64;
+        q.write_buffer(
+            &self.data.ctl,
+            word(CTL_FROZEN),
+            bytemuck::bytes_of(&u32::MAX),
+        );
+        q.write_buffer(
+            &self.data.ctl,
+            word(CTL_LIST_NEED),
+            bytemuck::bytes_of(&0u32),
+        );
+        let cap = self.data.nbr_cap as u32;
+        q.write_buffer(&self.data.ctl, word(CTL_LIST_CAP), bytemuck::bytes_of(&cap));
+        true
+    }
+}
+
 /// Stage names of [`GpuBackend::profile_stages`].
-pub const GPU_STAGES: [&str; 4] = ["bin", "sort", "contacts", "integrate"];
+pub const GPU_STAGES: [&str; 5] = ["bin", "sort", "neighbours", "contacts", "integrate"];
 
 impl GpuBackend {
     /// Runs `steps` steps with each stage in its own timestamped pass and
     /// returns GPU seconds per stage, or None without timestamp queries.
     /// (Separate passes cost a little more than the fused run; use it for
     /// shares, and `advance` for throughput.)
-    pub fn profile_stages(&mut self, steps: u32) -> Option<[f64; 4]> {
+    pub fn profile_stages(&mut self, steps: u32) -> Option<[f64; 5]> {
         if !self
             .ctx
             .device
@@ -324,7 +377,8 @@ impl GpuBackend {
         {
             return None;
         }
-        let n_q = 8 * steps;
+        let per = 2 * GPU_STAGES.len() as u32;
+        let n_q = per * steps;
         let qs = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("stage timestamps"),
             ty: wgpu::QueryType::Timestamp,
@@ -339,7 +393,7 @@ impl GpuBackend {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for step in 0..steps {
             for (k, name) in GPU_STAGES.iter().enumerate() {
-                let q = 8 * step + 2 * k as u32;
+                let q = per * step + 2 * k as u32;
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some(name),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
@@ -348,23 +402,18 @@ impl GpuBackend {
                         end_of_pass_write_index: Some(q + 1),
                     }),
                 });
-                let (p, b, d) = (&self.pipes, &self.binds, &self.data);
-                match k {
-                    0 => p.bin.encode(&b.bin, &mut pass, d),
-                    1 => p.sort.encode(&b.sort, &p.bin, &b.bin, &mut pass, d),
-                    2 => p.contacts.encode(&b.contacts, &mut pass, d),
-                    _ => p.integrate.encode(&b.integrate, &mut pass, d),
-                }
+                self.encode_stage(k, &mut pass);
             }
         }
         enc.resolve_query_set(&qs, 0..n_q, &resolve, 0);
         self.ctx.queue.submit([enc.finish()]);
         let ticks: Vec<u64> = self.read_vec(&resolve, n_q as u64);
         let period = self.ctx.queue.get_timestamp_period() as f64 * 1e-9;
-        let mut out = [0.0; 4];
+        let mut out = [0.0; 5];
+        let per = per as usize;
         for step in 0..steps as usize {
             for (k, o) in out.iter_mut().enumerate() {
-                let (a, b) = (ticks[8 * step + 2 * k], ticks[8 * step + 2 * k + 1]);
+                let (a, b) = (ticks[per * step + 2 * k], ticks[per * step + 2 * k + 1]);
                 *o += b.saturating_sub(a) as f64 * period;
             }
         }
@@ -417,38 +466,58 @@ impl Backend for GpuBackend {
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        let mut left = steps;
-        while left > 0 {
-            let k = left.min(STEPS_PER_SUBMIT);
-            self.submit("steps", |pass| {
-                for _ in 0..k {
-                    self.encode_step(pass);
+        use data::*;
+        let target = self.steps + steps;
+        while self.steps < target {
+            let mut left = target - self.steps;
+            while left > 0 {
+                let k = left.min(STEPS_PER_SUBMIT);
+                self.submit("steps", |pass| {
+                    for _ in 0..k {
+                        self.encode_step(pass);
+                    }
+                });
+                left -= k;
+            }
+            let ctl = self.ctl();
+            self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
+            if ctl[CTL_FROZEN] == u32::MAX {
+                self.steps = ctl[CTL_STEP] as u64;
+                continue;
+            }
+            self.steps = ctl[CTL_FROZEN] as u64;
+            if ctl[CTL_LIST_NEED] != 0 {
+                // a build outgrew the list: nothing of that step was
+                // written but the reorder (a permutation); grow, unfreeze
+                // and go on from it
+                let need = ctl[CTL_LIST_NEED] as u64;
+                if !self.grow_list(need) {
+                    return Err(RunError {
+                        step: self.steps,
+                        particle: u32::MAX,
+                        kind: RunErrorKind::ListTooLarge { entries: need },
+                    });
                 }
-            });
-            left -= k;
-        }
-        let ctl = self.ctl();
-        self.max_overlap = f32::from_bits(ctl[5]) as f64;
-        if ctl[1] != u32::MAX {
-            self.steps = ctl[1] as u64;
-            let (kind, particle) = if ctl[3] != u32::MAX {
+                continue;
+            }
+            let (kind, particle) = if ctl[CTL_ERR_OVERFLOW] != u32::MAX {
                 (
                     RunErrorKind::HistoryOverflow {
                         slots: self.data.slots as usize,
                     },
-                    ctl[3],
+                    ctl[CTL_ERR_OVERFLOW],
                 )
-            } else if ctl[2] != u32::MAX {
+            } else if ctl[CTL_ERR_OVERLAP] != u32::MAX {
                 // the ratio itself is not kept per particle on the GPU: the
                 // run's largest is reported
                 (
                     RunErrorKind::Overlap {
                         ratio: self.max_overlap,
                     },
-                    ctl[2],
+                    ctl[CTL_ERR_OVERLAP],
                 )
             } else {
-                (RunErrorKind::NonFinite, ctl[4])
+                (RunErrorKind::NonFinite, ctl[CTL_ERR_NONFINITE])
             };
             return Err(RunError {
                 step: self.steps,
@@ -456,7 +525,6 @@ impl Backend for GpuBackend {
                 kind,
             });
         }
-        self.steps = ctl[0] as u64;
         Ok(())
     }
 
@@ -483,7 +551,7 @@ impl Backend for GpuBackend {
     fn snapshot(&mut self) -> Particles<f64> {
         let mut p = self.state_f32().map_real(f64::from);
         // positions from the exact fixed-point words, not the f32 copy
-        let fx: Vec<[u32; 8]> = self.read_vec(&self.data.a.pos_fx, self.data.n);
+        let fx: Vec<[u32; 8]> = self.read_vec(&self.data.b.pos_fx, self.data.n);
         for (x, w) in p.pos_rad.iter_mut().zip(&fx) {
             let e = self.fixed.decode(w);
             x[..3].copy_from_slice(&e);
@@ -498,5 +566,13 @@ impl Backend for GpuBackend {
 
     fn steps_done(&self) -> u64 {
         self.steps
+    }
+
+    fn list_stats(&mut self) -> crate::backend::ListStats {
+        let c = self.ctl();
+        crate::backend::ListStats {
+            builds: c[data::CTL_BUILDS] as u64,
+            entries: c[data::CTL_LIST_LEN] as u64,
+        }
     }
 }

@@ -8,6 +8,10 @@ pub fn sources() -> Vec<(&'static str, String)> {
         stage("bin.wgsl", include_str!("../../shaders/bin.wgsl")),
         stage("sort.wgsl", include_str!("../../shaders/sort.wgsl")),
         stage("reorder.wgsl", include_str!("../../shaders/reorder.wgsl")),
+        stage(
+            "neighbours.wgsl",
+            include_str!("../../shaders/neighbours.wgsl"),
+        ),
         stage("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
         stage(
             "integrate.wgsl",

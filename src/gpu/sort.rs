@@ -1,10 +1,12 @@
 //! Stage 2, sort (`shaders/sort.wgsl`, `shaders/reorder.wgsl`): multi-level
 //! exclusive scan of the counts, scatter into cell order, per-cell sort by
-//! index, and the gather of set A into set B in that order.
+//! index, the gather of the working set B into the scratch set A in that
+//! order, and the copy back. Runs only on steps that rebuild the neighbour
+//! list (every kernel checks `ctl`). The scan also serves the list.
 
 use super::bin::{BinBinds, BinKernels};
 use super::context::GpuContext;
-use super::data::GpuData;
+use super::data::{GpuData, ScanLevel};
 use super::kernel::{dispatch, Access, Kernel, R, RW, U};
 
 pub struct SortKernels {
@@ -14,21 +16,34 @@ pub struct SortKernels {
     pub sort_cells: Kernel,
     pub reorder_state: Kernel,
     pub reorder_history: Kernel,
+    pub copy_state: Kernel,
+    pub copy_history: Kernel,
 }
 
 pub struct SortBinds {
     pub common: wgpu::BindGroup,
-    /// Per level: (scan_block group, scan_add group or None for the top).
-    pub levels: Vec<(wgpu::BindGroup, Option<wgpu::BindGroup>)>,
+    /// The scan of the cell counts.
+    pub levels: ScanBinds,
     pub scatter: wgpu::BindGroup,
     pub reorder_common: wgpu::BindGroup,
+    /// B → A in cell order.
     pub reorder_state: wgpu::BindGroup,
     pub reorder_history: wgpu::BindGroup,
+    /// A → B, same index.
+    pub copy_state: wgpu::BindGroup,
+    pub copy_history: wgpu::BindGroup,
 }
+
+/// Per level of a scan: (scan_block group, scan_add group or None for the top).
+pub type ScanBinds = Vec<(wgpu::BindGroup, Option<wgpu::BindGroup>)>;
 
 const G0: &[Access] = &[U, R];
 const SCAN: &[Access] = &[U, R, RW, RW];
 const SCATTER: &[Access] = &[R, R, RW, RW];
+
+fn refs(v: &[wgpu::Buffer]) -> Vec<&wgpu::Buffer> {
+    v.iter().collect()
+}
 
 impl SortKernels {
     pub fn new(ctx: &GpuContext, sort: &wgpu::ShaderModule, reorder: &wgpu::ShaderModule) -> Self {
@@ -42,18 +57,27 @@ impl SortKernels {
             sort_cells: Kernel::new(ctx, sort, "sort_cells", &[G0, &[], SCATTER]),
             reorder_state: Kernel::new(ctx, reorder, "reorder_state", &[rg0, state]),
             reorder_history: Kernel::new(ctx, reorder, "reorder_history", &[rg0, &[], hist]),
+            copy_state: Kernel::new(ctx, reorder, "copy_state", &[rg0, state]),
+            copy_history: Kernel::new(ctx, reorder, "copy_history", &[rg0, &[], hist]),
         }
     }
 
-    pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> SortBinds {
+    /// Bind groups of a scan of `input` into `output` over `levels`.
+    pub fn bind_scan(
+        &self,
+        ctx: &GpuContext,
+        scan: &[ScanLevel],
+        input: &wgpu::Buffer,
+        output: &wgpu::Buffer,
+    ) -> ScanBinds {
         let mut levels = Vec::new();
-        for (l, lv) in d.scan.iter().enumerate() {
+        for (l, lv) in scan.iter().enumerate() {
             let (src, dst) = if l == 0 {
-                (&d.counts, &d.starts)
+                (input, output)
             } else {
                 (
-                    &d.scan[l - 1].sums,
-                    d.scan[l - 1]
+                    &scan[l - 1].sums,
+                    scan[l - 1]
                         .scanned
                         .as_ref()
                         .expect("level above has a scan"),
@@ -69,64 +93,77 @@ impl SortKernels {
             });
             levels.push((block, add));
         }
+        levels
+    }
+
+    pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> SortBinds {
+        let state = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
+            [
+                &src.pos,
+                &src.vel,
+                &src.omega,
+                &src.material,
+                &src.id,
+                &src.diss,
+                &dst.pos,
+                &dst.vel,
+                &dst.omega,
+                &dst.material,
+                &dst.id,
+                &dst.diss,
+                &src.pos_fx,
+                &dst.pos_fx,
+            ]
+            .map(|b| b.clone())
+        };
+        let hist = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
+            [
+                &src.fprev, &src.tprev, &src.hkey, &src.hdisp, &dst.fprev, &dst.tprev, &dst.hkey,
+                &dst.hdisp,
+            ]
+            .map(|b| b.clone())
+        };
         let (a, b) = (&d.a, &d.b);
         SortBinds {
             common: self.scan_block.bind(ctx, 0, &[&d.params, &d.ctl]),
-            levels,
+            levels: self.bind_scan(ctx, &d.scan, &d.counts, &d.starts),
             scatter: self
                 .scatter
                 .bind(ctx, 2, &[&d.keys, &d.starts, &d.counts, &d.order]),
             reorder_common: self
                 .reorder_state
                 .bind(ctx, 0, &[&d.params, &d.ctl, &d.order]),
-            reorder_state: self.reorder_state.bind(
-                ctx,
-                1,
-                &[
-                    &a.pos,
-                    &a.vel,
-                    &a.omega,
-                    &a.material,
-                    &a.id,
-                    &a.diss,
-                    &b.pos,
-                    &b.vel,
-                    &b.omega,
-                    &b.material,
-                    &b.id,
-                    &b.diss,
-                    &a.pos_fx,
-                    &b.pos_fx,
-                ],
-            ),
-            reorder_history: self.reorder_history.bind(
-                ctx,
-                2,
-                &[
-                    &a.fprev, &a.tprev, &a.hkey, &a.hdisp, &b.fprev, &b.tprev, &b.hkey, &b.hdisp,
-                ],
-            ),
+            reorder_state: self.reorder_state.bind(ctx, 1, &refs(&state(b, a))),
+            reorder_history: self.reorder_history.bind(ctx, 2, &refs(&hist(b, a))),
+            copy_state: self.copy_state.bind(ctx, 1, &refs(&state(a, b))),
+            copy_history: self.copy_history.bind(ctx, 2, &refs(&hist(a, b))),
         }
     }
 
     /// Scan only (counts → starts), for the integer-stage tests.
     pub fn encode_scan(&self, s: &SortBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        for (l, lv) in d.scan.iter().enumerate() {
+        self.encode_scan_levels(&s.common, &s.levels, &d.scan, pass);
+    }
+
+    /// Any scan: block scans up the levels, then the adds back down.
+    pub fn encode_scan_levels(
+        &self,
+        common: &wgpu::BindGroup,
+        binds: &ScanBinds,
+        scan: &[ScanLevel],
+        pass: &mut wgpu::ComputePass,
+    ) {
+        for (l, lv) in scan.iter().enumerate() {
             dispatch(
                 pass,
                 &self.scan_block,
-                &[(0, &s.common), (1, &s.levels[l].0)],
+                &[(0, common), (1, &binds[l].0)],
                 lv.len,
             );
         }
-        for l in (0..d.scan.len()).rev() {
-            if let Some(add) = &s.levels[l].1 {
-                dispatch(
-                    pass,
-                    &self.scan_add,
-                    &[(0, &s.common), (1, add)],
-                    d.scan[l].len,
-                );
+        for l in (0..scan.len()).rev() {
+            if let Some(add) = &binds[l].1 {
+                dispatch(pass, &self.scan_add, &[(0, common), (1, add)], scan[l].len);
             }
         }
     }
@@ -151,7 +188,7 @@ impl SortKernels {
         );
     }
 
-    /// The whole stage: order, then gather A → B.
+    /// The whole stage: order, gather B → A, copy A → B.
     pub fn encode(
         &self,
         s: &SortBinds,
@@ -171,6 +208,18 @@ impl SortKernels {
             pass,
             &self.reorder_history,
             &[(0, &s.reorder_common), (2, &s.reorder_history)],
+            d.n,
+        );
+        dispatch(
+            pass,
+            &self.copy_state,
+            &[(0, &s.reorder_common), (1, &s.copy_state)],
+            d.n,
+        );
+        dispatch(
+            pass,
+            &self.copy_history,
+            &[(0, &s.reorder_common), (2, &s.copy_history)],
             d.n,
         );
     }

@@ -81,6 +81,11 @@ impl SceneBuilder {
         self.scene.simulation.dt_safety = safety;
         self
     }
+    /// Verlet skin of the neighbour list (m); see [`Simulation::neighbour_skin`].
+    pub fn neighbour_skin(mut self, skin: f64) -> Self {
+        self.scene.simulation.neighbour_skin = Some(skin);
+        self
+    }
     pub fn duration(mut self, t: f64) -> Self {
         self.scene.simulation.end = End::Duration(t);
         self

@@ -74,6 +74,7 @@ const SIMULATION_KEYS: &[&str] = &[
     "gravity",
     "output_interval",
     "seed",
+    "neighbour_skin",
 ];
 const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 const CONTACT_KEYS: &[&str] = &[
@@ -521,6 +522,15 @@ impl<'a> Reader<'a> {
         s.output_interval = self.opt_num(&mut t, "output_interval")?;
         if let Some(v) = self.get(&mut t, "seed") {
             s.seed = self.int("simulation.seed", v)?;
+        }
+        if let Some(v) = self.get(&mut t, "neighbour_skin") {
+            s.neighbour_skin = match v.get_ref() {
+                DeValue::String(x) if x.as_ref() == "auto" => None,
+                _ => Some(self.num("simulation.neighbour_skin", v).map_err(|mut e| {
+                    e.message = "expected a length in metres or \"auto\"".into();
+                    e
+                })?),
+            };
         }
         self.finish(t)?;
         Ok(s)

@@ -40,6 +40,14 @@ pub(super) fn validate(s: &Scene) -> Result<(), SceneError> {
             format!("expected a number in (0, 1], got {}", sim.dt_safety),
         ));
     }
+    if let Some(skin) = sim.neighbour_skin {
+        if !(skin > 0.0 && skin.is_finite()) {
+            return Err(s.error(
+                "simulation.neighbour_skin",
+                format!("expected a length > 0 m or \"auto\", got {skin}"),
+            ));
+        }
+    }
     if let Some(oi) = sim.output_interval {
         if !(oi > 0.0) {
             return Err(s.error(
@@ -268,22 +276,22 @@ pub(super) fn validate(s: &Scene) -> Result<(), SceneError> {
             }
         }
     }
-    let (_, rmax) = s.radius_range();
+    let cutoff = 2.0 * s.radius_range().1 + s.skin();
     for k in 0..3 {
         let len = d.max[k] - d.min[k];
-        if d.periodic[k] && len < 6.0 * rmax {
+        if d.periodic[k] && len < 3.0 * cutoff {
             return Err(s.error(
                 "domain.periodic",
                 format!(
-                    "periodic axis {} is {len} m long: it must be at least 3 × the largest diameter ({} m), i.e. {} m",
+                    "periodic axis {} is {len} m long: it must be at least 3 × (the largest diameter + the neighbour skin) ({} m), i.e. {} m",
                     ["x", "y", "z"][k],
-                    2.0 * rmax,
-                    6.0 * rmax
+                    cutoff,
+                    3.0 * cutoff
                 ),
             ));
         }
     }
-    let grid = Grid::for_particles(d, rmax, s.particles.len()).map_err(|m| s.error("domain", m))?;
+    let grid = Grid::for_scene(s).map_err(|m| s.error("domain", m))?;
     check_overlaps(s, &grid)?;
 
     let est = crate::timestep::estimate(s);

@@ -1,0 +1,119 @@
+// Stage 3, neighbours: the Verlet candidate list, a CSR over the particles
+// in cell order (set B). Twin of src/cpu/neighbours.rs: the same three
+// passes (count, exclusive scan, fill) and the same candidate order (the
+// cells around in dz, dy, dx order, each row's x-neighbours as one range).
+// Every kernel here runs only on a step that rebuilds (ctl[CTL_REBUILD]).
+
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
+@group(0) @binding(2) var<storage, read> starts: array<u32>;
+
+@group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read_write> nbr_count: array<u32>;
+@group(1) @binding(2) var<storage, read> nbr_start: array<u32>;
+@group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
+@group(1) @binding(4) var<storage, read_write> pos_ref: array<vec4<f32>>;
+
+fn idle() -> bool {
+    return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
+}
+
+fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
+    let n = i32(P.dims[k]);
+    let v = c + d;
+    if (v >= 0 && v < n) { return v; }
+    if (P.periodic[k] != 0u) { return (v + n) % n; }
+    return -1;
+}
+
+// Visits the candidates of particle i: counts them, and when `write` is set
+// stores them from nbr[nbr_start[i]] on. Returns the count.
+fn candidates(i: u32, write: bool) -> u32 {
+    let xi = pos_rad[i].xyz;
+    let ri = pos_rad[i].w;
+    let skin = P.nbr.x;
+    var k = 0u;
+    var out = 0u;
+    if (write) { out = nbr_start[i]; }
+    let c = cell_coord(P, xi);
+    let nx = P.dims.x;
+    let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
+    for (var dz = -1; dz <= 1; dz++) {
+        let z = wrap_cell(i32(c.z), dz, 2u);
+        if (z < 0) { continue; }
+        for (var dy = -1; dy <= 1; dy++) {
+            let y = wrap_cell(i32(c.y), dy, 1u);
+            if (y < 0) { continue; }
+            let row = P.dims.x * (u32(y) + P.dims.y * u32(z));
+            var lo = array<u32, 2>(0u, 0u);
+            var hi = array<u32, 2>(0u, 0u);
+            var n_ranges = 1u;
+            if (!wraps) {
+                lo[0] = select(c.x - 1u, 0u, c.x == 0u);
+                hi[0] = min(c.x + 1u, nx - 1u);
+            } else if (c.x == 0u) {
+                lo[0] = nx - 1u; hi[0] = nx - 1u;
+                lo[1] = 0u; hi[1] = min(1u, nx - 1u);
+                n_ranges = 2u;
+            } else {
+                lo[0] = c.x - 1u; hi[0] = c.x;
+                lo[1] = 0u; hi[1] = 0u;
+                n_ranges = 2u;
+            }
+            for (var rg = 0u; rg < n_ranges; rg++) {
+                let end = starts[row + hi[rg] + 1u];
+                for (var j = starts[row + lo[rg]]; j < end; j++) {
+                    if (j == i) { continue; }
+                    let pj = pos_rad[j];
+                    let d = min_image(P, xi, pj.xyz);
+                    let cut = ri + pj.w + skin;
+                    if (dot(d, d) < cut * cut) {
+                        if (write) { nbr[out + k] = j; }
+                        k++;
+                    }
+                }
+            }
+        }
+    }
+    return k;
+}
+
+@compute @workgroup_size(256)
+fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || idle()) { return; }
+    nbr_count[i] = candidates(i, false);
+}
+
+// One thread, after the scan: refuses a list longer than the buffer (the run
+// freezes before anything is written; the host grows the buffer and goes on
+// from this step) or records its length.
+@compute @workgroup_size(1)
+fn check_list() {
+    if (idle()) { return; }
+    let total = nbr_start[P.sizes.x];
+    if (total > atomicLoad(&ctl[CTL_LIST_CAP])) {
+        atomicStore(&ctl[CTL_LIST_NEED], total);
+        atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
+    } else {
+        atomicStore(&ctl[CTL_LIST_LEN], total);
+    }
+}
+
+@compute @workgroup_size(256)
+fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || idle()) { return; }
+    candidates(i, true);
+    pos_ref[i] = pos_rad[i];
+}
+
+// One thread, last of the rebuild: the list is current.
+@compute @workgroup_size(1)
+fn finish_build() {
+    if (idle()) { return; }
+    atomicStore(&ctl[CTL_REBUILD], 0u);
+    atomicAdd(&ctl[CTL_BUILDS], 1u);
+}

@@ -1,0 +1,66 @@
+//! Stage 3, neighbours (`shaders/neighbours.wgsl`): the Verlet candidate
+//! list over set B in cell order, as the CPU's `cpu/neighbours.rs`: count,
+//! exclusive scan (the sort stage's scan kernels over `nbr_count`), a
+//! one-thread capacity check, fill (which also records the reference
+//! positions), and a one-thread `finish_build` that clears the rebuild flag.
+//! Every kernel returns at once on a step that does not rebuild.
+
+use super::context::GpuContext;
+use super::data::GpuData;
+use super::kernel::{dispatch, Kernel, R, RW, U};
+use super::sort::{ScanBinds, SortBinds, SortKernels};
+
+pub struct NeighbourKernels {
+    pub count: Kernel,
+    pub check: Kernel,
+    pub fill: Kernel,
+    pub finish: Kernel,
+}
+
+pub struct NeighbourBinds {
+    pub g0: wgpu::BindGroup,
+    pub g1: wgpu::BindGroup,
+    /// The scan of `nbr_count` into `nbr_start`.
+    pub scan: ScanBinds,
+}
+
+impl NeighbourKernels {
+    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+        let g: &[&[super::kernel::Access]] = &[&[U, RW, R], &[R, RW, R, RW, RW]];
+        NeighbourKernels {
+            count: Kernel::new(ctx, module, "count_candidates", g),
+            check: Kernel::new(ctx, module, "check_list", g),
+            fill: Kernel::new(ctx, module, "fill", g),
+            finish: Kernel::new(ctx, module, "finish_build", g),
+        }
+    }
+
+    pub fn bind(&self, ctx: &GpuContext, sort: &SortKernels, d: &GpuData) -> NeighbourBinds {
+        let k = &self.count;
+        NeighbourBinds {
+            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts]),
+            g1: k.bind(
+                ctx,
+                1,
+                &[&d.b.pos, &d.nbr_count, &d.nbr_start, &d.nbr, &d.pos_ref],
+            ),
+            scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
+        }
+    }
+
+    pub fn encode(
+        &self,
+        b: &NeighbourBinds,
+        sort: &SortKernels,
+        sb: &SortBinds,
+        pass: &mut wgpu::ComputePass,
+        d: &GpuData,
+    ) {
+        let groups = [(0, &b.g0), (1, &b.g1)];
+        dispatch(pass, &self.count, &groups, d.n);
+        sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass);
+        dispatch(pass, &self.check, &groups, 1);
+        dispatch(pass, &self.fill, &groups, d.n);
+        dispatch(pass, &self.finish, &groups, 1);
+    }
+}
