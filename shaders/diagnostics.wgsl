@@ -1,7 +1,7 @@
 // Stage 5, diagnostics: per-workgroup partial sums (fixed tree order, so
 // deterministic) of the energies and the largest speed, reconstructed at the
 // full step as in src/cpu/diagnostics.rs. The host adds the partials in f64.
-// Runs only when an energy row is due, after `integrate` (reads set A).
+// Runs only when an energy row is due, after `integrate` (reads the working set B).
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> pos_rad: array<vec4<f32>>;

@@ -1,8 +1,9 @@
 // Stage 2, sort: exclusive scan of the cell counts (any length: multi-level,
 // 256 per block), scatter into cell order, a per-cell sort by index (so the
 // order inside a cell is ascending index, as the CPU's stable counting sort),
-// and the gather of every per-particle array from set A into set B in cell
-// order. Twin of src/cpu/sort.rs and Step::bin_and_sort.
+// and (reorder.wgsl) the gather of every per-particle array of the working
+// set B into set A in cell order and back. Twin of src/cpu/sort.rs and
+// Step::bin_and_sort. Runs only on a step that rebuilds the neighbour list.
 
 struct ScanParams {
     len: u32,
