@@ -1,8 +1,8 @@
 // Stage 2 (end), reorder: gathers every per-particle array of the working
 // set B into the scratch set A in the new cell order, A[j] = B[order[j]]
-// (bound with "a_" = source B, "b_" = destination A), then copies it back,
-// B[j] = A[j] (`copy_state`, `copy_history`: the same kernels' bindings the
-// other way round, identity order). Split in state and history so no kernel
+// (bound with "a_" = source B, "b_" = destination A), then copies it back
+// with the same kernels bound the other way round and the identity as
+// `order`: B[j] = A[j]. Split in state and history so no kernel
 // binds more than 16 storage buffers. Part of the sort stage
 // (src/gpu/sort.rs); runs only on a step that rebuilds the neighbour list.
 
@@ -59,39 +59,6 @@ fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let j = flat_index(wid, nwg, lid);
     if (j >= P.sizes.x || idle()) { return; }
     let i = order[j];
-    b_fprev[j] = a_fprev[i];
-    b_tprev[j] = a_tprev[i];
-    let s = P.sizes.y;
-    for (var k = 0u; k < s; k++) {
-        let key = a_hkey[i * s + k];
-        b_hkey[j * s + k] = key;
-        if (key != EMPTY_SLOT) {
-            b_hdisp[j * s + k] = a_hdisp[i * s + k];
-        }
-    }
-}
-
-@compute @workgroup_size(256)
-fn copy_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32) {
-    let j = flat_index(wid, nwg, lid);
-    if (j >= P.sizes.x || idle()) { return; }
-    let i = j;
-    b_pos[j] = a_pos[i];
-    b_vel[j] = a_vel[i];
-    b_omega[j] = a_omega[i];
-    b_material[j] = a_material[i];
-    b_id[j] = a_id[i];
-    b_diss[j] = a_diss[i];
-    b_posfx[j] = a_posfx[i];
-}
-
-@compute @workgroup_size(256)
-fn copy_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                   @builtin(local_invocation_index) lid: u32) {
-    let j = flat_index(wid, nwg, lid);
-    if (j >= P.sizes.x || idle()) { return; }
-    let i = j;
     b_fprev[j] = a_fprev[i];
     b_tprev[j] = a_tprev[i];
     let s = P.sizes.y;

@@ -140,6 +140,8 @@ pub struct GpuData {
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
     pub order: wgpu::Buffer,
+    /// 0, 1, …, n − 1: the order of the reorder kernels' copy back.
+    pub identity: wgpu::Buffer,
     /// Scan of the cell counts (n_cells + 1 entries).
     pub scan: Vec<ScanLevel>,
     /// Positions at the last list build (the rebuild test).
@@ -276,11 +278,11 @@ impl ParticleBuffers {
 /// Device bytes per particle with `slots` history slots and `candidates`
 /// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
 /// 16, material 4, id 4, dissipated 4, force_prev 16, torque_prev 16, pos_fx
-/// 32, history 20 × slots) plus force, torque, key and order (40), the
-/// reference positions (16), the list's count and start (8) and 4 per
-/// entry. Cells add 8 bytes each.
+/// 32, history 20 × slots) plus force, torque, key, order and identity
+/// (44), the reference positions (16), the list's count and start (8) and
+/// 4 per entry. Cells add 8 bytes each.
 pub fn bytes_per_particle(slots: u64, candidates: u64) -> u64 {
-    2 * (124 + 20 * slots) + 40 + 16 + 8 + 4 * candidates
+    2 * (124 + 20 * slots) + 44 + 16 + 8 + 4 * candidates
 }
 
 impl GpuData {
@@ -343,6 +345,12 @@ impl GpuData {
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
             order: zeroed(ctx, "order", 4 * n),
+            identity: init(
+                ctx,
+                "identity",
+                bytemuck::cast_slice(&(0..n as u32).collect::<Vec<u32>>()),
+                STORAGE,
+            ),
             scan: scan_levels(ctx, n_cells + 1),
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
@@ -389,7 +397,7 @@ impl GpuData {
         };
         per(&self.a)
             + per(&self.b)
-            + self.n * (16 + 16 + 4 + 4 + 16)
+            + self.n * (16 + 16 + 4 + 4 + 4 + 16)
             + 8 * (self.n + 1)
             + 4 * self.nbr_cap
             + 8 * (self.n_cells + 1)

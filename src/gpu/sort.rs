@@ -16,8 +16,6 @@ pub struct SortKernels {
     pub sort_cells: Kernel,
     pub reorder_state: Kernel,
     pub reorder_history: Kernel,
-    pub copy_state: Kernel,
-    pub copy_history: Kernel,
 }
 
 pub struct SortBinds {
@@ -29,7 +27,8 @@ pub struct SortBinds {
     /// B → A in cell order.
     pub reorder_state: wgpu::BindGroup,
     pub reorder_history: wgpu::BindGroup,
-    /// A → B, same index.
+    /// A → B through the identity order (the copy back).
+    pub copy_common: wgpu::BindGroup,
     pub copy_state: wgpu::BindGroup,
     pub copy_history: wgpu::BindGroup,
 }
@@ -57,8 +56,6 @@ impl SortKernels {
             sort_cells: Kernel::new(ctx, sort, "sort_cells", &[G0, &[], SCATTER]),
             reorder_state: Kernel::new(ctx, reorder, "reorder_state", &[rg0, state]),
             reorder_history: Kernel::new(ctx, reorder, "reorder_history", &[rg0, &[], hist]),
-            copy_state: Kernel::new(ctx, reorder, "copy_state", &[rg0, state]),
-            copy_history: Kernel::new(ctx, reorder, "copy_history", &[rg0, &[], hist]),
         }
     }
 
@@ -135,8 +132,11 @@ impl SortKernels {
                 .bind(ctx, 0, &[&d.params, &d.ctl, &d.order]),
             reorder_state: self.reorder_state.bind(ctx, 1, &refs(&state(b, a))),
             reorder_history: self.reorder_history.bind(ctx, 2, &refs(&hist(b, a))),
-            copy_state: self.copy_state.bind(ctx, 1, &refs(&state(a, b))),
-            copy_history: self.copy_history.bind(ctx, 2, &refs(&hist(a, b))),
+            copy_common: self
+                .reorder_state
+                .bind(ctx, 0, &[&d.params, &d.ctl, &d.identity]),
+            copy_state: self.reorder_state.bind(ctx, 1, &refs(&state(a, b))),
+            copy_history: self.reorder_history.bind(ctx, 2, &refs(&hist(a, b))),
         }
     }
 
@@ -212,14 +212,14 @@ impl SortKernels {
         );
         dispatch(
             pass,
-            &self.copy_state,
-            &[(0, &s.reorder_common), (1, &s.copy_state)],
+            &self.reorder_state,
+            &[(0, &s.copy_common), (1, &s.copy_state)],
             d.n,
         );
         dispatch(
             pass,
-            &self.copy_history,
-            &[(0, &s.reorder_common), (2, &s.copy_history)],
+            &self.reorder_history,
+            &[(0, &s.copy_common), (2, &s.copy_history)],
             d.n,
         );
     }
