@@ -3,15 +3,13 @@
 // tests/shaders.rs).
 
 const WG: u32 = 256u;
-const EMPTY_SLOT: u32 = 0xffffffffu;
-const WALL_ID_BASE: u32 = 0xc0000000u;
 const NONE: u32 = 0xffffffffu;
 
 // ctl[] indices (a storage buffer of atomic<u32>)
 const CTL_STEP: u32 = 0u;         // completed steps
 const CTL_FROZEN: u32 = 1u;       // step that failed (NONE while running)
 const CTL_ERR_OVERLAP: u32 = 2u;  // min particle id with overlap > limit this step
-const CTL_ERR_OVERFLOW: u32 = 3u; // min particle id with too many contacts
+const CTL_KEPT: u32 = 3u;         // 1: this rebuild has kept the previous list (a build that froze for room does not keep again)
 const CTL_ERR_NONFINITE: u32 = 4u;// min particle id with a non-finite value
 const CTL_MAX_OVERLAP: u32 = 5u;  // bits of the largest overlap ratio (f32 >= 0)
 const CTL_REBUILD: u32 = 6u;      // 1: this step rebuilds the neighbour list (bin, sort, neighbours)
@@ -28,7 +26,7 @@ struct Params {
     gravity_dt: vec4<f32>, // xyz gravity, w dt
     dims: vec4<u32>,       // nx, ny, nz, n_cells
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
-    sizes: vec4<u32>,      // n particles, history slots, n walls, n materials
+    sizes: vec4<u32>,      // n particles, 0 (unused), n walls, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2
 }

@@ -1,8 +1,10 @@
 // Stage 4, contacts: each particle gathers over its neighbour-list
-// candidates and the walls and sums its own force and torque. Pairs are evaluated in their
-// canonical orientation (lower id first; walls from the particle) so both
-// partners compute the same numbers. Twin of src/cpu/contacts.rs: keep the
-// two in step, line by line.
+// candidates and the walls and sums its own force and torque. Pairs are
+// evaluated in their canonical orientation (lower id first; walls from the
+// particle) so both partners compute the same numbers. A pair's tangential
+// history sits beside its list entry (each partner keeps a copy, the same
+// bits), a wall's beside the particle. Twin of src/cpu/contacts.rs: keep
+// the two in step, line by line.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
@@ -16,15 +18,16 @@
 @group(1) @binding(2) var<storage, read> omega_invi: array<vec4<f32>>;
 @group(1) @binding(3) var<storage, read> material: array<u32>;
 @group(1) @binding(4) var<storage, read> ids: array<u32>;
-// The particle's own history slots, updated in place: only its thread
-// reads or writes them (a contact keeps its slot while it lasts).
-@group(1) @binding(5) var<storage, read_write> hist_key: array<u32>;
-@group(1) @binding(6) var<storage, read_write> hist_disp: array<vec4<f32>>;
-@group(1) @binding(7) var<storage, read> force_prev: array<vec4<f32>>;
-@group(1) @binding(8) var<storage, read> torque_prev: array<vec4<f32>>;
+// The particle's history with each wall, updated in place by its thread.
+@group(1) @binding(5) var<storage, read_write> wall_hist: array<vec4<f32>>;
+@group(1) @binding(6) var<storage, read> force_prev: array<vec4<f32>>;
+@group(1) @binding(7) var<storage, read> torque_prev: array<vec4<f32>>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
+// The history beside each list entry: only the entry's particle reads or
+// writes it.
+@group(2) @binding(2) var<storage, read_write> nbr_hist: array<vec4<f32>>;
 
 struct Body {
     vel: vec3<f32>,        // predicted v*(n): damping, friction
@@ -141,26 +144,11 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
                       dissipated_n + dissipated_t + dissipated_roll);
 }
 
-// The history slot of `key` among particle i's, else the first free one,
-// else NONE (overflow); bit 31 set when the slot already held `key`. Twin
-// of `slot_of` in src/cpu/contacts.rs.
-fn slot_of(i: u32, key: u32) -> u32 {
-    let s = P.sizes.y;
-    var free = NONE;
-    for (var k = 0u; k < s; k++) {
-        let h = hist_key[i * s + k];
-        if (h == key) { return k | 0x80000000u; }
-        if (h == EMPTY_SLOT && free == NONE) { free = k; }
-    }
-    return free;
-}
-
 @compute @workgroup_size(256)
 fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
-    let s = P.sizes.y;
     let xi_pos = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
     let id_i = ids[i];
@@ -168,10 +156,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     var t = vec3<f32>(0.0);
     var elastic = 0.0;
     var diss = 0.0;
-    var overflow = false;
     var max_ratio = 0.0;
-    // slots used this step (history_slots <= 64)
-    var touched = vec2<u32>(0u);
     let me = body(i);
     let end = nbr_start[i + 1u];
     for (var e = nbr_start[i]; e < end; e++) {
@@ -180,18 +165,16 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let d = min_image(P, xi_pos, pj.xyz);
         let d2 = dot(d, d);
         let rsum = ri + pj.w;
-        if (d2 >= rsum * rsum) { continue; }
+        if (d2 >= rsum * rsum) {
+            // not in contact: no history (written, not read: cheaper here)
+            nbr_hist[e] = vec4<f32>(0.0);
+            continue;
+        }
         let id_j = ids[j];
         let i_is_a = id_i < id_j;
         let dist = sqrt(d2);
         let overlap = rsum - dist;
-        let slot = slot_of(i, id_j);
-        var hist = vec4<f32>(0.0);
-        if (slot == NONE) {
-            overflow = true;
-        } else if ((slot & 0x80000000u) != 0u) {
-            hist = hist_disp[i * s + (slot & 0x7fffffffu)];
-        }
+        let hist = nbr_hist[e];
         var r: PairResult;
         if (i_is_a) {
             let pp = pairs[material[i] * P.sizes.w + material[j]];
@@ -207,52 +190,29 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         elastic += 0.5 * r.elastic;
         diss += 0.5 * r.dissipated;
         max_ratio = max(max_ratio, overlap / min(ri, pj.w));
-        if (slot != NONE) {
-            let k = slot & 0x7fffffffu;
-            hist_key[i * s + k] = id_j;
-            hist_disp[i * s + k] = vec4<f32>(r.xi, r.kt);
-            touched[k / 32u] |= 1u << (k % 32u);
-        }
+        nbr_hist[e] = vec4<f32>(r.xi, r.kt);
     }
     let nw = P.sizes.z;
     for (var w = 0u; w < nw; w++) {
         let wall = walls[w];
         let dist = dot(xi_pos - wall.point.xyz, wall.normal.xyz);
         let overlap = ri - dist;
-        if (overlap <= 0.0) { continue; }
-        let key = WALL_ID_BASE + w;
-        let slot = slot_of(i, key);
-        var hist = vec4<f32>(0.0);
-        if (slot == NONE) {
-            overflow = true;
-        } else if ((slot & 0x80000000u) != 0u) {
-            hist = hist_disp[i * s + (slot & 0x7fffffffu)];
+        if (overlap <= 0.0) {
+            wall_hist[i * nw + w] = vec4<f32>(0.0);
+            continue;
         }
         let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
         let pp = pairs[material[i] * P.sizes.w + wall.material];
-        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, hist);
+        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, wall_hist[i * nw + w]);
         f = f + r.force_a;
         t = t + r.torque_a;
         elastic += r.elastic;
         diss += r.dissipated;
         max_ratio = max(max_ratio, overlap / ri);
-        if (slot != NONE) {
-            let k = slot & 0x7fffffffu;
-            hist_key[i * s + k] = key;
-            hist_disp[i * s + k] = vec4<f32>(r.xi, r.kt);
-            touched[k / 32u] |= 1u << (k % 32u);
-        }
-    }
-    // contacts that ended this step free their slots (free ones stay
-    // unwritten: no store traffic for the empty slots)
-    for (var k = 0u; k < s; k++) {
-        if ((touched[k / 32u] & (1u << (k % 32u))) == 0u && hist_key[i * s + k] != EMPTY_SLOT) {
-            hist_key[i * s + k] = EMPTY_SLOT;
-        }
+        wall_hist[i * nw + w] = vec4<f32>(r.xi, r.kt);
     }
     force[i] = vec4<f32>(f, elastic);
     torque[i] = vec4<f32>(t, diss);
     atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(max_ratio));
-    if (overflow) { atomicMin(&ctl[CTL_ERR_OVERFLOW], id_i); }
     if (max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], id_i); }
 }

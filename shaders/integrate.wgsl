@@ -57,7 +57,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let i = flat_index(wid, nwg, lid);
     if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     // contacts of this step failed: leave the state as it is
-    if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE || atomicLoad(&ctl[CTL_ERR_OVERFLOW]) != NONE) { return; }
+    if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;
     let g = P.gravity_dt.xyz;
     let f = force[i];
@@ -111,7 +111,6 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
 fn finish_step() {
     if (atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     let failed = atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE
-        || atomicLoad(&ctl[CTL_ERR_OVERFLOW]) != NONE
         || atomicLoad(&ctl[CTL_ERR_NONFINITE]) != NONE;
     if (failed) {
         atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));

@@ -2,17 +2,29 @@
 // in cell order (set B). Twin of src/cpu/neighbours.rs: the same three
 // passes (count, exclusive scan, fill) and the same candidate order (the
 // cells around in dz, dy, dx order, each row's x-neighbours as one range).
+// Each entry carries its pair's tangential history, moved over from the
+// previous list by the fill (`keep` saves that list first).
 // Every kernel here runs only on a step that rebuilds (ctl[CTL_REBUILD]).
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
 @group(0) @binding(2) var<storage, read> starts: array<u32>;
+// new index -> index in the order the previous list was built over
+@group(0) @binding(3) var<storage, read> order: array<u32>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> nbr_count: array<u32>;
-@group(1) @binding(2) var<storage, read> nbr_start: array<u32>;
+@group(1) @binding(2) var<storage, read_write> nbr_start: array<u32>;
 @group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
 @group(1) @binding(4) var<storage, read_write> pos_ref: array<vec4<f32>>;
+@group(1) @binding(5) var<storage, read> ids: array<u32>;
+@group(1) @binding(6) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+// the previous list (start, entries, history over the previous order) and
+// old_at[id], where each particle stood in that order
+@group(1) @binding(7) var<storage, read_write> old_start: array<u32>;
+@group(1) @binding(8) var<storage, read_write> old_nbr: array<u32>;
+@group(1) @binding(9) var<storage, read_write> old_hist: array<vec4<f32>>;
+@group(1) @binding(10) var<storage, read_write> old_at: array<u32>;
 
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
@@ -26,15 +38,29 @@ fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
     return -1;
 }
 
+// The history the previous list holds for the pair of ids (a, b), seen from
+// a's entry; zero if the pair was not listed. Twin of `OldList::carried`.
+fn carried(a: u32, b: u32) -> vec4<f32> {
+    let oa = old_at[a];
+    let ob = old_at[b];
+    let hi = old_start[oa + 1u];
+    for (var e = old_start[oa]; e < hi; e++) {
+        if (old_nbr[e] == ob) { return old_hist[e]; }
+    }
+    return vec4<f32>(0.0);
+}
+
 // Visits the candidates of particle i: counts them, and when `write` is set
-// stores them from nbr[nbr_start[i]] on. Returns the count.
+// stores them from nbr[nbr_start[i]] on, each with its pair's history from
+// the previous list. Returns the count.
 fn candidates(i: u32, write: bool) -> u32 {
     let xi = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
     let skin = P.nbr.x;
     var k = 0u;
     var out = 0u;
-    if (write) { out = nbr_start[i]; }
+    var id_i = 0u;
+    if (write) { out = nbr_start[i]; id_i = ids[i]; }
     let c = cell_coord(P, xi);
     let nx = P.dims.x;
     let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
@@ -68,7 +94,10 @@ fn candidates(i: u32, write: bool) -> u32 {
                     let d = min_image(P, xi, pj.xyz);
                     let cut = ri + pj.w + skin;
                     if (dot(d, d) < cut * cut) {
-                        if (write) { nbr[out + k] = j; }
+                        if (write) {
+                            nbr[out + k] = j;
+                            nbr_hist[out + k] = carried(id_i, ids[j]);
+                        }
                         k++;
                     }
                 }
@@ -76,6 +105,27 @@ fn candidates(i: u32, write: bool) -> u32 {
         }
     }
     return k;
+}
+
+// First of a build, per particle in the new order: saves the previous list
+// (over the previous order: particle j stood at order[j]) and where each id
+// stood. Once per build: a build that froze for room (CTL_KEPT set) has
+// already kept it, and the list since holds nothing to keep.
+@compute @workgroup_size(256)
+fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let j = flat_index(wid, nwg, lid);
+    if (j >= P.sizes.x || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    let o = order[j];
+    old_at[ids[j]] = o;
+    let lo = nbr_start[o];
+    let hi = nbr_start[o + 1u];
+    old_start[o] = lo;
+    if (o + 1u == P.sizes.x) { old_start[o + 1u] = hi; }
+    for (var e = lo; e < hi; e++) {
+        old_nbr[e] = nbr[e];
+        old_hist[e] = nbr_hist[e];
+    }
 }
 
 @compute @workgroup_size(256)
@@ -92,6 +142,7 @@ fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
 @compute @workgroup_size(1)
 fn check_list() {
     if (idle()) { return; }
+    atomicStore(&ctl[CTL_KEPT], 1u);
     let total = nbr_start[P.sizes.x];
     if (total > atomicLoad(&ctl[CTL_LIST_CAP])) {
         atomicStore(&ctl[CTL_LIST_NEED], total);
@@ -115,5 +166,6 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 fn finish_build() {
     if (idle()) { return; }
     atomicStore(&ctl[CTL_REBUILD], 0u);
+    atomicStore(&ctl[CTL_KEPT], 0u);
     atomicAdd(&ctl[CTL_BUILDS], 1u);
 }

@@ -46,12 +46,10 @@ fn reorder_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 
 @group(2) @binding(0) var<storage, read> a_fprev: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read> a_tprev: array<vec4<f32>>;
-@group(2) @binding(2) var<storage, read> a_hkey: array<u32>;
-@group(2) @binding(3) var<storage, read> a_hdisp: array<vec4<f32>>;
-@group(2) @binding(4) var<storage, read_write> b_fprev: array<vec4<f32>>;
-@group(2) @binding(5) var<storage, read_write> b_tprev: array<vec4<f32>>;
-@group(2) @binding(6) var<storage, read_write> b_hkey: array<u32>;
-@group(2) @binding(7) var<storage, read_write> b_hdisp: array<vec4<f32>>;
+@group(2) @binding(2) var<storage, read> a_wall_hist: array<vec4<f32>>;
+@group(2) @binding(3) var<storage, read_write> b_fprev: array<vec4<f32>>;
+@group(2) @binding(4) var<storage, read_write> b_tprev: array<vec4<f32>>;
+@group(2) @binding(5) var<storage, read_write> b_wall_hist: array<vec4<f32>>;
 
 @compute @workgroup_size(256)
 fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -61,12 +59,8 @@ fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let i = order[j];
     b_fprev[j] = a_fprev[i];
     b_tprev[j] = a_tprev[i];
-    let s = P.sizes.y;
-    for (var k = 0u; k < s; k++) {
-        let key = a_hkey[i * s + k];
-        b_hkey[j * s + k] = key;
-        if (key != EMPTY_SLOT) {
-            b_hdisp[j * s + k] = a_hdisp[i * s + k];
-        }
+    let nw = P.sizes.z;
+    for (var k = 0u; k < nw; k++) {
+        b_wall_hist[j * nw + k] = a_wall_hist[i * nw + k];
     }
 }

@@ -10,9 +10,6 @@ pub enum RunErrorKind {
     Overlap {
         ratio: f64,
     },
-    HistoryOverflow {
-        slots: usize,
-    },
     /// The GPU's neighbour list would need more entries than one storage
     /// binding of the adapter holds (`particle` is meaningless then).
     ListTooLarge {
@@ -48,10 +45,6 @@ impl fmt::Display for RunError {
                 "overlap reached {ratio:.3} of the smaller radius (limit {}): dt too large, material too soft or particles too fast",
                 crate::cpu::MAX_OVERLAP_RATIO
             ),
-            RunErrorKind::HistoryOverflow { slots } => write!(
-                f,
-                "has more than {slots} contacts, the history slots per particle; raise [contact] history_slots"
-            ),
         }
     }
 }
@@ -82,4 +75,7 @@ pub struct ListStats {
     pub builds: u64,
     /// Candidates in the list now (each pair counted twice: full list).
     pub entries: u64,
+    /// Contacts now: list entries with tangential history (each pair
+    /// counted twice) plus particle–wall contacts.
+    pub contacts: u64,
 }

@@ -38,6 +38,9 @@ impl Bed {
 /// Largest radius of the beds (m).
 pub const R: f64 = 0.001;
 
+/// Walls of the bench bed: the floor and four sides.
+pub const BED_WALLS: usize = 5;
+
 /// Builds a bed of about `n` particles (exactly `n` for mono).
 pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
     let mut rng = Rng::new(seed);
@@ -58,7 +61,6 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
         .domain([0.0; 3], [lx, lx, 1.5 * lz + 4.0 * R])
         .dt_auto(0.2)
         .steps(1)
-        .history_slots(16)
         .material(Material {
             friction: 0.5,
             restitution: 0.5,
@@ -134,14 +136,9 @@ pub struct BenchRow {
     pub skipped: Option<String>,
 }
 
-/// Contacts per particle (from the history keys) and the bulk solid
-/// fraction of the lower half of the bed, away from the side walls.
-pub fn bed_stats(p: &crate::state::Particles<f64>) -> (f64, f64) {
-    let contacts = p
-        .hist_key
-        .iter()
-        .filter(|&&k| k != crate::state::EMPTY_SLOT)
-        .count();
+/// The bulk solid fraction of the lower half of the bed, away from the
+/// side walls.
+pub fn solid_fraction(p: &crate::state::Particles<f64>) -> f64 {
     let zmax = p.pos_rad.iter().map(|x| x[2]).fold(0.0, f64::max);
     let xmax = p.pos_rad.iter().map(|x| x[0]).fold(0.0, f64::max);
     let (lo, hi) = (3.0 * R, xmax - 3.0 * R);
@@ -153,10 +150,11 @@ pub fn bed_stats(p: &crate::state::Particles<f64>) -> (f64, f64) {
         }
     }
     let vol = (hi - lo).max(0.0).powi(2) * (zhi - zlo).max(0.0);
-    (
-        contacts as f64 / p.len().max(1) as f64,
-        if vol > 0.0 { solid / vol } else { 0.0 },
-    )
+    if vol > 0.0 {
+        solid / vol
+    } else {
+        0.0
+    }
 }
 
 pub fn median(v: &mut [f64]) -> f64 {
@@ -179,6 +177,8 @@ pub struct Timing {
     pub times: Vec<f64>,
     /// Neighbour-list entries at the end (all particles).
     pub candidates: f64,
+    /// Contacts at the end ([`crate::backend::ListStats::contacts`]).
+    pub contacts: f64,
     /// Timed steps per list build (∞ when none was built).
     pub steps_per_build: f64,
 }
@@ -206,6 +206,7 @@ pub fn measure(
         median: med,
         times,
         candidates: stats.entries as f64,
+        contacts: stats.contacts as f64,
         steps_per_build: timed as f64 / (stats.builds - builds) as f64,
     })
 }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::backend::Backend;
-use talus::bench::{bed, bed_stats, measure, Bed, BenchRow};
+use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow, BED_WALLS};
 use talus::cpu::{CpuBackend, STAGES};
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
@@ -111,7 +111,7 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
 fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     let adapter = format!("CPU, {threads} threads");
     // 16 candidates per particle: the mono bed has 12, poly 1:4 about 11
-    let bpp = Particles::<f64>::bytes_per_particle(8, 16, 16) as u64;
+    let bpp = Particles::<f64>::bytes_per_particle(8, BED_WALLS, 16) as u64;
     if let Some(avail) = mem_available() {
         // the scene, the state and the work arrays, with room to spare
         let need = n as u64 * (bpp + 400);
@@ -146,9 +146,11 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         Ok(r) => r,
         Err(e) => return skipped("cpu", adapter, kind, n, format!("run failed: {e}")),
     };
-    let bpp =
-        Particles::<f64>::bytes_per_particle(8, 16, (timing.candidates / n as f64).ceil() as usize)
-            as u64;
+    let bpp = Particles::<f64>::bytes_per_particle(
+        8,
+        BED_WALLS,
+        (timing.candidates / n as f64).ceil() as usize,
+    ) as u64;
     let stages = STAGES
         .iter()
         .zip(&spent)
@@ -183,7 +185,8 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
     // as allocated: the list's capacity, not its length
-    let bpp = talus::gpu::data::bytes_per_particle(16, b.data.nbr_cap.div_ceil(n as u64));
+    let bpp =
+        talus::gpu::data::bytes_per_particle(b.data.n_walls, b.data.nbr_cap.div_ceil(n as u64));
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();
@@ -221,7 +224,8 @@ fn measured_row(
     stages: Vec<(String, f64)>,
 ) -> BenchRow {
     let n = state.len();
-    let (contacts_per_particle, solid_fraction) = bed_stats(state);
+    let contacts_per_particle = timing.contacts / n.max(1) as f64;
+    let solid_fraction = solid_fraction(state);
     BenchRow {
         backend: backend.into(),
         adapter,

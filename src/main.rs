@@ -338,12 +338,13 @@ fn cmd_check(path: &Path) -> ExitCode {
     let n = scene.particles.len();
     let dt = scene.dt();
     let steps = scene.steps();
-    let slots = scene.contact.history_slots as usize;
+    let n_walls = scene.walls.len();
     let grid = talus::grid::Grid::for_scene(&scene).expect("validated");
     let cells = grid.n_cells() as f64 * 8.0;
     // neighbour list: ~12–16 candidates per particle in a dense bed
-    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, slots, 16) as f64 + cells;
-    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(slots as u64, 16) as f64 + cells;
+    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, n_walls, 16) as f64 + cells;
+    let gpu_mem =
+        n as f64 * talus::gpu::data::bytes_per_particle(n_walls as u64, 16) as f64 + cells;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {
@@ -369,11 +370,7 @@ fn cmd_check(path: &Path) -> ExitCode {
             .join(", ")
     );
     outln!("walls        {}", scene.walls.len());
-    outln!(
-        "contact      {:?}, {} history slots per particle",
-        scene.contact.model,
-        slots
-    );
+    outln!("contact      {:?}", scene.contact.model);
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
     }

@@ -10,20 +10,18 @@
 //! | `material`   | `u32`                   | index into the material table             |
 //! | `id`         | `u32`                   | stable identity (input order)             |
 //! | `dissipated` | `T`                     | energy dissipated in its contacts so far (J, half of each pair) |
-//! | `hist_key`   | `u32` × slots           | partner id of each history slot, or [`EMPTY_SLOT`] |
-//! | `hist_disp`  | `[T; 4]` × slots        | tangential displacement ξ (m), xyz; w = k_t of the last step (N/m) |
+//! | `wall_hist`  | `[T; 4]` × walls        | tangential history with each wall: ξ (m), xyz; w = k_t of the last step (N/m); zero: no contact |
 //!
-//! History is stored in the *canonical* orientation of a pair (as seen from
-//! the lower id; walls: as seen from the particle), so both partners hold the
-//! same bits and compute the same force with opposite signs.
+//! The tangential history of particle pairs is not per particle: it lives
+//! beside the neighbour list, one entry per listed partner (`cpu::Work::
+//! nbr_hist`, the GPU's `nbr_hist`), and moves to the new list when the
+//! list is rebuilt. It is stored in the *canonical* orientation of a pair
+//! (as seen from the lower id), so both partners hold the same bits and
+//! compute the same force with opposite signs; wall history is seen from
+//! the particle.
 
 use crate::scene::Scene;
 use bytemuck::Pod;
-
-/// Marks a free history slot.
-pub const EMPTY_SLOT: u32 = u32::MAX;
-/// Partner ids of walls: wall `w` is `WALL_ID_BASE + w`.
-pub const WALL_ID_BASE: u32 = 0xC000_0000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Particles<T: Pod> {
@@ -33,9 +31,9 @@ pub struct Particles<T: Pod> {
     pub material: Vec<u32>,
     pub id: Vec<u32>,
     pub dissipated: Vec<T>,
-    pub hist_key: Vec<u32>,
-    pub hist_disp: Vec<[T; 4]>,
-    pub slots: usize,
+    /// `walls` entries per particle.
+    pub wall_hist: Vec<[T; 4]>,
+    pub walls: usize,
 }
 
 impl<T: Pod + Send + Sync> Particles<T> {
@@ -56,9 +54,7 @@ impl<T: Pod + Send + Sync> Particles<T> {
     }
 
     /// Gathers `self` permuted by `order` into `out` (same length and
-    /// slots), in parallel and without allocating. Displacements are copied
-    /// only for used slots (a slot keeps its place while its contact lasts,
-    /// so used and free slots mix).
+    /// walls), in parallel and without allocating.
     pub fn permute_into(&self, order: &[u32], out: &mut Particles<T>) {
         use rayon::prelude::*;
         fn g<X: Copy + Send + Sync>(src: &[X], dst: &mut [X], order: &[u32]) {
@@ -72,20 +68,16 @@ impl<T: Pod + Send + Sync> Particles<T> {
         g(&self.material, &mut out.material, order);
         g(&self.id, &mut out.id, order);
         g(&self.dissipated, &mut out.dissipated, order);
-        let s = self.slots;
-        out.hist_key
-            .par_chunks_mut(s)
-            .zip(out.hist_disp.par_chunks_mut(s))
-            .zip(order.par_iter())
-            .for_each(|((k, d), &i)| {
-                let i = i as usize;
-                k.copy_from_slice(&self.hist_key[i * s..(i + 1) * s]);
-                for j in 0..s {
-                    if k[j] != EMPTY_SLOT {
-                        d[j] = self.hist_disp[i * s + j];
-                    }
-                }
-            });
+        let w = self.walls;
+        if w > 0 {
+            out.wall_hist
+                .par_chunks_mut(w)
+                .zip(order.par_iter())
+                .for_each(|(d, &i)| {
+                    let i = i as usize;
+                    d.copy_from_slice(&self.wall_hist[i * w..(i + 1) * w]);
+                });
+        }
     }
 
     /// Reorders into id order (outputs are written in id order).
@@ -97,8 +89,8 @@ impl<T: Pod + Send + Sync> Particles<T> {
 }
 
 impl<T: Pod> Particles<T> {
-    /// The same arrays with every real converted by `f` (ids, materials
-    /// and history keys unchanged).
+    /// The same arrays with every real converted by `f` (ids and
+    /// materials unchanged).
     pub fn map_real<U: Pod>(&self, f: impl Fn(T) -> U + Copy) -> Particles<U> {
         let m4 = |v: &Vec<[T; 4]>| v.iter().map(|a| a.map(f)).collect();
         Particles {
@@ -108,9 +100,8 @@ impl<T: Pod> Particles<T> {
             material: self.material.clone(),
             id: self.id.clone(),
             dissipated: self.dissipated.iter().map(|&x| f(x)).collect(),
-            hist_key: self.hist_key.clone(),
-            hist_disp: m4(&self.hist_disp),
-            slots: self.slots,
+            wall_hist: m4(&self.wall_hist),
+            walls: self.walls,
         }
     }
 }
@@ -119,7 +110,7 @@ impl Particles<f64> {
     /// The initial state of a scene: ids in input order, no history.
     pub fn from_scene(scene: &Scene) -> Self {
         let n = scene.particles.len();
-        let slots = scene.contact.history_slots as usize;
+        let walls = scene.walls.len();
         let mut s = Particles {
             pos_rad: Vec::with_capacity(n),
             vel_invm: Vec::with_capacity(n),
@@ -127,9 +118,8 @@ impl Particles<f64> {
             material: Vec::with_capacity(n),
             id: (0..n as u32).collect(),
             dissipated: vec![0.0; n],
-            hist_key: vec![EMPTY_SLOT; n * slots],
-            hist_disp: vec![[0.0; 4]; n * slots],
-            slots,
+            wall_hist: vec![[0.0; 4]; n * walls],
+            walls,
         };
         for p in &scene.particles {
             let m = scene.particle_mass(p);
@@ -151,14 +141,17 @@ impl Particles<f64> {
     }
 
     /// Bytes per particle of the CPU path's arrays for scalar size `real`,
-    /// `slots` history slots and `candidates` neighbour-list entries per
-    /// particle (the GPU's: `gpu::data::bytes_per_particle`): state,
-    /// history (updated in place), force/torque work arrays, the reference
-    /// positions of the list and the list itself.
-    pub fn bytes_per_particle(real: usize, slots: usize, candidates: usize) -> usize {
+    /// `walls` walls and `candidates` neighbour-list entries per particle
+    /// (the GPU's: `gpu::data::bytes_per_particle`): state, wall history,
+    /// force/torque work arrays, the reference positions of the list, and
+    /// the list with its pair history, twice (the current list and the one
+    /// the next build moves the history from).
+    pub fn bytes_per_particle(real: usize, walls: usize, candidates: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
-        let history = slots * (4 + 4 * real);
-        let work = 4 * 4 * real + 3 * real + 4 * 4; // force, torque (+ prev), pos_ref, key/order/count/start
-        state + history + work + 4 * candidates
+        let wall_history = walls * 4 * real;
+        // force, torque (+ prev), pos_ref, key/order/count/start, the list's
+        // count and start (+ old start) and the id → old index map
+        let work = 4 * 4 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
+        state + wall_history + work + 2 * candidates * (4 + 4 * real)
     }
 }

@@ -7,11 +7,11 @@ use common::*;
 use std::collections::HashMap;
 use talus::backend::Backend;
 use talus::cpu::{CpuBackend, Step};
-use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit};
+use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListInit};
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
-use talus::state::{Particles, EMPTY_SLOT};
+use talus::state::Particles;
 
 /// f64 state rounded through f32, so CPU and GPU start from the same values.
 fn rounded(p: &Particles<f64>) -> Particles<f64> {
@@ -86,6 +86,7 @@ fn gpu_integer_stages_match_cpu_exactly() {
         pos_fx: &fx,
         force_prev: &zero,
         torque_prev: &zero,
+        list: None,
     };
     let g = GpuBackend::from_state(&scene, &grid, &init, ctx).unwrap();
     assert!(
@@ -183,10 +184,93 @@ fn dense_scene(model_linear: bool) -> Scene {
     build(b)
 }
 
-/// One step from the same state (dense packing, history, walls): forces and
-/// torques within 1e-4 relative (norm-wise); the history written back has
-/// the same partners in the same slots and the same spring forces k_t ξ
-/// within 1e-4 (norm-wise).
+/// The GPU's pair history by ids: (particle, partner) → ξ xyz, k_t for
+/// every list entry with history.
+fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
+    let n = g.data.n;
+    let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+    let ids: Vec<u32> = g.read_vec(&g.data.b.id, n);
+    let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n + 1);
+    let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
+    let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+    let mut out = HashMap::new();
+    for i in 0..n as usize {
+        for e in start[i] as usize..start[i + 1] as usize {
+            if hist[e] != [0.0; 4] {
+                out.insert((ids[i], ids[nbr[e] as usize]), hist[e]);
+            }
+        }
+    }
+    out
+}
+
+/// A GPU run from a CPU step's state, neighbour list and history, all
+/// rounded to f32 (`st` too, so both start from the same numbers); the
+/// next step rebuilds on both.
+fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> GpuBackend {
+    let r4 =
+        |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> { v.iter().map(|a| a.map(|x| x as f32)).collect() };
+    let back =
+        |v: &Vec<[f32; 4]>| -> Vec<[f64; 4]> { v.iter().map(|a| a.map(f64::from)).collect() };
+    st.particles = rounded(&st.particles);
+    let (fp, tp, hist) = (
+        r4(&st.work.force_prev),
+        r4(&st.work.torque_prev),
+        r4(&st.work.nbr_hist),
+    );
+    st.work.force_prev = back(&fp);
+    st.work.torque_prev = back(&tp);
+    st.work.nbr_hist = back(&hist);
+    st.rebuild = true;
+    let f32_state = st.particles.to_f32();
+    let fx = fixed(&st.grid, &f32_state);
+    let init = GpuInit {
+        state: &f32_state,
+        pos_fx: &fx,
+        force_prev: &fp,
+        torque_prev: &tp,
+        list: Some(ListInit {
+            start: &st.work.nbr_start,
+            nbr: &st.work.nbr,
+            hist: &hist,
+        }),
+    };
+    GpuBackend::from_state(scene, &st.grid, &init, ctx).unwrap()
+}
+
+/// Spring forces k_t ξ of the pairs with history, GPU against CPU: the
+/// same pairs, and the norm-wise relative difference. ξ alone is not a
+/// fair measure: f32 resolves an overlap r1 + r2 - |d| only to ~6e-11 m at
+/// |d| = 1 mm, so a barely touching contact (δ ~ 1e-8 m) has a k_t and ξ
+/// off by ~1e-3 relative while carrying almost no force.
+fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
+    let gpu_hist = gpu_pair_history(g);
+    let cpu_hist = st.pair_history();
+    assert_eq!(
+        gpu_hist.len(),
+        cpu_hist.len(),
+        "pairs with history differ in number"
+    );
+    let (mut dh, mut nh) = (0.0f64, 0.0f64);
+    for &(a, b, c) in &cpu_hist {
+        let g = gpu_hist
+            .get(&(a, b))
+            .unwrap_or_else(|| panic!("pair ({a}, {b}) has history on the CPU only"));
+        for k in 0..3 {
+            let fc = c[3] * c[k];
+            let fg = g[3] as f64 * g[k] as f64;
+            dh += (fg - fc).powi(2);
+            nh += fc * fc;
+        }
+    }
+    (cpu_hist.len(), (dh / nh).sqrt())
+}
+
+/// One step from the same state (dense packing, history, walls), the GPU
+/// starting from the CPU's neighbour list and its history: forces and
+/// torques within 1e-4 relative (norm-wise); the history after the step
+/// (moved to the new list by the rebuild, then updated by the contacts) has
+/// the same pairs and the same spring forces k_t ξ within 1e-4 (norm-wise).
 #[test]
 fn gpu_one_step_forces_match_cpu() {
     for linear in [false, true] {
@@ -196,38 +280,12 @@ fn gpu_one_step_forces_match_cpu() {
         let mut cpu = CpuBackend::new(&scene).unwrap();
         cpu.advance(300).unwrap();
         let mut st: Step = cpu.st.clone();
-        st.particles = rounded(&st.particles);
-        let r4 = |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> {
-            v.iter().map(|a| a.map(|x| x as f32)).collect()
-        };
-        st.work.force_prev = r4(&st.work.force_prev)
-            .iter()
-            .map(|a| a.map(|x| x as f64))
-            .collect();
-        st.work.torque_prev = r4(&st.work.torque_prev)
-            .iter()
-            .map(|a| a.map(|x| x as f64))
-            .collect();
-        let contacts_with_history = st
-            .particles
-            .hist_key
-            .iter()
-            .filter(|&&k| k != EMPTY_SLOT)
-            .count();
+        let contacts_with_history = st.pair_history().len();
         assert!(
             contacts_with_history > 500,
             "only {contacts_with_history} history entries"
         );
-        let f32_state = st.particles.to_f32();
-        let (fp, tp) = (r4(&st.work.force_prev), r4(&st.work.torque_prev));
-        let fx = fixed(&st.grid, &f32_state);
-        let init = GpuInit {
-            state: &f32_state,
-            pos_fx: &fx,
-            force_prev: &fp,
-            torque_prev: &tp,
-        };
-        let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
+        let g = gpu_from_cpu(&mut st, &scene, ctx);
         // bin, sort, neighbours (the first step rebuilds), contacts
         g.submit("one step", |pass| {
             for k in 0..4 {
@@ -235,12 +293,9 @@ fn gpu_one_step_forces_match_cpu() {
             }
         });
         let n = g.data.n;
-        let s = g.data.slots;
         let ids: Vec<u32> = g.read_vec(&g.data.b.id, n);
         let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
         let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
-        let hkey: Vec<u32> = g.read_vec(&g.data.b.hkey, n * s);
-        let hdisp: Vec<[f32; 4]> = g.read_vec(&g.data.b.hdisp, n * s);
 
         st.bin_and_sort();
         st.build_neighbours();
@@ -253,8 +308,6 @@ fn gpu_one_step_forces_match_cpu() {
             .map(|(i, &id)| (id, i))
             .collect();
         let (mut df, mut nf, mut dt_, mut nt) = (0.0, 0.0, 0.0, 0.0);
-        let mut hist_pairs = 0;
-        let (mut dh, mut nh) = (0.0f64, 0.0f64);
         for (j, id) in ids.iter().enumerate() {
             let i = cpu_at[id];
             for k in 0..3 {
@@ -263,29 +316,10 @@ fn gpu_one_step_forces_match_cpu() {
                 dt_ += (torque[j][k] as f64 - st.work.torque[i][k]).powi(2);
                 nt += st.work.torque[i][k].powi(2);
             }
-            // history: same partners in the same slots, ξ close
-            let ss = s as usize;
-            for slot in 0..ss {
-                let (kg, kc) = (hkey[j * ss + slot], st.particles.hist_key[i * ss + slot]);
-                assert_eq!(kg, kc, "particle {id}: history slot {slot} partner differs");
-                if kc != EMPTY_SLOT {
-                    hist_pairs += 1;
-                    // Compare the spring force k_t ξ the slot encodes (xyz: ξ,
-                    // w: k_t). ξ alone is not a fair measure: f32 resolves an
-                    // overlap r1 + r2 - |d| only to ~6e-11 m at |d| = 1 mm,
-                    // so a barely touching contact (δ ~ 1e-8 m) has a k_t and
-                    // ξ off by ~1e-3 relative while carrying almost no force.
-                    let (c, g) = (st.particles.hist_disp[i * ss + slot], hdisp[j * ss + slot]);
-                    for k in 0..3 {
-                        let fc = c[3] * c[k];
-                        let fg = g[3] as f64 * g[k] as f64;
-                        dh += (fg - fc).powi(2);
-                        nh += fc * fc;
-                    }
-                }
-            }
         }
-        let (ef, et, eh) = ((df / nf).sqrt(), (dt_ / nt).sqrt(), (dh / nh).sqrt());
+        // history: the same pairs, k_t ξ close
+        let (hist_pairs, eh) = history_difference(&st, &g);
+        let (ef, et) = ((df / nf).sqrt(), (dt_ / nt).sqrt());
         println!("linear = {linear}: force {ef:e}, torque {et:e}, history {eh:e} over {hist_pairs} entries");
         assert!(ef < 1e-4, "force differs by {ef:e} (norm-wise)");
         assert!(et < 1e-4, "torque differs by {et:e} (norm-wise)");
@@ -313,6 +347,7 @@ fn gpu_neighbour_list_matches_cpu() {
         pos_fx: &fx,
         force_prev: &zero,
         torque_prev: &zero,
+        list: None,
     };
     let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
     g.submit("build", |pass| {
@@ -425,6 +460,36 @@ fn gpu_neighbour_list_grows() {
     assert!(worst < 1e-6 * 0.0005, "positions differ by {worst:e} m");
 }
 
+/// A build that outgrows the list while contacts carry history: the frozen
+/// build keeps the previous list only once (the copy made before the
+/// freeze survives the growth), so after the step the GPU holds the same
+/// pairs with the same spring forces k_t ξ (1e-4 norm-wise) as the CPU.
+#[test]
+fn gpu_list_growth_keeps_history() {
+    let Some(ctx) = test_context() else { return };
+    let scene = dense_scene(false);
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    cpu.advance(300).unwrap();
+    // a skin of two radii from here on: ~40 candidates, the buffer holds 16
+    let mut big = scene.clone();
+    big.simulation.neighbour_skin = Some(0.001);
+    let mut st: Step = cpu.st.clone();
+    st.skin = big.skin();
+    st.grid = Grid::for_scene(&big).unwrap();
+    let mut g = gpu_from_cpu(&mut st, &big, ctx);
+    let cap0 = g.data.nbr_cap;
+    g.advance(1).unwrap();
+    st.step().unwrap();
+    let (pairs, eh) = history_difference(&st, &g);
+    println!(
+        "capacity {cap0} -> {}; {pairs} pairs with history, k_t ξ differs by {eh:e}",
+        g.data.nbr_cap
+    );
+    assert!(g.data.nbr_cap > cap0, "the list did not grow");
+    assert!(pairs > 500, "only {pairs} pairs with history");
+    assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
+}
+
 /// A colliding cloud, a few hundred steps: positions within 1e-3 of the
 /// radius of the CPU's.
 #[test]
@@ -479,7 +544,7 @@ fn gpu_short_trajectory_matches_cpu() {
         );
         worst = worst.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
     }
-    let contacts = c.hist_key.iter().filter(|&&k| k != EMPTY_SLOT).count();
+    let contacts = cpu.list_stats().contacts;
     println!(
         "worst position difference {:e} of the radius; {contacts} contacts at the end",
         worst / r
@@ -615,17 +680,18 @@ fn gpu_settling_column_matches_cpu_statistically() {
     assert!(rel(fg, fc) < 0.02, "bulk fraction {fg} (gpu) vs {fc} (cpu)");
 }
 
-/// A scene whose history array exceeds the adapter's largest storage binding
-/// is refused with one line naming the limit and the particle count that
-/// fits (not a wgpu validation panic).
+/// A scene whose wall-history array exceeds the adapter's largest storage
+/// binding (64 walls: 1 KiB per particle) is refused with one line naming
+/// the limit and the particle count that fits (not a wgpu validation
+/// panic).
 #[test]
 fn gpu_refuses_scenes_over_the_binding_limit() {
     let Some(ctx) = test_context() else { return };
-    let slots = 64u64;
-    let fits = ctx.max_binding() / (16 * slots);
+    let walls = 64u64;
+    let fits = ctx.max_binding() / (16 * walls);
     if fits > 300_000 {
         eprintln!(
-            "skipping: {} allows {fits} particles at {slots} slots, too many to build cheaply",
+            "skipping: {} allows {fits} particles at {walls} walls, too many to build cheaply",
             ctx.info.name
         );
         return;
@@ -633,24 +699,25 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
     let n = fits as usize + 1000;
     let side = (n as f64).cbrt().ceil() as usize + 1;
     let l = side as f64 * 2.2e-3;
-    let scene = build(
-        SceneBuilder::new("big")
-            .domain([0.0; 3], [l; 3])
-            .gravity([0.0; 3])
-            .steps(1)
-            .history_slots(slots as u32)
-            .material(Material::new("m", 2500.0, 1e7))
-            .generate(
-                "lattice",
-                ([0.0; 3], [l; 3]),
-                talus::scene::RadiusDist::Constant(0.001),
-                "m",
-                Some(n),
-                [0.0; 3],
-            ),
-    );
+    let mut b = SceneBuilder::new("big")
+        .domain([0.0; 3], [l; 3])
+        .gravity([0.0; 3])
+        .steps(1)
+        .material(Material::new("m", 2500.0, 1e7));
+    // floors below the domain, never touched
+    for k in 0..walls {
+        b = b.wall([0.0, 0.0, -(k as f64) * 1e-3], [0.0, 0.0, 1.0], "m");
+    }
+    let scene = build(b.generate(
+        "lattice",
+        ([0.0; 3], [l; 3]),
+        talus::scene::RadiusDist::Constant(0.001),
+        "m",
+        Some(n),
+        [0.0; 3],
+    ));
     let err = match GpuBackend::new(&scene, ctx) {
-        Ok(_) => panic!("{n} particles at {slots} slots should not fit"),
+        Ok(_) => panic!("{n} particles at {walls} walls should not fit"),
         Err(e) => e.to_string(),
     };
     println!("{err}");

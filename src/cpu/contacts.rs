@@ -1,6 +1,8 @@
 //! Stage 4, contacts: every particle gathers over its neighbour-list
 //! candidates and the walls, and sums its own force and torque (no
-//! scattered writes).
+//! scattered writes). The tangential history of a pair sits beside the
+//! list entry (each partner keeps a copy; both hold the same bits), that
+//! of a wall beside the particle.
 //!
 //! Each pair is evaluated in its canonical orientation (from the lower id,
 //! walls from the particle), so the two partners compute bit-identical
@@ -11,8 +13,6 @@ use super::Step;
 use crate::grid::Grid;
 use crate::pair::PairParams;
 use crate::scene::ContactModel;
-use crate::state::{EMPTY_SLOT, WALL_ID_BASE};
-use rayon::prelude::*;
 
 type V3 = [f64; 3];
 
@@ -235,18 +235,18 @@ pub struct ContactReport {
     pub max_overlap_ratio: f64,
     /// Lowest particle id whose overlap exceeds the run's limit, if any.
     pub overlap: Option<u32>,
-    /// Lowest particle id that needed more history slots, if any.
-    pub overflow: Option<u32>,
 }
 
-/// Per-particle outputs of the contact stage.
+/// Per-particle outputs of the contact stage (slices over a run of
+/// consecutive particles).
 struct Out<'a> {
-    force: &'a mut [f64; 4],
-    torque: &'a mut [f64; 4],
-    /// The particle's history slots, updated in place (only this particle
-    /// reads or writes them).
-    keys: &'a mut [u32],
-    disp: &'a mut [[f64; 4]],
+    force: &'a mut [[f64; 4]],
+    torque: &'a mut [[f64; 4]],
+    /// Wall history, `walls` per particle, updated in place.
+    wall_hist: &'a mut [[f64; 4]],
+    /// Pair history of the particles' list entries, updated in place (only
+    /// the particle reads or writes its entries).
+    hist: &'a mut [[f64; 4]],
 }
 
 /// The particle arrays the contact stage reads (the history is split off:
@@ -259,73 +259,131 @@ struct View<'a> {
     id: &'a [u32],
 }
 
-/// Runs the contact stage over the neighbour list (particles in the cell
-/// order of the last build). Writes force (w: elastic energy share), torque
-/// (w: energy dissipated this step, share) and updates each particle's
-/// history slots in place: a contact keeps its slot while it lasts, a new
-/// contact takes the first free slot, a slot whose contact has ended is
-/// freed at the end of the particle's pass.
-pub fn contacts(st: &mut Step) -> ContactReport {
-    let grid: &Grid = &st.grid;
-    let p = &mut st.particles;
-    let slots = p.slots;
-    let lp = st.law;
-    let pairs = &st.pairs;
-    let walls = &st.walls;
-    let w = &mut st.work;
-    let nbr = Nbr {
-        start: &w.nbr_start,
-        list: &w.nbr,
-    };
-    let prev = Prev {
-        force: &w.force_prev,
-        torque: &w.torque_prev,
-        gravity: st.gravity,
-    };
-    let view = View {
-        pos_rad: &p.pos_rad,
-        vel_invm: &p.vel_invm,
-        omega_invi: &p.omega_invi,
-        material: &p.material,
-        id: &p.id,
-    };
-    let min_id = |a: Option<u32>, b: Option<u32>| match (a, b) {
+/// Everything a particle's pass reads.
+struct Ctx<'a> {
+    p: View<'a>,
+    prev: Prev<'a>,
+    grid: &'a Grid,
+    nbr: Nbr<'a>,
+    lp: LawParams,
+    pairs: &'a crate::pair::PairTable,
+    walls: &'a [super::WallData],
+}
+
+/// (largest overlap ratio, lowest id over the limit) of a run of particles.
+type Partial = (f64, Option<u32>);
+
+fn merge(a: Partial, b: Partial) -> Partial {
+    let id = match (a.1, b.1) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     };
-    // a parallel reduction, no per-step allocation; ties resolve to the
-    // lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap, overflow) = w
-        .force
-        .par_iter_mut()
-        .zip(w.torque.par_iter_mut())
-        .zip(p.hist_key.par_chunks_mut(slots))
-        .zip(p.hist_disp.par_chunks_mut(slots))
-        .enumerate()
-        .map(|(i, (((force, torque), keys), disp))| {
-            let mut out = Out {
-                force,
-                torque,
-                keys,
-                disp,
-            };
-            let (ratio, over) = particle(i, &view, &prev, grid, &nbr, &lp, pairs, walls, &mut out);
-            let id = view.id[i];
-            (
-                ratio,
-                (ratio > super::MAX_OVERLAP_RATIO).then_some(id),
-                over.then_some(id),
-            )
-        })
-        .reduce(
-            || (0.0, None, None),
-            |a, b| (a.0.max(b.0), min_id(a.1, b.1), min_id(a.2, b.2)),
-        );
+    (a.0.max(b.0), id)
+}
+
+/// Particles per leaf of the parallel split.
+const CHUNK: usize = 512;
+
+/// Runs the contact stage over the neighbour list (particles in the cell
+/// order of the last build). Writes force (w: elastic energy share) and
+/// torque (w: energy dissipated this step, share), and updates the pair
+/// history beside each list entry and the wall history of each particle in
+/// place: a pair in contact carries its history on, a candidate not in
+/// contact has zero history (a new contact starts from zero).
+pub fn contacts(st: &mut Step) -> ContactReport {
+    let p = &mut st.particles;
+    let n_walls = p.walls;
+    let w = &mut st.work;
+    let c = Ctx {
+        p: View {
+            pos_rad: &p.pos_rad,
+            vel_invm: &p.vel_invm,
+            omega_invi: &p.omega_invi,
+            material: &p.material,
+            id: &p.id,
+        },
+        prev: Prev {
+            force: &w.force_prev,
+            torque: &w.torque_prev,
+            gravity: st.gravity,
+        },
+        grid: &st.grid,
+        nbr: Nbr {
+            start: &w.nbr_start,
+            list: &w.nbr,
+        },
+        lp: st.law,
+        pairs: &st.pairs,
+        walls: &st.walls,
+    };
+    let n = c.p.pos_rad.len();
+    let out = Out {
+        force: &mut w.force,
+        torque: &mut w.torque,
+        wall_hist: &mut p.wall_hist,
+        hist: &mut w.nbr_hist,
+    };
+    // ties resolve to the lowest id, as the GPU's atomicMin does
+    let (max_overlap_ratio, overlap) = run(&c, 0, n, n_walls, out);
     ContactReport {
         max_overlap_ratio,
         overlap,
-        overflow,
     }
+}
+
+/// Particles `lo..hi`, whose outputs `out` holds: split in halves in
+/// parallel down to [`CHUNK`] particles (the list's entries split where the
+/// CSR says), no allocation.
+fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
+    if hi - lo <= CHUNK {
+        let mut acc = (0.0, None);
+        let base = c.nbr.start[lo] as usize;
+        for i in lo..hi {
+            let k = i - lo;
+            let (e0, e1) = (
+                c.nbr.start[i] as usize - base,
+                c.nbr.start[i + 1] as usize - base,
+            );
+            let r = particle(
+                i,
+                c,
+                &mut out.force[k],
+                &mut out.torque[k],
+                &mut out.wall_hist[k * n_walls..(k + 1) * n_walls],
+                &mut out.hist[e0..e1],
+            );
+            let id = c.p.id[i];
+            acc = merge(acc, (r, (r > super::MAX_OVERLAP_RATIO).then_some(id)));
+        }
+        return acc;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (k, e) = (mid - lo, (c.nbr.start[mid] - c.nbr.start[lo]) as usize);
+    let (f0, f1) = out.force.split_at_mut(k);
+    let (t0, t1) = out.torque.split_at_mut(k);
+    let (w0, w1) = out.wall_hist.split_at_mut(k * n_walls);
+    let (h0, h1) = out.hist.split_at_mut(e);
+    let (a, b) = rayon::join(
+        || {
+            let o = Out {
+                force: f0,
+                torque: t0,
+                wall_hist: w0,
+                hist: h0,
+            };
+            run(c, lo, mid, n_walls, o)
+        },
+        || {
+            let o = Out {
+                force: f1,
+                torque: t1,
+                wall_hist: w1,
+                hist: h1,
+            };
+            run(c, mid, hi, n_walls, o)
+        },
+    );
+    merge(a, b)
 }
 
 /// The neighbour list (CSR, see `neighbours.rs`).
@@ -342,34 +400,17 @@ struct Prev<'a> {
     gravity: V3,
 }
 
-/// The history slot of `key` in `keys`, else the first free one, else
-/// None (overflow). `.1` is true when the slot already held `key`.
-#[inline]
-pub fn slot_of(keys: &[u32], key: u32) -> Option<(usize, bool)> {
-    let mut free = None;
-    for (s, &k) in keys.iter().enumerate() {
-        if k == key {
-            return Some((s, true));
-        }
-        if k == EMPTY_SLOT && free.is_none() {
-            free = Some(s);
-        }
-    }
-    free.map(|s| (s, false))
-}
-
-#[allow(clippy::too_many_arguments)]
+/// One particle's pass: its list entries `hist` and wall history
+/// `wall_hist`, updated in place; returns its largest overlap ratio.
 fn particle(
     i: usize,
-    p: &View,
-    prev: &Prev,
-    grid: &Grid,
-    nbr: &Nbr,
-    lp: &LawParams,
-    pairs: &crate::pair::PairTable,
-    walls: &[super::WallData],
-    out: &mut Out,
-) -> (f64, bool) {
+    c: &Ctx,
+    force: &mut [f64; 4],
+    torque: &mut [f64; 4],
+    wall_hist: &mut [[f64; 4]],
+    hist: &mut [[f64; 4]],
+) -> f64 {
+    let (p, prev, lp) = (&c.p, &c.prev, &c.lp);
     let half = 0.5 * lp.dt;
     let body = |j: usize| {
         let (v, w) = (p.vel_invm[j], p.omega_invi[j]);
@@ -392,34 +433,19 @@ fn particle(
     let mut elastic = 0.0;
     let mut diss = 0.0;
     let mut max_ratio = 0.0f64;
-    let mut overflow = false;
-    // slots used this step (history_slots ≤ 64)
-    let mut touched = 0u64;
-    // the stored history of `key` (zero for a new contact) and its slot
-    let mut take = |key: u32, out: &mut Out, overflow: &mut bool| match slot_of(out.keys, key) {
-        Some((s, found)) => {
-            touched |= 1 << s;
-            (Some(s), if found { out.disp[s] } else { [0.0; 4] })
-        }
-        None => {
-            *overflow = true;
-            (None, [0.0; 4])
-        }
-    };
-    let store = |slot: Option<usize>, key: u32, r: &PairResult, out: &mut Out| {
-        if let Some(s) = slot {
-            out.keys[s] = key;
-            out.disp[s] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
-        }
-    };
-    let (lo, hi) = (nbr.start[i] as usize, nbr.start[i + 1] as usize);
-    for &j in &nbr.list[lo..hi] {
+    let lo = c.nbr.start[i] as usize;
+    let listed = &c.nbr.list[lo..lo + hist.len()];
+    for (h, &j) in hist.iter_mut().zip(listed) {
         let j = j as usize;
         let rj = p.pos_rad[j][3];
-        let d = grid.min_image(xi_pos, xyz(p.pos_rad[j]));
+        let d = c.grid.min_image(xi_pos, xyz(p.pos_rad[j]));
         let d2 = dot(d, d);
         let rsum = ri + rj;
         if d2 >= rsum * rsum {
+            // not in contact: no history (written only when there was some)
+            if *h != [0.0; 4] {
+                *h = [0.0; 4];
+            }
             continue;
         }
         let id_j = p.id[j];
@@ -432,9 +458,8 @@ fn particle(
         let dist = d2.sqrt();
         let nrm = scale(dab, 1.0 / dist);
         let overlap = rsum - dist;
-        let pp = pairs.get(p.material[a], p.material[b]);
-        let (slot, hist) = take(id_j, out, &mut overflow);
-        let r = pair_law(lp, pp, &body(a), &body(b), nrm, overlap, hist);
+        let pp = c.pairs.get(p.material[a], p.material[b]);
+        let r = pair_law(lp, pp, &body(a), &body(b), nrm, overlap, *h);
         if i_is_a {
             f = add(f, r.force_a);
             t = add(t, r.torque_a);
@@ -445,15 +470,17 @@ fn particle(
         elastic += 0.5 * r.elastic;
         diss += 0.5 * r.dissipated;
         max_ratio = max_ratio.max(overlap / ri.min(rj));
-        store(slot, id_j, &r, out);
+        *h = [r.xi[0], r.xi[1], r.xi[2], r.kt];
     }
-    for (wi, w) in walls.iter().enumerate() {
-        let dist = dot(sub(xi_pos, w.point), w.normal);
+    for (wd, wh) in c.walls.iter().zip(wall_hist.iter_mut()) {
+        let dist = dot(sub(xi_pos, wd.point), wd.normal);
         let overlap = ri - dist;
         if overlap <= 0.0 {
+            if *wh != [0.0; 4] {
+                *wh = [0.0; 4];
+            }
             continue;
         }
-        let key = WALL_ID_BASE + wi as u32;
         let wall = Body {
             vel: [0.0; 3],
             omega: [0.0; 3],
@@ -463,31 +490,24 @@ fn particle(
             inv_mass: 0.0,
             inv_inertia: 0.0,
         };
-        let pp = pairs.get(p.material[i], w.material);
-        let (slot, hist) = take(key, out, &mut overflow);
+        let pp = c.pairs.get(p.material[i], wd.material);
         let r = pair_law(
             lp,
             pp,
             &body(i),
             &wall,
-            scale(w.normal, -1.0),
+            scale(wd.normal, -1.0),
             overlap,
-            hist,
+            *wh,
         );
         f = add(f, r.force_a);
         t = add(t, r.torque_a);
         elastic += r.elastic;
         diss += r.dissipated;
         max_ratio = max_ratio.max(overlap / ri);
-        store(slot, key, &r, out);
+        *wh = [r.xi[0], r.xi[1], r.xi[2], r.kt];
     }
-    // contacts that ended this step free their slots
-    for (s, k) in out.keys.iter_mut().enumerate() {
-        if touched & (1 << s) == 0 && *k != EMPTY_SLOT {
-            *k = EMPTY_SLOT;
-        }
-    }
-    *out.force = [f[0], f[1], f[2], elastic];
-    *out.torque = [t[0], t[1], t[2], diss];
-    (max_ratio, overflow)
+    *force = [f[0], f[1], f[2], elastic];
+    *torque = [t[0], t[1], t[2], diss];
+    max_ratio
 }

@@ -46,6 +46,16 @@ pub struct Work {
     pub nbr_count: Vec<u32>,
     pub nbr_start: Vec<u32>,
     pub nbr: Vec<u32>,
+    /// Tangential history of each entry's pair (ξ xyz, k_t; zero: no
+    /// contact), in the pair's canonical orientation.
+    pub nbr_hist: Vec<[f64; 4]>,
+    /// The previous list during a build (swapped out of the above): the
+    /// source of the history it moves over; `old_at[id]` is where each
+    /// particle stood in the previous order.
+    pub old_start: Vec<u32>,
+    pub old_nbr: Vec<u32>,
+    pub old_hist: Vec<[f64; 4]>,
+    pub old_at: Vec<u32>,
     /// Positions at the last build of the list (the rebuild test).
     pub pos_ref: Vec<[f64; 3]>,
     /// Target of the rebuild's permutation (swapped with the state).
@@ -152,25 +162,63 @@ impl Step {
         }
     }
 
-    /// Stage 3: the neighbour list over the particles in cell order, and the
-    /// reference positions of the rebuild test.
+    /// Stage 3: the neighbour list over the particles in cell order (after
+    /// [`Step::bin_and_sort`]: `work.order` maps the new order to the one
+    /// the previous list indexes), with each pair's history moved over from
+    /// the previous list, and the reference positions of the rebuild test.
     pub fn build_neighbours(&mut self) {
         let w = &mut self.work;
-        let pos = &self.particles.pos_rad;
+        let p = &self.particles;
+        std::mem::swap(&mut w.nbr_start, &mut w.old_start);
+        std::mem::swap(&mut w.nbr, &mut w.old_nbr);
+        std::mem::swap(&mut w.nbr_hist, &mut w.old_hist);
+        w.old_at.resize(p.len(), 0);
+        for (&id, &o) in p.id.iter().zip(&w.order) {
+            w.old_at[id as usize] = o;
+        }
+        let old = neighbours::OldList {
+            start: &w.old_start,
+            nbr: &w.old_nbr,
+            hist: &w.old_hist,
+            at: &w.old_at,
+        };
+        let pos = &p.pos_rad;
         neighbours::build(
             &self.grid,
             pos,
+            &p.id,
             &w.starts,
             self.skin,
-            &mut w.nbr_count,
-            &mut w.nbr_start,
-            &mut w.nbr,
+            &old,
+            neighbours::NewList {
+                count: &mut w.nbr_count,
+                start: &mut w.nbr_start,
+                nbr: &mut w.nbr,
+                hist: &mut w.nbr_hist,
+            },
         );
         for (r, p) in w.pos_ref.iter_mut().zip(pos) {
             *r = [p[0], p[1], p[2]];
         }
         self.builds += 1;
         self.rebuild = false;
+    }
+
+    /// The pair history now, by ids: (the entry's particle, its partner,
+    /// ξ xyz and k_t) for every list entry with history, so each pair in
+    /// contact twice, in list order.
+    pub fn pair_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+        let (w, id) = (&self.work, &self.particles.id);
+        let mut out = Vec::new();
+        for i in 0..w.nbr_start.len().saturating_sub(1) {
+            let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
+            for (&j, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
+                if *h != [0.0; 4] {
+                    out.push((id[i], id[j as usize], *h));
+                }
+            }
+        }
+        out
     }
 
     /// One whole step. On error the step is not counted and positions and
@@ -197,10 +245,6 @@ impl Step {
             particle,
             kind,
         };
-        if let Some(id) = rep.overflow {
-            let slots = self.particles.slots;
-            return Err(err(RunErrorKind::HistoryOverflow { slots }, id, self));
-        }
         self.max_overlap_ratio = self.max_overlap_ratio.max(rep.max_overlap_ratio);
         if let Some(id) = rep.overlap {
             let ratio = rep.max_overlap_ratio;
@@ -270,6 +314,14 @@ impl Backend for CpuBackend {
         crate::backend::ListStats {
             builds: self.st.builds,
             entries: self.st.work.nbr.len() as u64,
+            contacts: contacts_in(&self.st.work.nbr_hist)
+                + contacts_in(&self.st.particles.wall_hist),
         }
     }
+}
+
+/// History entries in use (a contact has non-zero history).
+pub fn contacts_in<T: bytemuck::Pod + Default + PartialEq>(hist: &[[T; 4]]) -> u64 {
+    let zero = [T::default(); 4];
+    hist.iter().filter(|h| **h != zero).count() as u64
 }

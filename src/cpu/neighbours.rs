@@ -11,6 +11,11 @@
 //! into contact unlisted: two particles not listed were ≥ r_i + r_j + skin
 //! apart and each has moved at most skin / 2.
 //!
+//! Each entry carries the tangential history of its pair (zero while the
+//! pair is not in contact). A build moves it over from the previous list:
+//! the entry (i, j) finds j among i's entries there, through the ids (the
+//! rebuild has reordered the particles since).
+//!
 //! Walls are not listed: every particle tests every wall each step (a few
 //! dot products).
 
@@ -48,21 +53,64 @@ pub fn for_candidates(
     });
 }
 
+/// The list a build moves the pair history from: the previous list (its
+/// CSR `start` and `nbr` over the previous order, and the history beside
+/// each entry) and `at[id]`, where each particle stood in that order.
+/// `start` is empty before the first build.
+pub struct OldList<'a> {
+    pub start: &'a [u32],
+    pub nbr: &'a [u32],
+    pub hist: &'a [[f64; 4]],
+    pub at: &'a [u32],
+}
+
+impl OldList<'_> {
+    /// The history the old list holds for the pair of ids (`a`, `b`), seen
+    /// from `a`'s entry; zero if the pair was not listed.
+    #[inline]
+    pub fn carried(&self, a: u32, b: u32) -> [f64; 4] {
+        if self.start.is_empty() {
+            return [0.0; 4];
+        }
+        let (oa, ob) = (self.at[a as usize] as usize, self.at[b as usize]);
+        let (lo, hi) = (self.start[oa] as usize, self.start[oa + 1] as usize);
+        match self.nbr[lo..hi].iter().position(|&x| x == ob) {
+            Some(k) => self.hist[lo + k],
+            None => [0.0; 4],
+        }
+    }
+}
+
+/// The list being built: per-particle counts, their exclusive scan (n + 1
+/// entries), the candidates and the pair history beside them.
+pub struct NewList<'a> {
+    pub count: &'a mut Vec<u32>,
+    pub start: &'a mut Vec<u32>,
+    pub nbr: &'a mut Vec<u32>,
+    pub hist: &'a mut Vec<[f64; 4]>,
+}
+
 /// Builds the list over particles already in cell order (`starts` indexes
-/// the arrays directly): `count[i]` candidates of i, `start` their exclusive
-/// scan (n + 1 entries), `list` the candidates. Reuses the vectors'
-/// capacity: nothing is allocated once the list has reached its size,
-/// except the chunk table of the fill (n / 1024 slices).
+/// the arrays directly, `id` are their ids) and moves each listed pair's
+/// history over from `old` (zero for a pair new to the list). Reuses the
+/// vectors' capacity: nothing is allocated once the list has reached its
+/// size, except the chunk table of the fill (n / 1024 slices).
 pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
+    id: &[u32],
     starts: &[u32],
     skin: f64,
-    count: &mut Vec<u32>,
-    start: &mut Vec<u32>,
-    list: &mut Vec<u32>,
+    old: &OldList,
+    new: NewList,
 ) {
     let n = pos_rad.len();
+    let NewList {
+        count,
+        start,
+        nbr: list,
+        hist,
+    } = new;
     count.resize(n, 0);
     count.par_iter_mut().enumerate().for_each(|(i, c)| {
         let mut k = 0u32;
@@ -70,28 +118,37 @@ pub fn build(
         *c = k;
     });
     super::sort::exclusive_scan(count, start);
-    list.resize(start[n] as usize, 0);
+    let len = start[n] as usize;
+    list.resize(len, 0);
+    hist.resize(len, [0.0; 4]);
     // cut the list into the slices of each chunk of particles
-    let mut slices: Vec<&mut [u32]> = Vec::with_capacity(n.div_ceil(CHUNK));
-    let mut rest = list.as_mut_slice();
+    let mut slices: Vec<(&mut [u32], &mut [[f64; 4]])> = Vec::with_capacity(n.div_ceil(CHUNK));
+    let (mut rest, mut rest_h) = (list.as_mut_slice(), hist.as_mut_slice());
     for c in (0..n).step_by(CHUNK) {
         let hi = (c + CHUNK).min(n);
-        let (head, tail) = rest.split_at_mut((start[hi] - start[c]) as usize);
-        slices.push(head);
+        let k = (start[hi] - start[c]) as usize;
+        let (head, tail) = rest.split_at_mut(k);
+        let (head_h, tail_h) = rest_h.split_at_mut(k);
+        slices.push((head, head_h));
         rest = tail;
+        rest_h = tail_h;
     }
-    slices.into_par_iter().enumerate().for_each(|(ci, out)| {
-        let lo = ci * CHUNK;
-        let base = start[lo] as usize;
-        let hi = (lo + CHUNK).min(n);
-        for (i, &s) in start.iter().enumerate().take(hi).skip(lo) {
-            let mut k = s as usize - base;
-            for_candidates(i, pos_rad, grid, starts, skin, |j| {
-                out[k] = j as u32;
-                k += 1;
-            });
-        }
-    });
+    slices
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(ci, (out, out_h))| {
+            let lo = ci * CHUNK;
+            let base = start[lo] as usize;
+            let hi = (lo + CHUNK).min(n);
+            for (i, &s) in start.iter().enumerate().take(hi).skip(lo) {
+                let mut k = s as usize - base;
+                for_candidates(i, pos_rad, grid, starts, skin, |j| {
+                    out[k] = j as u32;
+                    out_h[k] = old.carried(id[i], id[j]);
+                    k += 1;
+                });
+            }
+        });
 }
 
 /// Square of the largest displacement since the reference positions (the

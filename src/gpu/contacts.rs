@@ -1,6 +1,7 @@
 //! Stage 4, contacts (`shaders/contacts.wgsl`): gather over the neighbour
-//! list and the walls; reads set B, updates each particle's own history
-//! slots in place, writes force and torque.
+//! list and the walls; reads set B, updates the pair history beside each
+//! list entry and the wall history of each particle in place, writes force
+//! and torque.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -25,8 +26,8 @@ impl ContactKernels {
                 "contacts",
                 &[
                     &[U, RW, R, R, R, R],
-                    &[R, R, R, R, R, RW, RW, R, R],
-                    &[RW, RW],
+                    &[R, R, R, R, R, RW, R, R],
+                    &[RW, RW, RW],
                 ],
             ),
         }
@@ -50,13 +51,12 @@ impl ContactKernels {
                     &b.omega,
                     &b.material,
                     &b.id,
-                    &b.hkey,
-                    &b.hdisp,
+                    &b.wall_hist,
                     &b.fprev,
                     &b.tprev,
                 ],
             ),
-            g2: k.bind(ctx, 2, &[&d.force, &d.torque]),
+            g2: k.bind(ctx, 2, &[&d.force, &d.torque, &d.nbr_hist]),
         }
     }
 

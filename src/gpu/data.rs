@@ -20,8 +20,8 @@ pub struct ParticleBuffers {
     pub diss: wgpu::Buffer,
     pub fprev: wgpu::Buffer,
     pub tprev: wgpu::Buffer,
-    pub hkey: wgpu::Buffer,
-    pub hdisp: wgpu::Buffer,
+    /// Tangential history with each wall (`walls` per particle).
+    pub wall_hist: wgpu::Buffer,
     /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
     /// biased by 2⁶³; unit = domain length / 2⁴⁰, see [`FixedPoint`]). An f32
     /// coordinate drops up to 1 % of a small step v·dt (ulp 5e-10 m at 5 mm
@@ -80,6 +80,17 @@ pub struct GpuInit<'a> {
     pub pos_fx: &'a [[u32; 8]],
     pub force_prev: &'a [[f32; 4]],
     pub torque_prev: &'a [[f32; 4]],
+    /// A neighbour list over `state`'s order (CSR start with n + 1
+    /// entries, partners, pair history) whose history the first build moves
+    /// over, as the CPU's does from its list; None: no history yet.
+    pub list: Option<ListInit<'a>>,
+}
+
+/// A neighbour list to start from (see [`GpuInit::list`]).
+pub struct ListInit<'a> {
+    pub start: &'a [u32],
+    pub nbr: &'a [u32],
+    pub hist: &'a [[f32; 4]],
 }
 
 /// One level of the multi-level scan.
@@ -126,7 +137,8 @@ fn scan_levels(ctx: &GpuContext, len: u64) -> Vec<ScanLevel> {
 
 pub struct GpuData {
     pub n: u64,
-    pub slots: u64,
+    /// Walls (wall-history entries per particle).
+    pub n_walls: u64,
     pub n_cells: u64,
     pub params: wgpu::Buffer,
     pub ctl: wgpu::Buffer,
@@ -151,7 +163,16 @@ pub struct GpuData {
     pub nbr_count: wgpu::Buffer,
     pub nbr_start: wgpu::Buffer,
     pub nbr: wgpu::Buffer,
-    /// Entries `nbr` holds.
+    /// Tangential history beside each entry (ξ xyz, k_t; zero: no contact).
+    pub nbr_hist: wgpu::Buffer,
+    /// The previous list during a build, which the history moves over
+    /// from: start (n + 1), entries, history, and `old_at[id]`, where each
+    /// particle stood in the previous order.
+    pub old_start: wgpu::Buffer,
+    pub old_nbr: wgpu::Buffer,
+    pub old_hist: wgpu::Buffer,
+    pub old_at: wgpu::Buffer,
+    /// Entries `nbr` (and the other per-entry buffers) hold.
     pub nbr_cap: u64,
     /// Scan of `nbr_count`.
     pub list_scan: Vec<ScanLevel>,
@@ -166,7 +187,7 @@ pub const CTL_LEN: usize = 12;
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
 pub const CTL_ERR_OVERLAP: usize = 2;
-pub const CTL_ERR_OVERFLOW: usize = 3;
+pub const CTL_KEPT: usize = 3;
 pub const CTL_ERR_NONFINITE: usize = 4;
 pub const CTL_MAX_OVERLAP: usize = 5;
 pub const CTL_REBUILD: usize = 6;
@@ -176,15 +197,11 @@ pub const CTL_LIST_NEED: usize = 9;
 pub const CTL_LIST_CAP: usize = 10;
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
-/// the first step builds the neighbour list into `cap` entries.
+/// the first step builds the neighbour list into `cap` entries (nothing
+/// kept from a previous list yet).
 pub fn ctl_init(cap: u64) -> [u32; CTL_LEN] {
     let mut c = [0u32; CTL_LEN];
-    for k in [
-        CTL_FROZEN,
-        CTL_ERR_OVERLAP,
-        CTL_ERR_OVERFLOW,
-        CTL_ERR_NONFINITE,
-    ] {
+    for k in [CTL_FROZEN, CTL_ERR_OVERLAP, CTL_ERR_NONFINITE] {
         c[k] = u32::MAX;
     }
     c[CTL_REBUILD] = 1;
@@ -251,14 +268,13 @@ impl ParticleBuffers {
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
             fprev: b("force_prev", bytemuck::cast_slice(init0.force_prev)),
             tprev: b("torque_prev", bytemuck::cast_slice(init0.torque_prev)),
-            hkey: b("hist_key", bytemuck::cast_slice(&s.hist_key)),
-            hdisp: b("hist_disp", bytemuck::cast_slice(&s.hist_disp)),
+            wall_hist: b("wall_hist", bytemuck::cast_slice(&s.wall_hist)),
             pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
         }
     }
 
     /// (buffer, bytes per particle) of every array, in a fixed order.
-    pub fn arrays(&self, slots: u64) -> [(&wgpu::Buffer, u64); 11] {
+    pub fn arrays(&self, walls: u64) -> [(&wgpu::Buffer, u64); 10] {
         [
             (&self.pos, 16),
             (&self.vel, 16),
@@ -268,21 +284,22 @@ impl ParticleBuffers {
             (&self.diss, 4),
             (&self.fprev, 16),
             (&self.tprev, 16),
-            (&self.hkey, 4 * slots),
-            (&self.hdisp, 16 * slots),
+            (&self.wall_hist, 16 * walls),
             (&self.pos_fx, 32),
         ]
     }
 }
 
-/// Device bytes per particle with `slots` history slots and `candidates`
+/// Device bytes per particle with `walls` walls and `candidates`
 /// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
 /// 16, material 4, id 4, dissipated 4, force_prev 16, torque_prev 16, pos_fx
-/// 32, history 20 × slots) plus force, torque, key, order and identity
-/// (44), the reference positions (16), the list's count and start (8) and
-/// 4 per entry. Cells add 8 bytes each.
-pub fn bytes_per_particle(slots: u64, candidates: u64) -> u64 {
-    2 * (124 + 20 * slots) + 44 + 16 + 8 + 4 * candidates
+/// 32, wall history 16 × walls) plus force, torque, key, order and identity
+/// (44), the reference positions (16), the list's count and start, the old
+/// start and the id → old index map (16), and per entry the partner and
+/// the pair history (20), twice (the list and the one a build moves the
+/// history from). Cells add 8 bytes each.
+pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
+    2 * (124 + 16 * walls) + 44 + 16 + 16 + 2 * 20 * candidates
 }
 
 impl GpuData {
@@ -297,14 +314,20 @@ impl GpuData {
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
         let n = state.len() as u64;
-        let slots = state.slots as u64;
+        let n_walls = state.walls as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
-        let largest = 16 * slots; // hist_disp bytes per particle
+        // the largest buffer per particle: the list's history at its
+        // initial capacity, or the wall history with very many walls
+        let (name, largest) = if n_walls > LIST_ENTRIES_PER_PARTICLE {
+            ("wall_hist", 16 * n_walls)
+        } else {
+            ("nbr_hist", 16 * LIST_ENTRIES_PER_PARTICLE)
+        };
         if n * largest > max || (n_cells + 1) * 4 > max {
             let fits = max / largest;
             return Err(GpuError::TooLarge(format!(
-                "{n} particles with {slots} history slots need {:.1} MiB in one buffer (hist_disp), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit (fewer history slots raise that)",
+                "{n} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
                 (n * largest) as f64 / 1048576.0,
                 ctx.info.name,
                 max as f64 / 1048576.0
@@ -312,16 +335,32 @@ impl GpuData {
         }
         let a = ParticleBuffers::new(ctx, "A", init0);
         let b = ParticleBuffers::new(ctx, "B", init0);
-        let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n).min(max / 4).max(1);
+        let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
+        let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
+            .min(max / 16)
+            .max(given)
+            .max(1);
+        let mut ctl = ctl_init(nbr_cap);
+        ctl[CTL_LIST_LEN] = given as u32;
+        // the list, or an empty one (all starts 0)
+        let list_buf = |label: &str, bytes: Option<&[u8]>, size: u64| match bytes {
+            Some(b) if !b.is_empty() => {
+                let buf = zeroed(ctx, label, size);
+                ctx.queue.write_buffer(&buf, 0, b);
+                buf
+            }
+            _ => zeroed(ctx, label, size),
+        };
+        let l = init0.list.as_ref();
         // every part of a readback starts on a 256-byte boundary
         let state_bytes: u64 = a
-            .arrays(slots)
+            .arrays(n_walls)
             .iter()
             .map(|(_, b)| (b * n).next_multiple_of(256))
             .sum();
         Ok(GpuData {
             n,
-            slots,
+            n_walls,
             n_cells,
             params: init(
                 ctx,
@@ -329,12 +368,7 @@ impl GpuData {
                 bytemuck::bytes_of(params),
                 wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             ),
-            ctl: init(
-                ctx,
-                "ctl",
-                bytemuck::cast_slice(&ctl_init(nbr_cap)),
-                STORAGE,
-            ),
+            ctl: init(ctx, "ctl", bytemuck::cast_slice(&ctl), STORAGE),
             pairs: init(ctx, "pairs", bytemuck::cast_slice(pairs), STORAGE),
             walls: init(ctx, "walls", bytemuck::cast_slice(walls), STORAGE),
             a,
@@ -354,8 +388,21 @@ impl GpuData {
             scan: scan_levels(ctx, n_cells + 1),
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
-            nbr_start: zeroed(ctx, "nbr_start", 4 * (n + 1)),
-            nbr: zeroed(ctx, "nbr", 4 * nbr_cap),
+            nbr_start: list_buf(
+                "nbr_start",
+                l.map(|l| bytemuck::cast_slice(l.start)),
+                4 * (n + 1),
+            ),
+            nbr: list_buf("nbr", l.map(|l| bytemuck::cast_slice(l.nbr)), 4 * nbr_cap),
+            nbr_hist: list_buf(
+                "nbr_hist",
+                l.map(|l| bytemuck::cast_slice(l.hist)),
+                16 * nbr_cap,
+            ),
+            old_start: zeroed(ctx, "old_start", 4 * (n + 1)),
+            old_nbr: zeroed(ctx, "old_nbr", 4 * nbr_cap),
+            old_hist: zeroed(ctx, "old_hist", 16 * nbr_cap),
+            old_at: zeroed(ctx, "old_at", 4 * n),
             nbr_cap,
             list_scan: scan_levels(ctx, n + 1),
             partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
@@ -364,25 +411,40 @@ impl GpuData {
                 state_bytes
                     .max((4 * (n_cells + 1)).next_multiple_of(256))
                     .max(32 * n.div_ceil(256))
-                    .max(4 * nbr_cap),
+                    .max(16 * nbr_cap),
             ),
         })
     }
 
     /// Replaces the neighbour list with one of at least `need` entries (and
     /// room to grow: 5/4 of it), and the staging buffer if it no longer
-    /// holds the whole list. Bind groups over the old buffers must be
-    /// rebuilt. False (nothing changed) for a list larger than one storage
-    /// binding.
+    /// holds the whole list's history. The list itself is not kept (the
+    /// frozen build fills it again); the previous list the build moves the
+    /// history from is copied over. Bind groups over the old buffers must
+    /// be rebuilt. False (nothing changed) for a list larger than one
+    /// storage binding.
     pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
-        let max = (ctx.max_binding() / 4).min(u32::MAX as u64);
+        let max = (ctx.max_binding() / 16).min(u32::MAX as u64);
         if need > max {
             return false;
         }
+        let old_cap = self.nbr_cap;
         self.nbr_cap = (need + need / 4).min(max);
-        self.nbr = zeroed(ctx, "nbr", 4 * self.nbr_cap);
-        if self.staging.size() < 4 * self.nbr_cap {
-            self.staging = staging(ctx, 4 * self.nbr_cap);
+        let cap = self.nbr_cap;
+        self.nbr = zeroed(ctx, "nbr", 4 * cap);
+        self.nbr_hist = zeroed(ctx, "nbr_hist", 16 * cap);
+        let (old_nbr, old_hist) = (
+            zeroed(ctx, "old_nbr", 4 * cap),
+            zeroed(ctx, "old_hist", 16 * cap),
+        );
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.old_nbr, 0, &old_nbr, 0, 4 * old_cap);
+        enc.copy_buffer_to_buffer(&self.old_hist, 0, &old_hist, 0, 16 * old_cap);
+        ctx.queue.submit([enc.finish()]);
+        self.old_nbr = old_nbr;
+        self.old_hist = old_hist;
+        if self.staging.size() < 16 * cap {
+            self.staging = staging(ctx, 16 * cap);
         }
         true
     }
@@ -390,7 +452,7 @@ impl GpuData {
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
         let per = |p: &ParticleBuffers| {
-            p.arrays(self.slots)
+            p.arrays(self.n_walls)
                 .iter()
                 .map(|(_, b)| b * self.n)
                 .sum::<u64>()
@@ -398,8 +460,9 @@ impl GpuData {
         per(&self.a)
             + per(&self.b)
             + self.n * (16 + 16 + 4 + 4 + 4 + 16)
-            + 8 * (self.n + 1)
-            + 4 * self.nbr_cap
+            + 12 * (self.n + 1)
+            + 4 * self.n
+            + 40 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()
     }

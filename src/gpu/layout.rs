@@ -16,7 +16,7 @@ pub struct Params {
     pub dims: [u32; 4],
     /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
     pub periodic: [u32; 4],
-    /// particles, history slots, walls, materials.
+    /// particles, 0 (unused), walls, materials.
     pub sizes: [u32; 4],
     /// linear stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit.
     pub linear: [f32; 4],

@@ -23,12 +23,13 @@ use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
 use crate::state::Particles;
 pub use context::{GpuContext, GpuError};
-pub use data::{FixedPoint, GpuData, GpuInit};
+pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
 use layout::{Pair, Params, Wall};
 
 /// Storage buffers the widest kernels bind in one stage (`contacts`: ctl,
-/// the list's start and entries, pairs, walls, 9 arrays of set B, force and
-/// torque; `reorder_state`: ctl, order and 7 + 7 arrays). Desktop Vulkan,
+/// the list's start and entries, pairs, walls, 8 arrays of set B, force,
+/// torque and the list's history; `reorder_state`: ctl, order and 7 + 7
+/// arrays). Desktop Vulkan,
 /// Metal and DX12 adapters offer more; WebGPU's default is 8.
 pub const STORAGE_BINDINGS_NEEDED: u32 = 16;
 
@@ -117,7 +118,7 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
         ],
         sizes: [
             scene.particles.len() as u32,
-            c.history_slots,
+            0,
             scene.walls.len() as u32,
             scene.materials.len() as u32,
         ],
@@ -188,6 +189,7 @@ impl GpuBackend {
             pos_fx: &pos_fx,
             force_prev: &zero,
             torque_prev: &zero,
+            list: None,
         };
         Self::from_state(scene, &grid, &init, ctx)
     }
@@ -299,7 +301,7 @@ impl GpuBackend {
     /// A whole buffer of `count` `T`s.
     pub fn read_vec<T: bytemuck::Pod>(&self, buf: &wgpu::Buffer, count: u64) -> Vec<T> {
         let bytes = count * std::mem::size_of::<T>() as u64;
-        bytemuck::cast_slice(&self.read(&[(buf, bytes)])[0]).to_vec()
+        bytemuck::pod_collect_to_vec(&self.read(&[(buf, bytes)])[0])
     }
 
     /// The control words (`CTL_*` in common.wgsl and `data`).
@@ -313,20 +315,19 @@ impl GpuBackend {
     /// The working set B in f32, as stored (cell order of the last build).
     pub fn state_f32(&self) -> Particles<f32> {
         let d = &self.data;
-        let arrays = d.b.arrays(d.slots);
+        let arrays = d.b.arrays(d.n_walls);
         let parts: Vec<(&wgpu::Buffer, u64)> =
             arrays.iter().map(|(b, per)| (*b, per * d.n)).collect();
         let r = self.read(&parts);
         Particles {
-            pos_rad: bytemuck::cast_slice(&r[0]).to_vec(),
-            vel_invm: bytemuck::cast_slice(&r[1]).to_vec(),
-            omega_invi: bytemuck::cast_slice(&r[2]).to_vec(),
-            material: bytemuck::cast_slice(&r[3]).to_vec(),
-            id: bytemuck::cast_slice(&r[4]).to_vec(),
-            dissipated: bytemuck::cast_slice(&r[5]).to_vec(),
-            hist_key: bytemuck::cast_slice(&r[8]).to_vec(),
-            hist_disp: bytemuck::cast_slice(&r[9]).to_vec(),
-            slots: d.slots as usize,
+            pos_rad: bytemuck::pod_collect_to_vec(&r[0]),
+            vel_invm: bytemuck::pod_collect_to_vec(&r[1]),
+            omega_invi: bytemuck::pod_collect_to_vec(&r[2]),
+            material: bytemuck::pod_collect_to_vec(&r[3]),
+            id: bytemuck::pod_collect_to_vec(&r[4]),
+            dissipated: bytemuck::pod_collect_to_vec(&r[5]),
+            wall_hist: bytemuck::pod_collect_to_vec(&r[8]),
+            walls: d.n_walls as usize,
         }
     }
 }
@@ -500,14 +501,7 @@ impl Backend for GpuBackend {
                 }
                 continue;
             }
-            let (kind, particle) = if ctl[CTL_ERR_OVERFLOW] != u32::MAX {
-                (
-                    RunErrorKind::HistoryOverflow {
-                        slots: self.data.slots as usize,
-                    },
-                    ctl[CTL_ERR_OVERFLOW],
-                )
-            } else if ctl[CTL_ERR_OVERLAP] != u32::MAX {
+            let (kind, particle) = if ctl[CTL_ERR_OVERLAP] != u32::MAX {
                 // the ratio itself is not kept per particle on the GPU: the
                 // run's largest is reported
                 (
@@ -570,9 +564,15 @@ impl Backend for GpuBackend {
 
     fn list_stats(&mut self) -> crate::backend::ListStats {
         let c = self.ctl();
+        let d = &self.data;
+        let len = c[data::CTL_LIST_LEN] as u64;
+        // two reads: the staging buffer holds either, not always both
+        let pairs: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
+        let walls: Vec<[f32; 4]> = self.read_vec(&d.b.wall_hist, d.n_walls * d.n);
         crate::backend::ListStats {
             builds: c[data::CTL_BUILDS] as u64,
-            entries: c[data::CTL_LIST_LEN] as u64,
+            entries: len,
+            contacts: crate::cpu::contacts_in(&pairs) + crate::cpu::contacts_in(&walls),
         }
     }
 }

@@ -1,9 +1,11 @@
 //! Stage 3, neighbours (`shaders/neighbours.wgsl`): the Verlet candidate
-//! list over set B in cell order, as the CPU's `cpu/neighbours.rs`: count,
+//! list over set B in cell order, as the CPU's `cpu/neighbours.rs`: `keep`
+//! (the previous list and its history, to move the history from), count,
 //! exclusive scan (the sort stage's scan kernels over `nbr_count`), a
-//! one-thread capacity check, fill (which also records the reference
-//! positions), and a one-thread `finish_build` that clears the rebuild flag.
-//! Every kernel returns at once on a step that does not rebuild.
+//! one-thread capacity check, fill (which moves each pair's history over
+//! and records the reference positions), and a one-thread `finish_build`
+//! that clears the rebuild flag. Every kernel returns at once on a step
+//! that does not rebuild.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -11,6 +13,7 @@ use super::kernel::{dispatch, Kernel, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
+    pub keep: Kernel,
     pub count: Kernel,
     pub check: Kernel,
     pub fill: Kernel,
@@ -26,8 +29,10 @@ pub struct NeighbourBinds {
 
 impl NeighbourKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
-        let g: &[&[super::kernel::Access]] = &[&[U, RW, R], &[R, RW, R, RW, RW]];
+        let g: &[&[super::kernel::Access]] =
+            &[&[U, RW, R, R], &[R, RW, RW, RW, RW, R, RW, RW, RW, RW, RW]];
         NeighbourKernels {
+            keep: Kernel::new(ctx, module, "keep", g),
             count: Kernel::new(ctx, module, "count_candidates", g),
             check: Kernel::new(ctx, module, "check_list", g),
             fill: Kernel::new(ctx, module, "fill", g),
@@ -38,11 +43,23 @@ impl NeighbourKernels {
     pub fn bind(&self, ctx: &GpuContext, sort: &SortKernels, d: &GpuData) -> NeighbourBinds {
         let k = &self.count;
         NeighbourBinds {
-            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts]),
+            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts, &d.order]),
             g1: k.bind(
                 ctx,
                 1,
-                &[&d.b.pos, &d.nbr_count, &d.nbr_start, &d.nbr, &d.pos_ref],
+                &[
+                    &d.b.pos,
+                    &d.nbr_count,
+                    &d.nbr_start,
+                    &d.nbr,
+                    &d.pos_ref,
+                    &d.b.id,
+                    &d.nbr_hist,
+                    &d.old_start,
+                    &d.old_nbr,
+                    &d.old_hist,
+                    &d.old_at,
+                ],
             ),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
@@ -57,6 +74,7 @@ impl NeighbourKernels {
         d: &GpuData,
     ) {
         let groups = [(0, &b.g0), (1, &b.g1)];
+        dispatch(pass, &self.keep, &groups, d.n);
         dispatch(pass, &self.count, &groups, d.n);
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass);
         dispatch(pass, &self.check, &groups, 1);

@@ -48,7 +48,7 @@ impl SortKernels {
     pub fn new(ctx: &GpuContext, sort: &wgpu::ShaderModule, reorder: &wgpu::ShaderModule) -> Self {
         let rg0: &[Access] = &[U, R, R];
         let state: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
-        let hist: &[Access] = &[R, R, R, R, RW, RW, RW, RW];
+        let hist: &[Access] = &[R, R, R, RW, RW, RW];
         SortKernels {
             scan_block: Kernel::new(ctx, sort, "scan_block", &[G0, SCAN]),
             scan_add: Kernel::new(ctx, sort, "scan_add", &[G0, SCAN]),
@@ -115,8 +115,12 @@ impl SortKernels {
         };
         let hist = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
             [
-                &src.fprev, &src.tprev, &src.hkey, &src.hdisp, &dst.fprev, &dst.tprev, &dst.hkey,
-                &dst.hdisp,
+                &src.fprev,
+                &src.tprev,
+                &src.wall_hist,
+                &dst.fprev,
+                &dst.tprev,
+                &dst.wall_hist,
             ]
             .map(|b| b.clone())
         };

@@ -120,10 +120,6 @@ impl SceneBuilder {
         self.scene.contact.stiffness = None;
         self
     }
-    pub fn history_slots(mut self, n: u32) -> Self {
-        self.scene.contact.history_slots = n;
-        self
-    }
     pub fn material(mut self, m: Material) -> Self {
         self.scene.materials.push(m);
         self

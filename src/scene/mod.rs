@@ -125,9 +125,6 @@ pub enum ContactModel {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
     pub model: ContactModel,
-    /// Tangential-history slots per particle (default 16). A particle that
-    /// needs more stops the run with its id.
-    pub history_slots: u32,
     /// Linear model: fixed normal stiffness k_n (N/m).
     pub stiffness: Option<f64>,
     /// Linear model: contact duration t_c (s); k_n and c_n then follow per
@@ -141,7 +138,6 @@ impl Default for Contact {
     fn default() -> Self {
         Contact {
             model: ContactModel::HertzMindlin,
-            history_slots: 16,
             stiffness: None,
             contact_time: None,
             tangential_stiffness_ratio: 2.0 / 7.0,

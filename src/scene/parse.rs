@@ -569,8 +569,13 @@ impl<'a> Reader<'a> {
             };
         }
         if let Some(v) = self.get(&mut t, "history_slots") {
-            let n = self.int("contact.history_slots", v)?;
-            c.history_slots = n.min(u32::MAX as u64) as u32;
+            // gone since the history moved into the neighbour list: say so
+            // rather than "unknown key"
+            return Err(self.err(
+                self.vline(v),
+                "contact.history_slots",
+                "no longer used: tangential history is kept per neighbour pair, with no limit; remove the key",
+            ));
         }
         c.stiffness = self.opt_num(&mut t, "stiffness")?;
         c.contact_time = self.opt_num(&mut t, "contact_time")?;

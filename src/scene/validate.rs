@@ -5,9 +5,7 @@
 use super::*;
 use crate::grid::Grid;
 
-/// Most history slots a particle may have.
-pub const MAX_HISTORY_SLOTS: u32 = 64;
-/// Most particles: ids must stay below the wall id range.
+/// Most particles (ids and list indices stay far from u32::MAX).
 pub const MAX_PARTICLES: usize = 1 << 30;
 
 fn in_open(x: f64, lo: f64, hi: f64) -> bool {
@@ -71,15 +69,6 @@ pub(super) fn validate(s: &Scene) -> Result<(), SceneError> {
         }
     }
     let c = &s.contact;
-    if c.history_slots == 0 || c.history_slots > MAX_HISTORY_SLOTS {
-        return Err(s.error(
-            "contact.history_slots",
-            format!(
-                "expected 1 to {MAX_HISTORY_SLOTS} slots, got {}",
-                c.history_slots
-            ),
-        ));
-    }
     match c.model {
         ContactModel::HertzMindlin => {
             for (key, v) in [("stiffness", c.stiffness), ("contact_time", c.contact_time)] {

@@ -89,7 +89,6 @@ pub struct Lab {
     pub particles: Vec<(V3, V3, V3, f64, String)>,
     pub wall_impacts: Vec<WallImpact>,
     pub pairs: Vec<PairImpact>,
-    pub slots: u32,
 }
 
 impl Lab {
@@ -109,7 +108,6 @@ impl Lab {
             particles: Vec::new(),
             wall_impacts: Vec::new(),
             pairs: Vec::new(),
-            slots: 16,
         }
     }
 
@@ -270,8 +268,7 @@ impl Lab {
             .domain([0.0; 3], max)
             .gravity(self.gravity)
             .dt(self.dt)
-            .steps(steps.max(1))
-            .history_slots(self.slots);
+            .steps(steps.max(1));
         for m in &self.materials {
             b = b.material(m.clone());
         }
