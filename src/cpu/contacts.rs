@@ -249,6 +249,24 @@ struct Out<'a> {
     hist: &'a mut [[f64; 4]],
 }
 
+impl<'a> Out<'a> {
+    /// The outputs of the first `k` particles (whose list entries are the
+    /// first `e`) and of the rest.
+    fn split_at(self, k: usize, e: usize, n_walls: usize) -> (Out<'a>, Out<'a>) {
+        let (f0, f1) = self.force.split_at_mut(k);
+        let (t0, t1) = self.torque.split_at_mut(k);
+        let (w0, w1) = self.wall_hist.split_at_mut(k * n_walls);
+        let (h0, h1) = self.hist.split_at_mut(e);
+        let out = |force, torque, wall_hist, hist| Out {
+            force,
+            torque,
+            wall_hist,
+            hist,
+        };
+        (out(f0, t0, w0, h0), out(f1, t1, w1, h1))
+    }
+}
+
 /// The particle arrays the contact stage reads (the history is split off:
 /// it is written).
 struct View<'a> {
@@ -359,29 +377,10 @@ fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
     }
     let mid = lo + (hi - lo) / 2;
     let (k, e) = (mid - lo, (c.nbr.start[mid] - c.nbr.start[lo]) as usize);
-    let (f0, f1) = out.force.split_at_mut(k);
-    let (t0, t1) = out.torque.split_at_mut(k);
-    let (w0, w1) = out.wall_hist.split_at_mut(k * n_walls);
-    let (h0, h1) = out.hist.split_at_mut(e);
+    let (o0, o1) = out.split_at(k, e, n_walls);
     let (a, b) = rayon::join(
-        || {
-            let o = Out {
-                force: f0,
-                torque: t0,
-                wall_hist: w0,
-                hist: h0,
-            };
-            run(c, lo, mid, n_walls, o)
-        },
-        || {
-            let o = Out {
-                force: f1,
-                torque: t1,
-                wall_hist: w1,
-                hist: h1,
-            };
-            run(c, mid, hi, n_walls, o)
-        },
+        || run(c, lo, mid, n_walls, o0),
+        || run(c, mid, hi, n_walls, o1),
     );
     merge(a, b)
 }
