@@ -42,6 +42,16 @@ struct Pair {
     pad1: f32,
 }
 
+// What contacts read of a partner, written by integrate (src/state.rs,
+// `Motion`): predicted v*, ω* with 1/m, 1/I; half-step v(n-1/2), ω(n-1/2)
+// with the material index and the id in the w lanes' bits.
+struct Motion {
+    vel_invm: vec4<f32>,
+    omega_invi: vec4<f32>,
+    vel_half: vec4<f32>,   // w: bitcast material
+    omega_half: vec4<f32>, // w: bitcast id
+}
+
 struct Wall {
     point: vec4<f32>,  // xyz
     normal: vec4<f32>, // xyz, unit

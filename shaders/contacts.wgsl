@@ -14,14 +14,10 @@
 @group(0) @binding(5) var<storage, read> walls: array<Wall>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read> vel_invm: array<vec4<f32>>;
-@group(1) @binding(2) var<storage, read> omega_invi: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read> material: array<u32>;
-@group(1) @binding(4) var<storage, read> ids: array<u32>;
 // The particle's history with each wall, updated in place by its thread.
-@group(1) @binding(5) var<storage, read_write> wall_hist: array<vec4<f32>>;
-@group(1) @binding(6) var<storage, read> force_prev: array<vec4<f32>>;
-@group(1) @binding(7) var<storage, read> torque_prev: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read_write> wall_hist: array<vec4<f32>>;
+// Everything else a partner in contact is read for: one 64-byte record.
+@group(1) @binding(2) var<storage, read> motion: array<Motion>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
@@ -49,13 +45,9 @@ struct PairResult {
     dissipated: f32,
 }
 
-fn body(j: u32) -> Body {
-    let v = vel_invm[j];
-    let w = omega_invi[j];
-    let half = 0.5 * P.gravity_dt.w;
-    let vh = v.xyz - (force_prev[j].xyz * v.w + P.gravity_dt.xyz) * half;
-    let wh = w.xyz - torque_prev[j].xyz * w.w * half;
-    return Body(v.xyz, w.xyz, vh, wh, pos_rad[j].w, v.w, w.w);
+fn body(m: Motion, radius: f32) -> Body {
+    return Body(m.vel_invm.xyz, m.omega_invi.xyz, m.vel_half.xyz, m.omega_half.xyz, radius,
+                m.vel_invm.w, m.omega_invi.w);
 }
 
 fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>) -> PairResult {
@@ -151,13 +143,15 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     let xi_pos = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
-    let id_i = ids[i];
+    let mi = motion[i];
+    let id_i = bitcast<u32>(mi.omega_half.w);
+    let mat_i = bitcast<u32>(mi.vel_half.w);
     var f = vec3<f32>(0.0);
     var t = vec3<f32>(0.0);
     var elastic = 0.0;
     var diss = 0.0;
     var max_ratio = 0.0;
-    let me = body(i);
+    let me = body(mi, ri);
     let end = nbr_start[i + 1u];
     for (var e = nbr_start[i]; e < end; e++) {
         let j = nbr[e];
@@ -170,20 +164,22 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
             nbr_hist[e] = vec4<f32>(0.0);
             continue;
         }
-        let id_j = ids[j];
+        let mj = motion[j];
+        let id_j = bitcast<u32>(mj.omega_half.w);
+        let mat_j = bitcast<u32>(mj.vel_half.w);
         let i_is_a = id_i < id_j;
         let dist = sqrt(d2);
         let overlap = rsum - dist;
         let hist = nbr_hist[e];
         var r: PairResult;
         if (i_is_a) {
-            let pp = pairs[material[i] * P.sizes.w + material[j]];
-            r = pair_law(pp, me, body(j), d * (1.0 / dist), overlap, hist);
+            let pp = pairs[mat_i * P.sizes.w + mat_j];
+            r = pair_law(pp, me, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
             f = f + r.force_a;
             t = t + r.torque_a;
         } else {
-            let pp = pairs[material[j] * P.sizes.w + material[i]];
-            r = pair_law(pp, body(j), me, -d * (1.0 / dist), overlap, hist);
+            let pp = pairs[mat_j * P.sizes.w + mat_i];
+            r = pair_law(pp, body(mj, pj.w), me, -d * (1.0 / dist), overlap, hist);
             f = f - r.force_a;
             t = t + r.torque_b;
         }
@@ -202,7 +198,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
             continue;
         }
         let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
-        let pp = pairs[material[i] * P.sizes.w + wall.material];
+        let pp = pairs[mat_i * P.sizes.w + wall.material];
         let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, wall_hist[i * nw + w]);
         f = f + r.force_a;
         t = t + r.torque_a;

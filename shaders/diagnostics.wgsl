@@ -5,13 +5,13 @@
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> pos_rad: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> vel_invm: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> omega_invi: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> dissipated: array<f32>;
-@group(0) @binding(5) var<storage, read> fprev: array<vec4<f32>>;
-@group(0) @binding(6) var<storage, read> tprev: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> dissipated: array<f32>;
+@group(0) @binding(3) var<storage, read> motion: array<Motion>;
+// this step's force and torque (the next contact stage overwrites them)
+@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> torque: array<vec4<f32>>;
 // per workgroup: kinetic_t, kinetic_r, potential, elastic, dissipated, max speed, 0, 0
-@group(0) @binding(7) var<storage, read_write> partials: array<array<f32, 8>>;
+@group(0) @binding(6) var<storage, read_write> partials: array<array<f32, 8>>;
 
 var<workgroup> acc: array<array<f32, 6>, 256>;
 
@@ -23,14 +23,15 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     if (i < P.sizes.x) {
         let dt = P.gravity_dt.w;
         let g = P.gravity_dt.xyz;
-        let v = vel_invm[i];
-        let om = omega_invi[i];
-        let f = fprev[i];
-        let t = tprev[i];
+        let m = motion[i];
+        let v = m.vel_invm;
+        let om = m.omega_invi;
+        let f = force[i];
+        let t = torque[i];
         let a = f.xyz * v.w + g;
-        let v_half = v.xyz - 0.5 * dt * a;
+        let v_half = m.vel_half.xyz;
         let vn = v_half - 0.5 * dt * a;
-        let wn = om.xyz - dt * t.xyz * om.w;
+        let wn = m.omega_half.xyz - 0.5 * dt * t.xyz * om.w;
         let xn = pos_rad[i].xyz - v_half * dt;
         e[0] = 0.5 / v.w * dot(vn, vn);
         e[1] = 0.5 / om.w * dot(wn, wn);

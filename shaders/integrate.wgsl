@@ -16,11 +16,9 @@
 @group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
 @group(1) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read> ids: array<u32>;
-@group(1) @binding(4) var<storage, read_write> diss: array<f32>;
-@group(1) @binding(5) var<storage, read_write> fprev: array<vec4<f32>>;
-@group(1) @binding(6) var<storage, read_write> tprev: array<vec4<f32>>;
-@group(1) @binding(7) var<storage, read_write> posfx: array<array<u32, 8>>;
+@group(1) @binding(3) var<storage, read_write> diss: array<f32>;
+@group(1) @binding(4) var<storage, read_write> motion: array<Motion>;
+@group(1) @binding(5) var<storage, read_write> posfx: array<array<u32, 8>>;
 
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
@@ -62,15 +60,21 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let g = P.gravity_dt.xyz;
     let f = force[i];
     let t = torque[i];
-    var fp = fprev[i];
-    var tp = tprev[i];
-    if (atomicLoad(&ctl[CTL_STEP]) == 0u) { fp = f; tp = t; }
     let x = pos[i];
-    let v = vel[i];
-    let om = omega[i];
+    var m = motion[i];
+    // v*, ω* as in vel, omega (the same bits): one read, not two
+    let v = m.vel_invm;
+    let om = m.omega_invi;
     let a = f.xyz * v.w + g;
-    let a_prev = fp.xyz * v.w + g;
-    let v_half = v.xyz - 0.5 * a_prev * dt + a * dt;
+    let al = t.xyz * om.w;
+    // v(n-1/2): stored, or on the first step v(0) - a(0) dt/2
+    var v_prev = m.vel_half.xyz;
+    var w_prev = m.omega_half.xyz;
+    if (atomicLoad(&ctl[CTL_STEP]) == 0u) {
+        v_prev = v.xyz - 0.5 * a * dt;
+        w_prev = om.xyz - 0.5 * al * dt;
+    }
+    let v_half = v_prev + a * dt;
     // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly
     // 2^40 units (the domain length), i.e. 256 in the high word
     var fx = posfx[i];
@@ -88,21 +92,23 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         p[k] = fx_to_f32(h, r.y, k);
     }
     let v_new = v_half + 0.5 * a * dt;
-    let al = t.xyz * om.w;
-    let al_prev = tp.xyz * om.w;
-    let om_new = om.xyz + (-0.5 * al_prev + 1.5 * al) * dt;
+    let w_half = w_prev + al * dt;
+    let om_new = w_half + 0.5 * al * dt;
     pos[i] = vec4<f32>(p, x.w);
     vel[i] = vec4<f32>(v_new, v.w);
     omega[i] = vec4<f32>(om_new, om.w);
+    m.vel_invm = vec4<f32>(v_new, v.w);
+    m.omega_invi = vec4<f32>(om_new, om.w);
+    m.vel_half = vec4<f32>(v_half, m.vel_half.w);
+    m.omega_half = vec4<f32>(w_half, m.omega_half.w);
+    motion[i] = m;
     diss[i] = diss[i] + t.w;
-    fprev[i] = f;
-    tprev[i] = t;
     posfx[i] = fx;
     var ok = true;
     for (var k = 0u; k < 3u; k++) {
         ok = ok && is_finite(p[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
     }
-    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], ids[i]); }
+    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], bitcast<u32>(m.omega_half.w)); }
     let moved = min_image(P, pos_ref[i].xyz, p);
     if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }

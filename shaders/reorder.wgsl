@@ -44,12 +44,10 @@ fn reorder_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     b_posfx[j] = a_posfx[i];
 }
 
-@group(2) @binding(0) var<storage, read> a_fprev: array<vec4<f32>>;
-@group(2) @binding(1) var<storage, read> a_tprev: array<vec4<f32>>;
-@group(2) @binding(2) var<storage, read> a_wall_hist: array<vec4<f32>>;
-@group(2) @binding(3) var<storage, read_write> b_fprev: array<vec4<f32>>;
-@group(2) @binding(4) var<storage, read_write> b_tprev: array<vec4<f32>>;
-@group(2) @binding(5) var<storage, read_write> b_wall_hist: array<vec4<f32>>;
+@group(2) @binding(0) var<storage, read> a_motion: array<Motion>;
+@group(2) @binding(1) var<storage, read> a_wall_hist: array<vec4<f32>>;
+@group(2) @binding(2) var<storage, read_write> b_motion: array<Motion>;
+@group(2) @binding(3) var<storage, read_write> b_wall_hist: array<vec4<f32>>;
 
 @compute @workgroup_size(256)
 fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -57,8 +55,7 @@ fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     let j = flat_index(wid, nwg, lid);
     if (j >= P.sizes.x || idle()) { return; }
     let i = order[j];
-    b_fprev[j] = a_fprev[i];
-    b_tprev[j] = a_tprev[i];
+    b_motion[j] = a_motion[i];
     let nw = P.sizes.z;
     for (var k = 0u; k < nw; k++) {
         b_wall_hist[j * nw + k] = a_wall_hist[i * nw + k];

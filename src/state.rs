@@ -19,9 +19,83 @@
 //! (as seen from the lower id), so both partners hold the same bits and
 //! compute the same force with opposite signs; wall history is seen from
 //! the particle.
+//!
+//! Beside the state, each path keeps one [`Motion`] record per particle
+//! (CPU `cpu::Work::motion`, GPU `motion` in each particle set), written by
+//! integrate and moved by the rebuild's reorder: everything a contact needs
+//! of its partner besides the position, packed in one place.
 
 use crate::scene::Scene;
 use bytemuck::Pod;
+
+/// A particle's motion as its contact partners read it, packed so that a
+/// contact touches one 128-byte block (f64; 64 bytes in f32) of its
+/// partner instead of six arrays (velocity, spin, the previous force and
+/// torque, material and id: `perf` showed those misses as a quarter of the
+/// contact stage).
+///
+/// | lane | xyz                              | w                   |
+/// |------|----------------------------------|---------------------|
+/// | 0    | v*(n), predicted full-step velocity (= `vel_invm`) | 1/m |
+/// | 1    | ω*(n) (= `omega_invi`)           | 1/I                 |
+/// | 2    | v(n−½), the velocity that moved x(n−1) to x(n) | material index (bits) |
+/// | 3    | ω(n−½)                           | id (bits)           |
+///
+/// The integer lanes carry a `u32` in the float's bits ([`Real::from_bits32`]):
+/// never computed with, only copied.
+pub type Motion<T> = [[T; 4]; 4];
+
+/// The two float types of the paths (f64 CPU, f32 GPU).
+pub trait Real: Pod + Send + Sync + PartialEq {
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+    /// A `u32` carried in the float's bits.
+    fn from_bits32(u: u32) -> Self;
+    fn bits32(self) -> u32;
+}
+
+impl Real for f64 {
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+    fn from_bits32(u: u32) -> Self {
+        f64::from_bits(u64::from(u))
+    }
+    fn bits32(self) -> u32 {
+        self.to_bits() as u32
+    }
+}
+
+impl Real for f32 {
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_bits32(u: u32) -> Self {
+        f32::from_bits(u)
+    }
+    fn bits32(self) -> u32 {
+        self.to_bits()
+    }
+}
+
+/// Motion records converted to another float type (velocities rounded,
+/// material and id lanes carried over exactly).
+pub fn convert_motion<T: Real, U: Real>(m: &[Motion<T>]) -> Vec<Motion<U>> {
+    m.iter()
+        .map(|r| {
+            let mut o = r.map(|l| l.map(|x| U::from_f64(x.to_f64())));
+            o[2][3] = U::from_bits32(r[2][3].bits32());
+            o[3][3] = U::from_bits32(r[3][3].bits32());
+            o
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Particles<T: Pod> {
@@ -106,6 +180,45 @@ impl<T: Pod> Particles<T> {
     }
 }
 
+impl<T: Real> Particles<T> {
+    /// The motion records before the first step: v(−½) = v(0) − g dt/2
+    /// and ω(−½) = ω(0), i.e. no contact force before the start (the first
+    /// step's integrate then takes a(−1) = a(0), see `cpu/integrate.rs`).
+    pub fn initial_motion(&self, gravity: [f64; 3], dt: f64) -> Vec<Motion<T>> {
+        (0..self.len())
+            .map(|i| {
+                let (v, w) = (self.vel_invm[i], self.omega_invi[i]);
+                let mut vh = [T::from_f64(0.0); 4];
+                for k in 0..3 {
+                    vh[k] = T::from_f64(v[k].to_f64() - 0.5 * gravity[k] * dt);
+                }
+                vh[3] = T::from_bits32(self.material[i]);
+                let mut wh = w;
+                wh[3] = T::from_bits32(self.id[i]);
+                [v, w, vh, wh]
+            })
+            .collect()
+    }
+}
+
+impl<T: Real> Particles<T> {
+    /// The first particle whose motion record disagrees with the state (v*
+    /// and 1/m, ω* and 1/I, material, id: bit for bit), if any: the record
+    /// must follow its particle through every step and reorder.
+    pub fn motion_mismatch(&self, m: &[Motion<T>]) -> Option<usize> {
+        if m.len() != self.len() {
+            return Some(m.len().min(self.len()));
+        }
+        (0..self.len()).find(|&i| {
+            let r = &m[i];
+            r[0] != self.vel_invm[i]
+                || r[1] != self.omega_invi[i]
+                || r[2][3].bits32() != self.material[i]
+                || r[3][3].bits32() != self.id[i]
+        })
+    }
+}
+
 impl Particles<f64> {
     /// The initial state of a scene: ids in input order, no history.
     pub fn from_scene(scene: &Scene) -> Self {
@@ -149,9 +262,9 @@ impl Particles<f64> {
     pub fn bytes_per_particle(real: usize, walls: usize, candidates: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
         let wall_history = walls * 4 * real;
-        // force, torque (+ prev), pos_ref, key/order/count/start, the list's
-        // count and start (+ old start) and the id → old index map
-        let work = 4 * 4 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
+        // force, torque, the motion record, pos_ref, key/order/count/start,
+        // the list's count and start (+ old start) and the id → old index map
+        let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
         state + wall_history + work + 2 * candidates * (4 + 4 * real)
     }
 }

@@ -11,7 +11,7 @@ use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListIni
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
-use talus::state::Particles;
+use talus::state::{convert_motion, Motion, Particles};
 
 /// f64 state rounded through f32, so CPU and GPU start from the same values.
 fn rounded(p: &Particles<f64>) -> Particles<f64> {
@@ -79,13 +79,12 @@ fn gpu_integer_stages_match_cpu_exactly() {
                                      // more cells than particles: a three-level scan with many empty cells
     let grid = Grid::with_target(&scene.domain, 0.0008, Some(1 << 20)).unwrap();
     let state = Particles::from_scene(&scene).to_f32();
-    let zero = vec![[0.0f32; 4]; n];
+    let motion = state.initial_motion(scene.simulation.gravity, scene.dt());
     let fx = fixed(&grid, &state);
     let init = GpuInit {
         state: &state,
         pos_fx: &fx,
-        force_prev: &zero,
-        torque_prev: &zero,
+        motion: &motion,
         list: None,
     };
     let g = GpuBackend::from_state(&scene, &grid, &init, ctx).unwrap();
@@ -213,13 +212,9 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
     let back =
         |v: &Vec<[f32; 4]>| -> Vec<[f64; 4]> { v.iter().map(|a| a.map(f64::from)).collect() };
     st.particles = rounded(&st.particles);
-    let (fp, tp, hist) = (
-        r4(&st.work.force_prev),
-        r4(&st.work.torque_prev),
-        r4(&st.work.nbr_hist),
-    );
-    st.work.force_prev = back(&fp);
-    st.work.torque_prev = back(&tp);
+    let motion: Vec<Motion<f32>> = convert_motion(&st.work.motion);
+    let hist = r4(&st.work.nbr_hist);
+    st.work.motion = convert_motion(&motion);
     st.work.nbr_hist = back(&hist);
     st.rebuild = true;
     let f32_state = st.particles.to_f32();
@@ -227,8 +222,7 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
     let init = GpuInit {
         state: &f32_state,
         pos_fx: &fx,
-        force_prev: &fp,
-        torque_prev: &tp,
+        motion: &motion,
         list: Some(ListInit {
             start: &st.work.nbr_start,
             nbr: &st.work.nbr,
@@ -340,13 +334,12 @@ fn gpu_neighbour_list_matches_cpu() {
     let mut st = Step::new(&scene).unwrap();
     st.particles = rounded(&st.particles);
     let f32_state = st.particles.to_f32();
-    let zero = vec![[0.0f32; 4]; f32_state.len()];
+    let motion = convert_motion(&st.work.motion);
     let fx = fixed(&st.grid, &f32_state);
     let init = GpuInit {
         state: &f32_state,
         pos_fx: &fx,
-        force_prev: &zero,
-        torque_prev: &zero,
+        motion: &motion,
         list: None,
     };
     let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
@@ -573,6 +566,21 @@ fn gpu_linear_restitution_is_exact() {
         let ctx = test_context().expect("the adapter was there a moment ago");
         Box::new(GpuBackend::new(s, ctx).unwrap())
     });
+}
+
+/// The GPU's motion records follow their particles through steps and
+/// rebuilds: v*, ω*, 1/m, 1/I, material and id equal the state's bits.
+#[test]
+fn gpu_motion_record_follows_its_particle() {
+    let Some(ctx) = test_context() else { return };
+    let scene = dense_scene(false);
+    let mut g = GpuBackend::new(&scene, ctx).unwrap();
+    g.advance(300).unwrap();
+    let builds = g.list_stats().builds;
+    let state = g.state_f32();
+    let motion: Vec<Motion<f32>> = g.read_vec(&g.data.b.motion, g.data.n);
+    assert_eq!(state.motion_mismatch(&motion), None);
+    assert!(builds >= 3, "only {builds} list builds");
 }
 
 /// Same scene, same adapter: bit-identical final state.

@@ -363,6 +363,25 @@ fn rebuild_carries_history_over() {
     assert!(carried > 100, "only {carried} history entries carried over");
 }
 
+/// The motion record (what contacts read of a partner) follows its
+/// particle: after every step and every rebuild's reorder its v*, ω*, 1/m,
+/// 1/I, material and id are the state's, bit for bit.
+#[test]
+fn motion_record_follows_its_particle() {
+    let scene = periodic_cloud(300, 0.5, 0.5, 17);
+    let mut st = Step::new(&scene).unwrap();
+    for _ in 0..800 {
+        st.step().unwrap();
+        if let Some(i) = st.particles.motion_mismatch(&st.work.motion) {
+            panic!(
+                "step {}: motion record {i} disagrees with the state",
+                st.step
+            );
+        }
+    }
+    assert!(st.builds >= 3, "only {} list builds", st.builds);
+}
+
 /// The CPU path is deterministic: the same scene twice gives the same bits.
 #[test]
 fn cpu_runs_are_deterministic() {

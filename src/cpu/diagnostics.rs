@@ -1,8 +1,8 @@
 //! Stage 5, diagnostics: energies and extrema at the step just integrated.
 //! Full-step quantities are recovered from the arrays without storing more:
-//! with v*(n+1) stored and a(n) from the force just used (now `force_prev`),
-//! v(n+½) = v*(n+1) - a(n) dt/2, v(n) = v(n+½) - a(n) dt/2 and
-//! x(n) = x(n+1) - v(n+½) dt. Sums run sequentially in
+//! with v(n+½) from the motion record and a(n) from the force just used
+//! (`force`, which the next contact stage overwrites), v(n) = v(n+½) -
+//! a(n) dt/2 and x(n) = x(n+1) - v(n+½) dt; the same for ω. Sums run sequentially in
 //! index order so the result does not depend on the thread count.
 
 use super::Step;
@@ -39,20 +39,20 @@ pub fn diagnostics(st: &Step) -> Diagnostics {
     let w = &st.work;
     let mut d = Diagnostics::default();
     for i in 0..p.len() {
-        let v = p.vel_invm[i];
-        let om = p.omega_invi[i];
-        let f = w.force_prev[i];
-        let t = w.torque_prev[i];
-        let m = 1.0 / v[3];
-        let inertia = 1.0 / om[3];
+        let mo = w.motion[i];
+        let (inv_m, inv_i) = (mo[0][3], mo[1][3]);
+        let f = w.force[i];
+        let t = w.torque[i];
+        let m = 1.0 / inv_m;
+        let inertia = 1.0 / inv_i;
         let mut v2 = 0.0;
         let mut w2 = 0.0;
         let mut gx = 0.0;
         for k in 0..3 {
-            let a = f[k] * v[3] + g[k];
-            let v_half = v[k] - 0.5 * dt * a;
+            let a = f[k] * inv_m + g[k];
+            let v_half = mo[2][k];
             let vn = v_half - 0.5 * dt * a;
-            let wn = om[k] - dt * t[k] * om[3];
+            let wn = mo[3][k] - 0.5 * dt * t[k] * inv_i;
             let xn = p.pos_rad[i][k] - v_half * dt;
             v2 += vn * vn;
             w2 += wn * wn;

@@ -6,19 +6,20 @@
 //! v*(n) = v(n-½) + a(n-1) dt/2, so damping forces see a velocity at the same
 //! instant as the positions (second order; with the half-step velocity the
 //! damping work is off by a·dt/2, ≈8 % at 20 steps per contact). With
-//! a(n) from this step's forces and a(n-1) from the previous step's:
+//! a(n) from this step's forces:
 //!
 //! ```text
-//! v(n-½) = v*(n) - a(n-1) dt/2
 //! v(n+½) = v(n-½) + a(n) dt
 //! x(n+1) = x(n) + v(n+½) dt
 //! v*(n+1) = v(n+½) + a(n) dt/2
 //! ```
 //!
-//! Positions follow plain leapfrog. On the first step a(n-1) = a(n), i.e.
-//! the initial velocity is v(0). The same for ω with torques. Adds this
-//! step's dissipated energy to each particle's total, wraps periodic axes,
-//! and reports the lowest id with a non-finite value (as the GPU's
+//! with v(n-½) kept in the motion record ([`crate::state::Motion`], which
+//! integrate rewrites for the next step's contacts: v*, ω*, v(n+½),
+//! ω(n+½)). Positions follow plain leapfrog. On the first step a(n-1) =
+//! a(n), i.e. v(-½) = v(0) - a(0) dt/2: the initial velocity is v(0). The
+//! same for ω with torques. Adds this step's dissipated energy to each
+//! particle's total, wraps periodic axes, and reports the lowest id with a non-finite value (as the GPU's
 //! atomicMin) and whether some particle has now moved more than skin / 2
 //! from where the neighbour list was built (then the next step rebuilds it).
 
@@ -42,11 +43,6 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let first = st.step == 0;
     let w = &mut st.work;
     let (force, torque) = (&w.force, &w.torque);
-    let (force_prev, torque_prev) = if first {
-        (&w.force, &w.torque)
-    } else {
-        (&w.force_prev, &w.torque_prev)
-    };
     let pos_ref = &w.pos_ref;
     let p = &mut st.particles;
     let ids = &p.id;
@@ -56,19 +52,30 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .zip(p.vel_invm.par_iter_mut())
         .zip(p.omega_invi.par_iter_mut())
         .zip(p.dissipated.par_iter_mut())
+        .zip(w.motion.par_iter_mut())
         .enumerate()
-        .map(|(i, (((x, v), om), diss))| {
-            let (f, fp, t, tp) = (force[i], force_prev[i], torque[i], torque_prev[i]);
+        .map(|(i, ((((x, v), om), diss), m))| {
+            let (f, t) = (force[i], torque[i]);
             let mut pos = [0.0; 3];
             for k in 0..3 {
                 let a = f[k] * v[3] + g[k];
-                let a_prev = fp[k] * v[3] + g[k];
-                let v_half = v[k] - 0.5 * a_prev * dt + a * dt;
+                // v(n-½): stored, or on the first step v(0) - a(0) dt/2
+                let v_prev = if first { v[k] - 0.5 * a * dt } else { m[2][k] };
+                let v_half = v_prev + a * dt;
                 pos[k] = x[k] + v_half * dt;
                 v[k] = v_half + 0.5 * a * dt;
                 let al = t[k] * om[3];
-                let al_prev = tp[k] * om[3];
-                om[k] += (-0.5 * al_prev + 1.5 * al) * dt;
+                let w_prev = if first {
+                    om[k] - 0.5 * al * dt
+                } else {
+                    m[3][k]
+                };
+                let w_half = w_prev + al * dt;
+                om[k] = w_half + 0.5 * al * dt;
+                m[0][k] = v[k];
+                m[1][k] = om[k];
+                m[2][k] = v_half;
+                m[3][k] = w_half;
             }
             grid.wrap(&mut pos);
             x[0] = pos[0];
@@ -93,9 +100,6 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
                 (id, a.1 || b.1)
             },
         );
-    // this step's forces become the previous ones
-    std::mem::swap(&mut w.force, &mut w.force_prev);
-    std::mem::swap(&mut w.torque, &mut w.torque_prev);
     IntegrateReport {
         nonfinite: bad,
         rebuild,

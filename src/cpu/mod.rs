@@ -15,7 +15,7 @@ use crate::backend::{Backend, RunError, RunErrorKind};
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::Scene;
-use crate::state::Particles;
+use crate::state::{Motion, Particles};
 use contacts::LawParams;
 pub use diagnostics::Diagnostics;
 
@@ -34,13 +34,15 @@ pub struct Work {
     pub counts: Vec<u32>,
     pub starts: Vec<u32>,
     pub order: Vec<u32>,
-    /// xyz force; w = elastic energy share of the particle's contacts.
+    /// xyz force; w = elastic energy share of the particle's contacts
+    /// (this step's until the next contact stage: diagnostics read it).
     pub force: Vec<[f64; 4]>,
     /// xyz torque; w = energy dissipated this step (share).
     pub torque: Vec<[f64; 4]>,
-    /// The previous step's force and torque (after `integrate`: this step's).
-    pub force_prev: Vec<[f64; 4]>,
-    pub torque_prev: Vec<[f64; 4]>,
+    /// What contacts read of a partner ([`Motion`]), written by integrate:
+    /// integration state too (v(n−½)), so it moves with its particle in
+    /// the sort.
+    pub motion: Vec<Motion<f64>>,
     /// Neighbour list (CSR): candidates of particle i are
     /// `nbr[nbr_start[i]..nbr_start[i + 1]]`; `nbr_count` is the first pass.
     pub nbr_count: Vec<u32>,
@@ -60,7 +62,7 @@ pub struct Work {
     pub pos_ref: Vec<[f64; 3]>,
     /// Target of the rebuild's permutation (swapped with the state).
     pub scratch: Option<Particles<f64>>,
-    pub scratch4: Vec<[f64; 4]>,
+    pub scratch_motion: Vec<Motion<f64>>,
 }
 
 /// Everything one step needs: parameters (built once) and data.
@@ -100,8 +102,7 @@ impl Step {
         let work = Work {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
-            force_prev: vec![[0.0; 4]; n],
-            torque_prev: vec![[0.0; 4]; n],
+            motion: particles.initial_motion(scene.simulation.gravity, scene.dt()),
             pos_ref: vec![[0.0; 3]; n],
             ..Default::default()
         };
@@ -149,17 +150,15 @@ impl Step {
         let scratch = w.scratch.get_or_insert_with(|| self.particles.clone());
         self.particles.permute_into(&w.order, scratch);
         std::mem::swap(&mut self.particles, scratch);
-        // the previous force is integration state: it moves with its particle
+        // the motion record holds integration state: it moves with its particle
         use rayon::prelude::*;
-        let order = &w.order;
-        for v in [&mut w.force_prev, &mut w.torque_prev] {
-            w.scratch4.resize(v.len(), [0.0; 4]);
-            w.scratch4
-                .par_iter_mut()
-                .zip(order.par_iter())
-                .for_each(|(d, &i)| *d = v[i as usize]);
-            std::mem::swap(v, &mut w.scratch4);
-        }
+        let (order, m) = (&w.order, &w.motion);
+        w.scratch_motion.resize(m.len(), [[0.0; 4]; 4]);
+        w.scratch_motion
+            .par_iter_mut()
+            .zip(order.par_iter())
+            .for_each(|(d, &i)| *d = m[i as usize]);
+        std::mem::swap(&mut w.motion, &mut w.scratch_motion);
     }
 
     /// Stage 3: the neighbour list over the particles in cell order (after

@@ -24,11 +24,7 @@ impl ContactKernels {
                 ctx,
                 module,
                 "contacts",
-                &[
-                    &[U, RW, R, R, R, R],
-                    &[R, R, R, R, R, RW, R, R],
-                    &[RW, RW, RW],
-                ],
+                &[&[U, RW, R, R, R, R], &[R, RW, R], &[RW, RW, RW]],
             ),
         }
     }
@@ -42,20 +38,7 @@ impl ContactKernels {
                 0,
                 &[&d.params, &d.ctl, &d.nbr_start, &d.nbr, &d.pairs, &d.walls],
             ),
-            g1: k.bind(
-                ctx,
-                1,
-                &[
-                    &b.pos,
-                    &b.vel,
-                    &b.omega,
-                    &b.material,
-                    &b.id,
-                    &b.wall_hist,
-                    &b.fprev,
-                    &b.tprev,
-                ],
-            ),
+            g1: k.bind(ctx, 1, &[&b.pos, &b.wall_hist, &b.motion]),
             g2: k.bind(ctx, 2, &[&d.force, &d.torque, &d.nbr_hist]),
         }
     }

@@ -6,11 +6,11 @@
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{Pair, Params, ScanParams, Wall};
-use crate::state::Particles;
+use crate::state::{Motion, Particles};
 use wgpu::util::DeviceExt;
 
 /// One set of per-particle arrays (same arrays as `state::Particles`, plus
-/// the previous force and torque).
+/// the motion record and the fixed-point positions).
 pub struct ParticleBuffers {
     pub pos: wgpu::Buffer,
     pub vel: wgpu::Buffer,
@@ -18,8 +18,9 @@ pub struct ParticleBuffers {
     pub material: wgpu::Buffer,
     pub id: wgpu::Buffer,
     pub diss: wgpu::Buffer,
-    pub fprev: wgpu::Buffer,
-    pub tprev: wgpu::Buffer,
+    /// What contacts read of a partner, written by integrate
+    /// ([`crate::state::Motion`], 64 bytes).
+    pub motion: wgpu::Buffer,
     /// Tangential history with each wall (`walls` per particle).
     pub wall_hist: wgpu::Buffer,
     /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
@@ -78,8 +79,8 @@ pub struct GpuInit<'a> {
     pub state: &'a Particles<f32>,
     /// Fixed-point positions ([`FixedPoint::encode`]).
     pub pos_fx: &'a [[u32; 8]],
-    pub force_prev: &'a [[f32; 4]],
-    pub torque_prev: &'a [[f32; 4]],
+    /// The motion records ([`Particles::initial_motion`] for a new run).
+    pub motion: &'a [Motion<f32>],
     /// A neighbour list over `state`'s order (CSR start with n + 1
     /// entries, partners, pair history) whose history the first build moves
     /// over, as the CPU's does from its list; None: no history yet.
@@ -266,15 +267,14 @@ impl ParticleBuffers {
             material: b("material", bytemuck::cast_slice(&s.material)),
             id: b("id", bytemuck::cast_slice(&s.id)),
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
-            fprev: b("force_prev", bytemuck::cast_slice(init0.force_prev)),
-            tprev: b("torque_prev", bytemuck::cast_slice(init0.torque_prev)),
+            motion: b("motion", bytemuck::cast_slice(init0.motion)),
             wall_hist: b("wall_hist", bytemuck::cast_slice(&s.wall_hist)),
             pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
         }
     }
 
     /// (buffer, bytes per particle) of every array, in a fixed order.
-    pub fn arrays(&self, walls: u64) -> [(&wgpu::Buffer, u64); 10] {
+    pub fn arrays(&self, walls: u64) -> [(&wgpu::Buffer, u64); 9] {
         [
             (&self.pos, 16),
             (&self.vel, 16),
@@ -282,8 +282,7 @@ impl ParticleBuffers {
             (&self.material, 4),
             (&self.id, 4),
             (&self.diss, 4),
-            (&self.fprev, 16),
-            (&self.tprev, 16),
+            (&self.motion, 64),
             (&self.wall_hist, 16 * walls),
             (&self.pos_fx, 32),
         ]
@@ -292,14 +291,14 @@ impl ParticleBuffers {
 
 /// Device bytes per particle with `walls` walls and `candidates`
 /// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
-/// 16, material 4, id 4, dissipated 4, force_prev 16, torque_prev 16, pos_fx
-/// 32, wall history 16 × walls) plus force, torque, key, order and identity
+/// 16, material 4, id 4, dissipated 4, motion 64, pos_fx 32, wall history
+/// 16 × walls) plus force, torque, key, order and identity
 /// (44), the reference positions (16), the list's count and start, the old
 /// start and the id → old index map (16), and per entry the partner and
 /// the pair history (20), twice (the list and the one a build moves the
 /// history from). Cells add 8 bytes each.
 pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
-    2 * (124 + 16 * walls) + 44 + 16 + 16 + 2 * 20 * candidates
+    2 * (156 + 16 * walls) + 44 + 16 + 16 + 2 * 20 * candidates
 }
 
 impl GpuData {

@@ -12,7 +12,7 @@ pub struct DiagnosticsKernels {
 impl DiagnosticsKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         DiagnosticsKernels {
-            diagnostics: Kernel::new(ctx, module, "diagnostics", &[&[U, R, R, R, R, R, R, RW]]),
+            diagnostics: Kernel::new(ctx, module, "diagnostics", &[&[U, R, R, R, R, R, RW]]),
         }
     }
 
@@ -24,11 +24,10 @@ impl DiagnosticsKernels {
             &[
                 &d.params,
                 &a.pos,
-                &a.vel,
-                &a.omega,
                 &a.diss,
-                &a.fprev,
-                &a.tprev,
+                &a.motion,
+                &d.force,
+                &d.torque,
                 &d.partials,
             ],
         )

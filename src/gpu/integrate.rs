@@ -20,7 +20,7 @@ pub struct IntegrateBinds {
 impl IntegrateKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         let g0: &[super::kernel::Access] = &[U, RW, R, R, R];
-        let g1: &[super::kernel::Access] = &[RW, RW, RW, R, RW, RW, RW, RW];
+        let g1: &[super::kernel::Access] = &[RW, RW, RW, RW, RW, RW];
         IntegrateKernels {
             integrate: Kernel::new(ctx, module, "integrate", &[g0, g1]),
             finish: Kernel::new(ctx, module, "finish_step", &[g0]),
@@ -39,9 +39,7 @@ impl IntegrateKernels {
             g1: k.bind(
                 ctx,
                 1,
-                &[
-                    &b.pos, &b.vel, &b.omega, &b.id, &b.diss, &b.fprev, &b.tprev, &b.pos_fx,
-                ],
+                &[&b.pos, &b.vel, &b.omega, &b.diss, &b.motion, &b.pos_fx],
             ),
         }
     }

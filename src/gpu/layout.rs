@@ -103,6 +103,16 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             size_of::<Wall>(),
         ),
         (
+            // `state::Motion<f32>`: lanes of `[f32; 4]` in this order
+            "Motion",
+            ["vel_invm", "omega_invi", "vel_half", "omega_half"]
+                .into_iter()
+                .enumerate()
+                .map(|(k, f)| (f, k * size_of::<[f32; 4]>()))
+                .collect(),
+            size_of::<crate::state::Motion<f32>>(),
+        ),
+        (
             "ScanParams",
             vec![("len", offset_of!(ScanParams, len))],
             size_of::<ScanParams>(),

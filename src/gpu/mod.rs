@@ -26,11 +26,9 @@ pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
 use layout::{Pair, Params, Wall};
 
-/// Storage buffers the widest kernels bind in one stage (`contacts`: ctl,
-/// the list's start and entries, pairs, walls, 8 arrays of set B, force,
-/// torque and the list's history; `reorder_state`: ctl, order and 7 + 7
-/// arrays). Desktop Vulkan,
-/// Metal and DX12 adapters offer more; WebGPU's default is 8.
+/// Storage buffers the widest kernel binds in one stage (`reorder_state`:
+/// ctl, order and 7 + 7 arrays). Desktop Vulkan, Metal and DX12 adapters
+/// offer more; WebGPU's default is 8.
 pub const STORAGE_BINDINGS_NEEDED: u32 = 16;
 
 /// Steps recorded into one command buffer at most.
@@ -183,12 +181,11 @@ impl GpuBackend {
             .iter()
             .map(|p| fp.encode([p[0], p[1], p[2]]))
             .collect();
-        let zero = vec![[0.0f32; 4]; state.len()];
+        let motion = exact.initial_motion(scene.simulation.gravity, scene.dt());
         let init = GpuInit {
             state: &state,
             pos_fx: &pos_fx,
-            force_prev: &zero,
-            torque_prev: &zero,
+            motion: &crate::state::convert_motion(&motion),
             list: None,
         };
         Self::from_state(scene, &grid, &init, ctx)
@@ -326,7 +323,7 @@ impl GpuBackend {
             material: bytemuck::pod_collect_to_vec(&r[3]),
             id: bytemuck::pod_collect_to_vec(&r[4]),
             dissipated: bytemuck::pod_collect_to_vec(&r[5]),
-            wall_hist: bytemuck::pod_collect_to_vec(&r[8]),
+            wall_hist: bytemuck::pod_collect_to_vec(&r[7]),
             walls: d.n_walls as usize,
         }
     }

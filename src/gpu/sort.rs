@@ -48,7 +48,7 @@ impl SortKernels {
     pub fn new(ctx: &GpuContext, sort: &wgpu::ShaderModule, reorder: &wgpu::ShaderModule) -> Self {
         let rg0: &[Access] = &[U, R, R];
         let state: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
-        let hist: &[Access] = &[R, R, R, RW, RW, RW];
+        let hist: &[Access] = &[R, R, RW, RW];
         SortKernels {
             scan_block: Kernel::new(ctx, sort, "scan_block", &[G0, SCAN]),
             scan_add: Kernel::new(ctx, sort, "scan_add", &[G0, SCAN]),
@@ -114,15 +114,7 @@ impl SortKernels {
             .map(|b| b.clone())
         };
         let hist = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
-            [
-                &src.fprev,
-                &src.tprev,
-                &src.wall_hist,
-                &dst.fprev,
-                &dst.tprev,
-                &dst.wall_hist,
-            ]
-            .map(|b| b.clone())
+            [&src.motion, &src.wall_hist, &dst.motion, &dst.wall_hist].map(|b| b.clone())
         };
         let (a, b) = (&d.a, &d.b);
         SortBinds {
