@@ -3,7 +3,8 @@
 // passes (count, exclusive scan, fill) and the same candidate order (the
 // cells around in dz, dy, dx order, each row's x-neighbours as one range).
 // Each entry carries its pair's tangential history, moved over from the
-// previous list by the fill (`keep` saves that list first).
+// previous list by the fill (`keep` saves that list first): each old entry
+// with history finds its partner's new index among the new row.
 // Every kernel here runs only on a step that rebuilds (ctl[CTL_REBUILD]).
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -17,14 +18,17 @@
 @group(1) @binding(2) var<storage, read_write> nbr_start: array<u32>;
 @group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
 @group(1) @binding(4) var<storage, read_write> pos_ref: array<vec4<f32>>;
-@group(1) @binding(5) var<storage, read> ids: array<u32>;
-@group(1) @binding(6) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+@group(1) @binding(5) var<storage, read_write> nbr_hist: array<vec4<f32>>;
 // the previous list (start, entries, history over the previous order) and
-// old_at[id], where each particle stood in that order
-@group(1) @binding(7) var<storage, read_write> old_start: array<u32>;
-@group(1) @binding(8) var<storage, read_write> old_nbr: array<u32>;
-@group(1) @binding(9) var<storage, read_write> old_hist: array<vec4<f32>>;
-@group(1) @binding(10) var<storage, read_write> old_at: array<u32>;
+// new_at[o], where the particle that stood at o in that order stands now
+@group(1) @binding(6) var<storage, read_write> old_start: array<u32>;
+@group(1) @binding(7) var<storage, read_write> old_nbr: array<u32>;
+@group(1) @binding(8) var<storage, read_write> old_hist: array<vec4<f32>>;
+@group(1) @binding(9) var<storage, read_write> new_at: array<u32>;
+// old_index[j] = order[j] as `keep` saw it: a build that froze for list
+// room runs bin and sort again, and that second order is the identity
+// (the particles are already sorted), so the fill needs the first
+@group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
 
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
@@ -38,29 +42,34 @@ fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
     return -1;
 }
 
-// The history the previous list holds for the pair of ids (a, b), seen from
-// a's entry; zero if the pair was not listed. Twin of `OldList::carried`.
-fn carried(a: u32, b: u32) -> vec4<f32> {
-    let oa = old_at[a];
-    let ob = old_at[b];
-    let hi = old_start[oa + 1u];
-    for (var e = old_start[oa]; e < hi; e++) {
-        if (old_nbr[e] == ob) { return old_hist[e]; }
+// Moves the history of particle i (at o in the previous order) into its new
+// row nbr[lo..hi] (zero history on entry): each old entry with history
+// finds its partner's new index in the row. Twin of `OldList::carry_into`.
+fn carry_into(o: u32, lo: u32, hi: u32) {
+    let old_hi = old_start[o + 1u];
+    for (var e = old_start[o]; e < old_hi; e++) {
+        let h = old_hist[e];
+        if (all(h == vec4<f32>(0.0))) { continue; }
+        let jn = new_at[old_nbr[e]];
+        for (var k = lo; k < hi; k++) {
+            if (nbr[k] == jn) {
+                nbr_hist[k] = h;
+                break;
+            }
+        }
     }
-    return vec4<f32>(0.0);
 }
 
 // Visits the candidates of particle i: counts them, and when `write` is set
-// stores them from nbr[nbr_start[i]] on, each with its pair's history from
-// the previous list. Returns the count.
+// stores them from nbr[nbr_start[i]] on, with zero history. Returns the
+// count.
 fn candidates(i: u32, write: bool) -> u32 {
     let xi = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
     let skin = P.nbr.x;
     var k = 0u;
     var out = 0u;
-    var id_i = 0u;
-    if (write) { out = nbr_start[i]; id_i = ids[i]; }
+    if (write) { out = nbr_start[i]; }
     let c = cell_coord(P, xi);
     let nx = P.dims.x;
     let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
@@ -96,7 +105,7 @@ fn candidates(i: u32, write: bool) -> u32 {
                     if (dot(d, d) < cut * cut) {
                         if (write) {
                             nbr[out + k] = j;
-                            nbr_hist[out + k] = carried(id_i, ids[j]);
+                            nbr_hist[out + k] = vec4<f32>(0.0);
                         }
                         k++;
                     }
@@ -108,8 +117,8 @@ fn candidates(i: u32, write: bool) -> u32 {
 }
 
 // First of a build, per particle in the new order: saves the previous list
-// (over the previous order: particle j stood at order[j]) and where each id
-// stood. Once per build: a build that froze for room (CTL_KEPT set) has
+// (over the previous order: particle j stood at order[j]) and where each
+// particle of that order stands now. Once per build: a build that froze for room (CTL_KEPT set) has
 // already kept it, and the list since holds nothing to keep.
 @compute @workgroup_size(256)
 fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -117,7 +126,8 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let j = flat_index(wid, nwg, lid);
     if (j >= P.sizes.x || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
     let o = order[j];
-    old_at[ids[j]] = o;
+    new_at[o] = j;
+    old_index[j] = o;
     let lo = nbr_start[o];
     let hi = nbr_start[o + 1u];
     old_start[o] = lo;
@@ -157,7 +167,9 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if (i >= P.sizes.x || idle()) { return; }
-    candidates(i, true);
+    let k = candidates(i, true);
+    let lo = nbr_start[i];
+    carry_into(old_index[i], lo, lo + k);
     pos_ref[i] = pos_rad[i];
 }
 

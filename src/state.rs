@@ -258,13 +258,14 @@ impl Particles<f64> {
     /// (the GPU's: `gpu::data::bytes_per_particle`): state, wall history,
     /// force/torque work arrays, the reference positions of the list, and
     /// the list with its pair history, twice (the current list and the one
-    /// the next build moves the history from).
+    /// the next build moves the history from), and the build's scratch.
     pub fn bytes_per_particle(real: usize, walls: usize, candidates: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
         let wall_history = walls * 4 * real;
         // force, torque, the motion record, pos_ref, key/order/count/start,
-        // the list's count and start (+ old start) and the id → old index map
+        // the list's count and start (+ old start) and the old → new index map
         let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
-        state + wall_history + work + 2 * candidates * (4 + 4 * real)
+        // the list with its history twice, and the build's chunk buffers
+        state + wall_history + work + 2 * candidates * (4 + 4 * real) + 4 * candidates
     }
 }

@@ -52,12 +52,14 @@ pub struct Work {
     /// contact), in the pair's canonical orientation.
     pub nbr_hist: Vec<[f64; 4]>,
     /// The previous list during a build (swapped out of the above): the
-    /// source of the history it moves over; `old_at[id]` is where each
-    /// particle stood in the previous order.
+    /// source of the history it moves over; `new_at[o]` is where the
+    /// particle that stood at `o` in the previous order stands now.
     pub old_start: Vec<u32>,
     pub old_nbr: Vec<u32>,
     pub old_hist: Vec<[f64; 4]>,
-    pub old_at: Vec<u32>,
+    pub new_at: Vec<u32>,
+    /// Each chunk's candidates during a build (see `neighbours::build`).
+    pub build_chunks: Vec<Vec<u32>>,
     /// Positions at the last build of the list (the rebuild test).
     pub pos_ref: Vec<[f64; 3]>,
     /// Target of the rebuild's permutation (swapped with the state).
@@ -171,21 +173,21 @@ impl Step {
         std::mem::swap(&mut w.nbr_start, &mut w.old_start);
         std::mem::swap(&mut w.nbr, &mut w.old_nbr);
         std::mem::swap(&mut w.nbr_hist, &mut w.old_hist);
-        w.old_at.resize(p.len(), 0);
-        for (&id, &o) in p.id.iter().zip(&w.order) {
-            w.old_at[id as usize] = o;
+        w.new_at.resize(p.len(), 0);
+        for (j, &o) in w.order.iter().enumerate() {
+            w.new_at[o as usize] = j as u32;
         }
         let old = neighbours::OldList {
             start: &w.old_start,
             nbr: &w.old_nbr,
             hist: &w.old_hist,
-            at: &w.old_at,
+            new_at: &w.new_at,
         };
         let pos = &p.pos_rad;
         neighbours::build(
             &self.grid,
             pos,
-            &p.id,
+            &w.order,
             &w.starts,
             self.skin,
             &old,
@@ -194,6 +196,7 @@ impl Step {
                 start: &mut w.nbr_start,
                 nbr: &mut w.nbr,
                 hist: &mut w.nbr_hist,
+                chunks: &mut w.build_chunks,
             },
         );
         for (r, p) in w.pos_ref.iter_mut().zip(pos) {

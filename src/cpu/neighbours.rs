@@ -2,8 +2,8 @@
 //! other particle within r_i + r_j + skin (indices into the arrays in cell
 //! order), found through the 27 cells around it in the fixed cell order of
 //! [`Grid::for_neighbour_ranges`]. The list is a CSR: `start[i]..start[i+1]`
-//! of `list`, built in three passes that the GPU runs the same way
-//! (`shaders/neighbours.wgsl`): count per particle, exclusive scan, fill.
+//! of `list`: counts per particle, their exclusive scan, the entries (the
+//! GPU, `shaders/neighbours.wgsl`, in three passes: count, scan, fill).
 //!
 //! The list (and the cell order with it: bin, sort and the reorder run only
 //! then) is rebuilt when some particle has moved more than skin / 2 since
@@ -13,8 +13,8 @@
 //!
 //! Each entry carries the tangential history of its pair (zero while the
 //! pair is not in contact). A build moves it over from the previous list:
-//! the entry (i, j) finds j among i's entries there, through the ids (the
-//! rebuild has reordered the particles since).
+//! each of i's old entries with history finds its partner's new index
+//! among i's new entries (the rebuild has reordered the particles since).
 //!
 //! Walls are not listed: every particle tests every wall each step (a few
 //! dot products).
@@ -22,7 +22,7 @@
 use crate::grid::Grid;
 use rayon::prelude::*;
 
-/// Particles per parallel chunk of the fill pass.
+/// Particles per parallel chunk of the build.
 const CHUNK: usize = 1024;
 
 /// Calls `f(j)` for every candidate of particle `i` (j ≠ i, centre distance
@@ -55,28 +55,36 @@ pub fn for_candidates(
 
 /// The list a build moves the pair history from: the previous list (its
 /// CSR `start` and `nbr` over the previous order, and the history beside
-/// each entry) and `at[id]`, where each particle stood in that order.
-/// `start` is empty before the first build.
+/// each entry) and `new_at[o]`, where the particle that stood at `o` in
+/// that order stands now. `start` is empty before the first build.
 pub struct OldList<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
     pub hist: &'a [[f64; 4]],
-    pub at: &'a [u32],
+    pub new_at: &'a [u32],
 }
 
 impl OldList<'_> {
-    /// The history the old list holds for the pair of ids (`a`, `b`), seen
-    /// from `a`'s entry; zero if the pair was not listed.
+    /// Moves the history of the particle that stood at `o` in the previous
+    /// order into its new row: `row` holds its new candidates, `hist` the
+    /// history beside them (zero on entry). Only the old entries with
+    /// history are looked at (a contact is ~1 candidate in 8): each finds
+    /// its partner's new index among `row`. A pair in contact is always
+    /// listed again (it is within r_i + r_j), so no history is dropped.
     #[inline]
-    pub fn carried(&self, a: u32, b: u32) -> [f64; 4] {
+    pub fn carry_into(&self, o: usize, row: &[u32], hist: &mut [[f64; 4]]) {
         if self.start.is_empty() {
-            return [0.0; 4];
+            return;
         }
-        let (oa, ob) = (self.at[a as usize] as usize, self.at[b as usize]);
-        let (lo, hi) = (self.start[oa] as usize, self.start[oa + 1] as usize);
-        match self.nbr[lo..hi].iter().position(|&x| x == ob) {
-            Some(k) => self.hist[lo + k],
-            None => [0.0; 4],
+        let (lo, hi) = (self.start[o] as usize, self.start[o + 1] as usize);
+        for (&ob, h) in self.nbr[lo..hi].iter().zip(&self.hist[lo..hi]) {
+            if *h == [0.0; 4] {
+                continue;
+            }
+            let jn = self.new_at[ob as usize];
+            if let Some(k) = row.iter().position(|&x| x == jn) {
+                hist[k] = *h;
+            }
         }
     }
 }
@@ -88,17 +96,24 @@ pub struct NewList<'a> {
     pub start: &'a mut Vec<u32>,
     pub nbr: &'a mut Vec<u32>,
     pub hist: &'a mut Vec<[f64; 4]>,
+    /// Each chunk's candidates while counting (scratch).
+    pub chunks: &'a mut Vec<Vec<u32>>,
 }
 
 /// Builds the list over particles already in cell order (`starts` indexes
-/// the arrays directly, `id` are their ids) and moves each listed pair's
-/// history over from `old` (zero for a pair new to the list). Reuses the
-/// vectors' capacity: nothing is allocated once the list has reached its
-/// size, except the chunk table of the fill (n / 1024 slices).
+/// the arrays directly; particle i stood at `order[i]` in the previous
+/// order) and moves each listed pair's history over from `old` (zero for a
+/// pair new to the list). One search per particle: each chunk of
+/// [`CHUNK`] particles gathers its candidates into its own buffer
+/// (`NewList::chunks`, kept between builds) while counting, and after the scan the
+/// buffers are copied into place (the GPU, which cannot grow a buffer
+/// inside a kernel, searches twice: count, then fill; the list is the
+/// same). Nothing is allocated once the vectors have reached their size,
+/// except the chunk table of the copy (n / 1024 slices).
 pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
-    id: &[u32],
+    order: &[u32],
     starts: &[u32],
     skin: f64,
     old: &OldList,
@@ -110,43 +125,51 @@ pub fn build(
         start,
         nbr: list,
         hist,
+        chunks,
     } = new;
     count.resize(n, 0);
-    count.par_iter_mut().enumerate().for_each(|(i, c)| {
-        let mut k = 0u32;
-        for_candidates(i, pos_rad, grid, starts, skin, |_| k += 1);
-        *c = k;
-    });
+    chunks.resize(n.div_ceil(CHUNK), Vec::new());
+    chunks
+        .par_iter_mut()
+        .zip(count.par_chunks_mut(CHUNK))
+        .enumerate()
+        .for_each(|(ci, (buf, counts))| {
+            buf.clear();
+            for (k, c) in counts.iter_mut().enumerate() {
+                let before = buf.len();
+                for_candidates(ci * CHUNK + k, pos_rad, grid, starts, skin, |j| {
+                    buf.push(j as u32)
+                });
+                *c = (buf.len() - before) as u32;
+            }
+        });
     super::sort::exclusive_scan(count, start);
     let len = start[n] as usize;
     list.resize(len, 0);
     hist.resize(len, [0.0; 4]);
     // cut the list into the slices of each chunk of particles
-    let mut slices: Vec<(&mut [u32], &mut [[f64; 4]])> = Vec::with_capacity(n.div_ceil(CHUNK));
+    let mut slices: Vec<(&mut [u32], &mut [[f64; 4]])> = Vec::with_capacity(chunks.len());
     let (mut rest, mut rest_h) = (list.as_mut_slice(), hist.as_mut_slice());
-    for c in (0..n).step_by(CHUNK) {
-        let hi = (c + CHUNK).min(n);
-        let k = (start[hi] - start[c]) as usize;
-        let (head, tail) = rest.split_at_mut(k);
-        let (head_h, tail_h) = rest_h.split_at_mut(k);
+    for buf in chunks.iter() {
+        let (head, tail) = rest.split_at_mut(buf.len());
+        let (head_h, tail_h) = rest_h.split_at_mut(buf.len());
         slices.push((head, head_h));
         rest = tail;
         rest_h = tail_h;
     }
     slices
         .into_par_iter()
+        .zip(chunks.par_iter())
         .enumerate()
-        .for_each(|(ci, (out, out_h))| {
+        .for_each(|(ci, ((out, out_h), buf))| {
+            out.copy_from_slice(buf);
+            out_h.fill([0.0; 4]);
             let lo = ci * CHUNK;
             let base = start[lo] as usize;
             let hi = (lo + CHUNK).min(n);
-            for (i, &s) in start.iter().enumerate().take(hi).skip(lo) {
-                let mut k = s as usize - base;
-                for_candidates(i, pos_rad, grid, starts, skin, |j| {
-                    out[k] = j as u32;
-                    out_h[k] = old.carried(id[i], id[j]);
-                    k += 1;
-                });
+            for i in lo..hi {
+                let (k0, k1) = (start[i] as usize - base, start[i + 1] as usize - base);
+                old.carry_into(order[i] as usize, &out[k0..k1], &mut out_h[k0..k1]);
             }
         });
 }

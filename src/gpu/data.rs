@@ -167,12 +167,15 @@ pub struct GpuData {
     /// Tangential history beside each entry (ξ xyz, k_t; zero: no contact).
     pub nbr_hist: wgpu::Buffer,
     /// The previous list during a build, which the history moves over
-    /// from: start (n + 1), entries, history, and `old_at[id]`, where each
-    /// particle stood in the previous order.
+    /// from: start (n + 1), entries, history, and `new_at[o]`, where the
+    /// particle that stood at `o` in the previous order stands now.
     pub old_start: wgpu::Buffer,
     pub old_nbr: wgpu::Buffer,
     pub old_hist: wgpu::Buffer,
-    pub old_at: wgpu::Buffer,
+    pub new_at: wgpu::Buffer,
+    /// `order` as the build's `keep` saw it (new index → previous index):
+    /// a build that froze for list room sorts again, into the identity.
+    pub old_index: wgpu::Buffer,
     /// Entries `nbr` (and the other per-entry buffers) hold.
     pub nbr_cap: u64,
     /// Scan of `nbr_count`.
@@ -294,11 +297,12 @@ impl ParticleBuffers {
 /// 16, material 4, id 4, dissipated 4, motion 64, pos_fx 32, wall history
 /// 16 × walls) plus force, torque, key, order and identity
 /// (44), the reference positions (16), the list's count and start, the old
-/// start and the id → old index map (16), and per entry the partner and
+/// start and the maps between the previous and the new order (20), and per
+/// entry the partner and
 /// the pair history (20), twice (the list and the one a build moves the
 /// history from). Cells add 8 bytes each.
 pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
-    2 * (156 + 16 * walls) + 44 + 16 + 16 + 2 * 20 * candidates
+    2 * (156 + 16 * walls) + 44 + 16 + 20 + 2 * 20 * candidates
 }
 
 impl GpuData {
@@ -401,7 +405,8 @@ impl GpuData {
             old_start: zeroed(ctx, "old_start", 4 * (n + 1)),
             old_nbr: zeroed(ctx, "old_nbr", 4 * nbr_cap),
             old_hist: zeroed(ctx, "old_hist", 16 * nbr_cap),
-            old_at: zeroed(ctx, "old_at", 4 * n),
+            new_at: zeroed(ctx, "new_at", 4 * n),
+            old_index: zeroed(ctx, "old_index", 4 * n),
             nbr_cap,
             list_scan: scan_levels(ctx, n + 1),
             partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
@@ -460,7 +465,7 @@ impl GpuData {
             + per(&self.b)
             + self.n * (16 + 16 + 4 + 4 + 4 + 16)
             + 12 * (self.n + 1)
-            + 4 * self.n
+            + 8 * self.n
             + 40 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()

@@ -30,7 +30,7 @@ pub struct NeighbourBinds {
 impl NeighbourKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         let g: &[&[super::kernel::Access]] =
-            &[&[U, RW, R, R], &[R, RW, RW, RW, RW, R, RW, RW, RW, RW, RW]];
+            &[&[U, RW, R, R], &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW]];
         NeighbourKernels {
             keep: Kernel::new(ctx, module, "keep", g),
             count: Kernel::new(ctx, module, "count_candidates", g),
@@ -53,12 +53,12 @@ impl NeighbourKernels {
                     &d.nbr_start,
                     &d.nbr,
                     &d.pos_ref,
-                    &d.b.id,
                     &d.nbr_hist,
                     &d.old_start,
                     &d.old_nbr,
                     &d.old_hist,
-                    &d.old_at,
+                    &d.new_at,
+                    &d.old_index,
                 ],
             ),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
