@@ -19,6 +19,11 @@ const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity 
 const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
 const CTL_LEN: u32 = 12u;
 
+// A neighbour-list entry: the partner's index, and in the top bit whether
+// the entry's pair history is non-zero (src/cpu/neighbours.rs, HAS_HISTORY).
+const HAS_HISTORY: u32 = 0x80000000u;
+const INDEX: u32 = 0x7fffffffu;
+
 struct Params {
     grid_min: vec4<f32>,   // xyz
     grid_len: vec4<f32>,   // xyz: domain lengths

@@ -9,7 +9,9 @@
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
 @group(0) @binding(2) var<storage, read> nbr_start: array<u32>;
-@group(0) @binding(3) var<storage, read> nbr: array<u32>;
+// The entries (index and HAS_HISTORY flag), updated in place by their
+// particle's thread when a contact starts or ends.
+@group(0) @binding(3) var<storage, read_write> nbr: array<u32>;
 @group(0) @binding(4) var<storage, read> pairs: array<Pair>;
 @group(0) @binding(5) var<storage, read> walls: array<Wall>;
 
@@ -154,14 +156,19 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     let me = body(mi, ri);
     let end = nbr_start[i + 1u];
     for (var e = nbr_start[i]; e < end; e++) {
-        let j = nbr[e];
+        let entry = nbr[e];
+        let j = entry & INDEX;
+        let had = (entry & HAS_HISTORY) != 0u;
         let pj = pos_rad[j];
         let d = min_image(P, xi_pos, pj.xyz);
         let d2 = dot(d, d);
         let rsum = ri + pj.w;
         if (d2 >= rsum * rsum) {
-            // not in contact: no history (written, not read: cheaper here)
-            nbr_hist[e] = vec4<f32>(0.0);
+            // not in contact: no history (written only when there was some)
+            if (had) {
+                nbr_hist[e] = vec4<f32>(0.0);
+                nbr[e] = j;
+            }
             continue;
         }
         let mj = motion[j];
@@ -170,7 +177,9 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let i_is_a = id_i < id_j;
         let dist = sqrt(d2);
         let overlap = rsum - dist;
-        let hist = nbr_hist[e];
+        // without the flag the entry's history is zero: not read
+        var hist = vec4<f32>(0.0);
+        if (had) { hist = nbr_hist[e]; }
         var r: PairResult;
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
@@ -186,7 +195,10 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         elastic += 0.5 * r.elastic;
         diss += 0.5 * r.dissipated;
         max_ratio = max(max_ratio, overlap / min(ri, pj.w));
-        nbr_hist[e] = vec4<f32>(r.xi, r.kt);
+        let h = vec4<f32>(r.xi, r.kt);
+        nbr_hist[e] = h;
+        let has = any(h != vec4<f32>(0.0));
+        if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
     }
     let nw = P.sizes.z;
     for (var w = 0u; w < nw; w++) {

@@ -43,17 +43,19 @@ fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
 }
 
 // Moves the history of particle i (at o in the previous order) into its new
-// row nbr[lo..hi] (zero history on entry): each old entry with history
-// finds its partner's new index in the row. Twin of `OldList::carry_into`.
+// row nbr[lo..hi] (zero history, no flags on entry): each old entry flagged
+// HAS_HISTORY finds its partner's new index in the row, which gets the
+// history and the flag. Twin of `OldList::carry_into`.
 fn carry_into(o: u32, lo: u32, hi: u32) {
     let old_hi = old_start[o + 1u];
     for (var e = old_start[o]; e < old_hi; e++) {
-        let h = old_hist[e];
-        if (all(h == vec4<f32>(0.0))) { continue; }
-        let jn = new_at[old_nbr[e]];
+        let ob = old_nbr[e];
+        if ((ob & HAS_HISTORY) == 0u) { continue; }
+        let jn = new_at[ob & INDEX];
         for (var k = lo; k < hi; k++) {
-            if (nbr[k] == jn) {
-                nbr_hist[k] = h;
+            if ((nbr[k] & INDEX) == jn) {
+                nbr_hist[k] = old_hist[e];
+                nbr[k] = jn | HAS_HISTORY;
                 break;
             }
         }

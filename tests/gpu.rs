@@ -6,6 +6,7 @@ mod common;
 use common::*;
 use std::collections::HashMap;
 use talus::backend::Backend;
+use talus::cpu::neighbours::{flag_mismatch, INDEX};
 use talus::cpu::{CpuBackend, Step};
 use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListInit};
 use talus::grid::Grid;
@@ -196,7 +197,7 @@ fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
     for i in 0..n as usize {
         for e in start[i] as usize..start[i + 1] as usize {
             if hist[e] != [0.0; 4] {
-                out.insert((ids[i], ids[nbr[e] as usize]), hist[e]);
+                out.insert((ids[i], ids[(nbr[e] & INDEX) as usize]), hist[e]);
             }
         }
     }
@@ -382,7 +383,7 @@ fn gpu_neighbour_list_matches_cpu() {
         let id = ids[j];
         let gpu: Vec<u32> = list[start[j] as usize..start[j + 1] as usize]
             .iter()
-            .map(|&k| ids[k as usize])
+            .map(|&k| ids[(k & INDEX) as usize])
             .collect();
         let i = cpu_at[&id];
         let (lo, hi) = (
@@ -391,7 +392,7 @@ fn gpu_neighbour_list_matches_cpu() {
         );
         let cpu: Vec<u32> = st.work.nbr[lo..hi]
             .iter()
-            .map(|&k| p.id[k as usize])
+            .map(|&k| p.id[(k & INDEX) as usize])
             .collect();
         if gpu == cpu {
             same += 1;
@@ -569,9 +570,10 @@ fn gpu_linear_restitution_is_exact() {
 }
 
 /// The GPU's motion records follow their particles through steps and
-/// rebuilds: v*, ω*, 1/m, 1/I, material and id equal the state's bits.
+/// rebuilds: v*, ω*, 1/m, 1/I, material and id equal the state's bits; and
+/// every list entry's history flag says whether its history is non-zero.
 #[test]
-fn gpu_motion_record_follows_its_particle() {
+fn gpu_motion_record_and_history_flags_stay_true() {
     let Some(ctx) = test_context() else { return };
     let scene = dense_scene(false);
     let mut g = GpuBackend::new(&scene, ctx).unwrap();
@@ -580,6 +582,14 @@ fn gpu_motion_record_follows_its_particle() {
     let state = g.state_f32();
     let motion: Vec<Motion<f32>> = g.read_vec(&g.data.b.motion, g.data.n);
     assert_eq!(state.motion_mismatch(&motion), None);
+    let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+    let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
+    let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+    assert_eq!(flag_mismatch(&nbr, &hist), None, "a history flag is wrong");
+    assert!(
+        hist.iter().any(|h| *h != [0.0; 4]),
+        "no pair history at all"
+    );
     assert!(builds >= 3, "only {builds} list builds");
 }
 

@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::collections::BTreeSet;
 use talus::backend::{Backend, RunErrorKind};
+use talus::cpu::neighbours::{flag_mismatch, INDEX};
 use talus::cpu::{CpuBackend, Step};
 use talus::grid::Grid;
 use talus::rng::Rng;
@@ -226,7 +227,8 @@ fn broad_phase_matches_brute_force() {
         for i in 0..p.len() {
             let (lo, hi) = (st.work.nbr_start[i], st.work.nbr_start[i + 1]);
             for &j in &st.work.nbr[lo as usize..hi as usize] {
-                assert!(listed.insert((p.id[i], p.id[j as usize])), "listed twice");
+                let j = (j & INDEX) as usize;
+                assert!(listed.insert((p.id[i], p.id[j])), "listed twice");
             }
         }
         for (a, pa) in pos.iter().enumerate() {
@@ -284,7 +286,7 @@ fn stale_neighbour_list_never_misses_a_contact() {
                 st.work.nbr_start[i + 1] as usize,
             );
             for &j in &st.work.nbr[lo..hi] {
-                listed.insert((i, j as usize));
+                listed.insert((i, (j & INDEX) as usize));
             }
         }
         for (i, j) in talus::cpu::bin::brute_force_pairs(&p.pos_rad, &grid) {
@@ -365,9 +367,10 @@ fn rebuild_carries_history_over() {
 
 /// The motion record (what contacts read of a partner) follows its
 /// particle: after every step and every rebuild's reorder its v*, ω*, 1/m,
-/// 1/I, material and id are the state's, bit for bit.
+/// 1/I, material and id are the state's, bit for bit; and every list
+/// entry's history flag says whether its history is non-zero.
 #[test]
-fn motion_record_follows_its_particle() {
+fn motion_record_and_history_flags_stay_true() {
     let scene = periodic_cloud(300, 0.5, 0.5, 17);
     let mut st = Step::new(&scene).unwrap();
     for _ in 0..800 {
@@ -378,8 +381,15 @@ fn motion_record_follows_its_particle() {
                 st.step
             );
         }
+        if let Some(e) = flag_mismatch(&st.work.nbr, &st.work.nbr_hist) {
+            panic!("step {}: list entry {e}'s history flag is wrong", st.step);
+        }
     }
     assert!(st.builds >= 3, "only {} list builds", st.builds);
+    assert!(
+        st.work.nbr_hist.iter().any(|h| *h != [0.0; 4]),
+        "no pair history at all"
+    );
 }
 
 /// The CPU path is deterministic: the same scene twice gives the same bits.

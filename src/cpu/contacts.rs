@@ -8,7 +8,14 @@
 //! walls from the particle), so the two partners compute bit-identical
 //! results and apply them with opposite signs: forces are exactly
 //! antisymmetric and both history copies stay equal.
+//!
+//! An entry's top bit flags non-zero history, so the history is read only
+//! for entries with it and written only for contacts and for the contacts
+//! that ended. On the CPU each particle's entries are classified (contact
+//! or not) one particle ahead, which also prefetches the partner's motion
+//! record and the history of the contacts (see [`classify`]).
 
+use super::neighbours::{HAS_HISTORY, INDEX};
 use super::Step;
 use crate::grid::Grid;
 use crate::pair::PairParams;
@@ -245,8 +252,10 @@ struct Out<'a> {
     torque: &'a mut [[f64; 4]],
     /// Wall history, `walls` per particle, updated in place.
     wall_hist: &'a mut [[f64; 4]],
-    /// Pair history of the particles' list entries, updated in place (only
-    /// the particle reads or writes its entries).
+    /// The particles' list entries (partner index and the
+    /// [`HAS_HISTORY`] flag) and the pair history beside them, updated in
+    /// place (only the particle reads or writes its entries).
+    nbr: &'a mut [u32],
     hist: &'a mut [[f64; 4]],
 }
 
@@ -257,25 +266,27 @@ impl<'a> Out<'a> {
         let (f0, f1) = self.force.split_at_mut(k);
         let (t0, t1) = self.torque.split_at_mut(k);
         let (w0, w1) = self.wall_hist.split_at_mut(k * n_walls);
+        let (n0, n1) = self.nbr.split_at_mut(e);
         let (h0, h1) = self.hist.split_at_mut(e);
-        let out = |force, torque, wall_hist, hist| Out {
+        let out = |force, torque, wall_hist, nbr, hist| Out {
             force,
             torque,
             wall_hist,
+            nbr,
             hist,
         };
-        (out(f0, t0, w0, h0), out(f1, t1, w1, h1))
+        (out(f0, t0, w0, n0, h0), out(f1, t1, w1, n1, h1))
     }
 }
 
 /// Everything a particle's pass reads: positions (every candidate), the
-/// motion records (partners in contact; the history is split off: it is
-/// written), the list and the model.
+/// motion records (partners in contact), the list's offsets (the entries
+/// and the history are written: [`Out`]) and the model.
 struct Ctx<'a> {
     pos_rad: &'a [[f64; 4]],
     motion: &'a [Motion<f64>],
     grid: &'a Grid,
-    nbr: Nbr<'a>,
+    nbr_start: &'a [u32],
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
     walls: &'a [super::WallData],
@@ -309,10 +320,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         pos_rad: &p.pos_rad,
         motion: &w.motion,
         grid: &st.grid,
-        nbr: Nbr {
-            start: &w.nbr_start,
-            list: &w.nbr,
-        },
+        nbr_start: &w.nbr_start,
         lp: st.law,
         pairs: &st.pairs,
         walls: &st.walls,
@@ -322,6 +330,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         force: &mut w.force,
         torque: &mut w.torque,
         wall_hist: &mut p.wall_hist,
+        nbr: &mut w.nbr,
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
@@ -338,22 +347,31 @@ pub fn contacts(st: &mut Step) -> ContactReport {
 fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
     if hi - lo <= CHUNK {
         let mut acc = (0.0, None);
-        let base = c.nbr.start[lo] as usize;
+        let base = c.nbr_start[lo] as usize;
+        let row = |i: usize| {
+            (
+                c.nbr_start[i] as usize - base,
+                c.nbr_start[i + 1] as usize - base,
+            )
+        };
+        let (e0, e1) = row(lo);
+        let mut next = classify(c, lo, &out.nbr[e0..e1], &out.hist[e0..e1]);
         for i in lo..hi {
             let k = i - lo;
-            if i + 1 < c.pos_rad.len() {
-                prefetch_partners(c, i + 1);
+            let mask = next;
+            if i + 1 < hi {
+                let (e0, e1) = row(i + 1);
+                next = classify(c, i + 1, &out.nbr[e0..e1], &out.hist[e0..e1]);
             }
-            let (e0, e1) = (
-                c.nbr.start[i] as usize - base,
-                c.nbr.start[i + 1] as usize - base,
-            );
+            let (e0, e1) = row(i);
             let r = particle(
                 i,
                 c,
+                mask,
                 &mut out.force[k],
                 &mut out.torque[k],
                 &mut out.wall_hist[k * n_walls..(k + 1) * n_walls],
+                &mut out.nbr[e0..e1],
                 &mut out.hist[e0..e1],
             );
             let id = c.motion[i][3][3].bits32();
@@ -362,7 +380,7 @@ fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
         return acc;
     }
     let mid = lo + (hi - lo) / 2;
-    let (k, e) = (mid - lo, (c.nbr.start[mid] - c.nbr.start[lo]) as usize);
+    let (k, e) = (mid - lo, (c.nbr_start[mid] - c.nbr_start[lo]) as usize);
     let (o0, o1) = out.split_at(k, e, n_walls);
     let (a, b) = rayon::join(
         || run(c, lo, mid, n_walls, o0),
@@ -371,46 +389,55 @@ fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
     merge(a, b)
 }
 
-/// Asks the caches for the motion records of particle `i`'s partners in
-/// contact, one particle ahead of the pass that reads them: a contact's
-/// first read of its partner's record is otherwise a serial miss (the
-/// partner sits up to a cell plane away in memory), which `perf` showed
-/// as a quarter of the stage's cycles. A hint only: no effect on results.
+/// The entries of particle `i`'s list row `row` that are in contact, as a
+/// mask (bit k: entry k; entries past the 64th are not classified and
+/// always checked by [`particle`]), run one particle ahead of the pass
+/// that evaluates them. It asks the caches for the motion records of the
+/// partners in contact (a contact's first read of its partner's record is
+/// otherwise a serial miss: the partner sits up to a cell plane away in
+/// memory, a quarter of the stage's cycles in `perf`), and it is the only
+/// distance test of the entries not in contact (7 in 8). The same test as
+/// the evaluation's, so no effect on results.
 #[inline]
-fn prefetch_partners(c: &Ctx, i: usize) {
+fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> u64 {
     let pos = c.pos_rad;
     let (xi, ri) = (xyz(pos[i]), pos[i][3]);
-    let (lo, hi) = (c.nbr.start[i] as usize, c.nbr.start[i + 1] as usize);
-    for &j in &c.nbr.list[lo..hi] {
-        let j = j as usize;
+    let mut mask = 0u64;
+    for (k, &e) in row.iter().take(64).enumerate() {
+        let j = (e & INDEX) as usize;
         let d = c.grid.min_image(xi, xyz(pos[j]));
         let rsum = ri + pos[j][3];
         if dot(d, d) < rsum * rsum {
+            mask |= 1 << k;
             prefetch(&c.motion[j]);
+            if e & HAS_HISTORY != 0 {
+                prefetch(&hist[k]);
+            }
         }
     }
+    mask
 }
 
-/// A cache hint for the record at `r` (its two cache lines); nothing on
-/// targets without one.
+/// A cache hint for `r` (the cache lines it spans); nothing on targets
+/// without one.
 #[inline(always)]
-fn prefetch(r: &Motion<f64>) {
+fn prefetch<T>(r: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetch never faults and does not change memory.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = r.as_ptr() as *const i8;
+        let p = r as *const T as *const i8;
         _mm_prefetch::<_MM_HINT_T0>(p);
-        _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+        let last = p.add(std::mem::size_of::<T>() - 1);
+        if (last as usize) >> 6 != (p as usize) >> 6 {
+            _mm_prefetch::<_MM_HINT_T0>(last);
+        }
+        if std::mem::size_of::<T>() > 64 {
+            _mm_prefetch::<_MM_HINT_T0>(p.add(64));
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
-}
-
-/// The neighbour list (CSR, see `neighbours.rs`).
-struct Nbr<'a> {
-    start: &'a [u32],
-    list: &'a [u32],
 }
 
 /// A particle as one side of a contact: its motion record and radius.
@@ -427,14 +454,19 @@ fn body(m: &Motion<f64>, radius: f64) -> Body {
     }
 }
 
-/// One particle's pass: its list entries `hist` and wall history
-/// `wall_hist`, updated in place; returns its largest overlap ratio.
+/// One particle's pass: its list entries `nbr` with their history `hist`
+/// and its wall history `wall_hist`, updated in place; `maybe` is
+/// [`classify`]'s mask (entries past the 64th are always checked). Returns
+/// its largest overlap ratio.
+#[allow(clippy::too_many_arguments)]
 fn particle(
     i: usize,
     c: &Ctx,
+    maybe: u64,
     force: &mut [f64; 4],
     torque: &mut [f64; 4],
     wall_hist: &mut [[f64; 4]],
+    nbr: &mut [u32],
     hist: &mut [[f64; 4]],
 ) -> f64 {
     let (pos, lp) = (c.pos_rad, &c.lp);
@@ -448,21 +480,27 @@ fn particle(
     let mut elastic = 0.0;
     let mut diss = 0.0;
     let mut max_ratio = 0.0f64;
-    let lo = c.nbr.start[i] as usize;
-    let listed = &c.nbr.list[lo..lo + hist.len()];
-    for (h, &j) in hist.iter_mut().zip(listed) {
-        let j = j as usize;
+    for (k, (e, h)) in nbr.iter_mut().zip(hist.iter_mut()).enumerate() {
+        let j = (*e & INDEX) as usize;
+        let had = *e & HAS_HISTORY != 0;
         let rj = pos[j][3];
-        let d = c.grid.min_image(xi_pos, xyz(pos[j]));
-        let d2 = dot(d, d);
         let rsum = ri + rj;
-        if d2 >= rsum * rsum {
+        let mut contact = None;
+        if k >= 64 || maybe & (1 << k) != 0 {
+            let d = c.grid.min_image(xi_pos, xyz(pos[j]));
+            let d2 = dot(d, d);
+            if d2 < rsum * rsum {
+                contact = Some((d, d2));
+            }
+        }
+        let Some((d, d2)) = contact else {
             // not in contact: no history (written only when there was some)
-            if *h != [0.0; 4] {
+            if had {
                 *h = [0.0; 4];
+                *e = j as u32;
             }
             continue;
-        }
+        };
         let mj = &c.motion[j];
         let id_j = mj[3][3].bits32();
         let i_is_a = id_i < id_j;
@@ -470,12 +508,14 @@ fn particle(
         let overlap = rsum - dist;
         let other = body(mj, rj);
         let (ma, mb) = (mi[2][3].bits32(), mj[2][3].bits32());
+        // without the flag the entry's history is zero: not read
+        let old = if had { *h } else { [0.0; 4] };
         let r = if i_is_a {
             let pp = c.pairs.get(ma, mb);
-            pair_law(lp, pp, &me, &other, scale(d, 1.0 / dist), overlap, *h)
+            pair_law(lp, pp, &me, &other, scale(d, 1.0 / dist), overlap, old)
         } else {
             let pp = c.pairs.get(mb, ma);
-            pair_law(lp, pp, &other, &me, scale(d, -1.0 / dist), overlap, *h)
+            pair_law(lp, pp, &other, &me, scale(d, -1.0 / dist), overlap, old)
         };
         if i_is_a {
             f = add(f, r.force_a);
@@ -488,6 +528,10 @@ fn particle(
         diss += 0.5 * r.dissipated;
         max_ratio = max_ratio.max(overlap / ri.min(rj));
         *h = [r.xi[0], r.xi[1], r.xi[2], r.kt];
+        let has = *h != [0.0; 4];
+        if has != had {
+            *e = j as u32 | if has { HAS_HISTORY } else { 0 };
+        }
     }
     for (wd, wh) in c.walls.iter().zip(wall_hist.iter_mut()) {
         let dist = dot(sub(xi_pos, wd.point), wd.normal);

@@ -44,7 +44,9 @@ pub struct Work {
     /// the sort.
     pub motion: Vec<Motion<f64>>,
     /// Neighbour list (CSR): candidates of particle i are
-    /// `nbr[nbr_start[i]..nbr_start[i + 1]]`; `nbr_count` is the first pass.
+    /// `nbr[nbr_start[i]..nbr_start[i + 1]]` (index, and the
+    /// `neighbours::HAS_HISTORY` flag in the top bit); `nbr_count` is the
+    /// first pass.
     pub nbr_count: Vec<u32>,
     pub nbr_start: Vec<u32>,
     pub nbr: Vec<u32>,
@@ -216,7 +218,7 @@ impl Step {
             let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
             for (&j, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
                 if *h != [0.0; 4] {
-                    out.push((id[i], id[j as usize], *h));
+                    out.push((id[i], id[(j & neighbours::INDEX) as usize], *h));
                 }
             }
         }

@@ -24,7 +24,7 @@ impl ContactKernels {
                 ctx,
                 module,
                 "contacts",
-                &[&[U, RW, R, R, R, R], &[R, RW, R], &[RW, RW, RW]],
+                &[&[U, RW, R, RW, R, R], &[R, RW, R], &[RW, RW, RW]],
             ),
         }
     }
