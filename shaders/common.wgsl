@@ -43,8 +43,8 @@ struct Pair {
     beta: f32,
     friction: f32,
     rolling_friction: f32,
-    pad0: f32,
-    pad1: f32,
+    damp_n: f32,  // Hertz-Mindlin: -2 sqrt(5/6) beta sqrt(2 E*) (src/pair.rs)
+    damp_t: f32,  // -2 sqrt(5/6) beta sqrt(8 G*)
 }
 
 // What contacts read of a partner, written by integrate (src/state.rs,

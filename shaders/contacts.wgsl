@@ -71,11 +71,10 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     if (P.periodic.w == 0u) {
         let sq = sqrt(r_star * overlap);
         kn = 4.0 / 3.0 * pp.e_star * sq;
-        let sn = 2.0 * pp.e_star * sq;
         let st = 8.0 * pp.g_star * sq;
-        let c = -2.0 * sqrt(5.0 / 6.0) * pp.beta;
-        gn = c * sqrt(sn * m_star);
-        gt = c * sqrt(st * m_star);
+        let q = sqrt(sq * m_star);
+        gn = pp.damp_n * q;
+        gt = pp.damp_t * q;
         kt = st;
         elastic_n = 0.4 * kn * overlap * overlap;
     } else {

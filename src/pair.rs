@@ -16,6 +16,13 @@ pub struct PairParams {
     pub beta: f64,
     pub friction: f64,
     pub rolling_friction: f64,
+    /// Hertz–Mindlin damping constants, so that the damping coefficients
+    /// are γ_n = `damp_n` √(√(R*δ) m*) and γ_t = `damp_t` √(√(R*δ) m*):
+    /// −2√(5/6) β √(2E*) and −2√(5/6) β √(8G*) (LIGGGHTS' −2√(5/6) β
+    /// √(S m*) with S_n = 2E*√(R*δ), S_t = 8G*√(R*δ): one square root per
+    /// contact instead of two).
+    pub damp_n: f64,
+    pub damp_t: f64,
 }
 
 /// Flat pair table.
@@ -63,13 +70,17 @@ impl PairTable {
                         rolling_friction = it.rolling_friction.unwrap_or(rolling_friction);
                     }
                 }
+                let beta = damping_beta(restitution);
+                let c = -2.0 * (5.0f64 / 6.0).sqrt() * beta;
                 pairs[i * n + j] = PairParams {
                     e_star,
                     g_star,
                     restitution,
-                    beta: damping_beta(restitution),
+                    beta,
                     friction,
                     rolling_friction,
+                    damp_n: c * (2.0 * e_star).sqrt(),
+                    damp_t: c * (8.0 * g_star).sqrt(),
                 };
             }
         }

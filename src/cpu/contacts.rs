@@ -143,11 +143,9 @@ pub fn pair_law(
         ContactModel::HertzMindlin => {
             let sq = (r_star * overlap).sqrt();
             let kn = 4.0 / 3.0 * pp.e_star * sq;
-            let sn = 2.0 * pp.e_star * sq;
             let st = 8.0 * pp.g_star * sq;
-            let c = -2.0 * (5.0f64 / 6.0).sqrt() * pp.beta;
-            let gn = c * (sn * m_star).sqrt();
-            let gt = c * (st * m_star).sqrt();
+            let q = (sq * m_star).sqrt();
+            let (gn, gt) = (pp.damp_n * q, pp.damp_t * q);
             (kn, gn, st, gt, 0.4 * kn * overlap * overlap)
         }
         ContactModel::Linear => {
@@ -400,12 +398,27 @@ fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
 /// the evaluation's, so no effect on results.
 #[inline]
 fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> u64 {
+    // the test of 8 in 9 candidates: without periodic axes (the common
+    // case) the minimum image is a plain difference, the same bits
+    if c.grid.periodic == [false; 3] {
+        classify_in::<false>(c, i, row, hist)
+    } else {
+        classify_in::<true>(c, i, row, hist)
+    }
+}
+
+#[inline(always)]
+fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> u64 {
     let pos = c.pos_rad;
     let (xi, ri) = (xyz(pos[i]), pos[i][3]);
     let mut mask = 0u64;
     for (k, &e) in row.iter().take(64).enumerate() {
         let j = (e & INDEX) as usize;
-        let d = c.grid.min_image(xi, xyz(pos[j]));
+        let d = if PERIODIC {
+            c.grid.min_image(xi, xyz(pos[j]))
+        } else {
+            sub(xyz(pos[j]), xi)
+        };
         let rsum = ri + pos[j][3];
         if dot(d, d) < rsum * rsum {
             mask |= 1 << k;

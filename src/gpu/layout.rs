@@ -35,8 +35,8 @@ pub struct Pair {
     pub beta: f32,
     pub friction: f32,
     pub rolling_friction: f32,
-    pub pad0: f32,
-    pub pad1: f32,
+    pub damp_n: f32,
+    pub damp_t: f32,
 }
 
 /// A plane wall.
@@ -88,8 +88,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("beta", offset_of!(Pair, beta)),
                 ("friction", offset_of!(Pair, friction)),
                 ("rolling_friction", offset_of!(Pair, rolling_friction)),
-                ("pad0", offset_of!(Pair, pad0)),
-                ("pad1", offset_of!(Pair, pad1)),
+                ("damp_n", offset_of!(Pair, damp_n)),
+                ("damp_t", offset_of!(Pair, damp_t)),
             ],
             size_of::<Pair>(),
         ),

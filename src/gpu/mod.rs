@@ -142,8 +142,8 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
             beta: p.beta as f32,
             friction: p.friction as f32,
             rolling_friction: p.rolling_friction as f32,
-            pad0: 0.0,
-            pad1: 0.0,
+            damp_n: p.damp_n as f32,
+            damp_t: p.damp_t as f32,
         })
         .collect();
     let walls = scene
