@@ -13,7 +13,7 @@
 //! for entries with it and written only for contacts and for the contacts
 //! that ended. On the CPU each particle's entries are classified (contact
 //! or not) one particle ahead, which also prefetches the partner's motion
-//! record and the history of the contacts (see [`classify`]).
+//! record and the history of the contacts (see `classify`).
 
 use super::neighbours::{HAS_HISTORY, INDEX};
 use super::Step;

@@ -128,7 +128,7 @@ pub struct NewList<'a> {
 /// the arrays directly; particle i stood at `order[i]` in the previous
 /// order) and moves each listed pair's history over from `old` (zero for a
 /// pair new to the list). One search per particle: each chunk of
-/// [`CHUNK`] particles gathers its candidates into its own buffer
+/// `CHUNK` (1024) particles gathers its candidates into its own buffer
 /// (`NewList::chunks`, kept between builds) while counting, and after the scan the
 /// buffers are copied into place (the GPU, which cannot grow a buffer
 /// inside a kernel, searches twice: count, then fill; the list is the
