@@ -5,6 +5,7 @@ mod common;
 use common::*;
 use std::collections::BTreeSet;
 use talus::backend::{Backend, RunErrorKind};
+use talus::cpu::contacts::{self, pair_law, Body};
 use talus::cpu::neighbours::{flag_mismatch, INDEX};
 use talus::cpu::{CpuBackend, Step};
 use talus::grid::Grid;
@@ -390,6 +391,132 @@ fn motion_record_and_history_flags_stay_true() {
         st.work.nbr_hist.iter().any(|h| *h != [0.0; 4]),
         "no pair history at all"
     );
+}
+
+/// The contact stage against a brute-force sum over every pair in
+/// contact, on a bed whose big sphere lists more than 64 candidates (the
+/// stage classifies the first 64 entries of a row one particle ahead and
+/// checks the rest itself): forces and torques agree to rounding (the sums
+/// run in a different order), and contacts past the 64th entry exist.
+#[test]
+fn contact_forces_match_brute_force_with_long_rows() {
+    let (l, big) = (0.03, 0.004);
+    let c = [0.5 * l; 3];
+    let mut rng = Rng::new(11);
+    let mut b = SceneBuilder::new("big and small")
+        .domain([0.0; 3], [l; 3])
+        .gravity([0.0; 3])
+        .dt_auto(0.1)
+        .steps(1)
+        .material(Material {
+            name: "m".into(),
+            density: 2500.0,
+            youngs_modulus: 5e6,
+            poisson_ratio: 0.25,
+            restitution: 0.5,
+            friction: 0.5,
+            rolling_friction: 0.1,
+        })
+        .particle(c, [0.1, 0.0, -0.2], big, "m");
+    for _ in 0..150 {
+        // small spheres in a shell around the big one: a third touch it
+        let r = rng.range(0.0003, 0.0005);
+        let u = [
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        ];
+        let len = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt().max(1e-9);
+        let dist = big + r + rng.range(-0.00004, 0.0001);
+        let p = [0, 1, 2].map(|k| c[k] + u[k] / len * dist);
+        let v = [0, 1, 2].map(|_| rng.range(-0.5, 0.5));
+        b = b.particle(p, v, r, "m");
+    }
+    let scene = b.build_unchecked(); // overlapping on purpose
+    let mut st = Step::new(&scene).unwrap();
+    st.bin_and_sort();
+    st.build_neighbours();
+    contacts::contacts(&mut st);
+    let (w, p) = (&st.work, &st.particles);
+    let n = p.len();
+    let longest = (0..n)
+        .map(|i| w.nbr_start[i + 1] - w.nbr_start[i])
+        .max()
+        .unwrap();
+    assert!(longest > 64, "the longest row has only {longest} entries");
+    let beyond = (0..n)
+        .flat_map(|i| {
+            (w.nbr_start[i] as usize + 64..w.nbr_start[i + 1] as usize).map(move |e| (i, e))
+        })
+        .filter(|&(i, e)| {
+            let j = (w.nbr[e] & INDEX) as usize;
+            let d = st.grid.min_image(xyz(p.pos_rad[i]), xyz(p.pos_rad[j]));
+            let rs = p.pos_rad[i][3] + p.pos_rad[j][3];
+            d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < rs * rs
+        })
+        .count();
+    assert!(beyond > 10, "only {beyond} contacts past the 64th entry");
+
+    // brute force, each pair once from its lower id, zero history
+    let body = |i: usize| {
+        let m = w.motion[i];
+        Body {
+            vel: xyz(m[0]),
+            omega: xyz(m[1]),
+            vel_half: xyz(m[2]),
+            omega_half: xyz(m[3]),
+            radius: p.pos_rad[i][3],
+            inv_mass: m[0][3],
+            inv_inertia: m[1][3],
+        }
+    };
+    let mut f = vec![[0.0f64; 3]; n];
+    let mut t = vec![[0.0f64; 3]; n];
+    let pairs = talus::cpu::bin::brute_force_pairs(&p.pos_rad, &st.grid);
+    for &(x, y) in &pairs {
+        let (a, b) = if p.id[x] < p.id[y] { (x, y) } else { (y, x) };
+        let d = st.grid.min_image(xyz(p.pos_rad[a]), xyz(p.pos_rad[b]));
+        let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        let overlap = p.pos_rad[a][3] + p.pos_rad[b][3] - dist;
+        let pp = st.pairs.get(p.material[a], p.material[b]);
+        let nrm = d.map(|x| x / dist);
+        let r = pair_law(&st.law, pp, &body(a), &body(b), nrm, overlap, [0.0; 4]);
+        for k in 0..3 {
+            f[a][k] += r.force_a[k];
+            f[b][k] -= r.force_a[k];
+            t[a][k] += r.torque_a[k];
+            t[b][k] += r.torque_b[k];
+        }
+    }
+    let scale = f.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    let tscale = t.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    let (mut df, mut dt) = (0.0f64, 0.0f64);
+    for i in 0..n {
+        for k in 0..3 {
+            df = df.max((w.force[i][k] - f[i][k]).abs());
+            dt = dt.max((w.torque[i][k] - t[i][k]).abs());
+        }
+    }
+    println!(
+        "{} contacts, longest row {longest}, {beyond} past entry 64: force {:e}, torque {:e} of the largest",
+        pairs.len(),
+        df / scale,
+        dt / tscale
+    );
+    assert!(
+        df <= 1e-12 * scale,
+        "force differs by {:e} of the largest",
+        df / scale
+    );
+    assert!(
+        dt <= 1e-12 * tscale,
+        "torque differs by {:e} of the largest",
+        dt / tscale
+    );
+}
+
+fn xyz(a: [f64; 4]) -> [f64; 3] {
+    [a[0], a[1], a[2]]
 }
 
 /// The CPU path is deterministic: the same scene twice gives the same bits.
