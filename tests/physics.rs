@@ -27,6 +27,19 @@ fn linear_model_restitution_is_exact() {
     check_linear_restitution(400.0, |s| Box::new(CpuBackend::new(s).unwrap()));
 }
 
+/// A soft material named "m" (E = 5 MPa: contacts last many steps).
+fn soft(e: f64, mu: f64, rolling: f64) -> Material {
+    Material {
+        name: "m".into(),
+        density: 2500.0,
+        youngs_modulus: 5e6,
+        poisson_ratio: 0.25,
+        restitution: e,
+        friction: mu,
+        rolling_friction: rolling,
+    }
+}
+
 /// A random cloud in a fully periodic box, no gravity.
 fn periodic_cloud(n: usize, e: f64, mu: f64, seed: u64) -> talus::Scene {
     let l = 0.02;
@@ -37,15 +50,7 @@ fn periodic_cloud(n: usize, e: f64, mu: f64, seed: u64) -> talus::Scene {
         .gravity([0.0; 3])
         .dt_auto(0.1)
         .steps(1)
-        .material(Material {
-            name: "m".into(),
-            density: 2500.0,
-            youngs_modulus: 5e6,
-            poisson_ratio: 0.25,
-            restitution: e,
-            friction: mu,
-            rolling_friction: 0.0,
-        });
+        .material(soft(e, mu, 0.0));
     let mut placed: Vec<([f64; 3], f64)> = Vec::new();
     let dom = Domain {
         min: [0.0; 3],
@@ -408,15 +413,7 @@ fn contact_forces_match_brute_force_with_long_rows() {
         .gravity([0.0; 3])
         .dt_auto(0.1)
         .steps(1)
-        .material(Material {
-            name: "m".into(),
-            density: 2500.0,
-            youngs_modulus: 5e6,
-            poisson_ratio: 0.25,
-            restitution: 0.5,
-            friction: 0.5,
-            rolling_friction: 0.1,
-        })
+        .material(soft(0.5, 0.5, 0.1))
         .particle(c, [0.1, 0.0, -0.2], big, "m");
     for _ in 0..150 {
         // small spheres in a shell around the big one: a third touch it
