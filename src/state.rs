@@ -199,9 +199,7 @@ impl<T: Real> Particles<T> {
             })
             .collect()
     }
-}
 
-impl<T: Real> Particles<T> {
     /// The first particle whose motion record disagrees with the state (v*
     /// and 1/m, ω* and 1/I, material, id: bit for bit), if any: the record
     /// must follow its particle through every step and reorder.

@@ -487,7 +487,7 @@ fn particle(
     let ri = pos[i][3];
     let mi = &c.motion[i];
     let me = body(mi, ri);
-    let id_i = mi[3][3].bits32();
+    let (id_i, mat_i) = (mi[3][3].bits32(), mi[2][3].bits32());
     let mut f = [0.0; 3];
     let mut t = [0.0; 3];
     let mut elastic = 0.0;
@@ -515,19 +515,18 @@ fn particle(
             continue;
         };
         let mj = &c.motion[j];
-        let id_j = mj[3][3].bits32();
+        let (id_j, mat_j) = (mj[3][3].bits32(), mj[2][3].bits32());
         let i_is_a = id_i < id_j;
         let dist = d2.sqrt();
         let overlap = rsum - dist;
         let other = body(mj, rj);
-        let (ma, mb) = (mi[2][3].bits32(), mj[2][3].bits32());
         // without the flag the entry's history is zero: not read
         let old = if had { *h } else { [0.0; 4] };
         let r = if i_is_a {
-            let pp = c.pairs.get(ma, mb);
+            let pp = c.pairs.get(mat_i, mat_j);
             pair_law(lp, pp, &me, &other, scale(d, 1.0 / dist), overlap, old)
         } else {
-            let pp = c.pairs.get(mb, ma);
+            let pp = c.pairs.get(mat_j, mat_i);
             pair_law(lp, pp, &other, &me, scale(d, -1.0 / dist), overlap, old)
         };
         if i_is_a {
@@ -564,7 +563,7 @@ fn particle(
             inv_mass: 0.0,
             inv_inertia: 0.0,
         };
-        let pp = c.pairs.get(mi[2][3].bits32(), wd.material);
+        let pp = c.pairs.get(mat_i, wd.material);
         let r = pair_law(lp, pp, &me, &wall, scale(wd.normal, -1.0), overlap, *wh);
         f = add(f, r.force_a);
         t = add(t, r.torque_a);

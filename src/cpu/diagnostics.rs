@@ -2,8 +2,9 @@
 //! Full-step quantities are recovered from the arrays without storing more:
 //! with v(n+½) from the motion record and a(n) from the force just used
 //! (`force`, which the next contact stage overwrites), v(n) = v(n+½) -
-//! a(n) dt/2 and x(n) = x(n+1) - v(n+½) dt; the same for ω. Sums run sequentially in
-//! index order so the result does not depend on the thread count.
+//! a(n) dt/2 and x(n) = x(n+1) - v(n+½) dt; the same for ω. Sums run
+//! sequentially in index order so the result does not depend on the
+//! thread count.
 
 use super::Step;
 

@@ -19,9 +19,10 @@
 //! ω(n+½)). Positions follow plain leapfrog. On the first step a(n-1) =
 //! a(n), i.e. v(-½) = v(0) - a(0) dt/2: the initial velocity is v(0). The
 //! same for ω with torques. Adds this step's dissipated energy to each
-//! particle's total, wraps periodic axes, and reports the lowest id with a non-finite value (as the GPU's
-//! atomicMin) and whether some particle has now moved more than skin / 2
-//! from where the neighbour list was built (then the next step rebuilds it).
+//! particle's total, wraps periodic axes, and reports the lowest id with a
+//! non-finite value (as the GPU's atomicMin) and whether some particle has
+//! now moved more than skin / 2 from where the neighbour list was built
+//! (then the next step rebuilds it).
 
 use super::Step;
 use rayon::prelude::*;

@@ -14,9 +14,9 @@
 //! Each entry carries the tangential history of its pair (zero while the
 //! pair is not in contact), and flags in its top bit ([`HAS_HISTORY`])
 //! whether that history is non-zero. A build moves it over from the
-//! previous list:
-//! each of i's old entries with history finds its partner's new index
-//! among i's new entries (the rebuild has reordered the particles since).
+//! previous list: each of i's old entries with history finds its partner's
+//! new index among i's new entries (the rebuild has reordered the
+//! particles since).
 //!
 //! Walls are not listed: every particle tests every wall each step (a few
 //! dot products).
@@ -127,12 +127,12 @@ pub struct NewList<'a> {
 /// Builds the list over particles already in cell order (`starts` indexes
 /// the arrays directly; particle i stood at `order[i]` in the previous
 /// order) and moves each listed pair's history over from `old` (zero for a
-/// pair new to the list). One search per particle: each chunk of
-/// `CHUNK` (1024) particles gathers its candidates into its own buffer
-/// (`NewList::chunks`, kept between builds) while counting, and after the scan the
-/// buffers are copied into place (the GPU, which cannot grow a buffer
-/// inside a kernel, searches twice: count, then fill; the list is the
-/// same). Nothing is allocated once the vectors have reached their size,
+/// pair new to the list). One search per particle: each chunk of `CHUNK`
+/// (1024) particles gathers its candidates into its own buffer
+/// (`NewList::chunks`, kept between builds) while counting, and after the
+/// scan the buffers are copied into place (the GPU, which cannot grow a
+/// buffer inside a kernel, searches twice: count, then fill; the list is
+/// the same). Nothing is allocated once the vectors have reached their size,
 /// except the chunk table of the copy (n / 1024 slices).
 pub fn build(
     grid: &Grid,
