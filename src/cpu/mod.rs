@@ -8,6 +8,7 @@ pub mod bin;
 pub mod contacts;
 pub mod diagnostics;
 pub mod integrate;
+pub mod lanes;
 pub mod neighbours;
 pub mod sort;
 
