@@ -11,9 +11,13 @@
 //!
 //! An entry's top bit flags non-zero history, so the history is read only
 //! for entries with it and written only for contacts and for the contacts
-//! that ended. On the CPU each particle's entries are classified (contact
-//! or not) one particle ahead, which also prefetches the partner's motion
-//! record and the history of the contacts (see `classify`).
+//! that ended.
+//!
+//! The CPU works in batches of particles (`SUB`, 32): it classifies their
+//! entries (contact or not, which also prefetches the partners' motion
+//! records and the contacts' history: see `classify`), runs the contacts
+//! through the law `LANES` (4) at a time (`law`, on `lanes::L`), then sums
+//! each particle's contacts in its row's order and adds its walls.
 
 use super::lanes::{self, L, V};
 use super::neighbours::{HAS_HISTORY, INDEX};
@@ -97,7 +101,7 @@ pub struct PairResult {
 /// normal from a to b, `overlap` > 0, `hist` the stored tangential
 /// displacement (xyz) and last step's k_t (w); zero for a new contact.
 /// A wall is a `b` of infinite radius and zero inverse mass and inertia.
-/// The law itself is [`law`], here on one lane.
+/// The law itself is `law`, generic over lanes, here on one lane.
 pub fn pair_law(
     lp: &LawParams,
     pp: &PairParams,
@@ -493,10 +497,10 @@ fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
     merge(a, b)
 }
 
-/// The classification of a particle's first 64 list entries, run one
-/// particle ahead of the pass that evaluates them (bit k: entry k).
+/// The classification of a particle's first 64 list entries (bit k:
+/// entry k).
 #[derive(Debug, Clone, Copy, Default)]
-struct Rows {
+struct Classes {
     /// Entries in contact.
     contact: u64,
     /// Entries flagged [`HAS_HISTORY`].
@@ -505,7 +509,7 @@ struct Rows {
 
 /// Classifies the first 64 entries of particle `i`'s list row `row`
 /// (entries past the 64th are not classified and always checked by
-/// [`particle`]), one particle ahead of the pass that evaluates them. It
+/// [`Batch::collect`]), a batch ahead of the law that reads them. It
 /// asks the caches for the motion records of the partners in contact (a
 /// contact's first read of its partner's record is otherwise a serial
 /// miss: the partner sits up to a cell plane away in memory, a quarter of
@@ -518,31 +522,31 @@ struct Rows {
 /// branch there mispredicted about once per particle, and each
 /// misprediction also discarded the partner loads issued behind it.
 #[inline]
-fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> Rows {
+fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> Classes {
     // the test of 8 in 9 candidates: without periodic axes (the common
     // case) the minimum image is a plain difference, the same bits
-    let rows = if c.grid.periodic == [false; 3] {
+    let classes = if c.grid.periodic == [false; 3] {
         classify_in::<false>(c, i, row)
     } else {
         classify_in::<true>(c, i, row)
     };
-    let mut m = rows.contact;
+    let mut m = classes.contact;
     while m != 0 {
         let k = m.trailing_zeros() as usize;
         m &= m - 1;
         prefetch(&c.motion[(row[k] & INDEX) as usize]);
-        if rows.had & (1 << k) != 0 {
+        if classes.had & (1 << k) != 0 {
             prefetch(&hist[k]);
         }
     }
-    rows
+    classes
 }
 
 #[inline(always)]
-fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Rows {
+fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Classes {
     let pos = c.pos_rad;
     let (xi, ri) = (xyz(pos[i]), pos[i][3]);
-    let mut rows = Rows::default();
+    let mut classes = Classes::default();
     for (k, &e) in row.iter().take(64).enumerate() {
         let j = (e & INDEX) as usize;
         let d = if PERIODIC {
@@ -551,10 +555,10 @@ fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Rows {
             sub(xyz(pos[j]), xi)
         };
         let rsum = ri + pos[j][3];
-        rows.contact |= ((dot(d, d) < rsum * rsum) as u64) << k;
-        rows.had |= ((e >> 31) as u64) << k;
+        classes.contact |= ((dot(d, d) < rsum * rsum) as u64) << k;
+        classes.had |= ((e >> 31) as u64) << k;
     }
-    rows
+    classes
 }
 
 /// A cache hint for `r` (the cache lines it spans); nothing on targets
@@ -630,12 +634,6 @@ struct LawIn {
     hist: [L<LANES>; 4],
 }
 
-impl Default for L<LANES> {
-    fn default() -> Self {
-        L::splat(0.0)
-    }
-}
-
 /// A leaf's working memory (per thread, grown once, reused every step).
 #[derive(Debug, Default)]
 struct Batch {
@@ -670,9 +668,9 @@ impl Batch {
         self.count.clear();
         for i in range.clone() {
             let r = row(i);
-            let rows = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
+            let classes = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
             let before = self.pending.len();
-            self.collect(c, i, rows, r, out);
+            self.collect(c, i, classes, r, out);
             self.count.push((self.pending.len() - before) as u32);
         }
         self.law(c, out);
@@ -696,7 +694,7 @@ impl Batch {
         &mut self,
         c: &Ctx,
         i: usize,
-        rows: Rows,
+        classes: Classes,
         row: std::ops::Range<usize>,
         out: &mut Out,
     ) {
@@ -719,7 +717,7 @@ impl Batch {
             *e &= INDEX;
         };
         // classified entries: the classification's test (same bits)
-        let mut m = rows.contact;
+        let mut m = classes.contact;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
@@ -728,7 +726,7 @@ impl Batch {
                 .min_image(xi_pos, xyz(pos[(nbr[k] & INDEX) as usize]));
             push(k, nbr[k], d, dot(d, d));
         }
-        let mut m = rows.had & !rows.contact;
+        let mut m = classes.had & !classes.contact;
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;

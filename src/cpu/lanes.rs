@@ -11,6 +11,12 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct L<const W: usize>(pub [f64; W]);
 
+impl<const W: usize> Default for L<W> {
+    fn default() -> Self {
+        L::splat(0.0)
+    }
+}
+
 /// A per-lane condition: all bits set (true) or none, so that a select is
 /// bit operations, never a branch per lane.
 pub type Mask<const W: usize> = [u64; W];
