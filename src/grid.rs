@@ -138,6 +138,10 @@ impl Grid {
     #[inline]
     pub fn min_image(&self, a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
         let mut d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        // the common case: one predictable branch instead of one per axis
+        if self.periodic == [false; 3] {
+            return d;
+        }
         for (k, dk) in d.iter_mut().enumerate() {
             if self.periodic[k] {
                 *dk -= self.len[k] * (*dk / self.len[k]).round();
@@ -149,6 +153,9 @@ impl Grid {
     /// Wraps a position into [min, max) on periodic axes.
     #[inline]
     pub fn wrap(&self, p: &mut [f64; 3]) {
+        if self.periodic == [false; 3] {
+            return;
+        }
         for (k, pk) in p.iter_mut().enumerate() {
             if self.periodic[k] {
                 let rel = *pk - self.min[k];

@@ -261,8 +261,9 @@ impl Particles<f64> {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
         let wall_history = walls * 4 * real;
         // force, torque, the motion record, pos_ref, key/order/count/start,
-        // the list's count and start (+ old start) and the old → new index map
-        let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
+        // the list's count and start (+ old start), the old → new index
+        // map and (CPU) the walls within reach
+        let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4 + 4;
         // the list with its history twice, and the build's chunk buffers
         state + wall_history + work + 2 * candidates * (4 + 4 * real) + 4 * candidates
     }

@@ -156,6 +156,19 @@ fn set3<const W: usize>(v: &mut V<W>, k: usize, x: V3) {
 }
 
 impl<const W: usize> BodyLanes<W> {
+    /// Lane `k`: a particle, from its motion record and radius (what
+    /// [`body`] makes of them).
+    #[inline(always)]
+    fn set_motion(&mut self, k: usize, m: &Motion<f64>, radius: f64) {
+        set3(&mut self.vel, k, xyz(m[0]));
+        set3(&mut self.omega, k, xyz(m[1]));
+        set3(&mut self.vel_half, k, xyz(m[2]));
+        set3(&mut self.omega_half, k, xyz(m[3]));
+        self.radius.0[k] = radius;
+        self.inv_mass.0[k] = m[0][3];
+        self.inv_inertia.0[k] = m[1][3];
+    }
+
     #[inline(always)]
     fn set(&mut self, k: usize, b: &Body) {
         set3(&mut self.vel, k, b.vel);
@@ -418,6 +431,8 @@ struct Ctx<'a> {
     motion: &'a [Motion<f64>],
     grid: &'a Grid,
     nbr_start: &'a [u32],
+    /// The walls each particle can reach (empty: all).
+    wall_near: &'a [u32],
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
     walls: &'a [super::WallData],
@@ -452,6 +467,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         motion: &w.motion,
         grid: &st.grid,
         nbr_start: &w.nbr_start,
+        wall_near: &w.wall_near,
         lp: st.law,
         pairs: &st.pairs,
         walls: &st.walls,
@@ -547,14 +563,14 @@ fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Classes 
     let pos = c.pos_rad;
     let (xi, ri) = (xyz(pos[i]), pos[i][3]);
     let mut classes = Classes::default();
-    for (k, &e) in row.iter().take(64).enumerate() {
-        let j = (e & INDEX) as usize;
+    for (k, &e) in row[..row.len().min(64)].iter().enumerate() {
+        let pj = pos[(e & INDEX) as usize];
         let d = if PERIODIC {
-            c.grid.min_image(xi, xyz(pos[j]))
+            c.grid.min_image(xi, xyz(pj))
         } else {
-            sub(xyz(pos[j]), xi)
+            sub(xyz(pj), xi)
         };
-        let rsum = ri + pos[j][3];
+        let rsum = ri + pj[3];
         classes.contact |= ((dot(d, d) < rsum * rsum) as u64) << k;
         classes.had |= ((e >> 31) as u64) << k;
     }
@@ -751,8 +767,9 @@ impl Batch {
     fn law(&mut self, c: &Ctx, out: &Out) {
         let pos = c.pos_rad;
         self.results.clear();
+        // every lane of every field is written for each group
+        let mut li = LawIn::default();
         for group in self.pending.chunks_mut(LANES) {
-            let mut li = LawIn::default();
             for lane in 0..LANES {
                 let p = &mut group[lane.min(group.len() - 1)];
                 let entry = p.entry as usize;
@@ -765,19 +782,15 @@ impl Batch {
                 let i_is_a = id_i < id_j;
                 let dist = p.d2.sqrt();
                 let overlap = ri + rj - dist;
-                let (me, other) = (body(mi, ri), body(mj, rj));
-                let (a, b, pp, n) = if i_is_a {
-                    (me, other, c.pairs.get(mat_i, mat_j), scale(p.d, 1.0 / dist))
+                let ((ma, ra), (mb, rb), pp, n) = if i_is_a {
+                    let n = scale(p.d, 1.0 / dist);
+                    ((mi, ri), (mj, rj), c.pairs.get(mat_i, mat_j), n)
                 } else {
-                    (
-                        other,
-                        me,
-                        c.pairs.get(mat_j, mat_i),
-                        scale(p.d, -1.0 / dist),
-                    )
+                    let n = scale(p.d, -1.0 / dist);
+                    ((mj, rj), (mi, ri), c.pairs.get(mat_j, mat_i), n)
                 };
-                li.a.set(lane, &a);
-                li.b.set(lane, &b);
+                li.a.set_motion(lane, ma, ra);
+                li.b.set_motion(lane, mb, rb);
                 li.pp.set(lane, pp);
                 set3(&mut li.n, lane, n);
                 li.overlap.0[lane] = overlap;
@@ -823,26 +836,45 @@ impl Batch {
         let mut max_ratio = 0.0f64;
         for q in contacts {
             let p = &self.pending[q];
-            let r = self.results[q / LANES].get(q % LANES);
+            let (r, l) = (&self.results[q / LANES], q % LANES);
+            let force_a = lanes::lane(r.force_a, l);
             if p.i_is_a {
-                f = add(f, r.force_a);
-                t = add(t, r.torque_a);
+                f = add(f, force_a);
+                t = add(t, lanes::lane(r.torque_a, l));
             } else {
-                f = sub(f, r.force_a);
-                t = add(t, r.torque_b);
+                f = sub(f, force_a);
+                t = add(t, lanes::lane(r.torque_b, l));
             }
-            elastic += 0.5 * r.elastic;
-            diss += 0.5 * r.dissipated;
+            elastic += 0.5 * r.elastic.0[l];
+            diss += 0.5 * r.dissipated.0[l];
             max_ratio = max_ratio.max(p.ratio);
             let (e, h) = (
                 &mut out.nbr[p.entry as usize],
                 &mut out.hist[p.entry as usize],
             );
-            *h = [r.xi[0], r.xi[1], r.xi[2], r.kt];
+            *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
             *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
         }
         let wall_hist = &mut out.wall_hist[k * n_walls..(k + 1) * n_walls];
-        for (wd, wh) in c.walls.iter().zip(wall_hist.iter_mut()) {
+        // the walls within reach at the build (the others have no history:
+        // the build cleared it), then any past the 32nd
+        let mut near = c.wall_near.get(i).map_or(u32::MAX, |&m| m);
+        if n_walls < 32 {
+            near &= (1 << n_walls) - 1;
+        }
+        let mut past = 32;
+        loop {
+            let w = if near != 0 {
+                let w = near.trailing_zeros() as usize;
+                near &= near - 1;
+                w
+            } else if past < n_walls {
+                past += 1;
+                past - 1
+            } else {
+                break;
+            };
+            let (wd, wh) = (&c.walls[w], &mut wall_hist[w]);
             let dist = dot(sub(xi_pos, wd.point), wd.normal);
             let overlap = ri - dist;
             if overlap <= 0.0 {

@@ -65,6 +65,10 @@ pub struct Work {
     pub build_chunks: Vec<Vec<u32>>,
     /// Positions at the last build of the list (the rebuild test).
     pub pos_ref: Vec<[f64; 3]>,
+    /// The walls each particle can reach until the next build (bit w;
+    /// walls past the 32nd always tested), found at the build
+    /// (`neighbours::wall_candidates`); empty: every wall.
+    pub wall_near: Vec<u32>,
     /// Target of the rebuild's permutation (swapped with the state).
     pub scratch: Option<Particles<f64>>,
     pub scratch_motion: Vec<Motion<f64>>,
@@ -205,6 +209,15 @@ impl Step {
         for (r, p) in w.pos_ref.iter_mut().zip(pos) {
             *r = [p[0], p[1], p[2]];
         }
+        w.wall_near.resize(pos.len(), 0);
+        let p = &mut self.particles;
+        neighbours::wall_candidates(
+            &p.pos_rad,
+            &self.walls,
+            self.skin,
+            &mut w.wall_near,
+            &mut p.wall_hist,
+        );
         self.builds += 1;
         self.rebuild = false;
     }

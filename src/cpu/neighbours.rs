@@ -18,8 +18,10 @@
 //! new index among i's new entries (the rebuild has reordered the
 //! particles since).
 //!
-//! Walls are not listed: every particle tests every wall each step (a few
-//! dot products).
+//! Walls are not listed; the CPU notes per particle which walls it can
+//! reach before the next build ([`wall_candidates`]: bit w of a `u32`),
+//! so the contact stage tests only those (most particles are away from
+//! every wall). The GPU tests every wall each step (a few dot products).
 
 use crate::grid::Grid;
 use bytemuck::Pod;
@@ -204,4 +206,41 @@ pub fn build(
 pub fn displacement2(grid: &Grid, reference: [f64; 3], pos: [f64; 3]) -> f64 {
     let d = grid.min_image(reference, pos);
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+}
+
+/// The walls each particle can reach before the next build: bit w of
+/// `near[i]` is set when particle i is within r_i + skin of wall w (it can
+/// move at most skin / 2 before the next build, so a wall outside that is
+/// not touched). Walls past the 32nd are always tested. The history of a
+/// wall out of reach is cleared here (only a particle that left a contact
+/// by more than the skin in one step has any): it is not touching the
+/// wall now, so the contact stage would have cleared it this step, and it
+/// skips the wall until the next build.
+pub fn wall_candidates(
+    pos_rad: &[[f64; 4]],
+    walls: &[super::WallData],
+    skin: f64,
+    near: &mut [u32],
+    wall_hist: &mut [[f64; 4]],
+) {
+    let n_walls = walls.len();
+    if n_walls == 0 {
+        near.fill(0);
+        return;
+    }
+    near.par_iter_mut()
+        .zip(wall_hist.par_chunks_mut(n_walls))
+        .zip(pos_rad.par_iter())
+        .for_each(|((m, hist), p)| {
+            *m = 0;
+            for (w, (wd, h)) in walls.iter().zip(hist).enumerate().take(32) {
+                let d = [p[0] - wd.point[0], p[1] - wd.point[1], p[2] - wd.point[2]];
+                let dist = d[0] * wd.normal[0] + d[1] * wd.normal[1] + d[2] * wd.normal[2];
+                if dist < p[3] + skin {
+                    *m |= 1 << w;
+                } else if *h != [0.0; 4] {
+                    *h = [0.0; 4];
+                }
+            }
+        });
 }
