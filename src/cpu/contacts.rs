@@ -690,15 +690,17 @@ impl Batch {
             self.count.push((self.pending.len() - before) as u32);
         }
         self.law(c, out);
-        let mut acc = (0.0, None);
+        let mut acc: Partial = (0.0, None);
         let mut q = 0;
         for (i, &count) in range.zip(&self.count) {
             let k = i - lo;
             let contacts = q..q + count as usize;
             q = contacts.end;
             let r = self.particle(i, c, contacts, k, n_walls, out);
-            let id = c.motion[i][3][3].bits32();
-            acc = merge(acc, (r, (r > super::MAX_OVERLAP_RATIO).then_some(id)));
+            acc.0 = acc.0.max(r);
+            if r > super::MAX_OVERLAP_RATIO {
+                acc = merge(acc, (r, Some(c.motion[i][3][3].bits32())));
+            }
         }
         acc
     }
@@ -827,7 +829,6 @@ impl Batch {
         let xi_pos = xyz(pos[i]);
         let ri = pos[i][3];
         let mi = &c.motion[i];
-        let me = body(mi, ri);
         let mat_i = mi[2][3].bits32();
         let mut f = [0.0; 3];
         let mut t = [0.0; 3];
@@ -893,6 +894,7 @@ impl Batch {
                 inv_inertia: 0.0,
             };
             let pp = c.pairs.get(mat_i, wd.material);
+            let me = body(mi, ri);
             let r = pair_law(lp, pp, &me, &wall, scale(wd.normal, -1.0), overlap, *wh);
             f = add(f, r.force_a);
             t = add(t, r.torque_a);
