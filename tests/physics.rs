@@ -316,7 +316,7 @@ fn stale_neighbour_list_never_misses_a_contact() {
 /// The walls the CPU notes per particle at each build cover every wall
 /// contact until the next build: a particle that overlaps a wall, or holds
 /// history with it, always has that wall's bit (the contact stage tests
-/// only those). Spheres fly at 1 m/s in a box of six walls.
+/// only those). Spheres fly at up to 2 m/s in a box of six walls.
 #[test]
 fn wall_candidates_never_miss_a_wall_contact() {
     let l = 0.012;
