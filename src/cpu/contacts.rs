@@ -540,7 +540,9 @@ struct Classes {
 #[inline]
 fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> Classes {
     // the test of 8 in 9 candidates: without periodic axes (the common
-    // case) the minimum image is a plain difference, the same bits
+    // case) the minimum image is a plain difference, the same bits; chosen
+    // once per row here, not per candidate inside `min_image` (that cost
+    // 3.7 % more instructions per step, callgrind, 1e4 mono)
     let classes = if c.grid.periodic == [false; 3] {
         classify_in::<false>(c, i, row)
     } else {
