@@ -307,6 +307,9 @@ pub fn table(rows: &[BenchRow]) -> String {
 /// granular: id type diameter density x y z) and `in.bed` with the same
 /// material, contact model, walls, gravity and dt. The bed is written as
 /// generated (not warmed up) so both codes start from the same state.
+/// `processors * * 1` keeps LIGGGHTS from splitting its domain along
+/// gravity: the bed fills the box's lower part, and its default split on
+/// 2 ranks gave one of them 82 % of the spheres (half its speed).
 fn export(dir: &std::path::Path, n: usize, warmup: u64) -> ExitCode {
     let scene = bed(Bed::Mono, n, 1);
     let m = &scene.materials[0];
@@ -335,6 +338,7 @@ fn export(dir: &std::path::Path, n: usize, warmup: u64) -> ExitCode {
 atom_style granular
 atom_modify map array
 boundary f f f
+processors * * 1
 newton off
 communicate single vel yes
 units si

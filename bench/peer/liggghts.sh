@@ -3,7 +3,9 @@
 # on the same bed (same spheres, material, Hertz-Mindlin with history,
 # friction, gravity, walls, dt, warm-up and timed steps) and the same cores.
 # Prints both Cundall numbers (particle-steps per second, median of 3 timed
-# blocks each) and their ratio.
+# blocks each) and their ratio. The export splits LIGGGHTS' domain across x
+# and y only (`processors * * 1`): its default split the box along gravity,
+# which left one rank with 82 % of the bed and halved LIGGGHTS' speed.
 #
 #   bench/peer/liggghts.sh [SIZES]      e.g. bench/peer/liggghts.sh 1e4,1e5
 #   env: CORES (default: nproc), STEPS (timed steps, 100), WARMUP (200)
