@@ -20,6 +20,10 @@
 @group(1) @binding(1) var<storage, read_write> wall_hist: array<vec4<f32>>;
 // Everything else a partner in contact is read for: one 64-byte record.
 @group(1) @binding(2) var<storage, read> motion: array<Motion>;
+// The walls the particle can reach until the next build (bit w; walls past
+// the 32nd always tested): the others are neither tested nor their history
+// read or written (the build cleared it).
+@group(1) @binding(3) var<storage, read> wall_near: array<u32>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
@@ -200,12 +204,17 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
     }
     let nw = P.sizes.z;
+    let near = wall_near[i];
     for (var w = 0u; w < nw; w++) {
+        if (w < 32u && (near & (1u << w)) == 0u) { continue; }
         let wall = walls[w];
         let dist = dot(xi_pos - wall.point.xyz, wall.normal.xyz);
         let overlap = ri - dist;
         if (overlap <= 0.0) {
-            wall_hist[i * nw + w] = vec4<f32>(0.0);
+            // not in contact: no history (written only when there was some)
+            if (any(wall_hist[i * nw + w] != vec4<f32>(0.0))) {
+                wall_hist[i * nw + w] = vec4<f32>(0.0);
+            }
             continue;
         }
         let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);

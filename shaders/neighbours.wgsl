@@ -30,6 +30,12 @@
 // (the particles are already sorted), so the fill needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
 
+// wall_candidates only: the walls, and per particle the walls within reach
+// (bit w) and its wall history (cleared for the walls out of reach)
+@group(2) @binding(0) var<storage, read> walls: array<Wall>;
+@group(2) @binding(1) var<storage, read_write> wall_near: array<u32>;
+@group(2) @binding(2) var<storage, read_write> wall_hist: array<vec4<f32>>;
+
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
 }
@@ -173,6 +179,33 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lo = nbr_start[i];
     carry_into(old_index[i], lo, lo + k);
     pos_ref[i] = pos_rad[i];
+}
+
+// Per particle in the new order, after the fill: the walls it can reach
+// before the next build, as bit w of wall_near (walls past the 32nd are not
+// noted: contacts always test them). Reach is r + skin: a particle moves at
+// most skin / 2 before the next build, so a wall farther than that cannot
+// touch it in between. The history of a wall out of reach is cleared (it
+// is zero already unless the run started from such a state). Twin of the
+// CPU's `wall_candidates`.
+@compute @workgroup_size(256)
+fn wall_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                   @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= P.sizes.x || idle()) { return; }
+    let p = pos_rad[i];
+    let nw = P.sizes.z;
+    var near = 0u;
+    for (var w = 0u; w < min(nw, 32u); w++) {
+        let wall = walls[w];
+        let dist = dot(p.xyz - wall.point.xyz, wall.normal.xyz);
+        if (dist < p.w + P.nbr.x) {
+            near |= 1u << w;
+        } else if (any(wall_hist[i * nw + w] != vec4<f32>(0.0))) {
+            wall_hist[i * nw + w] = vec4<f32>(0.0);
+        }
+    }
+    wall_near[i] = near;
 }
 
 // One thread, last of the rebuild: the list is current.

@@ -406,6 +406,44 @@ fn gpu_neighbour_list_matches_cpu() {
         borderline += 1;
     }
     println!("{n} particles, {len} list entries: {same} lists identical, {borderline} differ only at the cutoff");
+
+    // the walls within reach: the CPU's bits, but where the wall lies within
+    // 1e-5 of the reach r + skin (f32 and f64 may decide apart)
+    let near: Vec<u32> = g.read_vec(&g.data.wall_near, n as u64);
+    let (mut walls_near, mut wall_borderline) = (0, 0);
+    for j in 0..n {
+        let i = cpu_at[&ids[j]];
+        let x = p.pos_rad[i];
+        let cpu = st.work.wall_near[i];
+        for (w, wd) in st.walls.iter().enumerate() {
+            let bit = 1 << w;
+            walls_near += (near[j] & bit != 0) as usize;
+            if near[j] & bit == cpu & bit {
+                continue;
+            }
+            let d = [0, 1, 2].map(|k| x[k] - wd.point[k]);
+            let dist = d[0] * wd.normal[0] + d[1] * wd.normal[1] + d[2] * wd.normal[2];
+            let reach = x[3] + skin;
+            assert!(
+                (dist - reach).abs() < 1e-5 * reach,
+                "particle {}: wall {w} within reach on the GPU: {}, on the CPU: {}",
+                ids[j],
+                near[j] & bit != 0,
+                cpu & bit != 0
+            );
+            wall_borderline += 1;
+        }
+    }
+    println!(
+        "{walls_near} (particle, wall) pairs within reach, {wall_borderline} differ at the reach"
+    );
+    // the packing's outer layers reach the walls, its inside does not
+    let n_walls = st.walls.len();
+    assert!(
+        walls_near > n / 10 && walls_near < n * n_walls / 2,
+        "{walls_near} of {} (particle, wall) pairs within reach",
+        n * n_walls
+    );
     // a jittered simple-cubic packing: 6 lattice neighbours, ~5 within the skin
     assert!(
         len > 4 * n,
@@ -591,6 +629,57 @@ fn gpu_motion_record_and_history_flags_stay_true() {
         "no pair history at all"
     );
     assert!(builds >= 3, "only {builds} list builds");
+}
+
+/// The GPU's walls within reach (`wall_candidates`, at each build) cover
+/// every wall contact until the next build, as the CPU's do
+/// (`wall_candidates_never_miss_a_wall_contact` in tests/physics.rs): a
+/// particle that touches a wall, or holds history with it, has the wall's
+/// bit, and contacts test no other wall. Spheres fly at up to 2 m/s in a
+/// box of six walls; checked after every step the list is still valid.
+#[test]
+fn gpu_wall_candidates_never_miss_a_wall_contact() {
+    let Some(ctx) = test_context() else { return };
+    let scene = walled_box(5);
+    let mut g = GpuBackend::new(&scene, ctx).unwrap();
+    let (n, n_walls) = (g.data.n, scene.walls.len());
+    let (mut touching, mut near_pairs, mut steps) = (0, 0, 0);
+    for _ in 0..600 {
+        g.advance(1).unwrap();
+        if g.ctl()[talus::gpu::data::CTL_REBUILD] != 0 {
+            continue;
+        }
+        steps += 1;
+        let s = g.state_f32();
+        let near: Vec<u32> = g.read_vec(&g.data.wall_near, n);
+        for (i, &near) in near.iter().enumerate() {
+            let x = s.pos_rad[i].map(f64::from);
+            for (w, wd) in scene.walls.iter().enumerate() {
+                let in_contact = touches_wall(x, wd.point, wd.normal);
+                let has_history = s.wall_hist[i * n_walls + w] != [0.0; 4];
+                let bit = near & (1 << w) != 0;
+                assert!(
+                    bit || !(in_contact || has_history),
+                    "particle {} touches wall {w} (history: {has_history}) out of its candidates after step {}",
+                    s.id[i],
+                    g.steps_done()
+                );
+                touching += in_contact as usize;
+                near_pairs += bit as usize;
+            }
+        }
+    }
+    let builds = g.list_stats().builds;
+    println!("{touching} wall contacts over {steps} steps, {builds} builds; {near_pairs} (particle, wall) pairs within reach");
+    assert!(
+        touching > 300 && builds > 5,
+        "{touching} wall contacts checked over {steps} steps, {builds} builds"
+    );
+    // and most (particle, wall) pairs are out of reach: not tested
+    assert!(
+        near_pairs * 2 < steps * n as usize * n_walls,
+        "{near_pairs} pairs within reach over {steps} steps"
+    );
 }
 
 /// Same scene, same adapter: bit-identical final state.

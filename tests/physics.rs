@@ -319,42 +319,7 @@ fn stale_neighbour_list_never_misses_a_contact() {
 /// only those). Spheres fly at up to 2 m/s in a box of six walls.
 #[test]
 fn wall_candidates_never_miss_a_wall_contact() {
-    let l = 0.012;
-    let mut rng = Rng::new(5);
-    let mut b = SceneBuilder::new("box")
-        .domain([0.0; 3], [l; 3])
-        .gravity([0.0; 3])
-        .dt_auto(0.1)
-        .steps(1)
-        .material(soft(0.5, 0.5, 0.0));
-    for (k, s) in [
-        (0, 1.0),
-        (1, 1.0),
-        (2, 1.0),
-        (0, -1.0),
-        (1, -1.0),
-        (2, -1.0),
-    ] {
-        let mut normal = [0.0; 3];
-        normal[k] = s;
-        let point = if s > 0.0 { [0.0; 3] } else { [l; 3] };
-        b = b.wall(point, normal, "m");
-    }
-    let mut placed: Vec<([f64; 3], f64)> = Vec::new();
-    while placed.len() < 150 {
-        let r = rng.range(0.0004, 0.0008);
-        let p = [0, 1, 2].map(|_| rng.range(r, l - r));
-        let free = placed.iter().all(|(q, rq)| {
-            let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
-            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > r + rq
-        });
-        if free {
-            let v = rng.in_unit_ball().map(|x| 2.0 * x);
-            b = b.particle(p, v, r, "m");
-            placed.push((p, r));
-        }
-    }
-    let scene = build(b);
+    let scene = walled_box(5);
     let mut st = Step::new(&scene).unwrap();
     let n_walls = st.walls.len();
     let (mut touching, mut steps) = (0, 0);
@@ -366,11 +331,8 @@ fn wall_candidates_never_miss_a_wall_contact() {
         steps += 1;
         let p = &st.particles;
         for i in 0..p.len() {
-            let x = p.pos_rad[i];
             for (w, wd) in st.walls.iter().enumerate() {
-                let d = [0, 1, 2].map(|k| x[k] - wd.point[k]);
-                let dist = d[0] * wd.normal[0] + d[1] * wd.normal[1] + d[2] * wd.normal[2];
-                let in_contact = dist < x[3];
+                let in_contact = touches_wall(p.pos_rad[i], wd.point, wd.normal);
                 let has_history = p.wall_hist[i * n_walls + w] != [0.0; 4];
                 let near = st.work.wall_near[i] & (1 << w) != 0;
                 assert!(

@@ -18,10 +18,11 @@
 //! new index among i's new entries (the rebuild has reordered the
 //! particles since).
 //!
-//! Walls are not listed; the CPU notes per particle which walls it can
+//! Walls are not listed; the build notes per particle which walls it can
 //! reach before the next build ([`wall_candidates`]: bit w of a `u32`),
 //! so the contact stage tests only those (most particles are away from
-//! every wall). The GPU tests every wall each step (a few dot products).
+//! every wall), and reads and writes only their history. The GPU's twin is
+//! the `wall_candidates` kernel.
 
 use crate::grid::Grid;
 use bytemuck::Pod;

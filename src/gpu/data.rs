@@ -159,6 +159,11 @@ pub struct GpuData {
     pub scan: Vec<ScanLevel>,
     /// Positions at the last list build (the rebuild test).
     pub pos_ref: wgpu::Buffer,
+    /// The walls each particle can reach until the next build (bit w,
+    /// walls past the 32nd always tested), found by the build's
+    /// `wall_candidates` as the CPU's `Work::wall_near`; contacts test,
+    /// read and write the history of only those walls.
+    pub wall_near: wgpu::Buffer,
     /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
     /// last stays 0), their exclusive scan, and the list itself.
     pub nbr_count: wgpu::Buffer,
@@ -295,14 +300,14 @@ impl ParticleBuffers {
 /// Device bytes per particle with `walls` walls and `candidates`
 /// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
 /// 16, material 4, id 4, dissipated 4, motion 64, pos_fx 32, wall history
-/// 16 × walls) plus force, torque, key, order and identity
-/// (44), the reference positions (16), the list's count and start, the old
-/// start and the maps between the previous and the new order (20), and per
-/// entry the partner and
-/// the pair history (20), twice (the list and the one a build moves the
-/// history from). Cells add 8 bytes each.
+/// 16 × walls) plus force, torque, key, order and identity (44), the
+/// reference positions (16), the walls within reach (4), the list's count
+/// and start, the old start and the maps between the previous and the new
+/// order (20), and per entry the partner and the pair history (20), twice
+/// (the list and the one a build moves the history from). Cells add 8
+/// bytes each.
 pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
-    2 * (156 + 16 * walls) + 44 + 16 + 20 + 2 * 20 * candidates
+    2 * (156 + 16 * walls) + 44 + 16 + 4 + 20 + 2 * 20 * candidates
 }
 
 impl GpuData {
@@ -390,6 +395,7 @@ impl GpuData {
             ),
             scan: scan_levels(ctx, n_cells + 1),
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
+            wall_near: zeroed(ctx, "wall_near", 4 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
             nbr_start: list_buf(
                 "nbr_start",

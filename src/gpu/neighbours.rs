@@ -3,9 +3,10 @@
 //! (the previous list and its history, to move the history from), count,
 //! exclusive scan (the sort stage's scan kernels over `nbr_count`), a
 //! one-thread capacity check, fill (which moves each pair's history over
-//! and records the reference positions), and a one-thread `finish_build`
-//! that clears the rebuild flag. Every kernel returns at once on a step
-//! that does not rebuild.
+//! and records the reference positions), `wall_candidates` (the walls
+//! each particle can reach until the next build, as the CPU's), and a
+//! one-thread `finish_build` that clears the rebuild flag. Every kernel
+//! returns at once on a step that does not rebuild.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -17,12 +18,20 @@ pub struct NeighbourKernels {
     pub count: Kernel,
     pub check: Kernel,
     pub fill: Kernel,
+    /// Its own layout for group 1 (only the positions) and a group 2: the
+    /// list's 14 storage bindings and these three would pass the 16 a
+    /// stage may use.
+    pub walls: Kernel,
     pub finish: Kernel,
 }
 
 pub struct NeighbourBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
+    /// `wall_candidates`' groups 1 (positions) and 2 (walls, `wall_near`,
+    /// wall history).
+    pub walls_g1: wgpu::BindGroup,
+    pub walls_g2: wgpu::BindGroup,
     /// The scan of `nbr_count` into `nbr_start`.
     pub scan: ScanBinds,
 }
@@ -36,6 +45,7 @@ impl NeighbourKernels {
             count: Kernel::new(ctx, module, "count_candidates", g),
             check: Kernel::new(ctx, module, "check_list", g),
             fill: Kernel::new(ctx, module, "fill", g),
+            walls: Kernel::new(ctx, module, "wall_candidates", &[g[0], &[R], &[R, RW, RW]]),
             finish: Kernel::new(ctx, module, "finish_build", g),
         }
     }
@@ -61,6 +71,10 @@ impl NeighbourKernels {
                     &d.old_index,
                 ],
             ),
+            walls_g1: self.walls.bind(ctx, 1, &[&d.b.pos]),
+            walls_g2: self
+                .walls
+                .bind(ctx, 2, &[&d.walls, &d.wall_near, &d.b.wall_hist]),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -79,6 +93,8 @@ impl NeighbourKernels {
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass);
         dispatch(pass, &self.check, &groups, 1);
         dispatch(pass, &self.fill, &groups, d.n);
+        let wall_groups = [(0, &b.g0), (1, &b.walls_g1), (2, &b.walls_g2)];
+        dispatch(pass, &self.walls, &wall_groups, d.n);
         dispatch(pass, &self.finish, &groups, 1);
     }
 }

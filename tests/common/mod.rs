@@ -185,3 +185,60 @@ pub fn check_linear_restitution(
         );
     }
 }
+
+/// 150 spheres (r 0.4–0.8 mm, soft, e = μ = 0.5) flying at up to 2 m/s in a
+/// 12 mm box of six walls, no gravity: wall contacts start and end all the
+/// time, from every side.
+pub fn walled_box(seed: u64) -> Scene {
+    let l = 0.012;
+    let mut rng = talus::rng::Rng::new(seed);
+    let mut b = SceneBuilder::new("box")
+        .domain([0.0; 3], [l; 3])
+        .gravity([0.0; 3])
+        .dt_auto(0.1)
+        .steps(1)
+        .material(Material {
+            name: "m".into(),
+            density: 2500.0,
+            youngs_modulus: 5e6,
+            poisson_ratio: 0.25,
+            restitution: 0.5,
+            friction: 0.5,
+            rolling_friction: 0.0,
+        });
+    for (k, s) in [
+        (0, 1.0),
+        (1, 1.0),
+        (2, 1.0),
+        (0, -1.0),
+        (1, -1.0),
+        (2, -1.0),
+    ] {
+        let mut normal = [0.0; 3];
+        normal[k] = s;
+        let point = if s > 0.0 { [0.0; 3] } else { [l; 3] };
+        b = b.wall(point, normal, "m");
+    }
+    let mut placed: Vec<([f64; 3], f64)> = Vec::new();
+    while placed.len() < 150 {
+        let r = rng.range(0.0004, 0.0008);
+        let p = [0, 1, 2].map(|_| rng.range(r, l - r));
+        let free = placed.iter().all(|(q, rq)| {
+            let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > r + rq
+        });
+        if free {
+            let v = rng.in_unit_ball().map(|x| 2.0 * x);
+            b = b.particle(p, v, r, "m");
+            placed.push((p, r));
+        }
+    }
+    build(b)
+}
+
+/// Whether a sphere at `x` (xyz, radius) touches the wall (`point`,
+/// unit `normal`).
+pub fn touches_wall(x: [f64; 4], point: [f64; 3], normal: [f64; 3]) -> bool {
+    let d = [0, 1, 2].map(|k| x[k] - point[k]);
+    d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2] < x[3]
+}
