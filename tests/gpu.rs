@@ -682,6 +682,42 @@ fn gpu_wall_candidates_never_miss_a_wall_contact() {
     );
 }
 
+/// Between builds the rebuild kernels (bin, sort, neighbours) launch no
+/// workgroup: the bin stage's `arm_rebuild` leaves the full workgroup
+/// counts in `args` on a step that rebuilds and zeros on the others.
+/// Checked step by step against the rebuild flag each step started with;
+/// every armed step is a build.
+#[test]
+fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
+    let Some(ctx) = test_context() else { return };
+    let scene = walled_box(5);
+    let mut g = GpuBackend::new(&scene, ctx).unwrap();
+    let words = 3 * g.data.arg_sizes.len() as u64;
+    let full: Vec<u32> = g.read_vec(&g.data.full_args, words);
+    assert!(full.iter().all(|&x| x > 0), "full counts {full:?}");
+    let (mut armed, mut idle) = (0u64, 0u64);
+    for _ in 0..200 {
+        let due = g.ctl()[talus::gpu::data::CTL_REBUILD] != 0;
+        g.advance(1).unwrap();
+        let args: Vec<u32> = g.read_vec(&g.data.args, words);
+        if due {
+            assert_eq!(args, full, "step {}: a rebuild step", g.steps_done());
+            armed += 1;
+        } else {
+            assert!(
+                args.iter().all(|&x| x == 0),
+                "step {}: no rebuild, yet {args:?}",
+                g.steps_done()
+            );
+            idle += 1;
+        }
+    }
+    let builds = g.list_stats().builds;
+    println!("{armed} steps armed, {idle} not, {builds} builds");
+    assert_eq!(builds, armed, "armed steps are the builds");
+    assert!(armed >= 3 && idle >= 100, "{armed} armed, {idle} not");
+}
+
 /// Same scene, same adapter: bit-identical final state.
 #[test]
 fn gpu_runs_are_deterministic() {

@@ -185,6 +185,16 @@ pub struct GpuData {
     pub nbr_cap: u64,
     /// Scan of `nbr_count`.
     pub list_scan: Vec<ScanLevel>,
+    /// Workgroup counts of the rebuild kernels' indirect dispatches (bin,
+    /// sort, neighbours), one (x, y, z) per dispatch size: the bin stage's
+    /// `arm_rebuild` copies `full_args` in on a step that rebuilds and
+    /// zeroes them on the others, so those kernels launch no workgroup
+    /// between builds (each used to launch all of its workgroups, to return
+    /// at once: ~20 full dispatches per step).
+    pub args: wgpu::Buffer,
+    pub full_args: wgpu::Buffer,
+    /// The dispatch size (invocations) of each slot of `args`.
+    pub arg_sizes: Vec<u64>,
     pub partials: wgpu::Buffer,
     /// Persistent readback buffer, large enough for the whole state.
     pub staging: wgpu::Buffer,
@@ -226,6 +236,9 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = 16;
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
+
+/// Indirect dispatch arguments, written by a kernel.
+const ARGS: wgpu::BufferUsages = STORAGE.union(wgpu::BufferUsages::INDIRECT);
 
 fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
     // no zero-sized bindings: an empty array gets room for one element of
@@ -311,6 +324,16 @@ pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
 }
 
 impl GpuData {
+    /// Byte offset in `args` of the workgroup counts for `n` invocations.
+    pub fn arg_offset(&self, n: u64) -> u64 {
+        let slot = self
+            .arg_sizes
+            .iter()
+            .position(|&s| s == n)
+            .unwrap_or_else(|| panic!("no rebuild dispatch of size {n}"));
+        12 * slot as u64
+    }
+
     /// Uploads a state. Refuses (naming the limit and the particle count
     /// that fits) when an array exceeds the adapter's largest binding.
     pub fn new(
@@ -366,6 +389,20 @@ impl GpuData {
             .iter()
             .map(|(_, b)| (b * n).next_multiple_of(256))
             .sum();
+        let scan = scan_levels(ctx, n_cells + 1);
+        let list_scan = scan_levels(ctx, n + 1);
+        // every size a rebuild kernel is dispatched over
+        let mut arg_sizes = vec![n, n_cells + 1, n_cells];
+        arg_sizes.extend(scan.iter().chain(&list_scan).map(|l| l.len));
+        let mut seen = std::collections::HashSet::new();
+        arg_sizes.retain(|s| seen.insert(*s));
+        let full_args: Vec<u32> = arg_sizes
+            .iter()
+            .flat_map(|&s| {
+                let (x, y) = super::kernel::groups(s);
+                [x, y, 1]
+            })
+            .collect();
         Ok(GpuData {
             n,
             n_walls,
@@ -393,7 +430,7 @@ impl GpuData {
                 bytemuck::cast_slice(&(0..n as u32).collect::<Vec<u32>>()),
                 STORAGE,
             ),
-            scan: scan_levels(ctx, n_cells + 1),
+            scan,
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
             wall_near: zeroed(ctx, "wall_near", 4 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
@@ -414,7 +451,15 @@ impl GpuData {
             new_at: zeroed(ctx, "new_at", 4 * n),
             old_index: zeroed(ctx, "old_index", 4 * n),
             nbr_cap,
-            list_scan: scan_levels(ctx, n + 1),
+            list_scan,
+            args: init(ctx, "rebuild args", bytemuck::cast_slice(&full_args), ARGS),
+            full_args: init(
+                ctx,
+                "full rebuild args",
+                bytemuck::cast_slice(&full_args),
+                STORAGE,
+            ),
+            arg_sizes,
             partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
             staging: staging(
                 ctx,

@@ -124,6 +124,23 @@ pub fn groups(n: u64) -> (u32, u32) {
     (x as u32, y as u32)
 }
 
+/// Records a dispatch of a rebuild kernel (bin, sort, neighbours) over `n`
+/// invocations, with its workgroup counts taken from `d.args`: zero on a
+/// step that does not rebuild (see `GpuData::args`).
+pub fn dispatch_rebuild(
+    pass: &mut wgpu::ComputePass,
+    k: &Kernel,
+    bgs: &[(u32, &wgpu::BindGroup)],
+    d: &super::data::GpuData,
+    n: u64,
+) {
+    pass.set_pipeline(&k.pipeline);
+    for (g, bg) in bgs {
+        pass.set_bind_group(*g, *bg, &[]);
+    }
+    pass.dispatch_workgroups_indirect(&d.args, d.arg_offset(n));
+}
+
 /// Records one dispatch of `k` over `n` invocations with the bind groups.
 pub fn dispatch(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::BindGroup)], n: u64) {
     pass.set_pipeline(&k.pipeline);

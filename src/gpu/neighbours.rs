@@ -10,7 +10,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, R, RW, U};
+use super::kernel::{dispatch, dispatch_rebuild, Kernel, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
@@ -88,13 +88,13 @@ impl NeighbourKernels {
         d: &GpuData,
     ) {
         let groups = [(0, &b.g0), (1, &b.g1)];
-        dispatch(pass, &self.keep, &groups, d.n);
-        dispatch(pass, &self.count, &groups, d.n);
-        sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass);
+        dispatch_rebuild(pass, &self.keep, &groups, d, d.n);
+        dispatch_rebuild(pass, &self.count, &groups, d, d.n);
+        sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &groups, 1);
-        dispatch(pass, &self.fill, &groups, d.n);
+        dispatch_rebuild(pass, &self.fill, &groups, d, d.n);
         let wall_groups = [(0, &b.g0), (1, &b.walls_g1), (2, &b.walls_g2)];
-        dispatch(pass, &self.walls, &wall_groups, d.n);
+        dispatch_rebuild(pass, &self.walls, &wall_groups, d, d.n);
         dispatch(pass, &self.finish, &groups, 1);
     }
 }

@@ -7,7 +7,7 @@
 use super::bin::{BinBinds, BinKernels};
 use super::context::GpuContext;
 use super::data::{GpuData, ScanLevel};
-use super::kernel::{dispatch, Access, Kernel, R, RW, U};
+use super::kernel::{dispatch_rebuild, Access, Kernel, R, RW, U};
 
 pub struct SortKernels {
     pub scan_block: Kernel,
@@ -138,7 +138,7 @@ impl SortKernels {
 
     /// Scan only (counts → starts), for the integer-stage tests.
     pub fn encode_scan(&self, s: &SortBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        self.encode_scan_levels(&s.common, &s.levels, &d.scan, pass);
+        self.encode_scan_levels(&s.common, &s.levels, &d.scan, pass, d);
     }
 
     /// Any scan: block scans up the levels, then the adds back down.
@@ -148,18 +148,21 @@ impl SortKernels {
         binds: &ScanBinds,
         scan: &[ScanLevel],
         pass: &mut wgpu::ComputePass,
+        d: &GpuData,
     ) {
         for (l, lv) in scan.iter().enumerate() {
-            dispatch(
+            dispatch_rebuild(
                 pass,
                 &self.scan_block,
                 &[(0, common), (1, &binds[l].0)],
+                d,
                 lv.len,
             );
         }
         for l in (0..scan.len()).rev() {
             if let Some(add) = &binds[l].1 {
-                dispatch(pass, &self.scan_add, &[(0, common), (1, add)], scan[l].len);
+                let groups = [(0, common), (1, add)];
+                dispatch_rebuild(pass, &self.scan_add, &groups, d, scan[l].len);
             }
         }
     }
@@ -175,11 +178,18 @@ impl SortKernels {
     ) {
         self.encode_scan(s, pass, d);
         bin.encode_clear(bb, pass, d);
-        dispatch(pass, &self.scatter, &[(0, &s.common), (2, &s.scatter)], d.n);
-        dispatch(
+        dispatch_rebuild(
+            pass,
+            &self.scatter,
+            &[(0, &s.common), (2, &s.scatter)],
+            d,
+            d.n,
+        );
+        dispatch_rebuild(
             pass,
             &self.sort_cells,
             &[(0, &s.common), (2, &s.scatter)],
+            d,
             d.n_cells,
         );
     }
@@ -194,28 +204,32 @@ impl SortKernels {
         d: &GpuData,
     ) {
         self.encode_order(s, bin, bb, pass, d);
-        dispatch(
+        dispatch_rebuild(
             pass,
             &self.reorder_state,
             &[(0, &s.reorder_common), (1, &s.reorder_state)],
+            d,
             d.n,
         );
-        dispatch(
+        dispatch_rebuild(
             pass,
             &self.reorder_history,
             &[(0, &s.reorder_common), (2, &s.reorder_history)],
+            d,
             d.n,
         );
-        dispatch(
+        dispatch_rebuild(
             pass,
             &self.reorder_state,
             &[(0, &s.copy_common), (1, &s.copy_state)],
+            d,
             d.n,
         );
-        dispatch(
+        dispatch_rebuild(
             pass,
             &self.reorder_history,
             &[(0, &s.copy_common), (2, &s.copy_history)],
+            d,
             d.n,
         );
     }
