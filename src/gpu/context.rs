@@ -70,6 +70,13 @@ pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
         .collect()
 }
 
+/// What the step needs of an adapter beyond the WebGPU core: compute
+/// shaders, and indirect dispatch (the rebuild kernels' workgroup counts
+/// are written on the GPU: `GpuData::args`). Every Vulkan, Metal and DX12
+/// adapter has both; some GL ones do not.
+const NEEDED: wgpu::DownlevelFlags =
+    wgpu::DownlevelFlags::COMPUTE_SHADERS.union(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
+
 impl GpuContext {
     /// Picks an adapter: the first whose name contains `filter`
     /// (case-insensitive), else a discrete GPU, else the best other kind
@@ -79,15 +86,11 @@ impl GpuContext {
         let mut adapters: Vec<wgpu::Adapter> =
             pollster::block_on(inst.enumerate_adapters(backends()))
                 .into_iter()
-                .filter(|a| {
-                    a.get_downlevel_capabilities()
-                        .flags
-                        .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
-                })
+                .filter(|a| a.get_downlevel_capabilities().flags.contains(NEEDED))
                 .collect();
         if adapters.is_empty() {
             return Err(GpuError::NoAdapter(
-                "no GPU adapter with compute shaders found (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers for a software one)".into(),
+                "no GPU adapter with compute shaders and indirect dispatch found (install a Vulkan driver, e.g. Debian's mesa-vulkan-drivers for a software one)".into(),
             ));
         }
         adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
