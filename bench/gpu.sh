@@ -1,32 +1,40 @@
 #!/usr/bin/env bash
-# talus bench on a lent GPU machine (the `device` tool), from a release binary
-# built elsewhere (x86_64) and Vulkan loaders carried along:
+# talus bench (and the GPU tests) on a lent GPU machine (the `device` tool),
+# from binaries built here (x86_64) and the Vulkan loader carried along:
 #
-#   here, once:  echo /.gl/ >>.git/info/exclude; mkdir -p .gl /tmp/amd64/partial
-#                o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
-#                apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
-#                cargo build --release
-#   device run:  carry [".gl", "target/release/talus"], command:
+#   here:        bench/gpu_pack.sh   (fills .gl and .carry, both git-ignored)
+#   device run:  carry [".gl", ".carry"], command:
 #                bash bench/gpu.sh 1e5,1e6,4e6,1e7
 #
-# Leaves in $OUT (or .): nvidia-smi.txt, info.txt, bench_gpu.md (the table,
+# Leaves in $OUT (or .): nvidia-smi.txt, info.txt, gpu_tests.txt (the GPU
+# test suite against its CPU twins, on this GPU), bench_gpu.md (the table,
 # with per-stage shares from timestamp queries and the copy bandwidth) and
 # bench_gpu.json. Sizes that do not fit are skipped with the reason.
+# Without .carry it uses target/release/talus and runs no tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${1:-1e5,1e6,4e6,1e7}
 out=${OUT:-.}
-if [ -d .gl ]; then
+if [ -d .gl ] && ! ldconfig -p | grep libvulkan >/dev/null; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
 fi
-if ! ldconfig -p | grep -q libvulkan; then
+if ! ldconfig -p | grep libvulkan >/dev/null; then
   echo "no Vulkan loader (libvulkan1): carry .gl, see the top of this script" >&2
   exit 1
 fi
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1 || true
-target/release/talus info | tee "$out/info.txt"
-target/release/talus bench --backend gpu --sizes "$SIZES" --steps 200 --warmup 200 --repeats 3 \
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+talus=target/release/talus
+[ -x .carry/talus ] && talus=.carry/talus
+"$talus" info | tee "$out/info.txt"
+if [ -x .carry/gpu_tests ]; then
+  # a failing test is reported and the bench still runs
+  TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 >"$out/gpu_tests.txt" 2>&1 ||
+    echo "GPU tests FAILED: see gpu_tests.txt" >&2
+  grep -E "^test result|FAILED|panicked" "$out/gpu_tests.txt" || true
+fi
+"$talus" bench --backend gpu --sizes "$SIZES" --steps 200 --warmup 200 --repeats 3 \
   --json "$out/bench_gpu.json" | tee "$out/bench_gpu.md"

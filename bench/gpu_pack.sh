@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Here, before a device run: packs what bench/gpu.sh needs on the lent GPU
+# machine into two folders git ignores. .gl holds the Vulkan loader (Debian
+# package libvulkan1, for x86_64); .carry holds the release binary and the
+# GPU test binary, stripped (about 8 MB each against 50 MB with debug info:
+# a device call carries 64 MiB at most).
+#
+#   bench/gpu_pack.sh
+#   then one device run: carry [".gl", ".carry"],
+#                        command: bash bench/gpu.sh 1e5,1e6,4e6,1e7
+set -euo pipefail
+cd "$(dirname "$0")/.."
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")"
+for d in .gl .carry; do
+  grep -qx "/$d/" "$exclude" 2>/dev/null || echo "/$d/" >>"$exclude"
+done
+if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+  mkdir -p .gl /tmp/amd64/partial
+  o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
+  apt-get "${o[@]}" update >&2
+  (cd .gl && apt-get "${o[@]}" download libvulkan1 >&2)
+fi
+cargo build --release
+tests=$(cargo test --release --test gpu --no-run --message-format=json 2>/dev/null |
+  python3 -c 'import json, sys
+exe = [m["executable"] for m in map(json.loads, sys.stdin)
+       if m.get("reason") == "compiler-artifact" and m.get("executable")
+       and m["target"]["name"] == "gpu"]
+print(exe[-1])')
+mkdir -p .carry
+strip -o .carry/talus target/release/talus
+strip -o .carry/gpu_tests "$tests"
+du -sh .gl .carry
