@@ -37,8 +37,19 @@ fn backends() -> wgpu::Backends {
     wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY)
 }
 
+/// The instance. wgpu checks the arguments of every indirect dispatch with
+/// a dispatch of its own (one workgroup and two barriers before each of
+/// the ~20 rebuild dispatches a step, `GpuData::args`); ours are the
+/// host's own workgroup counts (`kernel::groups`, within every adapter's
+/// limit) or zero, so the check is off, except on Windows: D3D12 without it
+/// reports `num_workgroups` as 0, which `flat_index` reads.
+/// `WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on.
 fn instance() -> wgpu::Instance {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle().with_env();
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    if !cfg!(windows) {
+        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+    }
+    let mut desc = desc.with_env();
     desc.backends = backends();
     wgpu::Instance::new(desc)
 }
