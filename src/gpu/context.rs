@@ -47,7 +47,8 @@ fn backends() -> wgpu::Backends {
 fn instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     if !cfg!(windows) {
-        desc.flags.remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
+        desc.flags
+            .remove(wgpu::InstanceFlags::VALIDATION_INDIRECT_CALL);
     }
     let mut desc = desc.with_env();
     desc.backends = backends();
