@@ -21,7 +21,7 @@ fn idle() -> bool {
 // First of every step: the full counts on a step that rebuilds, zero on the
 // others, so bin, sort and neighbours launch no workgroup between builds.
 // (Their kernels still test the flag: correctness does not rest on this.)
-@compute @workgroup_size(64)
+@compute @workgroup_size(256)
 fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
     if (k >= arrayLength(&full_args)) { return; }

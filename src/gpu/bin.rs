@@ -2,7 +2,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch_rebuild, Kernel, R, RW, U};
+use super::kernel::{dispatch, dispatch_rebuild, Kernel, R, RW, U};
 
 pub struct BinKernels {
     /// First of every step: the rebuild kernels' workgroup counts.
@@ -44,11 +44,8 @@ impl BinKernels {
     /// Arms the rebuild kernels' dispatches for this step (full or empty,
     /// from the rebuild flag the last integrate left), then bins.
     pub fn encode(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        let words = 3 * d.arg_sizes.len() as u32;
-        pass.set_pipeline(&self.arm.pipeline);
-        pass.set_bind_group(0, &b.group, &[]);
-        pass.set_bind_group(1, &b.arm, &[]);
-        pass.dispatch_workgroups(words.div_ceil(64), 1, 1);
+        let words = 3 * d.arg_sizes.len() as u64;
+        dispatch(pass, &self.arm, &[(0, &b.group), (1, &b.arm)], words);
         self.encode_clear(b, pass, d);
         dispatch_rebuild(pass, &self.bin, &[(0, &b.group)], d, d.n);
     }
