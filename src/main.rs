@@ -419,8 +419,11 @@ fn cmd_info() -> ExitCode {
     if adapters.is_empty() {
         println!("no GPU adapters found (talus runs on the CPU path; for a software Vulkan driver install mesa-vulkan-drivers)");
     }
-    for (info, l) in adapters {
+    for (info, l, lacks) in adapters {
         println!("{}", talus::gpu::context::describe(&info));
+        if let Some(what) = lacks {
+            println!("    not usable by talus: {what}");
+        }
         println!(
             "    max storage binding {} MiB, max buffer {} MiB, storage buffers per stage {}, workgroups per dimension {}, invocations per workgroup {}",
             l.max_storage_buffer_binding_size >> 20,

@@ -73,21 +73,30 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
     )
 }
 
-/// Every adapter wgpu finds, with its limits.
-pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits)> {
+/// Every adapter wgpu finds, with its limits and, for one talus passes
+/// over, what it lacks.
+pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits, Option<&'static str>)> {
     let inst = instance();
     pollster::block_on(inst.enumerate_adapters(backends()))
         .into_iter()
-        .map(|a| (a.get_info(), a.limits()))
+        .map(|a| (a.get_info(), a.limits(), lacks(&a)))
         .collect()
 }
 
-/// What the step needs of an adapter beyond the WebGPU core: compute
-/// shaders, and indirect dispatch (the rebuild kernels' workgroup counts
-/// are written on the GPU: `GpuData::args`). Every Vulkan, Metal and DX12
-/// adapter has both; some GL ones do not.
-const NEEDED: wgpu::DownlevelFlags =
-    wgpu::DownlevelFlags::COMPUTE_SHADERS.union(wgpu::DownlevelFlags::INDIRECT_EXECUTION);
+/// What an adapter lacks of what the step needs beyond the WebGPU core, if
+/// anything: compute shaders, and indirect dispatch (the rebuild kernels'
+/// workgroup counts are written on the GPU: `GpuData::args`). Every Vulkan,
+/// Metal and DX12 adapter has both; some GL ones do not.
+fn lacks(a: &wgpu::Adapter) -> Option<&'static str> {
+    let flags = a.get_downlevel_capabilities().flags;
+    if !flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS) {
+        Some("no compute shaders")
+    } else if !flags.contains(wgpu::DownlevelFlags::INDIRECT_EXECUTION) {
+        Some("no indirect dispatch")
+    } else {
+        None
+    }
+}
 
 impl GpuContext {
     /// Picks an adapter: the first whose name contains `filter`
@@ -98,7 +107,7 @@ impl GpuContext {
         let mut adapters: Vec<wgpu::Adapter> =
             pollster::block_on(inst.enumerate_adapters(backends()))
                 .into_iter()
-                .filter(|a| a.get_downlevel_capabilities().flags.contains(NEEDED))
+                .filter(|a| lacks(a).is_none())
                 .collect();
         if adapters.is_empty() {
             return Err(GpuError::NoAdapter(
