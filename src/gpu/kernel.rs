@@ -134,19 +134,21 @@ pub fn dispatch_rebuild(
     d: &super::data::GpuData,
     n: u64,
 ) {
+    set(pass, k, bgs);
+    pass.dispatch_workgroups_indirect(&d.args, d.arg_offset(n));
+}
+
+/// Sets `k`'s pipeline and the bind groups, ahead of a dispatch.
+fn set(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::BindGroup)]) {
     pass.set_pipeline(&k.pipeline);
     for (g, bg) in bgs {
         pass.set_bind_group(*g, *bg, &[]);
     }
-    pass.dispatch_workgroups_indirect(&d.args, d.arg_offset(n));
 }
 
 /// Records one dispatch of `k` over `n` invocations with the bind groups.
 pub fn dispatch(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::BindGroup)], n: u64) {
-    pass.set_pipeline(&k.pipeline);
-    for (g, bg) in bgs {
-        pass.set_bind_group(*g, *bg, &[]);
-    }
+    set(pass, k, bgs);
     let (x, y) = groups(n);
     pass.dispatch_workgroups(x, y, 1);
 }
