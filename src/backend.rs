@@ -1,8 +1,87 @@
-//! What the run driver needs from a backend (CPU reference or GPU).
+//! What the run driver needs from a backend (CPU reference or GPU), and
+//! the result types both backends share: the stages of a step
+//! ([`Stage`]), energies ([`Diagnostics`]), errors ([`RunError`]) and the
+//! limits a run stops at. Both `cpu/` and `gpu/` import this file; it
+//! imports neither.
 
-use crate::cpu::Diagnostics;
 use crate::state::Particles;
 use std::fmt;
+
+/// Overlap / smaller radius above which a run stops (both backends; the
+/// GPU gets it through `Params`).
+pub const MAX_OVERLAP_RATIO: f64 = 0.5;
+
+/// The stages of a step, in order, with their names: the CPU's stage
+/// timers, the GPU's timestamp passes and the benchmark's columns all use
+/// this one list. Bin, sort and neighbours run only on the steps that
+/// rebuild the neighbour list; diagnostics only when an energy row is due
+/// (it is not part of [`Stage::STEP`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Bin,
+    Sort,
+    Neighbours,
+    Contacts,
+    Integrate,
+    Diagnostics,
+}
+
+impl Stage {
+    /// The stages every step runs, in order.
+    pub const STEP: [Stage; 5] = [
+        Stage::Bin,
+        Stage::Sort,
+        Stage::Neighbours,
+        Stage::Contacts,
+        Stage::Integrate,
+    ];
+
+    /// The stage's module name (`src/cpu/<name>.rs`, `src/gpu/<name>.rs`,
+    /// `shaders/<name>.wgsl`), also its timer and pass label.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Stage::Bin => "bin",
+            Stage::Sort => "sort",
+            Stage::Neighbours => "neighbours",
+            Stage::Contacts => "contacts",
+            Stage::Integrate => "integrate",
+            Stage::Diagnostics => "diagnostics",
+        }
+    }
+
+    /// Position in [`Stage::STEP`] (diagnostics: past the end).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Seconds per stage of [`Stage::STEP`], in its order.
+pub type StageTimes = [f64; Stage::STEP.len()];
+
+/// Totals at one instant (J unless noted).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct Diagnostics {
+    pub kinetic_translational: f64,
+    pub kinetic_rotational: f64,
+    /// -Σ m g·x (zero at the origin).
+    pub potential: f64,
+    pub elastic: f64,
+    pub dissipated: f64,
+    /// m/s
+    pub max_speed: f64,
+}
+
+impl Diagnostics {
+    /// Total mechanical energy plus what was dissipated: constant in an
+    /// exact integration.
+    pub fn total(&self) -> f64 {
+        self.kinetic_translational
+            + self.kinetic_rotational
+            + self.potential
+            + self.elastic
+            + self.dissipated
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum RunErrorKind {
@@ -43,7 +122,7 @@ impl fmt::Display for RunError {
             RunErrorKind::Overlap { ratio } => write!(
                 f,
                 "overlap reached {ratio:.3} of the smaller radius (limit {}): dt too large, material too soft or particles too fast",
-                crate::cpu::MAX_OVERLAP_RATIO
+                MAX_OVERLAP_RATIO
             ),
         }
     }
@@ -78,4 +157,11 @@ pub struct ListStats {
     /// Contacts now: list entries with tangential history (each pair
     /// counted twice) plus particle–wall contacts.
     pub contacts: u64,
+}
+
+/// History entries in use (a contact has non-zero history): how both
+/// backends count contacts for [`ListStats`].
+pub fn contacts_in<T: bytemuck::Pod + Default + PartialEq>(hist: &[[T; 4]]) -> u64 {
+    let zero = [T::default(); 4];
+    hist.iter().filter(|h| **h != zero).count() as u64
 }

@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::backend::Backend;
+use talus::backend::Stage;
 use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow, BED_WALLS};
-use talus::cpu::{CpuBackend, STAGES};
+use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
 
@@ -138,7 +139,7 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     b.advance(o.warmup).ok();
     let before = b.st.stage_seconds;
     let res = measure(&mut b, 0, o.steps, o.repeats);
-    let spent: Vec<f64> = (0..STAGES.len())
+    let spent: Vec<f64> = (0..Stage::STEP.len())
         .map(|k| b.st.stage_seconds[k] - before[k])
         .collect();
     let total: f64 = spent.iter().sum();
@@ -151,10 +152,10 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         BED_WALLS,
         (timing.candidates / n as f64).ceil() as usize,
     ) as u64;
-    let stages = STAGES
+    let stages = Stage::STEP
         .iter()
         .zip(&spent)
-        .map(|(s, t)| (s.to_string(), t / total))
+        .map(|(s, t)| (s.name().to_string(), t / total))
         .collect();
     measured_row(
         "cpu",
@@ -190,10 +191,10 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();
-            talus::gpu::GPU_STAGES
+            Stage::STEP
                 .iter()
                 .zip(t)
-                .map(|(s, x)| (s.to_string(), x / total))
+                .map(|(s, x)| (s.name().to_string(), x / total))
                 .collect()
         }
         None => Vec::new(),

@@ -2,8 +2,7 @@
 //! `final.csv` and `summary.json`, and shows progress. Backend-agnostic: it
 //! only reads back at output intervals.
 
-use crate::backend::{Backend, RunError};
-use crate::cpu::Diagnostics;
+use crate::backend::{Backend, Diagnostics, RunError};
 use crate::io::{csv, vtk};
 use crate::scene::{ParticleInit, Scene};
 use crate::state::Particles;

@@ -28,6 +28,18 @@
 use crate::scene::Scene;
 use bytemuck::Pod;
 
+/// Neighbour-list entries (both paths; `HAS_HISTORY` and `INDEX` in
+/// `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
+/// Flag bit of a list entry: the entry's pair history is non-zero (the
+/// pair was in contact at the last step). Contacts read the history only
+/// of flagged entries, and clear history and flag when a contact ends;
+/// without it they read 32 bytes (CPU) per candidate to find the 1 in 8
+/// with history, and the GPU wrote 16 bytes of zero per candidate each
+/// step. Particle indices stay below 2³¹.
+pub const HAS_HISTORY: u32 = 1 << 31;
+/// The partner's index in a list entry.
+pub const INDEX: u32 = !HAS_HISTORY;
+
 /// A particle's motion as its contact partners read it, packed so that a
 /// contact touches one 128-byte block (f64; 64 bytes in f32) of its
 /// partner instead of six arrays (velocity, spin, the previous force and

@@ -47,7 +47,8 @@ fn strip(src: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == 'r' && (next == '"' || next == '#') && !ident_char(b.get(i.wrapping_sub(1))) {
+        } else if c == 'r' && (next == '"' || next == '#') && !ident_char(b.get(i.wrapping_sub(1)))
+        {
             // raw string r#"…"#
             let mut j = i + 1;
             let mut hashes = 0;
@@ -181,7 +182,11 @@ fn files() -> Vec<File> {
     paths
         .into_iter()
         .map(|p| {
-            let rel = p.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = p
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             let mut module = vec!["crate".to_string()];
             if lib_bins.contains(&rel) {
                 module = vec![format!("bin:{rel}")];
@@ -218,7 +223,16 @@ fn bin_files() -> BTreeSet<String> {
 /// Items a file defines (any visibility): the names a path may end in.
 fn defined(toks: &[Tok]) -> BTreeSet<String> {
     let kinds = [
-        "struct", "enum", "fn", "const", "type", "trait", "static", "union", "mod", "macro_rules",
+        "struct",
+        "enum",
+        "fn",
+        "const",
+        "type",
+        "trait",
+        "static",
+        "union",
+        "mod",
+        "macro_rules",
     ];
     let mut out = BTreeSet::new();
     for w in toks.windows(2) {
@@ -234,22 +248,50 @@ fn defined(toks: &[Tok]) -> BTreeSet<String> {
 /// Use trees of a file, expanded to full paths (as written: relative
 /// segments unresolved), each with whether it is `pub` (a re-export) and
 /// whether it ends in a glob. Also the inline paths outside `use`.
+/// Each path comes with the inline modules (`mod tests { … }`) it stands
+/// in, which `super` and `self` are relative to.
 struct Paths {
-    uses: Vec<(Vec<String>, bool, bool)>,
-    inline: Vec<Vec<String>>,
+    uses: Vec<(Vec<String>, bool, bool, Vec<String>)>,
+    inline: Vec<(Vec<String>, Vec<String>)>,
 }
 
 fn paths(toks: &[Tok]) -> Paths {
     let mut uses = Vec::new();
     let mut inline = Vec::new();
+    // open inline modules: (name, brace depth inside it)
+    let mut mods: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
     let mut i = 0;
     while i < toks.len() {
+        let here: Vec<String> = mods.iter().map(|(m, _)| m.clone()).collect();
+        match &toks[i] {
+            Tok::Punct('{') => {
+                depth += 1;
+                let opens_mod = i >= 2
+                    && toks[i - 2] == Tok::Ident("mod".into())
+                    && matches!(toks[i - 1], Tok::Ident(_));
+                if opens_mod {
+                    if let Tok::Ident(name) = &toks[i - 1] {
+                        mods.push((name.clone(), depth));
+                    }
+                }
+            }
+            Tok::Punct('}') => {
+                if mods.last().is_some_and(|(_, d)| *d == depth) {
+                    mods.pop();
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
         if toks[i] == Tok::Ident("use".into()) {
             let public = i > 0
                 && (toks[i - 1] == Tok::Ident("pub".into()) || toks[i - 1] == Tok::Punct(')'));
-            let end = (i..toks.len()).find(|&k| toks[k] == Tok::Punct(';')).unwrap();
+            let end = (i..toks.len())
+                .find(|&k| toks[k] == Tok::Punct(';'))
+                .unwrap();
             expand(&toks[i + 1..end], &mut Vec::new(), &mut |p, glob| {
-                uses.push((p, public, glob))
+                uses.push((p, public, glob, here.clone()))
             });
             i = end + 1;
             continue;
@@ -268,7 +310,7 @@ fn paths(toks: &[Tok]) -> Paths {
                         _ => break,
                     }
                 }
-                inline.push(p);
+                inline.push((p, here));
                 i = k;
                 continue;
             }
@@ -349,9 +391,9 @@ impl Tree {
         t.reexports = (0..t.files.len())
             .map(|k| {
                 let mut m = BTreeMap::new();
-                for (p, public, glob) in paths(&t.files[k].toks).uses {
+                for (p, public, glob, within) in paths(&t.files[k].toks).uses {
                     if public && !glob {
-                        let abs = t.absolute(k, &p);
+                        let abs = t.absolute(k, &within, &p);
                         m.insert(p.last().unwrap().clone(), abs);
                     }
                 }
@@ -363,8 +405,10 @@ impl Tree {
 
     /// A path as written in file `k`, made absolute (`crate::…`), or
     /// empty when it names something outside the crate.
-    fn absolute(&self, k: usize, p: &[String]) -> Vec<String> {
-        let here = &self.files[k].module;
+    fn absolute(&self, k: usize, within: &[String], p: &[String]) -> Vec<String> {
+        let mut here = self.files[k].module.clone();
+        here.extend(within.iter().cloned());
+        let here = &here;
         let is_bin = here[0].starts_with("bin:");
         let mut out: Vec<String>;
         let mut rest = p;
@@ -400,7 +444,11 @@ impl Tree {
                 if self.by_module.contains_key(&child) {
                     out = child;
                     rest = &p[1..];
-                } else if is_bin && self.by_module.contains_key(&vec![format!("bin:{first}.rs")]) {
+                } else if is_bin
+                    && self
+                        .by_module
+                        .contains_key(&vec![format!("bin:{first}.rs")])
+                {
                     out = vec![format!("bin:{first}.rs")];
                     rest = &p[1..];
                 } else {
@@ -448,11 +496,11 @@ impl Tree {
                 let all = ps
                     .uses
                     .iter()
-                    .map(|(p, _, glob)| (p.clone(), *glob))
-                    .chain(ps.inline.iter().map(|p| (p.clone(), false)));
+                    .map(|(p, _, glob, w)| (p.clone(), *glob, w.clone()))
+                    .chain(ps.inline.iter().map(|(p, w)| (p.clone(), false, w.clone())));
                 let mut out = BTreeSet::new();
-                for (p, glob) in all {
-                    let abs = self.absolute(k, &p);
+                for (p, glob, within) in all {
+                    let abs = self.absolute(k, &within, &p);
                     let t = if glob {
                         self.by_module.get(&abs).copied()
                     } else {
@@ -637,5 +685,8 @@ fn every_declared_dependency_is_used() {
             }
         }
     }
-    assert!(unused.is_empty(), "declared in Cargo.toml but not used: {unused:?}");
+    assert!(
+        unused.is_empty(),
+        "declared in Cargo.toml but not used: {unused:?}"
+    );
 }

@@ -6,12 +6,14 @@ mod common;
 use common::*;
 use std::collections::HashMap;
 use talus::backend::Backend;
-use talus::cpu::neighbours::{flag_mismatch, INDEX};
+use talus::backend::Stage;
+use talus::cpu::neighbours::flag_mismatch;
 use talus::cpu::{CpuBackend, Step};
 use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListInit};
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
+use talus::state::INDEX;
 use talus::state::{convert_motion, Motion, Particles};
 
 /// f64 state rounded through f32, so CPU and GPU start from the same values.
@@ -283,8 +285,8 @@ fn gpu_one_step_forces_match_cpu() {
         let g = gpu_from_cpu(&mut st, &scene, ctx);
         // bin, sort, neighbours (the first step rebuilds), contacts
         g.submit("one step", |pass| {
-            for k in 0..4 {
-                g.encode_stage(k, pass);
+            for s in &Stage::STEP[..4] {
+                g.encode_stage(*s, pass);
             }
         });
         let n = g.data.n;
@@ -345,8 +347,8 @@ fn gpu_neighbour_list_matches_cpu() {
     };
     let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
     g.submit("build", |pass| {
-        for k in 0..3 {
-            g.encode_stage(k, pass);
+        for s in &Stage::STEP[..3] {
+            g.encode_stage(*s, pass);
         }
     });
     let n = g.data.n as usize;

@@ -5,12 +5,14 @@ mod common;
 use common::*;
 use std::collections::BTreeSet;
 use talus::backend::{Backend, RunErrorKind};
-use talus::cpu::contacts::{self, pair_law, Body};
-use talus::cpu::neighbours::{flag_mismatch, INDEX};
+use talus::cpu::contacts;
+use talus::cpu::law::{pair_law, Body};
+use talus::cpu::neighbours::flag_mismatch;
 use talus::cpu::{CpuBackend, Step};
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Domain, Material, SceneBuilder};
+use talus::state::INDEX;
 
 /// Hertz head-on impact of two glass spheres (e = 1, μ = 0): contact time,
 /// maximum overlap and maximum force within 1 % of Hertz theory, rebound

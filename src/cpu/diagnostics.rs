@@ -6,32 +6,8 @@
 //! sequentially in index order so the result does not depend on the
 //! thread count.
 
-use super::Step;
-
-/// Totals at one instant (J unless noted).
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct Diagnostics {
-    pub kinetic_translational: f64,
-    pub kinetic_rotational: f64,
-    /// -Σ m g·x (zero at the origin).
-    pub potential: f64,
-    pub elastic: f64,
-    pub dissipated: f64,
-    /// m/s
-    pub max_speed: f64,
-}
-
-impl Diagnostics {
-    /// Total mechanical energy plus what was dissipated: constant in an
-    /// exact integration.
-    pub fn total(&self) -> f64 {
-        self.kinetic_translational
-            + self.kinetic_rotational
-            + self.potential
-            + self.elastic
-            + self.dissipated
-    }
-}
+use super::data::Step;
+use crate::backend::Diagnostics;
 
 pub fn diagnostics(st: &Step) -> Diagnostics {
     let dt = st.law.dt;

@@ -24,7 +24,7 @@
 //! now moved more than skin / 2 from where the neighbour list was built
 //! (then the next step rebuilds it).
 
-use super::Step;
+use super::data::Step;
 use rayon::prelude::*;
 
 /// What integrate reports.

@@ -24,19 +24,11 @@
 //! every wall), and reads and writes only their history. The GPU's twin is
 //! the `wall_candidates` kernel.
 
+use super::data::WallData;
 use crate::grid::Grid;
+use crate::state::{HAS_HISTORY, INDEX};
 use bytemuck::Pod;
 use rayon::prelude::*;
-
-/// Flag bit of a list entry: the entry's pair history is non-zero (the
-/// pair was in contact at the last step). Contacts read the history only
-/// of flagged entries, and clear history and flag when a contact ends;
-/// without it they read 32 bytes (CPU) per candidate to find the 1 in 8
-/// with history, and the GPU wrote 16 bytes of zero per candidate each
-/// step. Particle indices stay below 2³¹.
-pub const HAS_HISTORY: u32 = 1 << 31;
-/// The partner's index in a list entry.
-pub const INDEX: u32 = !HAS_HISTORY;
 
 /// The first list entry whose [`HAS_HISTORY`] flag disagrees with its
 /// history (flag set ⇔ history non-zero), if any.
@@ -219,7 +211,7 @@ pub fn displacement2(grid: &Grid, reference: [f64; 3], pos: [f64; 3]) -> f64 {
 /// skips the wall until the next build.
 pub fn wall_candidates(
     pos_rad: &[[f64; 4]],
-    walls: &[super::WallData],
+    walls: &[WallData],
     skin: f64,
     near: &mut [u32],
     wall_hist: &mut [[f64; 4]],

@@ -38,7 +38,12 @@ impl BinKernels {
 
     /// Zeroes the counts (used again by the sort as the scatter cursor).
     pub fn encode_clear(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch_rebuild(pass, &self.clear, &[(0, &b.group)], d, d.n_cells + 1);
+        dispatch_rebuild(
+            pass,
+            &self.clear,
+            &[(0, &b.group)],
+            d.rebuild_args(d.n_cells + 1),
+        );
     }
 
     /// Arms the rebuild kernels' dispatches for this step (full or empty,
@@ -47,6 +52,6 @@ impl BinKernels {
         let words = 3 * d.arg_sizes.len() as u64;
         dispatch(pass, &self.arm, &[(0, &b.group), (1, &b.arm)], words);
         self.encode_clear(b, pass, d);
-        dispatch_rebuild(pass, &self.bin, &[(0, &b.group)], d, d.n);
+        dispatch_rebuild(pass, &self.bin, &[(0, &b.group)], d.rebuild_args(d.n));
     }
 }

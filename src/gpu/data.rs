@@ -325,6 +325,12 @@ pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
 
 impl GpuData {
     /// Byte offset in `args` of the workgroup counts for `n` invocations.
+    /// The indirect arguments of a rebuild dispatch over `n` invocations:
+    /// (buffer, byte offset), for `kernel::dispatch_rebuild`.
+    pub fn rebuild_args(&self, n: u64) -> (&wgpu::Buffer, u64) {
+        (&self.args, self.arg_offset(n))
+    }
+
     pub fn arg_offset(&self, n: u64) -> u64 {
         let slot = self
             .arg_sizes

@@ -124,18 +124,18 @@ pub fn groups(n: u64) -> (u32, u32) {
     (x as u32, y as u32)
 }
 
-/// Records a dispatch of a rebuild kernel (bin, sort, neighbours) over `n`
-/// invocations, with its workgroup counts taken from `d.args`: zero on a
-/// step that does not rebuild (see `GpuData::args`).
+/// Records a dispatch of a rebuild kernel (bin, sort, neighbours) with its
+/// workgroup counts read from `args` = (buffer, byte offset): zero on a
+/// step that does not rebuild (`GpuData::rebuild_args` gives the slot of a
+/// dispatch size).
 pub fn dispatch_rebuild(
     pass: &mut wgpu::ComputePass,
     k: &Kernel,
     bgs: &[(u32, &wgpu::BindGroup)],
-    d: &super::data::GpuData,
-    n: u64,
+    args: (&wgpu::Buffer, u64),
 ) {
     set(pass, k, bgs);
-    pass.dispatch_workgroups_indirect(&d.args, d.arg_offset(n));
+    pass.dispatch_workgroups_indirect(args.0, args.1);
 }
 
 /// Sets `k`'s pipeline and the bind groups, ahead of a dispatch.

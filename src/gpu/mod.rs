@@ -16,8 +16,10 @@ pub mod neighbours;
 pub mod shaders;
 pub mod sort;
 
-use crate::backend::{Backend, RunError, RunErrorKind};
-use crate::cpu::{Diagnostics, MAX_OVERLAP_RATIO};
+use crate::backend::{
+    contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage, StageTimes,
+    MAX_OVERLAP_RATIO,
+};
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
@@ -237,26 +239,28 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
     }
 
-    /// Records one whole step. Bin, sort and neighbours are always
-    /// recorded; their kernels return at once unless this step rebuilds
-    /// (the decision stays on the GPU: no round trip).
+    /// Records one whole step: the stages of [`Stage::STEP`]. Bin, sort
+    /// and neighbours are always recorded; their kernels launch no
+    /// workgroup unless this step rebuilds (the decision stays on the GPU:
+    /// no round trip).
     pub fn encode_step(&self, pass: &mut wgpu::ComputePass) {
-        for k in 0..GPU_STAGES.len() {
-            self.encode_stage(k, pass);
+        for s in Stage::STEP {
+            self.encode_stage(s, pass);
         }
     }
 
-    /// Records stage `k` of [`GPU_STAGES`].
-    pub fn encode_stage(&self, k: usize, pass: &mut wgpu::ComputePass) {
+    /// Records stage `s`.
+    pub fn encode_stage(&self, s: Stage, pass: &mut wgpu::ComputePass) {
         let (p, b, d) = (&self.pipes, &self.binds, &self.data);
-        match k {
-            0 => p.bin.encode(&b.bin, pass, d),
-            1 => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
-            2 => p
+        match s {
+            Stage::Bin => p.bin.encode(&b.bin, pass, d),
+            Stage::Sort => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
+            Stage::Neighbours => p
                 .neighbours
                 .encode(&b.neighbours, &p.sort, &b.sort, pass, d),
-            3 => p.contacts.encode(&b.contacts, pass, d),
-            _ => p.integrate.encode(&b.integrate, pass, d),
+            Stage::Contacts => p.contacts.encode(&b.contacts, pass, d),
+            Stage::Integrate => p.integrate.encode(&b.integrate, pass, d),
+            Stage::Diagnostics => p.diagnostics.encode(&b.diagnostics, pass, d),
         }
     }
 
@@ -358,15 +362,13 @@ impl GpuBackend {
     }
 }
 
-/// Stage names of [`GpuBackend::profile_stages`].
-pub const GPU_STAGES: [&str; 5] = ["bin", "sort", "neighbours", "contacts", "integrate"];
-
 impl GpuBackend {
     /// Runs `steps` steps with each stage in its own timestamped pass and
-    /// returns GPU seconds per stage, or None without timestamp queries.
+    /// returns GPU seconds per stage of [`Stage::STEP`], or None without
+    /// timestamp queries.
     /// (Separate passes cost a little more than the fused run; use it for
     /// shares, and `advance` for throughput.)
-    pub fn profile_stages(&mut self, steps: u32) -> Option<[f64; 5]> {
+    pub fn profile_stages(&mut self, steps: u32) -> Option<StageTimes> {
         if !self
             .ctx
             .device
@@ -375,7 +377,7 @@ impl GpuBackend {
         {
             return None;
         }
-        let per = 2 * GPU_STAGES.len() as u32;
+        let per = 2 * Stage::STEP.len() as u32;
         let n_q = per * steps;
         let qs = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("stage timestamps"),
@@ -390,24 +392,24 @@ impl GpuBackend {
         });
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for step in 0..steps {
-            for (k, name) in GPU_STAGES.iter().enumerate() {
+            for (k, s) in Stage::STEP.into_iter().enumerate() {
                 let q = per * step + 2 * k as u32;
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(name),
+                    label: Some(s.name()),
                     timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
                         query_set: &qs,
                         beginning_of_pass_write_index: Some(q),
                         end_of_pass_write_index: Some(q + 1),
                     }),
                 });
-                self.encode_stage(k, &mut pass);
+                self.encode_stage(s, &mut pass);
             }
         }
         enc.resolve_query_set(&qs, 0..n_q, &resolve, 0);
         self.ctx.queue.submit([enc.finish()]);
         let ticks: Vec<u64> = self.read_vec(&resolve, n_q as u64);
         let period = self.ctx.queue.get_timestamp_period() as f64 * 1e-9;
-        let mut out = [0.0; 5];
+        let mut out = StageTimes::default();
         let per = per as usize;
         for step in 0..steps as usize {
             for (k, o) in out.iter_mut().enumerate() {
@@ -520,10 +522,8 @@ impl Backend for GpuBackend {
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
-        self.submit("diagnostics", |pass| {
-            self.pipes
-                .diagnostics
-                .encode(&self.binds.diagnostics, pass, &self.data)
+        self.submit(Stage::Diagnostics.name(), |pass| {
+            self.encode_stage(Stage::Diagnostics, pass)
         });
         let groups = self.data.n.div_ceil(256);
         let partials: Vec<[f32; 8]> = self.read_vec(&self.data.partials, groups);
@@ -559,17 +559,17 @@ impl Backend for GpuBackend {
         self.steps
     }
 
-    fn list_stats(&mut self) -> crate::backend::ListStats {
+    fn list_stats(&mut self) -> ListStats {
         let c = self.ctl();
         let d = &self.data;
         let len = c[data::CTL_LIST_LEN] as u64;
         // two reads: the staging buffer holds either, not always both
         let pairs: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
         let walls: Vec<[f32; 4]> = self.read_vec(&d.b.wall_hist, d.n_walls * d.n);
-        crate::backend::ListStats {
+        ListStats {
             builds: c[data::CTL_BUILDS] as u64,
             entries: len,
-            contacts: crate::cpu::contacts_in(&pairs) + crate::cpu::contacts_in(&walls),
+            contacts: contacts_in(&pairs) + contacts_in(&walls),
         }
     }
 }

@@ -88,13 +88,13 @@ impl NeighbourKernels {
         d: &GpuData,
     ) {
         let groups = [(0, &b.g0), (1, &b.g1)];
-        dispatch_rebuild(pass, &self.keep, &groups, d, d.n);
-        dispatch_rebuild(pass, &self.count, &groups, d, d.n);
+        dispatch_rebuild(pass, &self.keep, &groups, d.rebuild_args(d.n));
+        dispatch_rebuild(pass, &self.count, &groups, d.rebuild_args(d.n));
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &groups, 1);
-        dispatch_rebuild(pass, &self.fill, &groups, d, d.n);
+        dispatch_rebuild(pass, &self.fill, &groups, d.rebuild_args(d.n));
         let wall_groups = [(0, &b.g0), (1, &b.walls_g1), (2, &b.walls_g2)];
-        dispatch_rebuild(pass, &self.walls, &wall_groups, d, d.n);
+        dispatch_rebuild(pass, &self.walls, &wall_groups, d.rebuild_args(d.n));
         dispatch(pass, &self.finish, &groups, 1);
     }
 }

@@ -155,14 +155,13 @@ impl SortKernels {
                 pass,
                 &self.scan_block,
                 &[(0, common), (1, &binds[l].0)],
-                d,
-                lv.len,
+                d.rebuild_args(lv.len),
             );
         }
         for l in (0..scan.len()).rev() {
             if let Some(add) = &binds[l].1 {
                 let groups = [(0, common), (1, add)];
-                dispatch_rebuild(pass, &self.scan_add, &groups, d, scan[l].len);
+                dispatch_rebuild(pass, &self.scan_add, &groups, d.rebuild_args(scan[l].len));
             }
         }
     }
@@ -182,15 +181,13 @@ impl SortKernels {
             pass,
             &self.scatter,
             &[(0, &s.common), (2, &s.scatter)],
-            d,
-            d.n,
+            d.rebuild_args(d.n),
         );
         dispatch_rebuild(
             pass,
             &self.sort_cells,
             &[(0, &s.common), (2, &s.scatter)],
-            d,
-            d.n_cells,
+            d.rebuild_args(d.n_cells),
         );
     }
 
@@ -208,29 +205,25 @@ impl SortKernels {
             pass,
             &self.reorder_state,
             &[(0, &s.reorder_common), (1, &s.reorder_state)],
-            d,
-            d.n,
+            d.rebuild_args(d.n),
         );
         dispatch_rebuild(
             pass,
             &self.reorder_history,
             &[(0, &s.reorder_common), (2, &s.reorder_history)],
-            d,
-            d.n,
+            d.rebuild_args(d.n),
         );
         dispatch_rebuild(
             pass,
             &self.reorder_state,
             &[(0, &s.copy_common), (1, &s.copy_state)],
-            d,
-            d.n,
+            d.rebuild_args(d.n),
         );
         dispatch_rebuild(
             pass,
             &self.reorder_history,
             &[(0, &s.copy_common), (2, &s.copy_history)],
-            d,
-            d.n,
+            d.rebuild_args(d.n),
         );
     }
 }

@@ -1,0 +1,86 @@
+//! The CPU path's data: the step's parameters and arrays ([`Step`]) and
+//! its work arrays ([`Work`]). The stages take a `&mut Step` (or the
+//! arrays they need); the driver that runs them in order is `step.rs`.
+
+use super::law::LawParams;
+use crate::backend::StageTimes;
+use crate::grid::Grid;
+use crate::pair::PairTable;
+use crate::state::{Motion, Particles};
+
+/// A wall as the stages see it (unit normal).
+#[derive(Debug, Clone, Copy)]
+pub struct WallData {
+    pub point: [f64; 3],
+    pub normal: [f64; 3],
+    pub material: u32,
+}
+
+/// Work arrays, allocated once.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    pub keys: Vec<u32>,
+    pub counts: Vec<u32>,
+    pub starts: Vec<u32>,
+    pub order: Vec<u32>,
+    /// xyz force; w = elastic energy share of the particle's contacts
+    /// (this step's until the next contact stage: diagnostics read it).
+    pub force: Vec<[f64; 4]>,
+    /// xyz torque; w = energy dissipated this step (share).
+    pub torque: Vec<[f64; 4]>,
+    /// What contacts read of a partner ([`Motion`]), written by integrate:
+    /// integration state too (v(n−½)), so it moves with its particle in
+    /// the sort.
+    pub motion: Vec<Motion<f64>>,
+    /// Neighbour list (CSR): candidates of particle i are
+    /// `nbr[nbr_start[i]..nbr_start[i + 1]]` (index, and the
+    /// `neighbours::HAS_HISTORY` flag in the top bit); `nbr_count` is the
+    /// first pass.
+    pub nbr_count: Vec<u32>,
+    pub nbr_start: Vec<u32>,
+    pub nbr: Vec<u32>,
+    /// Tangential history of each entry's pair (ξ xyz, k_t; zero: no
+    /// contact), in the pair's canonical orientation.
+    pub nbr_hist: Vec<[f64; 4]>,
+    /// The previous list during a build (swapped out of the above): the
+    /// source of the history it moves over; `new_at[o]` is where the
+    /// particle that stood at `o` in the previous order stands now.
+    pub old_start: Vec<u32>,
+    pub old_nbr: Vec<u32>,
+    pub old_hist: Vec<[f64; 4]>,
+    pub new_at: Vec<u32>,
+    /// Each chunk's candidates during a build (see `neighbours::build`).
+    pub build_chunks: Vec<Vec<u32>>,
+    /// Positions at the last build of the list (the rebuild test).
+    pub pos_ref: Vec<[f64; 3]>,
+    /// The walls each particle can reach until the next build (bit w;
+    /// walls past the 32nd always tested), found at the build
+    /// (`neighbours::wall_candidates`); empty: every wall.
+    pub wall_near: Vec<u32>,
+    /// Target of the rebuild's permutation (swapped with the state).
+    pub scratch: Option<Particles<f64>>,
+    pub scratch_motion: Vec<Motion<f64>>,
+}
+
+/// Everything one step needs: parameters (built once) and data.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub grid: Grid,
+    pub law: LawParams,
+    pub gravity: [f64; 3],
+    pub pairs: PairTable,
+    pub walls: Vec<WallData>,
+    pub particles: Particles<f64>,
+    pub work: Work,
+    pub step: u64,
+    /// Largest overlap ratio seen in the run so far.
+    pub max_overlap_ratio: f64,
+    /// Verlet skin of the neighbour list (m).
+    pub skin: f64,
+    /// The next step rebuilds the neighbour list (bin, sort, neighbours).
+    pub rebuild: bool,
+    /// Neighbour-list builds so far.
+    pub builds: u64,
+    /// Wall time spent per stage of [`crate::backend::Stage::STEP`] so far.
+    pub stage_seconds: StageTimes,
+}

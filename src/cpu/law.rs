@@ -1,0 +1,521 @@
+//! The contact law of one pair, the CPU twin of `shaders/law.wgsl`:
+//! Hertz–Mindlin (LIGGGHTS' damping) or linear spring–dashpot, normal and
+//! tangential with history, Coulomb sliding and rolling resistance, with
+//! the energy it stores and dissipates. A wall is a partner of infinite
+//! radius and zero inverse mass and inertia.
+//!
+//! The law is one generic function over `W` lanes ([`law`]), branch-free
+//! (each branch computed in every lane and selected), so the contact stage
+//! runs four contacts at a time and [`pair_law`] is the same law on one
+//! lane: a contact's bits do not depend on its lane or on the others.
+//! `tests/gpu.rs` (`gpu_law_matches_cpu_law_in_every_branch`) evaluates
+//! random contacts through every branch on the GPU against this file.
+
+use super::lanes::{self, L, V};
+use crate::pair::PairParams;
+use crate::scene::ContactModel;
+use crate::state::Motion;
+
+pub type V3 = [f64; 3];
+
+#[inline]
+pub fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+#[inline]
+pub fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+#[inline]
+pub fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+#[inline]
+pub fn scale(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+#[inline]
+pub fn xyz(a: [f64; 4]) -> V3 {
+    [a[0], a[1], a[2]]
+}
+
+/// One side of a contact.
+#[derive(Debug, Clone, Copy)]
+pub struct Body {
+    /// Predicted full-step velocities v*(n), ω*(n): damping and friction.
+    pub vel: V3,
+    pub omega: V3,
+    /// Half-step velocities v(n−½), ω(n−½) — the ones that moved the
+    /// positions to x(n) — for the slip increment of the tangential spring
+    /// (with v* the history drifted at first order in dt).
+    pub vel_half: V3,
+    pub omega_half: V3,
+    /// Radius; ∞ for a wall.
+    pub radius: f64,
+    /// 1/m; 0 for a wall.
+    pub inv_mass: f64,
+    /// 1/I; 0 for a wall.
+    pub inv_inertia: f64,
+}
+
+/// Model constants of the step that the law needs.
+#[derive(Debug, Clone, Copy)]
+pub struct LawParams {
+    pub model: ContactModel,
+    pub dt: f64,
+    pub lin_stiffness: Option<f64>,
+    pub lin_contact_time: Option<f64>,
+    pub lin_kt_ratio: f64,
+}
+
+/// What a pair law returns, in the canonical orientation (a → b).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairResult {
+    /// Force on a (b gets the negative).
+    pub force_a: V3,
+    pub torque_a: V3,
+    pub torque_b: V3,
+    /// New tangential displacement.
+    pub xi: V3,
+    /// Tangential stiffness used this step (stored beside ξ, in the history
+    /// slot's w lane, for the next step's energy balance).
+    pub kt: f64,
+    /// Elastic energy stored in the contact (J).
+    pub elastic: f64,
+    /// Energy dissipated by the contact during this step (J).
+    pub dissipated: f64,
+}
+
+/// The contact law (Hertz–Mindlin or linear) of one pair. `n` is the unit
+/// normal from a to b, `overlap` > 0, `hist` the stored tangential
+/// displacement (xyz) and last step's k_t (w); zero for a new contact.
+/// A wall is a `b` of infinite radius and zero inverse mass and inertia.
+/// The law itself is `law`, generic over lanes, here on one lane.
+pub fn pair_law(
+    lp: &LawParams,
+    pp: &PairParams,
+    a: &Body,
+    b: &Body,
+    n: V3,
+    overlap: f64,
+    hist: [f64; 4],
+) -> PairResult {
+    let mut pl = PairLanes::<1>::default();
+    pl.set(0, pp);
+    let (mut al, mut bl) = (BodyLanes::<1>::default(), BodyLanes::<1>::default());
+    al.set(0, a);
+    bl.set(0, b);
+    let h = hist.map(|x| L([x]));
+    law(lp, &pl, &al, &bl, lanes::v1(n), L([overlap]), h).get(0)
+}
+
+/// [`Body`] in `W` lanes.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyLanes<const W: usize> {
+    pub vel: V<W>,
+    pub omega: V<W>,
+    pub vel_half: V<W>,
+    pub omega_half: V<W>,
+    pub radius: L<W>,
+    pub inv_mass: L<W>,
+    pub inv_inertia: L<W>,
+}
+
+impl<const W: usize> Default for BodyLanes<W> {
+    fn default() -> Self {
+        let z = [L::splat(0.0); 3];
+        BodyLanes {
+            vel: z,
+            omega: z,
+            vel_half: z,
+            omega_half: z,
+            radius: L::splat(1.0),
+            inv_mass: L::splat(1.0),
+            inv_inertia: L::splat(1.0),
+        }
+    }
+}
+
+/// Sets lane `k` of a vector of lanes.
+#[inline(always)]
+pub fn set3<const W: usize>(v: &mut V<W>, k: usize, x: V3) {
+    for (vi, xi) in v.iter_mut().zip(x) {
+        vi.0[k] = xi;
+    }
+}
+
+impl<const W: usize> BodyLanes<W> {
+    /// Lane `k`: a particle, from its motion record and radius (what
+    /// [`body`] makes of them).
+    #[inline(always)]
+    pub fn set_motion(&mut self, k: usize, m: &Motion<f64>, radius: f64) {
+        set3(&mut self.vel, k, xyz(m[0]));
+        set3(&mut self.omega, k, xyz(m[1]));
+        set3(&mut self.vel_half, k, xyz(m[2]));
+        set3(&mut self.omega_half, k, xyz(m[3]));
+        self.radius.0[k] = radius;
+        self.inv_mass.0[k] = m[0][3];
+        self.inv_inertia.0[k] = m[1][3];
+    }
+
+    #[inline(always)]
+    pub fn set(&mut self, k: usize, b: &Body) {
+        set3(&mut self.vel, k, b.vel);
+        set3(&mut self.omega, k, b.omega);
+        set3(&mut self.vel_half, k, b.vel_half);
+        set3(&mut self.omega_half, k, b.omega_half);
+        self.radius.0[k] = b.radius;
+        self.inv_mass.0[k] = b.inv_mass;
+        self.inv_inertia.0[k] = b.inv_inertia;
+    }
+}
+
+/// The [`PairParams`] the law reads, in `W` lanes.
+#[derive(Debug, Clone, Copy)]
+pub struct PairLanes<const W: usize> {
+    pub e_star: L<W>,
+    pub g_star: L<W>,
+    pub restitution: L<W>,
+    pub friction: L<W>,
+    pub rolling_friction: L<W>,
+    pub damp_n: L<W>,
+    pub damp_t: L<W>,
+}
+
+impl<const W: usize> Default for PairLanes<W> {
+    fn default() -> Self {
+        let z = L::splat(0.0);
+        PairLanes {
+            e_star: z,
+            g_star: z,
+            restitution: L::splat(1.0),
+            friction: z,
+            rolling_friction: z,
+            damp_n: z,
+            damp_t: z,
+        }
+    }
+}
+
+impl<const W: usize> PairLanes<W> {
+    #[inline(always)]
+    pub fn set(&mut self, k: usize, p: &PairParams) {
+        self.e_star.0[k] = p.e_star;
+        self.g_star.0[k] = p.g_star;
+        self.restitution.0[k] = p.restitution;
+        self.friction.0[k] = p.friction;
+        self.rolling_friction.0[k] = p.rolling_friction;
+        self.damp_n.0[k] = p.damp_n;
+        self.damp_t.0[k] = p.damp_t;
+    }
+}
+
+/// [`PairResult`] in `W` lanes.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultLanes<const W: usize> {
+    pub force_a: V<W>,
+    pub torque_a: V<W>,
+    pub torque_b: V<W>,
+    pub xi: V<W>,
+    pub kt: L<W>,
+    pub elastic: L<W>,
+    pub dissipated: L<W>,
+}
+
+impl<const W: usize> ResultLanes<W> {
+    #[inline(always)]
+    pub fn get(&self, k: usize) -> PairResult {
+        PairResult {
+            force_a: lanes::lane(self.force_a, k),
+            torque_a: lanes::lane(self.torque_a, k),
+            torque_b: lanes::lane(self.torque_b, k),
+            xi: lanes::lane(self.xi, k),
+            kt: self.kt.0[k],
+            elastic: self.elastic.0[k],
+            dissipated: self.dissipated.0[k],
+        }
+    }
+}
+
+/// The contact law of `W` pairs at once, one per lane: [`pair_law`]'s
+/// arguments in lanes. Branch-free: each branch of the law is computed in
+/// every lane and selected, so a lane's bits do not depend on the others
+/// (what a lane does not select may be ∞ or NaN, and is dropped).
+#[inline(always)]
+pub fn law<const W: usize>(
+    lp: &LawParams,
+    pp: &PairLanes<W>,
+    a: &BodyLanes<W>,
+    b: &BodyLanes<W>,
+    n: V<W>,
+    overlap: L<W>,
+    hist: [L<W>; 4],
+) -> ResultLanes<W> {
+    use lanes::{add, cross, dot, scale, select, sub};
+    let c = L::<W>::splat;
+    let zero = [c(0.0); 3];
+    let xi_old = [hist[0], hist[1], hist[2]];
+    let dt = c(lp.dt);
+    let particle_b = b.radius.is_finite();
+    let r_star = L::select(
+        particle_b,
+        a.radius * b.radius / (a.radius + b.radius),
+        a.radius,
+    );
+    let m_star = c(1.0) / (a.inv_mass + b.inv_mass);
+    // Contact point arms from each centre (the middle of the overlap).
+    let arm_a = scale(n, a.radius - c(0.5) * overlap);
+    let arm_b = select(particle_b, scale(n, -(b.radius - c(0.5) * overlap)), zero);
+    let v_rel = sub(
+        add(a.vel, cross(a.omega, arm_a)),
+        add(b.vel, cross(b.omega, arm_b)),
+    );
+    let vn = dot(v_rel, n);
+    let vt = sub(v_rel, scale(n, vn));
+    let v_half = sub(
+        add(a.vel_half, cross(a.omega_half, arm_a)),
+        add(b.vel_half, cross(b.omega_half, arm_b)),
+    );
+    let vt_half = sub(v_half, scale(n, dot(v_half, n)));
+
+    let (kn, gn, kt, gt, elastic_n) = match lp.model {
+        ContactModel::HertzMindlin => {
+            let sq = (r_star * overlap).sqrt();
+            let kn = c(4.0 / 3.0) * pp.e_star * sq;
+            let st = c(8.0) * pp.g_star * sq;
+            let q = (sq * m_star).sqrt();
+            let (gn, gt) = (pp.damp_n * q, pp.damp_t * q);
+            (kn, gn, st, gt, c(0.4) * kn * overlap * overlap)
+        }
+        ContactModel::Linear => {
+            let (mut kn, mut gn) = (c(0.0), c(0.0));
+            for k in 0..W {
+                (kn.0[k], gn.0[k]) = crate::timestep::linear_coefficients(
+                    m_star.0[k],
+                    pp.restitution.0[k],
+                    lp.lin_stiffness,
+                    lp.lin_contact_time,
+                );
+            }
+            let kt = c(lp.lin_kt_ratio) * kn;
+            let gt = gn * c(lp.lin_kt_ratio.sqrt());
+            (kn, gn, kt, gt, c(0.5) * kn * overlap * overlap)
+        }
+    };
+    // Normal force magnitude (compressive > 0), acting on a along -n.
+    let fn_el = kn * overlap;
+    let fn_total = fn_el + gn * vn;
+
+    // Tangential: rotate the stored displacement into the current tangent
+    // plane (keeping its length), add this step's slip, Coulomb-limit.
+    let xi = sub(xi_old, scale(n, dot(xi_old, n)));
+    let old_len2 = dot(xi_old, xi_old);
+    let new_len2 = dot(xi, xi);
+    let xi = select(
+        new_len2.gt(c(0.0)),
+        scale(xi, (old_len2 / new_len2).sqrt()),
+        xi,
+    );
+    // Energy in the spring before this step's slip (with last step's k_t: a
+    // Mindlin k_t changes with the overlap, which moves energy in or out of
+    // the spring without work; it lands in the contact's dissipation term).
+    let kt_old = L::select(hist[3].gt(c(0.0)), hist[3], kt);
+    let elastic_t_old = c(0.5) * kt_old * dot(xi, xi);
+    let xi = add(xi, scale(vt_half, dt));
+    let ft = sub(scale(xi, -kt), scale(vt, gt));
+    let ft_max = pp.friction * fn_total.max(c(0.0));
+    let ft_len = dot(ft, ft).sqrt();
+    let sliding = ft_len.gt(ft_max);
+    // Sliding: the force is cut to the Coulomb limit, and the spring
+    // carries all of it (the damper none), so no energy is parked in the
+    // spring that the slip already dissipated.
+    let ft_slide = select(ft_len.gt(c(0.0)), scale(ft, ft_max / ft_len), zero);
+    let xi_slide = select(kt.gt(c(0.0)), scale(ft_slide, c(-1.0) / kt), zero);
+    let ft = select(sliding, ft_slide, ft);
+    let xi = select(sliding, xi_slide, xi);
+    let elastic_t = c(0.5) * kt * dot(xi, xi);
+    let force_a = add(scale(n, -fn_total), ft);
+    let mut torque_a = cross(arm_a, ft);
+    let mut torque_b = cross(arm_b, scale(ft, c(-1.0)));
+
+    // Rolling resistance: constant directional torque against the relative
+    // rolling velocity, capped so it cannot reverse it within one step.
+    let mut dissipated_roll = c(0.0);
+    let rolling = pp.rolling_friction.gt(c(0.0));
+    if L::any(rolling) {
+        let w_rel = sub(a.omega, b.omega);
+        let w_roll = sub(w_rel, scale(n, dot(w_rel, n)));
+        let w_len = dot(w_roll, w_roll).sqrt();
+        let on = lanes::and(w_len.gt(c(0.0)), rolling);
+        let inv_i = a.inv_inertia + b.inv_inertia;
+        let m = pp.rolling_friction * r_star * fn_total.max(c(0.0));
+        let m = L::select(inv_i.gt(c(0.0)), m.min(w_len / (inv_i * dt)), m);
+        let mr = scale(w_roll, -m / w_len);
+        torque_a = select(on, add(torque_a, mr), torque_a);
+        torque_b = select(on, sub(torque_b, mr), torque_b);
+        dissipated_roll = L::select(on, m * w_len * dt, dissipated_roll);
+    }
+    let dissipated_n = gn * vn * vn * dt;
+    // work done on the spring–damper–slider minus what it now stores
+    let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
+    ResultLanes {
+        force_a,
+        torque_a,
+        torque_b,
+        xi,
+        kt,
+        elastic: elastic_n + elastic_t,
+        dissipated: dissipated_n + dissipated_t + dissipated_roll,
+    }
+}
+
+/// A particle as one side of a contact: its motion record and radius.
+#[inline]
+pub fn body(m: &Motion<f64>, radius: f64) -> Body {
+    Body {
+        vel: xyz(m[0]),
+        omega: xyz(m[1]),
+        vel_half: xyz(m[2]),
+        omega_half: xyz(m[3]),
+        radius,
+        inv_mass: m[0][3],
+        inv_inertia: m[1][3],
+    }
+}
+
+/// Contacts evaluated together, one per lane ([`law`]): four f64 lanes
+/// are two SSE2 instructions per operation, and four independent chains
+/// of square roots and divisions keep the core busy where one contact's
+/// chain left it waiting.
+pub const LANES: usize = 4;
+
+/// The law's inputs of [`LANES`] contacts.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LawIn {
+    pub pp: PairLanes<LANES>,
+    pub a: BodyLanes<LANES>,
+    pub b: BodyLanes<LANES>,
+    pub n: V<LANES>,
+    pub overlap: L<LANES>,
+    pub hist: [L<LANES>; 4],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn vec(r: &mut Rng, s: f64) -> V3 {
+        scale(r.in_unit_ball(), s)
+    }
+
+    fn particle(r: &mut Rng) -> Body {
+        let radius = r.range(0.5e-3, 2e-3);
+        let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+        Body {
+            vel: vec(r, 0.5),
+            omega: vec(r, 300.0),
+            vel_half: vec(r, 0.5),
+            omega_half: vec(r, 300.0),
+            radius,
+            inv_mass: 1.0 / mass,
+            inv_inertia: 1.0 / (0.4 * mass * radius * radius),
+        }
+    }
+
+    fn wall() -> Body {
+        Body {
+            vel: [0.0; 3],
+            omega: [0.0; 3],
+            vel_half: [0.0; 3],
+            omega_half: [0.0; 3],
+            radius: f64::INFINITY,
+            inv_mass: 0.0,
+            inv_inertia: 0.0,
+        }
+    }
+
+    fn bits(r: &PairResult) -> Vec<u64> {
+        let mut v: Vec<f64> = [r.force_a, r.torque_a, r.torque_b, r.xi].concat();
+        v.extend([r.kt, r.elastic, r.dissipated]);
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The law on four lanes gives each contact the bits it gets alone
+    /// ([`pair_law`], one lane), with lanes that take different branches
+    /// side by side: new and old contacts, sticking and sliding, rolling
+    /// resistance on and off, particle and wall partners, both models.
+    #[test]
+    fn four_lanes_give_each_contact_its_one_lane_bits() {
+        let mut r = Rng::new(7);
+        let (mut sliding, mut sticking, mut rolling) = (0, 0, 0);
+        for model in [ContactModel::HertzMindlin, ContactModel::Linear] {
+            let lp = LawParams {
+                model,
+                dt: 1e-6,
+                lin_stiffness: Some(1e4),
+                lin_contact_time: None,
+                lin_kt_ratio: 2.0 / 7.0,
+            };
+            for _ in 0..500 {
+                let mut li = LawIn::default();
+                let mut alone = Vec::new();
+                for lane in 0..LANES {
+                    let a = particle(&mut r);
+                    let b = if r.f64() < 0.2 {
+                        wall()
+                    } else {
+                        particle(&mut r)
+                    };
+                    let pp = PairParams {
+                        e_star: r.range(1e6, 1e8),
+                        g_star: r.range(1e6, 1e8),
+                        restitution: r.range(0.1, 0.95),
+                        friction: r.range(0.0, 0.8),
+                        rolling_friction: if r.f64() < 0.5 { 0.0 } else { 0.05 },
+                        damp_n: -r.range(0.0, 2e3),
+                        damp_t: -r.range(0.0, 2e3),
+                        ..Default::default()
+                    };
+                    let nv = r.in_unit_ball();
+                    let n = scale(nv, 1.0 / dot(nv, nv).sqrt());
+                    let overlap = r.range(1e-7, 2e-5);
+                    let hist = if r.f64() < 0.3 {
+                        [0.0; 4]
+                    } else {
+                        let len = r.range(1e-8, 1e-4);
+                        let x = vec(&mut r, len);
+                        [x[0], x[1], x[2], r.range(1e3, 1e5)]
+                    };
+                    let one = pair_law(&lp, &pp, &a, &b, n, overlap, hist);
+                    let ft_len = dot(one.xi, one.xi).sqrt() * one.kt;
+                    let fn_el = dot(one.force_a, n).abs();
+                    if ft_len >= pp.friction * fn_el * 0.999 && hist != [0.0; 4] {
+                        sliding += 1;
+                    } else {
+                        sticking += 1;
+                    }
+                    rolling += (pp.rolling_friction > 0.0) as usize;
+                    li.a.set(lane, &a);
+                    li.b.set(lane, &b);
+                    li.pp.set(lane, &pp);
+                    set3(&mut li.n, lane, n);
+                    li.overlap.0[lane] = overlap;
+                    for (h, x) in li.hist.iter_mut().zip(hist) {
+                        h.0[lane] = x;
+                    }
+                    alone.push(one);
+                }
+                let four = law(&lp, &li.pp, &li.a, &li.b, li.n, li.overlap, li.hist);
+                for (lane, one) in alone.iter().enumerate() {
+                    assert_eq!(bits(&four.get(lane)), bits(one), "{model:?}, lane {lane}");
+                }
+            }
+        }
+        // the branches the lanes must keep apart were all taken
+        assert!(
+            sliding > 200 && sticking > 200 && rolling > 200,
+            "{sliding} {sticking} {rolling}"
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! The CPU step driver: the stages of [`Stage::STEP`] in order on a
+//! [`Step`], timed per stage, and the CPU [`Backend`].
+
+use super::data::{Step, WallData, Work};
+use super::law::LawParams;
+use super::{bin, contacts, diagnostics, integrate, neighbours, sort};
+use crate::backend::{contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage};
+use crate::grid::Grid;
+use crate::pair::PairTable;
+use crate::scene::Scene;
+use crate::state::{Particles, INDEX};
+use std::time::Instant;
+
+impl Step {
+    pub fn new(scene: &Scene) -> Result<Step, String> {
+        let particles = Particles::from_scene(scene);
+        let grid = Grid::for_scene(scene)?;
+        let n = particles.len();
+        let work = Work {
+            force: vec![[0.0; 4]; n],
+            torque: vec![[0.0; 4]; n],
+            motion: particles.initial_motion(scene.simulation.gravity, scene.dt()),
+            pos_ref: vec![[0.0; 3]; n],
+            ..Default::default()
+        };
+        Ok(Step {
+            grid,
+            law: LawParams {
+                model: scene.contact.model,
+                dt: scene.dt(),
+                lin_stiffness: scene.contact.stiffness,
+                lin_contact_time: scene.contact.contact_time,
+                lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
+            },
+            gravity: scene.simulation.gravity,
+            pairs: PairTable::new(scene),
+            walls: scene
+                .walls
+                .iter()
+                .map(|w| WallData {
+                    point: w.point,
+                    normal: w.normal,
+                    material: w.material as u32,
+                })
+                .collect(),
+            particles,
+            work,
+            step: 0,
+            max_overlap_ratio: 0.0,
+            skin: scene.skin(),
+            rebuild: true,
+            builds: 0,
+            stage_seconds: Default::default(),
+        })
+    }
+
+    /// Stages 1–2: bin, sort, and reorder the particle arrays into cell order.
+    pub fn bin_and_sort(&mut self) {
+        self.bin_stage();
+        self.sort_stage();
+    }
+
+    /// Stage 1: each particle's cell key and the cells' counts.
+    pub fn bin_stage(&mut self) {
+        let w = &mut self.work;
+        bin::bin(
+            &self.grid,
+            &self.particles.pos_rad,
+            &mut w.keys,
+            &mut w.counts,
+        );
+    }
+
+    /// Stage 2: the cell order, and every per-particle array (the motion
+    /// record too) permuted into it.
+    pub fn sort_stage(&mut self) {
+        let w = &mut self.work;
+        sort::sort(&w.keys, &mut w.counts, &mut w.starts, &mut w.order);
+        let scratch = w.scratch.get_or_insert_with(|| self.particles.clone());
+        self.particles.permute_into(&w.order, scratch);
+        std::mem::swap(&mut self.particles, scratch);
+        // the motion record holds integration state: it moves with its particle
+        use rayon::prelude::*;
+        let (order, m) = (&w.order, &w.motion);
+        w.scratch_motion.resize(m.len(), [[0.0; 4]; 4]);
+        w.scratch_motion
+            .par_iter_mut()
+            .zip(order.par_iter())
+            .for_each(|(d, &i)| *d = m[i as usize]);
+        std::mem::swap(&mut w.motion, &mut w.scratch_motion);
+    }
+
+    /// Stage 3: the neighbour list over the particles in cell order (after
+    /// [`Step::bin_and_sort`]: `work.order` maps the new order to the one
+    /// the previous list indexes), with each pair's history moved over from
+    /// the previous list, and the reference positions of the rebuild test.
+    pub fn build_neighbours(&mut self) {
+        let w = &mut self.work;
+        let p = &self.particles;
+        std::mem::swap(&mut w.nbr_start, &mut w.old_start);
+        std::mem::swap(&mut w.nbr, &mut w.old_nbr);
+        std::mem::swap(&mut w.nbr_hist, &mut w.old_hist);
+        w.new_at.resize(p.len(), 0);
+        for (j, &o) in w.order.iter().enumerate() {
+            w.new_at[o as usize] = j as u32;
+        }
+        let old = neighbours::OldList {
+            start: &w.old_start,
+            nbr: &w.old_nbr,
+            hist: &w.old_hist,
+            new_at: &w.new_at,
+        };
+        let pos = &p.pos_rad;
+        neighbours::build(
+            &self.grid,
+            pos,
+            &w.order,
+            &w.starts,
+            self.skin,
+            &old,
+            neighbours::NewList {
+                count: &mut w.nbr_count,
+                start: &mut w.nbr_start,
+                nbr: &mut w.nbr,
+                hist: &mut w.nbr_hist,
+                chunks: &mut w.build_chunks,
+            },
+        );
+        for (r, p) in w.pos_ref.iter_mut().zip(pos) {
+            *r = [p[0], p[1], p[2]];
+        }
+        w.wall_near.resize(pos.len(), 0);
+        let p = &mut self.particles;
+        neighbours::wall_candidates(
+            &p.pos_rad,
+            &self.walls,
+            self.skin,
+            &mut w.wall_near,
+            &mut p.wall_hist,
+        );
+        self.builds += 1;
+        self.rebuild = false;
+    }
+
+    /// The pair history now, by ids: (the entry's particle, its partner,
+    /// ξ xyz and k_t) for every list entry with history, so each pair in
+    /// contact twice, in list order.
+    pub fn pair_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+        let (w, id) = (&self.work, &self.particles.id);
+        let mut out = Vec::new();
+        for i in 0..w.nbr_start.len().saturating_sub(1) {
+            let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
+            for (&j, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
+                if *h != [0.0; 4] {
+                    out.push((id[i], id[(j & INDEX) as usize], *h));
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs stage `s` (one of [`Stage::STEP`]) and adds its wall time to
+    /// `stage_seconds`.
+    fn timed<R>(&mut self, s: Stage, f: impl FnOnce(&mut Step) -> R) -> R {
+        let t = Instant::now();
+        let r = f(self);
+        self.stage_seconds[s.index()] += t.elapsed().as_secs_f64();
+        r
+    }
+
+    /// One whole step. On error the step is not counted and positions and
+    /// velocities are left as they were (the driver keeps the last good
+    /// snapshot).
+    pub fn step(&mut self) -> Result<(), RunError> {
+        if self.rebuild {
+            self.timed(Stage::Bin, Step::bin_stage);
+            self.timed(Stage::Sort, Step::sort_stage);
+            self.timed(Stage::Neighbours, Step::build_neighbours);
+        }
+        let rep = self.timed(Stage::Contacts, contacts::contacts);
+        let err = |kind, particle: u32, this: &Step| RunError {
+            step: this.step,
+            particle,
+            kind,
+        };
+        self.max_overlap_ratio = self.max_overlap_ratio.max(rep.max_overlap_ratio);
+        if let Some(id) = rep.overlap {
+            let ratio = rep.max_overlap_ratio;
+            return Err(err(RunErrorKind::Overlap { ratio }, id, self));
+        }
+        let done = self.timed(Stage::Integrate, integrate::integrate);
+        if let Some(id) = done.nonfinite {
+            return Err(err(RunErrorKind::NonFinite, id, self));
+        }
+        self.rebuild = done.rebuild;
+        self.step += 1;
+        Ok(())
+    }
+}
+
+/// The CPU backend.
+pub struct CpuBackend {
+    pub st: Step,
+    threads: usize,
+}
+
+impl CpuBackend {
+    pub fn new(scene: &Scene) -> Result<Self, String> {
+        Ok(CpuBackend {
+            st: Step::new(scene)?,
+            threads: rayon::current_num_threads(),
+        })
+    }
+}
+
+impl Backend for CpuBackend {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn adapter(&self) -> String {
+        format!("CPU reference path (f64, {} threads)", self.threads)
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        for _ in 0..steps {
+            self.st.step()?;
+        }
+        Ok(())
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        diagnostics::diagnostics(&self.st)
+    }
+
+    fn snapshot(&mut self) -> Particles<f64> {
+        let mut p = self.st.particles.clone();
+        p.sort_by_id();
+        p
+    }
+
+    fn max_overlap_ratio(&self) -> f64 {
+        self.st.max_overlap_ratio
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.st.step
+    }
+
+    fn list_stats(&mut self) -> ListStats {
+        ListStats {
+            builds: self.st.builds,
+            entries: self.st.work.nbr.len() as u64,
+            contacts: contacts_in(&self.st.work.nbr_hist)
+                + contacts_in(&self.st.particles.wall_hist),
+        }
+    }
+}
