@@ -2,7 +2,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, dispatch_rebuild, Kernel, R, RW, U};
+use super::kernel::{dispatch, dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct BinKernels {
     /// First of every step: the rebuild kernels' workgroup counts.
@@ -18,12 +18,23 @@ pub struct BinBinds {
 }
 
 impl BinKernels {
+    /// `arm_rebuild`, `clear_counts`, `bin`.
+    pub const DECLS: [KernelDecl; 3] = {
+        const G: &[Access] = &[U, R, R, RW, RW];
+        const S: &str = "bin.wgsl";
+        [
+            KernelDecl::new(S, "arm_rebuild", &[G, &[R, RW]]),
+            KernelDecl::new(S, "clear_counts", &[G]),
+            KernelDecl::new(S, "bin", &[G]),
+        ]
+    };
+
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
-        let g: &[super::kernel::Access] = &[U, R, R, RW, RW];
+        let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         BinKernels {
-            arm: Kernel::new(ctx, module, "arm_rebuild", &[g, &[R, RW]]),
-            clear: Kernel::new(ctx, module, "clear_counts", &[g]),
-            bin: Kernel::new(ctx, module, "bin", &[g]),
+            arm: k(0),
+            clear: k(1),
+            bin: k(2),
         }
     }
 

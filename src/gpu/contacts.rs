@@ -5,7 +5,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, R, RW, U};
+use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
 
 pub struct ContactKernels {
     pub contacts: Kernel,
@@ -18,14 +18,16 @@ pub struct ContactBinds {
 }
 
 impl ContactKernels {
+    /// `contacts`.
+    pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
+        "contacts.wgsl",
+        "contacts",
+        &[&[U, RW, R, RW, R, R], &[R, RW, R, R], &[RW, RW, RW]],
+    )];
+
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         ContactKernels {
-            contacts: Kernel::new(
-                ctx,
-                module,
-                "contacts",
-                &[&[U, RW, R, RW, R, R], &[R, RW, R, R], &[RW, RW, RW]],
-            ),
+            contacts: Kernel::new(ctx, module, &Self::DECLS[0]),
         }
     }
 

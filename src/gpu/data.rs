@@ -5,7 +5,7 @@
 //! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{Pair, Params, ScanParams, Wall};
+use super::layout::{Pair, Params, ScanParams, Wall, WG};
 use crate::state::{Motion, Particles};
 use wgpu::util::DeviceExt;
 
@@ -109,7 +109,7 @@ fn scan_levels(ctx: &GpuContext, len: u64) -> Vec<ScanLevel> {
     let mut scan = Vec::new();
     let mut len = len;
     loop {
-        let blocks = len.div_ceil(256);
+        let blocks = len.div_ceil(WG as u64);
         let params = init(
             ctx,
             "scan params",
@@ -200,20 +200,10 @@ pub struct GpuData {
     pub staging: wgpu::Buffer,
 }
 
-/// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 12;
-/// Indices into `ctl` (`CTL_*` in common.wgsl).
-pub const CTL_STEP: usize = 0;
-pub const CTL_FROZEN: usize = 1;
-pub const CTL_ERR_OVERLAP: usize = 2;
-pub const CTL_KEPT: usize = 3;
-pub const CTL_ERR_NONFINITE: usize = 4;
-pub const CTL_MAX_OVERLAP: usize = 5;
-pub const CTL_REBUILD: usize = 6;
-pub const CTL_BUILDS: usize = 7;
-pub const CTL_LIST_LEN: usize = 8;
-pub const CTL_LIST_NEED: usize = 9;
-pub const CTL_LIST_CAP: usize = 10;
+pub use super::layout::{
+    CTL_BUILDS, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN, CTL_LIST_CAP,
+    CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_REBUILD, CTL_STEP,
+};
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
 /// the first step builds the neighbour list into `cap` entries (nothing
@@ -466,12 +456,12 @@ impl GpuData {
                 STORAGE,
             ),
             arg_sizes,
-            partials: zeroed(ctx, "partials", 32 * n.div_ceil(256)),
+            partials: zeroed(ctx, "partials", 32 * n.div_ceil(WG as u64)),
             staging: staging(
                 ctx,
                 state_bytes
                     .max((4 * (n_cells + 1)).next_multiple_of(256))
-                    .max(32 * n.div_ceil(256))
+                    .max(32 * n.div_ceil(WG as u64))
                     .max(16 * nbr_cap),
             ),
         })

@@ -3,16 +3,23 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, R, RW, U};
+use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
 
 pub struct DiagnosticsKernels {
     pub diagnostics: Kernel,
 }
 
 impl DiagnosticsKernels {
+    /// `diagnostics`.
+    pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
+        "diagnostics.wgsl",
+        "diagnostics",
+        &[&[U, R, R, R, R, R, RW]],
+    )];
+
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         DiagnosticsKernels {
-            diagnostics: Kernel::new(ctx, module, "diagnostics", &[&[U, R, R, R, R, R, RW]]),
+            diagnostics: Kernel::new(ctx, module, &Self::DECLS[0]),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, R, RW, U};
+use super::kernel::{dispatch, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct IntegrateKernels {
     pub integrate: Kernel,
@@ -18,12 +18,21 @@ pub struct IntegrateBinds {
 }
 
 impl IntegrateKernels {
+    /// `integrate`, `finish_step`.
+    pub const DECLS: [KernelDecl; 2] = {
+        const G0: &[Access] = &[U, RW, R, R, R];
+        const G1: &[Access] = &[RW, RW, RW, RW, RW, RW];
+        const S: &str = "integrate.wgsl";
+        [
+            KernelDecl::new(S, "integrate", &[G0, G1]),
+            KernelDecl::new(S, "finish_step", &[G0]),
+        ]
+    };
+
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
-        let g0: &[super::kernel::Access] = &[U, RW, R, R, R];
-        let g1: &[super::kernel::Access] = &[RW, RW, RW, RW, RW, RW];
         IntegrateKernels {
-            integrate: Kernel::new(ctx, module, "integrate", &[g0, g1]),
-            finish: Kernel::new(ctx, module, "finish_step", &[g0]),
+            integrate: Kernel::new(ctx, module, &Self::DECLS[0]),
+            finish: Kernel::new(ctx, module, &Self::DECLS[1]),
         }
     }
 

@@ -3,6 +3,7 @@
 //! buffers (`GpuBindings`), so kernels stay apart from data.
 
 use super::context::GpuContext;
+use super::layout::WG;
 
 /// How a binding is used by the shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +14,32 @@ pub enum Access {
 }
 pub use Access::{Read as R, ReadWrite as RW, Uniform as U};
 
+/// What a kernel is, without a device: its shader file, entry point and
+/// the access of each binding per group (`groups[g][b]`; an empty slice:
+/// the entry point uses no group g). `tests/shaders.rs` checks every
+/// declaration against the shader's own declarations with naga, and that
+/// every entry point of every shader is declared once.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelDecl {
+    pub shader: &'static str,
+    pub entry: &'static str,
+    pub groups: &'static [&'static [Access]],
+}
+
+impl KernelDecl {
+    pub const fn new(
+        shader: &'static str,
+        entry: &'static str,
+        groups: &'static [&'static [Access]],
+    ) -> KernelDecl {
+        KernelDecl {
+            shader,
+            entry,
+            groups,
+        }
+    }
+}
+
 pub struct Kernel {
     pub label: &'static str,
     pub pipeline: wgpu::ComputePipeline,
@@ -21,14 +48,9 @@ pub struct Kernel {
 }
 
 impl Kernel {
-    /// `groups[g]` lists the bindings of group g in binding order (an empty
-    /// slice: the group is not used).
-    pub fn new(
-        ctx: &GpuContext,
-        module: &wgpu::ShaderModule,
-        entry: &'static str,
-        groups: &[&[Access]],
-    ) -> Kernel {
+    /// The pipeline of `decl` from `module` (built from `decl.shader`).
+    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule, decl: &KernelDecl) -> Kernel {
+        let (entry, groups) = (decl.entry, decl.groups);
         let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
             .iter()
             .enumerate()
@@ -115,10 +137,10 @@ impl Kernel {
     }
 }
 
-/// Workgroups for `n` invocations of 256, as a 2-D grid when more than
+/// Workgroups for `n` invocations of [`WG`], as a 2-D grid when more than
 /// 65 535 groups are needed (the shaders' `flat_index` undoes it).
 pub fn groups(n: u64) -> (u32, u32) {
-    let g = n.div_ceil(256).max(1);
+    let g = n.div_ceil(WG as u64).max(1);
     let x = g.min(65_535);
     let y = g.div_ceil(x);
     (x as u32, y as u32)

@@ -3,6 +3,51 @@
 
 use bytemuck::{Pod, Zeroable};
 
+/// Invocations per workgroup of every kernel (`WG`; `kernel::groups`).
+pub const WG: u32 = 256;
+/// "None" in a u32 word (`NONE`: no error, not frozen).
+pub const NONE: u32 = u32::MAX;
+/// Words of `ctl` (`CTL_LEN` in common.wgsl).
+pub const CTL_LEN: usize = 12;
+/// Indices into `ctl` (`CTL_*` in common.wgsl).
+pub const CTL_STEP: usize = 0;
+pub const CTL_FROZEN: usize = 1;
+pub const CTL_ERR_OVERLAP: usize = 2;
+pub const CTL_KEPT: usize = 3;
+pub const CTL_ERR_NONFINITE: usize = 4;
+pub const CTL_MAX_OVERLAP: usize = 5;
+pub const CTL_REBUILD: usize = 6;
+pub const CTL_BUILDS: usize = 7;
+pub const CTL_LIST_LEN: usize = 8;
+pub const CTL_LIST_NEED: usize = 9;
+pub const CTL_LIST_CAP: usize = 10;
+
+/// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
+/// name: `tests/shaders.rs` checks that each WGSL `const` there has this
+/// value and that nothing here is missing from the WGSL (no constant is
+/// kept in agreement by a comment).
+pub fn shared_constants() -> Vec<(&'static str, u32)> {
+    use crate::state::{HAS_HISTORY, INDEX};
+    vec![
+        ("WG", WG),
+        ("NONE", NONE),
+        ("CTL_STEP", CTL_STEP as u32),
+        ("CTL_FROZEN", CTL_FROZEN as u32),
+        ("CTL_ERR_OVERLAP", CTL_ERR_OVERLAP as u32),
+        ("CTL_KEPT", CTL_KEPT as u32),
+        ("CTL_ERR_NONFINITE", CTL_ERR_NONFINITE as u32),
+        ("CTL_MAX_OVERLAP", CTL_MAX_OVERLAP as u32),
+        ("CTL_REBUILD", CTL_REBUILD as u32),
+        ("CTL_BUILDS", CTL_BUILDS as u32),
+        ("CTL_LIST_LEN", CTL_LIST_LEN as u32),
+        ("CTL_LIST_NEED", CTL_LIST_NEED as u32),
+        ("CTL_LIST_CAP", CTL_LIST_CAP as u32),
+        ("CTL_LEN", CTL_LEN as u32),
+        ("HAS_HISTORY", HAS_HISTORY),
+        ("INDEX", INDEX),
+    ]
+}
+
 /// The shaders' `Params` uniform.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]

@@ -66,6 +66,20 @@ impl GpuPipelines {
     }
 }
 
+/// Every kernel's declaration (shader, entry point, bindings), with no
+/// device: `tests/shaders.rs` checks them against the shaders.
+pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
+    [
+        &bin::BinKernels::DECLS[..],
+        &sort::SortKernels::DECLS,
+        &neighbours::NeighbourKernels::DECLS,
+        &contacts::ContactKernels::DECLS,
+        &integrate::IntegrateKernels::DECLS,
+        &diagnostics::DiagnosticsKernels::DECLS,
+    ]
+    .concat()
+}
+
 /// Bind groups of every kernel over one `GpuData`, built once.
 pub struct GpuBindings {
     pub bin: bin::BinBinds,
@@ -525,7 +539,7 @@ impl Backend for GpuBackend {
         self.submit(Stage::Diagnostics.name(), |pass| {
             self.encode_stage(Stage::Diagnostics, pass)
         });
-        let groups = self.data.n.div_ceil(256);
+        let groups = self.data.n.div_ceil(layout::WG as u64);
         let partials: Vec<[f32; 8]> = self.read_vec(&self.data.partials, groups);
         let mut d = Diagnostics::default();
         for p in partials {

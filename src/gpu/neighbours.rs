@@ -10,7 +10,7 @@
 
 use super::context::GpuContext;
 use super::data::GpuData;
-use super::kernel::{dispatch, dispatch_rebuild, Kernel, R, RW, U};
+use super::kernel::{dispatch, dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
@@ -37,16 +37,31 @@ pub struct NeighbourBinds {
 }
 
 impl NeighbourKernels {
+    /// `keep`, `count_candidates`, `check_list`, `fill`,
+    /// `wall_candidates`, `finish_build`.
+    pub const DECLS: [KernelDecl; 6] = {
+        const G0: &[Access] = &[U, RW, R, R];
+        const G: &[&[Access]] = &[G0, &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW]];
+        const S: &str = "neighbours.wgsl";
+        [
+            KernelDecl::new(S, "keep", G),
+            KernelDecl::new(S, "count_candidates", G),
+            KernelDecl::new(S, "check_list", G),
+            KernelDecl::new(S, "fill", G),
+            KernelDecl::new(S, "wall_candidates", &[G0, &[R], &[R, RW, RW]]),
+            KernelDecl::new(S, "finish_build", G),
+        ]
+    };
+
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
-        let g: &[&[super::kernel::Access]] =
-            &[&[U, RW, R, R], &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW]];
+        let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         NeighbourKernels {
-            keep: Kernel::new(ctx, module, "keep", g),
-            count: Kernel::new(ctx, module, "count_candidates", g),
-            check: Kernel::new(ctx, module, "check_list", g),
-            fill: Kernel::new(ctx, module, "fill", g),
-            walls: Kernel::new(ctx, module, "wall_candidates", &[g[0], &[R], &[R, RW, RW]]),
-            finish: Kernel::new(ctx, module, "finish_build", g),
+            keep: k(0),
+            count: k(1),
+            check: k(2),
+            fill: k(3),
+            walls: k(4),
+            finish: k(5),
         }
     }
 

@@ -7,7 +7,7 @@
 use super::bin::{BinBinds, BinKernels};
 use super::context::GpuContext;
 use super::data::{GpuData, ScanLevel};
-use super::kernel::{dispatch_rebuild, Access, Kernel, R, RW, U};
+use super::kernel::{dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct SortKernels {
     pub scan_block: Kernel,
@@ -45,17 +45,33 @@ fn refs(v: &[wgpu::Buffer]) -> Vec<&wgpu::Buffer> {
 }
 
 impl SortKernels {
+    /// `scan_block`, `scan_add`, `scatter`, `sort_cells` (sort.wgsl),
+    /// `reorder_state`, `reorder_history` (reorder.wgsl).
+    pub const DECLS: [KernelDecl; 6] = {
+        const RG0: &[Access] = &[U, R, R];
+        const STATE: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
+        const HIST: &[Access] = &[R, R, RW, RW];
+        const S: &str = "sort.wgsl";
+        const RE: &str = "reorder.wgsl";
+        [
+            KernelDecl::new(S, "scan_block", &[G0, SCAN]),
+            KernelDecl::new(S, "scan_add", &[G0, SCAN]),
+            KernelDecl::new(S, "scatter", &[G0, &[], SCATTER]),
+            KernelDecl::new(S, "sort_cells", &[G0, &[], SCATTER]),
+            KernelDecl::new(RE, "reorder_state", &[RG0, STATE]),
+            KernelDecl::new(RE, "reorder_history", &[RG0, &[], HIST]),
+        ]
+    };
+
     pub fn new(ctx: &GpuContext, sort: &wgpu::ShaderModule, reorder: &wgpu::ShaderModule) -> Self {
-        let rg0: &[Access] = &[U, R, R];
-        let state: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
-        let hist: &[Access] = &[R, R, RW, RW];
+        let k = |m, i: usize| Kernel::new(ctx, m, &Self::DECLS[i]);
         SortKernels {
-            scan_block: Kernel::new(ctx, sort, "scan_block", &[G0, SCAN]),
-            scan_add: Kernel::new(ctx, sort, "scan_add", &[G0, SCAN]),
-            scatter: Kernel::new(ctx, sort, "scatter", &[G0, &[], SCATTER]),
-            sort_cells: Kernel::new(ctx, sort, "sort_cells", &[G0, &[], SCATTER]),
-            reorder_state: Kernel::new(ctx, reorder, "reorder_state", &[rg0, state]),
-            reorder_history: Kernel::new(ctx, reorder, "reorder_history", &[rg0, &[], hist]),
+            scan_block: k(sort, 0),
+            scan_add: k(sort, 1),
+            scatter: k(sort, 2),
+            sort_cells: k(sort, 3),
+            reorder_state: k(reorder, 4),
+            reorder_history: k(reorder, 5),
         }
     }
 
