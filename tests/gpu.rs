@@ -910,3 +910,402 @@ fn gpu_blowup_reports_step_and_particle_like_cpu() {
         "the GPU state moved after the failure"
     );
 }
+
+/// One random contact for the law twin test, every input already an f32
+/// value: the GPU case and the CPU's f64 view of the same numbers.
+struct LawSample {
+    case: talus::gpu::layout::LawCase,
+    pp: talus::pair::PairParams,
+    a: talus::cpu::law::Body,
+    b: talus::cpu::law::Body,
+    n: [f64; 3],
+    overlap: f64,
+    hist: [f64; 4],
+}
+
+fn law_sample(r: &mut Rng) -> LawSample {
+    use talus::cpu::law::Body;
+    let f = |x: f64| x as f32 as f64;
+    let v3 = |r: &mut Rng, s: f64| r.in_unit_ball().map(|x| f(x * s));
+    // one spin in eight small, so the rolling torque's cap is reached
+    let particle = |r: &mut Rng| {
+        let radius = f(r.range(0.5e-3, 2e-3));
+        let mass = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * radius.powi(3);
+        let spin = if r.f64() < 0.125 { 1e-3 } else { 300.0 };
+        Body {
+            vel: v3(r, 0.5),
+            omega: v3(r, spin),
+            vel_half: v3(r, 0.5),
+            omega_half: v3(r, spin),
+            radius,
+            inv_mass: f(1.0 / mass),
+            inv_inertia: f(1.0 / (0.4 * mass * radius * radius)),
+        }
+    };
+    let a = particle(r);
+    let wall = r.f64() < 0.2;
+    let b = if wall {
+        Body {
+            vel: [0.0; 3],
+            omega: [0.0; 3],
+            vel_half: [0.0; 3],
+            omega_half: [0.0; 3],
+            radius: f64::INFINITY,
+            inv_mass: 0.0,
+            inv_inertia: 0.0,
+        }
+    } else {
+        particle(r)
+    };
+    let restitution = f(r.range(0.1, 0.95));
+    let ln_e = restitution.ln();
+    let beta = ln_e / (ln_e * ln_e + std::f64::consts::PI.powi(2)).sqrt();
+    let (e_star, g_star) = (f(r.range(1e6, 1e8)), f(r.range(1e6, 1e8)));
+    let c = -2.0 * (5.0f64 / 6.0).sqrt() * beta;
+    let pp = talus::pair::PairParams {
+        e_star,
+        g_star,
+        restitution,
+        beta: f(beta),
+        friction: f(r.range(0.0, 0.8)),
+        rolling_friction: if r.f64() < 0.5 {
+            0.0
+        } else {
+            f(r.range(0.01, 0.3))
+        },
+        damp_n: f(c * (2.0 * e_star).sqrt()),
+        damp_t: f(c * (8.0 * g_star).sqrt()),
+    };
+    let nv = r.in_unit_ball();
+    let len = (nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]).sqrt();
+    let n = nv.map(|x| f(x / len));
+    let overlap = f(r.range(1e-7, 2e-5));
+    let hist = match r.f64() {
+        x if x < 0.3 => [0.0; 4],
+        // a stored ξ without a stored k_t: the law takes this step's
+        x if x < 0.35 => {
+            let len = r.range(1e-8, 1e-4);
+            let x = v3(r, len);
+            [x[0], x[1], x[2], 0.0]
+        }
+        _ => {
+            let len = r.range(1e-8, 1e-4);
+            let x = v3(r, len);
+            [x[0], x[1], x[2], f(r.range(1e3, 1e5))]
+        }
+    };
+    let rec = |m: &Body| -> [[f32; 4]; 4] {
+        let l = |v: [f64; 3], w: f64| [v[0] as f32, v[1] as f32, v[2] as f32, w as f32];
+        [
+            l(m.vel, m.inv_mass),
+            l(m.omega, m.inv_inertia),
+            l(m.vel_half, 0.0),
+            l(m.omega_half, 0.0),
+        ]
+    };
+    let case = talus::gpu::layout::LawCase {
+        pair: talus::gpu::layout::Pair {
+            e_star: pp.e_star as f32,
+            g_star: pp.g_star as f32,
+            restitution: pp.restitution as f32,
+            beta: pp.beta as f32,
+            friction: pp.friction as f32,
+            rolling_friction: pp.rolling_friction as f32,
+            damp_n: pp.damp_n as f32,
+            damp_t: pp.damp_t as f32,
+        },
+        a: rec(&a),
+        b: rec(&b),
+        radii: [
+            a.radius as f32,
+            if wall { -1.0 } else { b.radius as f32 },
+            overlap as f32,
+            0.0,
+        ],
+        normal: [n[0] as f32, n[1] as f32, n[2] as f32, 0.0],
+        hist: hist.map(|x| x as f32),
+    };
+    LawSample {
+        case,
+        pp,
+        a,
+        b,
+        n,
+        overlap,
+        hist,
+    }
+}
+
+/// The law's outputs as 15 numbers: force on a, torque on a, torque on b,
+/// ξ, k_t, elastic and dissipated energy.
+fn law_numbers(r: &talus::cpu::law::PairResult) -> [f64; 15] {
+    let mut o = [0.0; 15];
+    o[..3].copy_from_slice(&r.force_a);
+    o[3..6].copy_from_slice(&r.torque_a);
+    o[6..9].copy_from_slice(&r.torque_b);
+    o[9..12].copy_from_slice(&r.xi);
+    o[12..].copy_from_slice(&[r.kt, r.elastic, r.dissipated]);
+    o
+}
+
+fn gpu_law_numbers(o: &talus::gpu::layout::LawOut) -> [f64; 15] {
+    let mut v = [0.0; 15];
+    let x = [o.force_a, o.torque_a, o.torque_b, o.xi_kt];
+    for k in 0..12 {
+        v[k] = x[k / 3][k % 3] as f64;
+    }
+    v[12] = o.xi_kt[3] as f64;
+    v[13] = o.energy[0] as f64;
+    v[14] = o.energy[1] as f64;
+    v
+}
+
+/// The three model settings of the law test: Hertz–Mindlin, linear from a
+/// stiffness, linear from a contact time.
+fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)> {
+    use talus::scene::ContactModel;
+    let dt = 1e-6f32 as f64;
+    let ratio = (2.0f64 / 7.0) as f32 as f64;
+    [
+        (ContactModel::HertzMindlin, None, None),
+        (ContactModel::Linear, Some(1e4), None),
+        (ContactModel::Linear, None, Some(2e-5f32 as f64)),
+    ]
+    .into_iter()
+    .map(|(model, stiffness, contact_time)| {
+        let lp = talus::cpu::law::LawParams {
+            model,
+            dt,
+            lin_stiffness: stiffness,
+            lin_contact_time: contact_time,
+            lin_kt_ratio: ratio,
+        };
+        let mut p: talus::gpu::layout::Params = bytemuck::Zeroable::zeroed();
+        p.gravity_dt = [0.0, 0.0, 0.0, dt as f32];
+        p.periodic[3] = (model == ContactModel::Linear) as u32;
+        p.linear = [
+            stiffness.unwrap_or(0.0) as f32,
+            contact_time.unwrap_or(0.0) as f32,
+            ratio as f32,
+            0.5,
+        ];
+        (lp, p)
+    })
+    .collect()
+}
+
+/// Cases per model setting in the law test.
+const LAW_CASES: usize = 3000;
+
+/// Runs the law twin comparison with `eval` (the real law or a perturbed
+/// one): returns (cases compared, cases that disagree, the first
+/// disagreement described), and counts the branches the cases took into
+/// `seen` when given.
+fn law_disagreements(
+    ctx: &talus::gpu::GpuContext,
+    eval: &talus::gpu::law::LawEval,
+    mut seen: Option<&mut HashMap<&'static str, usize>>,
+) -> (usize, usize, String) {
+    use talus::cpu::law::pair_law;
+    let mut r = Rng::new(2024);
+    let (mut total, mut bad, mut first) = (0, 0, String::new());
+    for (lp, params) in law_models() {
+        let samples: Vec<LawSample> = (0..LAW_CASES).map(|_| law_sample(&mut r)).collect();
+        let cases: Vec<_> = samples.iter().map(|s| s.case).collect();
+        let gpu = eval.eval(ctx, &params, &cases);
+        for (k, (s, g)) in samples.iter().zip(&gpu).enumerate() {
+            let exact = pair_law(&lp, &s.pp, &s.a, &s.b, s.n, s.overlap, s.hist);
+            let c = law_numbers(&exact);
+            // f32 rounding of the inputs, imitated: each input scalar off
+            // by up to 5 f32 ulps; the spread of the f64 results says how
+            // sensitive each output is (cancellations, the Coulomb limit's
+            // edge), and bounds what f32 arithmetic may move it by
+            let mut spread = [0.0f64; 15];
+            let mut pr = Rng::new(k as u64 + 1);
+            for _ in 0..4 {
+                let mut q = |x: f64| x * (1.0 + 3e-7 * (2.0 * pr.f64() - 1.0));
+                let mut body = |b: &talus::cpu::law::Body| talus::cpu::law::Body {
+                    vel: b.vel.map(&mut q),
+                    omega: b.omega.map(&mut q),
+                    vel_half: b.vel_half.map(&mut q),
+                    omega_half: b.omega_half.map(&mut q),
+                    radius: q(b.radius),
+                    inv_mass: q(b.inv_mass),
+                    inv_inertia: q(b.inv_inertia),
+                };
+                let (a, b) = (body(&s.a), body(&s.b));
+                let mut pp = s.pp;
+                for x in [
+                    &mut pp.e_star,
+                    &mut pp.g_star,
+                    &mut pp.restitution,
+                    &mut pp.friction,
+                    &mut pp.rolling_friction,
+                    &mut pp.damp_n,
+                    &mut pp.damp_t,
+                ] {
+                    *x = q(*x);
+                }
+                let n = s.n.map(&mut q);
+                let (ov, h) = (q(s.overlap), s.hist.map(&mut q));
+                let p = law_numbers(&pair_law(&lp, &pp, &a, &b, n, ov, h));
+                for i in 0..15 {
+                    spread[i] = spread[i].max((p[i] - c[i]).abs());
+                }
+            }
+            let g = gpu_law_numbers(g);
+            // each 3-vector compared at its own scale
+            let scale = |i: usize| {
+                if i < 12 {
+                    let b = i / 3 * 3;
+                    (c[b] * c[b] + c[b + 1] * c[b + 1] + c[b + 2] * c[b + 2]).sqrt()
+                } else if i == 14 {
+                    c[13].abs().max(c[14].abs())
+                } else {
+                    c[i].abs()
+                }
+            };
+            total += 1;
+            let wrong = (0..15).find(|&i| {
+                let tol = 30.0 * spread[i] + 2e-5 * scale(i) + 1e-30;
+                !((g[i] - c[i]).abs() <= tol)
+            });
+            if let Some(i) = wrong {
+                bad += 1;
+                if first.is_empty() {
+                    first = format!(
+                        "{:?} case {k} output {i}: GPU {:e}, CPU {:e} (sensitivity {:e}); all GPU {g:?} CPU {c:?}",
+                        lp.model, g[i], c[i], spread[i]
+                    );
+                }
+            }
+            if let Some(seen) = seen.as_deref_mut() {
+                let n = s.n;
+                let fa = exact.force_a;
+                let fn_total = -(fa[0] * n[0] + fa[1] * n[1] + fa[2] * n[2]);
+                let ft: Vec<f64> = (0..3).map(|k| fa[k] + n[k] * fn_total).collect();
+                let ft_len = ft.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let ft_max = s.pp.friction * fn_total.max(0.0);
+                let sliding = s.pp.friction > 0.0 && (ft_len - ft_max).abs() <= 1e-9 * ft_max;
+                let w: Vec<f64> = (0..3).map(|k| s.a.omega[k] - s.b.omega[k]).collect();
+                let wn = w[0] * n[0] + w[1] * n[1] + w[2] * n[2];
+                let w_len = (0..3)
+                    .map(|k| (w[k] - n[k] * wn).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                let r_star = if s.b.radius.is_finite() {
+                    s.a.radius * s.b.radius / (s.a.radius + s.b.radius)
+                } else {
+                    s.a.radius
+                };
+                let m = s.pp.rolling_friction * r_star * fn_total.max(0.0);
+                let capped = m > w_len / ((s.a.inv_inertia + s.b.inv_inertia) * lp.dt);
+                for (name, on) in [
+                    ("wall", !s.b.radius.is_finite()),
+                    ("first contact", s.hist == [0.0; 4]),
+                    (
+                        "stored ξ without k_t",
+                        s.hist[3] == 0.0 && s.hist != [0.0; 4],
+                    ),
+                    ("sliding", sliding),
+                    ("sticking", !sliding),
+                    ("tensile (damping > spring)", fn_total < 0.0),
+                    ("rolling", s.pp.rolling_friction > 0.0 && w_len > 0.0),
+                    ("rolling capped", s.pp.rolling_friction > 0.0 && capped),
+                ] {
+                    *seen.entry(name).or_default() += on as usize;
+                }
+            }
+        }
+    }
+    (total, bad, first)
+}
+
+/// The WGSL law (`law.wgsl`, through `law_eval`) against the CPU law
+/// (`cpu::law::pair_law`) on 3 × 3000 random contacts in f32 inputs:
+/// both models (linear from a stiffness and from a contact time), walls,
+/// first contacts, stored ξ with and without k_t, sticking and sliding,
+/// tensile damping, rolling resistance with and without its cap. Each
+/// output agrees within what f32 rounding of the inputs moves it (measured
+/// per case by perturbing the f64 law's inputs) plus 2e-5 of its scale.
+#[test]
+fn gpu_law_matches_cpu_law_in_every_branch() {
+    let Some(ctx) = test_context() else { return };
+    let eval = talus::gpu::law::LawEval::new(&ctx);
+    let mut seen = HashMap::new();
+    let (total, bad, first) = law_disagreements(&ctx, &eval, Some(&mut seen));
+    eprintln!("law twin: {total} contacts, {bad} disagree; branches taken: {seen:?}");
+    assert_eq!(total, 3 * LAW_CASES);
+    assert_eq!(bad, 0, "{bad} of {total} contacts disagree; first: {first}");
+    for (name, count) in &seen {
+        assert!(
+            *count >= 50,
+            "branch '{name}' taken by only {count} cases: {seen:?}"
+        );
+    }
+    assert_eq!(seen.len(), 8, "{seen:?}");
+}
+
+/// The law test notices a perturbation of any one branch of the WGSL law:
+/// each of these edits to `law.wgsl` makes some contacts disagree.
+#[test]
+fn gpu_law_test_catches_each_perturbed_branch() {
+    let Some(ctx) = test_context() else { return };
+    let src = talus::gpu::shaders::source("law_eval.wgsl");
+    let perturbations = [
+        // a wall's R* is the particle's radius
+        (
+            "if (!b_wall) { r_star = a.radius * b.radius / (a.radius + b.radius); }",
+            "r_star = a.radius * b.radius / (a.radius + b.radius);",
+        ),
+        // a wall has no lever arm
+        (
+            "if (!b_wall) { arm_b = n * -(b.radius - 0.5 * overlap); }",
+            "arm_b = n * -(b.radius - 0.5 * overlap);",
+        ),
+        // Hertz–Mindlin or linear
+        ("if (P.periodic.w == 0u) {", "if (P.periodic.w != 0u) {"),
+        // linear: contact time or stiffness
+        ("if (P.linear.y > 0.0) {", "if (P.linear.y >= 0.0) {"),
+        // the stored ξ keeps its length when rotated
+        (
+            "if (new_len2 > 0.0) { xi = xi * sqrt(old_len2 / new_len2); }",
+            "",
+        ),
+        // last step's k_t for the energy in the spring
+        ("if (hist.w > 0.0) { kt_old = hist.w; }", ""),
+        // the Coulomb limit
+        ("if (ft_len > ft_max) {", "if (ft_len > 2.0 * ft_max) {"),
+        // sliding: the spring carries the whole force
+        (
+            "if (kt > 0.0) { xi = ft * (-1.0 / kt); }",
+            "if (kt > 0.0) { xi = ft * (-0.5 / kt); }",
+        ),
+        // no friction under tension
+        (
+            "let ft_max = pp.friction * max(fn_total, 0.0);",
+            "let ft_max = pp.friction * abs(fn_total);",
+        ),
+        // rolling resistance on
+        (
+            "if (pp.rolling_friction > 0.0) {",
+            "if (pp.rolling_friction > 1.0) {",
+        ),
+        // its cap
+        ("if (inv_i > 0.0) { m = min(m, w_len / (inv_i * dt)); }", ""),
+    ];
+    let mut missed = Vec::new();
+    for (from, to) in perturbations {
+        assert_eq!(src.matches(from).count(), 1, "law.wgsl changed: {from}");
+        let eval = talus::gpu::law::LawEval::from_source(&ctx, &src.replacen(from, to, 1));
+        let (total, bad, _) = law_disagreements(&ctx, &eval, None);
+        eprintln!("{from} -> {to}: {bad} of {total} contacts disagree");
+        if bad == 0 {
+            missed.push(from);
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "perturbations the law test misses: {missed:?}"
+    );
+}

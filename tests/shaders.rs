@@ -29,7 +29,7 @@ fn every_shader_parses_and_validates() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let f = entry.unwrap().file_name().into_string().unwrap();
         assert!(
-            f == "common.wgsl" || all.iter().any(|(n, _)| *n == f),
+            shaders::INCLUDES.contains(&f.as_str()) || all.iter().any(|(n, _)| *n == f),
             "shaders/{f} is not built into talus"
         );
     }
@@ -37,16 +37,23 @@ fn every_shader_parses_and_validates() {
 
 #[test]
 fn rust_structs_match_wgsl_layout() {
-    // sort.wgsl declares all the shared structs (common.wgsl + ScanParams)
-    let m = module("sort.wgsl", &shaders::source("sort.wgsl"));
-    let mut layouter = naga::proc::Layouter::default();
-    layouter.update(m.to_ctx()).unwrap();
+    // each struct is checked in the first module that declares it
+    let modules: Vec<naga::Module> = shaders::sources()
+        .iter()
+        .map(|(name, src)| module(name, src))
+        .collect();
     for (sname, fields, size) in layout::rust_layouts() {
-        let (handle, ty) = m
-            .types
+        let (m, handle, ty) = modules
             .iter()
-            .find(|(_, t)| t.name.as_deref() == Some(sname))
+            .find_map(|m| {
+                m.types
+                    .iter()
+                    .find(|(_, t)| t.name.as_deref() == Some(sname))
+                    .map(|(h, t)| (m, h, t))
+            })
             .unwrap_or_else(|| panic!("struct {sname} not found in WGSL"));
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(m.to_ctx()).unwrap();
         let naga::TypeInner::Struct { members, span } = &ty.inner else {
             panic!("{sname} is not a struct")
         };
@@ -96,9 +103,9 @@ fn shared_constants_agree_with_rust() {
             continue;
         }
         let wgsl = const_u32(&m, c).unwrap_or_else(|| panic!("{name}: not a u32 literal"));
-        let r = rust
-            .get(name)
-            .unwrap_or_else(|| panic!("common.wgsl's {name} has no Rust twin in layout::shared_constants"));
+        let r = rust.get(name).unwrap_or_else(|| {
+            panic!("common.wgsl's {name} has no Rust twin in layout::shared_constants")
+        });
         assert_eq!(wgsl, *r, "{name}: WGSL {wgsl:#x}, Rust {r:#x}");
         seen += 1;
     }
@@ -197,7 +204,11 @@ fn kernel_bindings_match_shader_declarations() {
                 .iter()
                 .filter(|d| d.shader == *name && d.entry == e.name)
                 .count();
-            assert_eq!(n, 1, "{name}::{} is declared {n} times in gpu::kernel_decls", e.name);
+            assert_eq!(
+                n, 1,
+                "{name}::{} is declared {n} times in gpu::kernel_decls",
+                e.name
+            );
         }
     }
 }

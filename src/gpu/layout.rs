@@ -94,6 +94,36 @@ pub struct Wall {
     pub pad: [u32; 3],
 }
 
+/// One contact for the law alone (`LawCase` in `shaders/law_eval.wgsl`),
+/// in the canonical orientation a → b.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct LawCase {
+    pub pair: Pair,
+    /// The two bodies' motion records (`state::Motion<f32>`).
+    pub a: [[f32; 4]; 4],
+    pub b: [[f32; 4]; 4],
+    /// a's radius, b's radius (< 0: b is a wall), overlap, unused.
+    pub radii: [f32; 4],
+    /// xyz: unit normal from a to b.
+    pub normal: [f32; 4],
+    /// Stored ξ (xyz) and last k_t (w); zero: a first contact.
+    pub hist: [f32; 4],
+}
+
+/// What the law returns for a [`LawCase`] (`LawOut` in law_eval.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct LawOut {
+    pub force_a: [f32; 4],
+    pub torque_a: [f32; 4],
+    pub torque_b: [f32; 4],
+    /// ξ (xyz), k_t (w).
+    pub xi_kt: [f32; 4],
+    /// elastic, dissipated, 0, 0.
+    pub energy: [f32; 4],
+}
+
 /// A scan level's uniform (`ScanParams` in `shaders/sort.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
@@ -156,6 +186,29 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 .map(|(k, f)| (f, k * size_of::<[f32; 4]>()))
                 .collect(),
             size_of::<crate::state::Motion<f32>>(),
+        ),
+        (
+            "LawCase",
+            vec![
+                ("pair", offset_of!(LawCase, pair)),
+                ("a", offset_of!(LawCase, a)),
+                ("b", offset_of!(LawCase, b)),
+                ("radii", offset_of!(LawCase, radii)),
+                ("normal", offset_of!(LawCase, normal)),
+                ("hist", offset_of!(LawCase, hist)),
+            ],
+            size_of::<LawCase>(),
+        ),
+        (
+            "LawOut",
+            vec![
+                ("force_a", offset_of!(LawOut, force_a)),
+                ("torque_a", offset_of!(LawOut, torque_a)),
+                ("torque_b", offset_of!(LawOut, torque_b)),
+                ("xi_kt", offset_of!(LawOut, xi_kt)),
+                ("energy", offset_of!(LawOut, energy)),
+            ],
+            size_of::<LawOut>(),
         ),
         (
             "ScanParams",

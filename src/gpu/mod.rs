@@ -11,6 +11,7 @@ pub mod data;
 pub mod diagnostics;
 pub mod integrate;
 pub mod kernel;
+pub mod law;
 pub mod layout;
 pub mod neighbours;
 pub mod shaders;
@@ -76,6 +77,7 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &contacts::ContactKernels::DECLS,
         &integrate::IntegrateKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
+        &law::LawEval::DECLS,
     ]
     .concat()
 }

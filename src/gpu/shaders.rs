@@ -1,9 +1,15 @@
-//! The WGSL sources, each stage file with `common.wgsl` prepended.
+//! The WGSL sources, each stage file with `common.wgsl` prepended, and
+//! `law.wgsl` (the pair law) before the files that evaluate contacts.
+
+/// Files that are prepended to others, not modules of their own.
+pub const INCLUDES: [&str; 2] = ["common.wgsl", "law.wgsl"];
 
 /// `(stage file name, full source)` for every shader module.
 pub fn sources() -> Vec<(&'static str, String)> {
     let common = include_str!("../../shaders/common.wgsl");
+    let law = include_str!("../../shaders/law.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
+    let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
     vec![
         stage("bin.wgsl", include_str!("../../shaders/bin.wgsl")),
         stage("sort.wgsl", include_str!("../../shaders/sort.wgsl")),
@@ -12,7 +18,8 @@ pub fn sources() -> Vec<(&'static str, String)> {
             "neighbours.wgsl",
             include_str!("../../shaders/neighbours.wgsl"),
         ),
-        stage("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+        with_law("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+        with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
         stage(
             "integrate.wgsl",
             include_str!("../../shaders/integrate.wgsl"),

@@ -1,0 +1,119 @@
+// The contact law of one pair, twin of src/cpu/law.rs (checked on random
+// contacts through every branch by tests/gpu.rs,
+// gpu_law_matches_cpu_law_in_every_branch): Hertz-Mindlin with LIGGGHTS'
+// damping or linear spring-dashpot, tangential spring with history,
+// Coulomb sliding, rolling resistance, and the energy stored and
+// dissipated. A wall is a `Body` with radius < 0 (infinite) and zero
+// inverse mass and inertia. Prepended to the shaders that use it
+// (src/gpu/shaders.rs); reads the including shader's `P: Params` for dt,
+// the model and the linear parameters.
+
+struct Body {
+    vel: vec3<f32>,        // predicted v*(n): damping, friction
+    omega: vec3<f32>,
+    vel_half: vec3<f32>,   // v(n-1/2), which moved the positions: slip
+    omega_half: vec3<f32>,
+    radius: f32,      // < 0: a wall (infinite radius)
+    inv_mass: f32,
+    inv_inertia: f32,
+}
+
+struct PairResult {
+    force_a: vec3<f32>,
+    torque_a: vec3<f32>,
+    torque_b: vec3<f32>,
+    xi: vec3<f32>,
+    kt: f32,
+    elastic: f32,
+    dissipated: f32,
+}
+
+fn body(m: Motion, radius: f32) -> Body {
+    return Body(m.vel_invm.xyz, m.omega_invi.xyz, m.vel_half.xyz, m.omega_half.xyz, radius,
+                m.vel_invm.w, m.omega_invi.w);
+}
+
+fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>) -> PairResult {
+    let dt = P.gravity_dt.w;
+    let b_wall = b.radius < 0.0;
+    var r_star = a.radius;
+    if (!b_wall) { r_star = a.radius * b.radius / (a.radius + b.radius); }
+    let m_star = 1.0 / (a.inv_mass + b.inv_mass);
+    let arm_a = n * (a.radius - 0.5 * overlap);
+    var arm_b = vec3<f32>(0.0);
+    if (!b_wall) { arm_b = n * -(b.radius - 0.5 * overlap); }
+    let v_rel = (a.vel + cross(a.omega, arm_a)) - (b.vel + cross(b.omega, arm_b));
+    let vn = dot(v_rel, n);
+    let vt = v_rel - n * vn;
+    let v_half = (a.vel_half + cross(a.omega_half, arm_a)) - (b.vel_half + cross(b.omega_half, arm_b));
+    let vt_half = v_half - n * dot(v_half, n);
+
+    var kn: f32; var gn: f32; var kt: f32; var gt: f32; var elastic_n: f32;
+    if (P.periodic.w == 0u) {
+        let sq = sqrt(r_star * overlap);
+        kn = 4.0 / 3.0 * pp.e_star * sq;
+        let st = 8.0 * pp.g_star * sq;
+        let q = sqrt(sq * m_star);
+        gn = pp.damp_n * q;
+        gt = pp.damp_t * q;
+        kt = st;
+        elastic_n = 0.4 * kn * overlap * overlap;
+    } else {
+        let l = log(pp.restitution);
+        let pi2 = 9.869604401089358;
+        if (P.linear.y > 0.0) {
+            let tc = P.linear.y;
+            kn = m_star * (pi2 + l * l) / (tc * tc);
+            gn = -2.0 * l * m_star / tc;
+        } else {
+            kn = P.linear.x;
+            gn = -2.0 * l * sqrt(m_star * kn) / sqrt(pi2 + l * l);
+        }
+        kt = P.linear.z * kn;
+        gt = gn * sqrt(P.linear.z);
+        elastic_n = 0.5 * kn * overlap * overlap;
+    }
+    let fn_el = kn * overlap;
+    let fn_total = fn_el + gn * vn;
+
+    let xi_old = hist.xyz;
+    var xi = xi_old - n * dot(xi_old, n);
+    let old_len2 = dot(xi_old, xi_old);
+    let new_len2 = dot(xi, xi);
+    if (new_len2 > 0.0) { xi = xi * sqrt(old_len2 / new_len2); }
+    var kt_old = kt;
+    if (hist.w > 0.0) { kt_old = hist.w; }
+    let elastic_t_old = 0.5 * kt_old * dot(xi, xi);
+    xi = xi + vt_half * dt;
+    var ft = -kt * xi - gt * vt;
+    let ft_max = pp.friction * max(fn_total, 0.0);
+    let ft_len = sqrt(dot(ft, ft));
+    if (ft_len > ft_max) {
+        if (ft_len > 0.0) { ft = ft * (ft_max / ft_len); } else { ft = vec3<f32>(0.0); }
+        if (kt > 0.0) { xi = ft * (-1.0 / kt); } else { xi = vec3<f32>(0.0); }
+    }
+    let elastic_t = 0.5 * kt * dot(xi, xi);
+    let force_a = -n * fn_total + ft;
+    var torque_a = cross(arm_a, ft);
+    var torque_b = cross(arm_b, -ft);
+
+    var dissipated_roll = 0.0;
+    if (pp.rolling_friction > 0.0) {
+        let w_rel = a.omega - b.omega;
+        let w_roll = w_rel - n * dot(w_rel, n);
+        let w_len = sqrt(dot(w_roll, w_roll));
+        if (w_len > 0.0) {
+            let inv_i = a.inv_inertia + b.inv_inertia;
+            var m = pp.rolling_friction * r_star * max(fn_total, 0.0);
+            if (inv_i > 0.0) { m = min(m, w_len / (inv_i * dt)); }
+            let mr = w_roll * (-m / w_len);
+            torque_a = torque_a + mr;
+            torque_b = torque_b - mr;
+            dissipated_roll = m * w_len * dt;
+        }
+    }
+    let dissipated_n = gn * vn * vn * dt;
+    let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
+    return PairResult(force_a, torque_a, torque_b, xi, kt, elastic_n + elastic_t,
+                      dissipated_n + dissipated_t + dissipated_roll);
+}

@@ -1,0 +1,101 @@
+//! The contact law alone on the GPU (`shaders/law_eval.wgsl`, with
+//! `law.wgsl` prepended: the same law the contact stage runs), over a batch
+//! of contacts given as data. Not part of a step: the GPU half of the law's
+//! twin test, which evaluates random contacts through every branch against
+//! `cpu::law::pair_law` (`tests/gpu.rs`,
+//! `gpu_law_matches_cpu_law_in_every_branch`).
+
+use super::context::GpuContext;
+use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
+use super::layout::{LawCase, LawOut, Params};
+use wgpu::util::DeviceExt;
+
+pub struct LawEval {
+    pub kernel: Kernel,
+}
+
+impl LawEval {
+    /// `law_eval`.
+    pub const DECLS: [KernelDecl; 1] =
+        [KernelDecl::new("law_eval.wgsl", "law_eval", &[&[U, R, RW]])];
+
+    pub fn new(ctx: &GpuContext) -> Self {
+        Self::from_source(ctx, &super::shaders::source("law_eval.wgsl"))
+    }
+
+    /// From a given full source (`law_eval.wgsl` as [`super::shaders`]
+    /// assembles it, possibly altered: the twin test perturbs each branch
+    /// of the law to show that it would notice).
+    pub fn from_source(ctx: &GpuContext, src: &str) -> Self {
+        let src = src.to_string();
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("law_eval.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            });
+        LawEval {
+            kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
+        }
+    }
+
+    /// The law of every case under `params` (dt, model and linear
+    /// parameters are read from it), in order. Allocates its buffers and
+    /// waits for the device: a test tool, not a step.
+    pub fn eval(&self, ctx: &GpuContext, params: &Params, cases: &[LawCase]) -> Vec<LawOut> {
+        let dev = &ctx.device;
+        let init = |label, contents: &[u8], usage| {
+            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+        };
+        let p = init(
+            "law params",
+            bytemuck::bytes_of(params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let c = init(
+            "law cases",
+            bytemuck::cast_slice(cases),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let bytes = std::mem::size_of_val(cases) as u64;
+        let mk = |label, usage| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes.max(256),
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let out = mk(
+            "law outputs",
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let back = mk(
+            "law readback",
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let bg = self.kernel.bind(ctx, 0, &[&p, &c, &out]);
+        let mut enc = dev.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("law_eval"),
+                timestamp_writes: None,
+            });
+            dispatch(&mut pass, &self.kernel, &[(0, &bg)], cases.len() as u64);
+        }
+        let out_bytes = (cases.len() * std::mem::size_of::<LawOut>()) as u64;
+        enc.copy_buffer_to_buffer(&out, 0, &back, 0, out_bytes);
+        ctx.queue.submit([enc.finish()]);
+        let slice = back.slice(..out_bytes);
+        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map law outputs"));
+        dev.poll(wgpu::PollType::wait_indefinitely())
+            .expect("GPU device lost");
+        let v = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().expect("mapped"));
+        back.unmap();
+        v
+    }
+}
