@@ -9,13 +9,13 @@ use talus::cpu::CpuBackend;
 fn main() {
     let sizes = std::env::var("TALUS_BENCH_SIZES").unwrap_or_else(|_| "1e4,1e5".into());
     println!("| bed | particles | particle-steps/s | ns/particle-step |\n|---|---:|---:|---:|");
-    for kind in [Bed::Mono, Bed::Poly] {
+    for kind in [Bed::Mono, Bed::Poly, Bed::Settled, Bed::Chute] {
         for s in sizes.split(',') {
             let Ok(n) = s.trim().parse::<f64>() else {
                 eprintln!("TALUS_BENCH_SIZES: \"{s}\" is not a number");
                 std::process::exit(2);
             };
-            let scene = bed(kind, n as usize, 1);
+            let scene = bed(kind, n as usize, 1).expect("bench bed");
             let n = scene.particles.len();
             let mut b = CpuBackend::new(&scene).expect("bench bed");
             let steps = 50;

@@ -10,20 +10,36 @@
 //!   one sphere of r/4 (±5 %) in every octahedral hole: twice the particles
 //!   per grid cell, which is what a wide size ratio costs a uniform grid.
 //!
+//! - `settled`: ≥ 4 contacts per particle, as in the bulk of a bed at
+//!   rest: a jammed random packing, periodic ([`settled_bed`]).
+//! - `chute`: a periodic inclined chute started as a dense shear flow
+//!   ([`chute_bed`]): the flowing bed possible without mesh walls.
+//! - `discharge`: the hook for a draining column, waiting on mesh walls
+//!   and insertion/removal ([`discharge_bed`]).
+//!
 //! Timings are medians over repeats of the timed block; nothing here asserts
 //! a speed.
 
 use crate::backend::Backend;
 use crate::rng::Rng;
 use crate::scene::{Material, Scene, SceneBuilder};
+use std::fmt::Write as _;
 use std::time::Instant;
 
-/// The two bed kinds.
+/// The bed kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Bed {
     Mono,
     Poly,
+    /// A jammed random packing, periodic, ≥ 4 contacts per particle
+    /// ([`settled_bed`]).
+    Settled,
+    /// A periodic inclined chute, sheared as it flows ([`chute_bed`]).
+    Chute,
+    /// A column discharging through an outlet: the flowing bed users run.
+    /// Not built yet ([`discharge_bed`]).
+    Discharge,
 }
 
 impl Bed {
@@ -31,6 +47,18 @@ impl Bed {
         match self {
             Bed::Mono => "mono",
             Bed::Poly => "poly 1:4",
+            Bed::Settled => "settled",
+            Bed::Chute => "chute",
+            Bed::Discharge => "discharge",
+        }
+    }
+
+    /// Plane walls of the bed (for the bytes-per-particle estimate).
+    pub fn walls(self) -> usize {
+        match self {
+            Bed::Chute => 1,
+            Bed::Settled => 0,
+            _ => BED_WALLS,
         }
     }
 }
@@ -41,17 +69,27 @@ pub const R: f64 = 0.001;
 /// Walls of the bench bed: the floor and four sides.
 pub const BED_WALLS: usize = 5;
 
-/// Builds a bed of about `n` particles (exactly `n` for mono).
-pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
+/// Builds a bed of about `n` particles (exactly `n` for mono and chute); an error for a bed that cannot be built yet.
+pub fn bed(kind: Bed, n: usize, seed: u64) -> Result<Scene, String> {
+    match kind {
+        Bed::Mono | Bed::Poly => Ok(lattice_bed(kind, n, seed)),
+        Bed::Settled => Ok(settled_bed(&cached_cell()?, n)),
+        Bed::Chute => Ok(chute_bed(&cached_cell()?, n)),
+        Bed::Discharge => discharge_bed(n, seed),
+    }
+}
+
+/// The lattice beds, `mono` and `poly`.
+fn lattice_bed(kind: Bed, n: usize, seed: u64) -> Scene {
     let mut rng = Rng::new(seed);
     let nn = match kind {
-        Bed::Mono => 1.9 * R,
         Bed::Poly => 1.95 * R,
+        _ => 1.9 * R,
     };
     let a = nn * std::f64::consts::SQRT_2; // cubic FCC cell
     let per_cell = match kind {
-        Bed::Mono => 4,
         Bed::Poly => 8,
+        _ => 4,
     };
     let cells = n.div_ceil(per_cell);
     let nx = ((cells as f64).cbrt().ceil() as usize).max(2);
@@ -61,11 +99,7 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
         .domain([0.0; 3], [lx, lx, 1.5 * lz + 4.0 * R])
         .dt_auto(0.2)
         .steps(1)
-        .material(Material {
-            friction: 0.5,
-            restitution: 0.5,
-            ..Material::new("bead", 2500.0, 5e6)
-        })
+        .material(bead())
         .wall([0.0; 3], [0.0, 0.0, 1.0], "bead")
         .wall([0.0; 3], [1.0, 0.0, 0.0], "bead")
         .wall([lx, 0.0, 0.0], [-1.0, 0.0, 0.0], "bead")
@@ -90,13 +124,13 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
             for ix in 0..nx {
                 let base = [ix as f64, iy as f64, iz as f64];
                 let sites: Vec<([f64; 3], f64)> = match kind {
-                    Bed::Mono => fcc.iter().map(|o| (*o, rng.range(0.8, 1.0) * R)).collect(),
                     Bed::Poly => {
                         let mut v: Vec<([f64; 3], f64)> =
                             fcc.iter().map(|o| (*o, rng.range(0.95, 1.0) * R)).collect();
                         v.extend(octa.iter().map(|o| (*o, rng.range(0.2375, 0.25) * R)));
                         v
                     }
+                    _ => fcc.iter().map(|o| (*o, rng.range(0.8, 1.0) * R)).collect(),
                 };
                 for (o, r) in sites {
                     if count == n {
@@ -110,6 +144,248 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Scene {
         }
     }
     b.build_unchecked()
+}
+
+/// The material of every bench bed.
+fn bead() -> Material {
+    Material {
+        friction: 0.5,
+        restitution: 0.5,
+        ..Material::new("bead", 2500.0, 5e6)
+    }
+}
+
+/// Spheres of `cell` tiled over `[0, lx) × [0, ly)` and upwards, those
+/// `keep` accepts, the `n` lowest of them, lowered onto z = 0 (metres;
+/// the cell is scaled by [`R`]). Panics if the tiles hold fewer than `n`, which the callers'
+/// height estimate rules out.
+fn tile(
+    cell: &JammedCell,
+    n: usize,
+    lx: f64,
+    ly: f64,
+    keep: impl Fn([f64; 4]) -> bool,
+) -> Vec<[f64; 4]> {
+    let l = cell.side * R;
+    let per_volume = cell.spheres.len() as f64 / l.powi(3);
+    // candidates up to a height that holds n with 10 % to spare, more if
+    // the cut at the walls took more than that
+    let mut h = 1.1 * n as f64 / (per_volume * lx * ly) + 4.0 * R;
+    loop {
+        let mut out = Vec::with_capacity(n + n / 8);
+        let (tx, ty, tz) = (
+            (lx / l).ceil() as usize,
+            (ly / l).ceil() as usize,
+            (h / l).ceil() as usize,
+        );
+        for k in 0..tz {
+            for j in 0..ty {
+                for i in 0..tx {
+                    let base = [i as f64 * l, j as f64 * l, k as f64 * l];
+                    for s in &cell.spheres {
+                        let p = [
+                            base[0] + s[0] * R,
+                            base[1] + s[1] * R,
+                            base[2] + s[2] * R,
+                            s[3] * R,
+                        ];
+                        if p[0] < lx && p[1] < ly && p[2] < h && keep(p) {
+                            out.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        if out.len() >= n {
+            if n > 0 {
+                out.select_nth_unstable_by(n - 1, |a, b| a[2].total_cmp(&b[2]));
+            }
+            out.truncate(n);
+            // down onto the floor: a gap below would let the bed fall
+            // freely, and a falling packing springs apart
+            let gap = out
+                .iter()
+                .map(|p| p[2] - p[3])
+                .fold(f64::INFINITY, f64::min);
+            if gap.is_finite() && gap > 0.0 {
+                out.iter_mut().for_each(|p| p[2] -= gap);
+            }
+            return out;
+        }
+        h *= 1.25;
+    }
+}
+
+/// `settled`: the bulk of a bed at rest, with a settled bed's coordination
+/// (≥ 4 contacts per particle; ≈ 1.3 for `mono`), built in O(n) without
+/// settling: whole tiles of the [`JammedCell`] (frictionless, just jammed,
+/// radii as `mono`'s), about as many as make `n`, in a box periodic in all
+/// three directions, so there is no seam, no wall and no gravity. The
+/// packing's own small overlaps (≈ [`PACK_OVERLAP`], about one sphere's
+/// weight) keep it jammed; friction then holds it. A tiled packing cut
+/// against a floor instead rests on a few spheres and falls (a bed built
+/// that way lost 2/3 of its contacts in 200 steps). The tiles repeat
+/// every ~11 diameters; a poured frictional bed is looser (solid fraction
+/// 0.60–0.62, 4–5 contacts) than this one (≈ 0.645, ≈ 6).
+pub fn settled_bed(cell: &JammedCell, n: usize) -> Scene {
+    let m = cell.spheres.len();
+    let k = (n as f64 / m as f64).max(1.0);
+    let t = k.cbrt().round().max(1.0) as usize;
+    // tiles a × b × c near a cube with a product nearest n / m
+    let mut best = (t, t, t);
+    for a in t.saturating_sub(1).max(1)..=t + 1 {
+        for b in t.saturating_sub(1).max(1)..=a {
+            let c = (k / (a * b) as f64).round().max(1.0) as usize;
+            let err = |(a, b, c): (usize, usize, usize)| ((a * b * c) as f64 - k).abs();
+            if err((a, b, c)) < err(best) {
+                best = (a, b, c);
+            }
+        }
+    }
+    let l = cell.side * R;
+    let dims = [best.0, best.1, best.2];
+    let mut b = SceneBuilder::new(&format!("bed-settled-{n}"))
+        .domain([0.0; 3], dims.map(|d| d as f64 * l))
+        .periodic([true; 3])
+        .gravity([0.0; 3])
+        .dt_auto(0.2)
+        .steps(1)
+        .material(bead());
+    for kz in 0..dims[2] {
+        for ky in 0..dims[1] {
+            for kx in 0..dims[0] {
+                let base = [kx as f64 * l, ky as f64 * l, kz as f64 * l];
+                for s in &cell.spheres {
+                    let c = [0, 1, 2].map(|i| base[i] + s[i] * R);
+                    b = b.particle(c, [0.0; 3], s[3] * R, "bead");
+                }
+            }
+        }
+    }
+    b.build_unchecked()
+}
+
+/// Slope of the `chute` bed (degrees): inside the window where chute flows
+/// of frictional spheres (μ = 0.5) neither stop nor run away (about
+/// 20–26° for Silbert et al. 2001's rough base; this base is a flat
+/// frictional plane).
+pub const CHUTE_ANGLE_DEG: f64 = 24.0;
+/// Downslope speed of the `chute` bed's free surface at the start (m/s).
+pub const CHUTE_SURFACE_SPEED: f64 = 0.5;
+/// Depth the `chute` bed aims at: about 22 mean diameters; larger beds
+/// are wider, not deeper.
+pub const CHUTE_DEPTH: f64 = 40.0 * R;
+
+/// `chute`: a bed that flows, with what talus has today: the
+/// [`JammedCell`] tiled over a square periodic in x and y (whole tiles, so
+/// no seam), on a floor plane, gravity tilted by [`CHUTE_ANGLE_DEG`] down
+/// +x, every sphere started with the Bagnold profile of a dense chute flow
+/// u(z) = U (1 − (1 − z/h)^{3/2}) with U = [`CHUTE_SURFACE_SPEED`]. Over
+/// the bench's steps (~0.01 s) it is a dense sheared flow: contacts open
+/// and close, the lists are rebuilt every few steps. Whether it would
+/// reach a steady flow over seconds is not what it is for and not claimed.
+pub fn chute_bed(cell: &JammedCell, n: usize) -> Scene {
+    let l = cell.side * R;
+    let m = cell.spheres.len() as f64;
+    let tiles = ((n as f64 * l / (m * CHUTE_DEPTH)).sqrt().round() as usize).max(1);
+    let lx = tiles as f64 * l;
+    let p = tile(cell, n, lx, lx, |p| p[2] >= p[3]);
+    let h = p.iter().map(|p| p[2] + p[3]).fold(0.0, f64::max);
+    let (s, c) = CHUTE_ANGLE_DEG.to_radians().sin_cos();
+    let mut b = SceneBuilder::new(&format!("bed-chute-{n}"))
+        .domain([0.0; 3], [lx, lx, 3.0 * h + 4.0 * R])
+        .periodic([true, true, false])
+        .gravity([9.81 * s, 0.0, -9.81 * c])
+        .dt_auto(0.2)
+        .steps(1)
+        .material(bead())
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "bead");
+    for q in p {
+        let u = CHUTE_SURFACE_SPEED * (1.0 - (1.0 - q[2] / h).max(0.0).powf(1.5));
+        b = b.particle([q[0], q[1], q[2]], [u, 0.0, 0.0], q[3], "bead");
+    }
+    b.build_unchecked()
+}
+
+/// `discharge`: the flowing bed users run, and the hook for it. It is to
+/// be the `settled` packing in a column or hopper draining through an
+/// outlet in its floor, the spheres that leave put back at the top so the
+/// count stays `n` and the timed steps see a steady discharge. That needs
+/// mesh walls (hopper, outlet) and particle insertion/removal, issues 14
+/// and 15; until they land this reports so and `talus bench` skips the
+/// row. When they do, this is the one function to write.
+pub fn discharge_bed(_n: usize, _seed: u64) -> Result<Scene, String> {
+    Err("needs mesh walls and particle insertion/removal at an outlet (issues 14/15)".into())
+}
+
+/// Version of the cached [`JammedCell`]: bump it when the cell's recipe
+/// changes.
+pub const PACK_VERSION: u32 = 1;
+
+/// Where the packing cell is cached: `$TALUS_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/talus`, else `~/.cache/talus`, else the temp dir.
+pub fn cache_dir() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(d) = var("TALUS_CACHE_DIR") {
+        PathBuf::from(d)
+    } else if let Some(d) = var("XDG_CACHE_HOME") {
+        PathBuf::from(d).join("talus")
+    } else if let Some(d) = var("HOME") {
+        PathBuf::from(d).join(".cache").join("talus")
+    } else {
+        std::env::temp_dir().join("talus")
+    }
+}
+
+/// The [`JammedCell`] of [`PACK_CELL`] spheres (seed 1), read from
+/// [`cache_dir`] or built (~20 s on one core, once) and written there:
+/// `side,coordination,solid_fraction`, then one `x,y,z,r` a line.
+pub fn cached_cell() -> Result<JammedCell, String> {
+    let path = cache_dir().join(format!("jammed-cell-v{PACK_VERSION}-{PACK_CELL}-seed1.csv"));
+    if let Some(c) = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| parse_cell(&t))
+    {
+        return Ok(c);
+    }
+    eprintln!(
+        "building the jammed packing the settled and chute beds are tiled from (once, ~20 s) -> {}",
+        path.display()
+    );
+    let c = jammed_cell(PACK_CELL, 1);
+    let mut text = format!("{},{},{}\n", c.side, c.coordination, c.solid_fraction);
+    for s in &c.spheres {
+        let _ = writeln!(text, "{},{},{},{}", s[0], s[1], s[2], s[3]);
+    }
+    if let Err(e) = std::fs::create_dir_all(cache_dir()).and_then(|_| std::fs::write(&path, text)) {
+        eprintln!("warning: not cached: {}: {e}", path.display());
+    }
+    Ok(c)
+}
+
+fn parse_cell(text: &str) -> Option<JammedCell> {
+    let mut lines = text.lines();
+    let head: Vec<f64> = lines
+        .next()?
+        .split(',')
+        .map(|v| v.parse().ok())
+        .collect::<Option<_>>()?;
+    let spheres: Vec<[f64; 4]> = lines
+        .map(|l| {
+            let v: Vec<f64> = l
+                .split(',')
+                .map(|v| v.parse().ok())
+                .collect::<Option<_>>()?;
+            v.try_into().ok()
+        })
+        .collect::<Option<_>>()?;
+    (head.len() == 3 && spheres.len() == PACK_CELL).then_some(JammedCell {
+        side: head[0],
+        coordination: head[1],
+        solid_fraction: head[2],
+        spheres,
+    })
 }
 
 /// One row of the table.
@@ -209,4 +485,282 @@ pub fn measure(
         contacts: stats.contacts as f64,
         steps_per_build: timed as f64 / (stats.builds - builds) as f64,
     })
+}
+
+/// A jammed, triply periodic random packing: what the `settled` and
+/// `chute` beds are cut from.
+///
+/// Spheres with radii uniform in [0.8, 1] (the `mono` distribution, in
+/// units of the largest radius) are dropped at random into a periodic cube
+/// at solid fraction 0.66, where they overlap a lot, and the harmonic
+/// overlap energy is minimised (FIRE). The radii are then shrunk step by
+/// step, re-minimising each time, until the mean overlap of the contacts
+/// is about [`PACK_OVERLAP`]: a frictionless packing just above jamming
+/// (solid fraction ≈ 0.64–0.65, about 6 contacts per non-rattler). A
+/// shrink that unjams it is undone and halved. Deterministic for a seed;
+/// costs about a second for [`PACK_CELL`] spheres whatever the bed size,
+/// since beds are tiles of it.
+#[derive(Debug, Clone)]
+pub struct JammedCell {
+    /// Side of the periodic cube (units of the largest radius).
+    pub side: f64,
+    /// x, y, z in [0, side), radius (largest radius 1).
+    pub spheres: Vec<[f64; 4]>,
+    /// Mean contacts per sphere (each pair counted twice).
+    pub coordination: f64,
+    pub solid_fraction: f64,
+}
+
+/// Spheres in the periodic cell the dense beds are tiled from: the cell is
+/// about 11 mean diameters wide.
+pub const PACK_CELL: usize = 2000;
+
+/// Target mean overlap of the packing's contacts (units of the largest
+/// radius): about what the weight of one sphere makes with the bench
+/// material (E = 5 MPa, 1 mm), so gravity loads the packing without it
+/// springing apart or collapsing.
+pub const PACK_OVERLAP: f64 = 1e-3;
+
+struct Overlaps {
+    /// Pairs with an overlap above the contact threshold.
+    contacts: usize,
+    /// Sum of those overlaps.
+    sum: f64,
+    /// Largest force component.
+    fmax: f64,
+}
+
+/// Harmonic repulsion (stiffness 1) between overlapping spheres in the
+/// periodic cube; forces into `f`. Cells of at least the largest diameter,
+/// each pair once (its own cell and 13 of the 26 around, with the
+/// periodic image's shift).
+fn overlap_forces(x: &[[f64; 4]], side: f64, f: &mut [[f64; 3]], threshold: f64) -> Overlaps {
+    let nc = ((side / 2.0).floor() as usize).max(3);
+    let cell = side / nc as f64;
+    let mut head = vec![usize::MAX; nc * nc * nc];
+    let mut next = vec![usize::MAX; x.len()];
+    let coord = |v: f64| ((v / cell) as usize).min(nc - 1);
+    for (i, p) in x.iter().enumerate() {
+        let k = coord(p[0]) + nc * (coord(p[1]) + nc * coord(p[2]));
+        next[i] = head[k];
+        head[k] = i;
+    }
+    f.iter_mut().for_each(|v| *v = [0.0; 3]);
+    let mut o = Overlaps {
+        contacts: 0,
+        sum: 0.0,
+        fmax: 0.0,
+    };
+    let mut pair = |i: usize, j: usize, shift: [f64; 3], f: &mut [[f64; 3]]| {
+        let d = [0, 1, 2].map(|k| x[j][k] + shift[k] - x[i][k]);
+        let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        let reach = x[i][3] + x[j][3];
+        if d2 < reach * reach && d2 > 0.0 {
+            let dist = d2.sqrt();
+            let ov = reach - dist;
+            for k in 0..3 {
+                let fk = ov * d[k] / dist;
+                f[i][k] -= fk;
+                f[j][k] += fk;
+            }
+            if ov > threshold {
+                o.contacts += 1;
+                o.sum += ov;
+            }
+        }
+    };
+    // the 13 forward neighbour offsets
+    let offsets: Vec<[isize; 3]> = (-1..=1)
+        .flat_map(|z| (-1..=1).flat_map(move |y| (-1..=1).map(move |x| [x, y, z])))
+        .filter(|o| (o[2], o[1], o[0]) > (0, 0, 0))
+        .collect();
+    for cz in 0..nc {
+        for cy in 0..nc {
+            for cx in 0..nc {
+                let c = [cx, cy, cz];
+                let mut i = head[cx + nc * (cy + nc * cz)];
+                while i != usize::MAX {
+                    let mut j = next[i];
+                    while j != usize::MAX {
+                        pair(i, j, [0.0; 3], f);
+                        j = next[j];
+                    }
+                    for off in &offsets {
+                        let mut q = [0; 3];
+                        let mut shift = [0.0; 3];
+                        for k in 0..3 {
+                            let v = c[k] as isize + off[k];
+                            q[k] = v.rem_euclid(nc as isize) as usize;
+                            shift[k] = if v < 0 {
+                                -side
+                            } else if v >= nc as isize {
+                                side
+                            } else {
+                                0.0
+                            };
+                        }
+                        let mut j = head[q[0] + nc * (q[1] + nc * q[2])];
+                        while j != usize::MAX {
+                            pair(i, j, shift, f);
+                            j = next[j];
+                        }
+                    }
+                    i = next[i];
+                }
+            }
+        }
+    }
+    o.fmax = f.iter().flatten().fold(0.0, |m: f64, v| m.max(v.abs()));
+    o
+}
+
+/// FIRE minimisation of the overlap energy (unit masses) until no force
+/// component exceeds `ftol`.
+fn relax(x: &mut [[f64; 4]], side: f64, ftol: f64, threshold: f64) -> Overlaps {
+    let n = x.len();
+    let mut f = vec![[0.0; 3]; n];
+    let mut v = vec![[0.0; 3]; n];
+    let (mut dt, dt_max, mut alpha, mut positive) = (0.05, 0.3, 0.1, 0);
+    let mut o = overlap_forces(x, side, &mut f, threshold);
+    for _ in 0..200_000 {
+        if o.fmax < ftol {
+            break;
+        }
+        let p: f64 = (0..n)
+            .map(|i| (0..3).map(|k| f[i][k] * v[i][k]).sum::<f64>())
+            .sum();
+        if p > 0.0 {
+            let vn = v.iter().flatten().map(|a| a * a).sum::<f64>().sqrt();
+            let fn_ = f.iter().flatten().map(|a| a * a).sum::<f64>().sqrt();
+            for i in 0..n {
+                for k in 0..3 {
+                    v[i][k] = (1.0 - alpha) * v[i][k] + alpha * vn * f[i][k] / fn_;
+                }
+            }
+            positive += 1;
+            if positive > 5 {
+                dt = f64::min(dt * 1.1, dt_max);
+                alpha *= 0.99;
+            }
+        } else {
+            v.iter_mut().for_each(|a| *a = [0.0; 3]);
+            dt *= 0.5;
+            alpha = 0.1;
+            positive = 0;
+        }
+        for i in 0..n {
+            for k in 0..3 {
+                v[i][k] += dt * f[i][k];
+                x[i][k] = (x[i][k] + dt * v[i][k]).rem_euclid(side);
+            }
+        }
+        o = overlap_forces(x, side, &mut f, threshold);
+    }
+    o
+}
+
+/// Builds the [`JammedCell`] of `m` spheres (see there).
+pub fn jammed_cell(m: usize, seed: u64) -> JammedCell {
+    let mut rng = Rng::new(seed);
+    let r: Vec<f64> = (0..m).map(|_| rng.range(0.8, 1.0)).collect();
+    let ball = |r: f64| 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let vol: f64 = r.iter().map(|&r| ball(r)).sum();
+    let side = (vol / 0.66f64).cbrt();
+    let mut x: Vec<[f64; 4]> = r
+        .iter()
+        .map(|&r| [rng.f64() * side, rng.f64() * side, rng.f64() * side, r])
+        .collect();
+    let (ftol, threshold) = (0.01 * PACK_OVERLAP, 0.05 * PACK_OVERLAP);
+    let mean_r = r.iter().sum::<f64>() / m as f64;
+    let mut o = relax(&mut x, side, ftol, threshold);
+    let mut good = (x.clone(), o.contacts, o.sum);
+    let mut frac = 1.0;
+    for _ in 0..60 {
+        let mean = good.2 / good.1.max(1) as f64;
+        if mean <= 2.0 * PACK_OVERLAP || frac < 1e-3 {
+            break;
+        }
+        // shrinking every radius by s takes about s (r_i + r_j) off each
+        // overlap before the packing relaxes
+        let s = frac * (mean - PACK_OVERLAP) / (2.0 * mean_r);
+        x = good.0.clone();
+        for p in x.iter_mut() {
+            p[3] *= 1.0 - s;
+        }
+        o = relax(&mut x, side, ftol, threshold);
+        if 2 * o.contacts >= 5 * m {
+            good = (x.clone(), o.contacts, o.sum);
+        } else {
+            frac *= 0.5; // unjammed: back to the last jammed state
+        }
+    }
+    let mut x = good.0;
+    // the largest radius back to 1: the overlaps scale with it
+    let scale = 1.0 / x.iter().map(|p| p[3]).fold(0.0, f64::max);
+    for p in x.iter_mut() {
+        p.iter_mut().for_each(|v| *v *= scale);
+    }
+    let side = side * scale;
+    JammedCell {
+        side,
+        solid_fraction: x.iter().map(|p| ball(p[3])).sum::<f64>() / side.powi(3),
+        coordination: 2.0 * good.1 as f64 / m as f64,
+        spheres: x,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::CpuBackend;
+
+    /// A smaller cell than the bench's (500 spheres: ~3 s), same recipe.
+    fn small_cell() -> JammedCell {
+        let c = jammed_cell(500, 1);
+        assert!(
+            c.coordination >= 5.0,
+            "cell coordination {}",
+            c.coordination
+        );
+        c
+    }
+
+    #[test]
+    fn settled_bed_has_four_contacts_per_particle() {
+        let scene = settled_bed(&small_cell(), 3000);
+        let n = scene.particles.len();
+        assert_eq!(n, 3000);
+        let mut b = CpuBackend::new(&scene).unwrap();
+        b.advance(200).unwrap();
+        let z = b.list_stats().contacts as f64 / n as f64;
+        assert!(z >= 4.0, "settled bed: {z:.2} contacts per particle");
+    }
+
+    #[test]
+    fn chute_bed_flows_and_shears() {
+        let n = 3000;
+        let scene = chute_bed(&small_cell(), n);
+        let mut b = CpuBackend::new(&scene).unwrap();
+        b.advance(200).unwrap();
+        let p = &b.st.particles;
+        let h = p.pos_rad.iter().map(|x| x[2]).fold(0.0, f64::max);
+        let mean_vx = |lo: f64, hi: f64| {
+            let v: Vec<f64> = (0..p.len())
+                .filter(|&i| (lo..hi).contains(&(p.pos_rad[i][2] / h)))
+                .map(|i| p.vel_invm[i][0])
+                .collect();
+            v.iter().sum::<f64>() / v.len() as f64
+        };
+        let (bottom, top) = (mean_vx(0.0, 0.25), mean_vx(0.75, 1.01));
+        assert!(
+            top > 0.2 && top - bottom > 0.1,
+            "vx bottom {bottom}, top {top}"
+        );
+    }
+
+    #[test]
+    fn discharge_bed_says_what_it_needs() {
+        let e = bed(Bed::Discharge, 1000, 1).unwrap_err();
+        assert!(e.contains("issues 14/15"), "{e}");
+    }
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::backend::Backend;
 use talus::backend::Stage;
-use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow, BED_WALLS};
+use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow};
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
@@ -36,8 +36,13 @@ pub fn run(o: Opts) -> ExitCode {
         match b.trim() {
             "mono" => beds.push(Bed::Mono),
             "poly" => beds.push(Bed::Poly),
+            "settled" => beds.push(Bed::Settled),
+            "chute" => beds.push(Bed::Chute),
+            "discharge" => beds.push(Bed::Discharge),
             other => {
-                eprintln!("error: --beds: unknown bed \"{other}\" (expected mono, poly)");
+                eprintln!(
+                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge)"
+                );
                 return ExitCode::FAILURE;
             }
         }
@@ -112,7 +117,7 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
 fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     let adapter = format!("CPU, {threads} threads");
     // 16 candidates per particle: the mono bed has 12, poly 1:4 about 11
-    let bpp = Particles::<f64>::bytes_per_particle(8, BED_WALLS, 16) as u64;
+    let bpp = Particles::<f64>::bytes_per_particle(8, kind.walls(), 16) as u64;
     if let Some(avail) = mem_available() {
         // the scene, the state and the work arrays, with room to spare
         let need = n as u64 * (bpp + 400);
@@ -130,7 +135,10 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
             );
         }
     }
-    let scene = bed(kind, n, 1);
+    let scene = match bed(kind, n, 1) {
+        Ok(s) => s,
+        Err(e) => return skipped("cpu", adapter, kind, n, e),
+    };
     let n = scene.particles.len();
     let mut b = match CpuBackend::new(&scene) {
         Ok(b) => b,
@@ -149,7 +157,7 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     };
     let bpp = Particles::<f64>::bytes_per_particle(
         8,
-        BED_WALLS,
+        kind.walls(),
         (timing.candidates / n as f64).ceil() as usize,
     ) as u64;
     let stages = Stage::STEP
@@ -170,12 +178,15 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
 }
 
 fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
+    let scene = match bed(kind, n, 1) {
+        Ok(s) => s,
+        Err(e) => return skipped("gpu", "-".into(), kind, n, e),
+    };
     let ctx = match GpuContext::new(o.adapter.as_deref()) {
         Ok(c) => c,
         Err(e) => return skipped("gpu", "-".into(), kind, n, e.to_string()),
     };
     let adapter = ctx.describe();
-    let scene = bed(kind, n, 1);
     let n = scene.particles.len();
     let mut b = match GpuBackend::new(&scene, ctx) {
         Ok(b) => b,
@@ -312,7 +323,7 @@ pub fn table(rows: &[BenchRow]) -> String {
 /// gravity: the bed fills the box's lower part, and its default split on
 /// 2 ranks gave one of them 82 % of the spheres (half its speed).
 fn export(dir: &std::path::Path, n: usize, warmup: u64) -> ExitCode {
-    let scene = bed(Bed::Mono, n, 1);
+    let scene = bed(Bed::Mono, n, 1).expect("the mono bed always builds");
     let m = &scene.materials[0];
     let dt = scene.dt();
     let d = &scene.domain;

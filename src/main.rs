@@ -98,7 +98,10 @@ enum Command {
         /// Timed blocks; the median is reported.
         #[arg(long, default_value_t = 3)]
         repeats: usize,
-        /// Beds: mono, poly or both.
+        /// Beds, comma-separated: mono, poly (the dense lattice beds compared
+        /// across versions), settled (a jammed periodic bed, ~6 contacts per
+        /// particle), chute (a dense flow down a tilted periodic floor),
+        /// discharge (needs mesh walls and outlets: skipped for now).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
         /// Where to write the table as JSON.
