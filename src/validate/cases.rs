@@ -5,9 +5,12 @@
 //! friction (exact in the gross-sliding regime), see `theory.rs` and
 //! `docs/validation.md`.
 
+use super::case::CaseDef;
+use super::maker::Maker;
+use super::result::{CaseResult, Plot, Series};
+use super::row::{worst, Row, Tol};
 use super::setup::*;
 use super::theory::{self, e_star, hertz, oblique, sphere_mass};
-use super::{CaseDef, CaseResult, Maker, Plot, Row, Series, Tol};
 use crate::scene::{Material, RadiusDist, SceneBuilder};
 
 pub static CASES: &[CaseDef] = &[
@@ -96,6 +99,14 @@ pub static CASES: &[CaseDef] = &[
         run: case_packing,
     },
 ];
+
+/// The case with this id.
+pub fn case(id: &str) -> &'static CaseDef {
+    CASES
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no validation case {id}"))
+}
 
 /// A material whose pair constants (e, μ, μ_r) come from interactions.
 fn mat(name: &str, youngs: f64, nu: f64, rho: f64) -> Material {
@@ -678,7 +689,7 @@ fn sliding_rows(out: &mut CaseResult, case: &str, res: &[SweepResult], tol: f64)
             }
         }
         for set in [en, dv, dw, dv_rigid, dw_rigid, stick] {
-            if let Some(row) = super::worst(set) {
+            if let Some(row) = worst(set) {
                 out.row(row);
             }
         }
@@ -726,7 +737,7 @@ fn case4(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 ),
             ));
         }
-        if let Some(row) = super::worst(rows) {
+        if let Some(row) = worst(rows) {
             out.row(row);
         }
     }
@@ -1151,7 +1162,7 @@ fn pair_rows(out: &mut CaseResult, case: &str, res: &[PairSweep], e: f64, mu: f6
             }
         }
         for set in [dv, dw, du, rig, st] {
-            if let Some(r) = super::worst(set) {
+            if let Some(r) = worst(set) {
                 out.row(r);
             }
         }

@@ -1,17 +1,13 @@
 //! The table printed by `talus validate`, `report.md`, the plots and the
 //! per-point data files.
 
+use super::case::CaseRun;
 use super::liggghts::Liggghts;
-use super::{CaseDef, CaseResult, Plot, Row, Tol};
+use super::result::Plot;
+use super::row::{Row, Tol};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
-
-/// One case on every backend.
-pub struct CaseRun {
-    pub def: &'static CaseDef,
-    pub results: Vec<(String, Result<CaseResult, String>)>,
-}
 
 /// A number with 4 significant digits, scientific outside 1e-3..1e5.
 pub fn num(x: f64) -> String {
