@@ -13,6 +13,7 @@ pub mod command;
 pub mod liggghts;
 pub mod maker;
 pub mod plot;
+pub mod readback;
 pub mod report;
 pub mod result;
 pub mod row;

@@ -5,10 +5,12 @@ use super::common::{dt_for, measured, theory_series, PER_CONTACT};
 use super::materials::{aluminium, glass, limestone, magnesium};
 use crate::state::Particles;
 use crate::validate::maker::Maker;
+use crate::validate::readback::{contact_time_and_max, pair_state, record, wall_state};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
-use crate::validate::setup::{contact_time_and_max, pair_state, record, wall_state, Lab};
+use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, hertz, sphere_mass};
+use glam::DVec3;
 
 pub struct NormalImpact {
     label: &'static str,
@@ -143,8 +145,8 @@ pub fn case1(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut lab = Lab::new("case1", r, dt);
     for (m, ..) in &fams {
         lab.pair(
-            (m, r, [v, 0.0, 0.0], [0.0; 3]),
-            (m, r, [-v, 0.0, 0.0], [0.0; 3]),
+            (m, r, DVec3::new(v, 0.0, 0.0), DVec3::ZERO),
+            (m, r, DVec3::new(-v, 0.0, 0.0), DVec3::ZERO),
             t_gap,
             (1.0, 0.35, 0.0),
         );

@@ -5,9 +5,11 @@ use super::common::err;
 use super::materials::mat;
 use crate::scene::{ContactModel, Material};
 use crate::validate::maker::Maker;
+use crate::validate::readback::{contact_time_and_max, pair_state, record};
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
-use crate::validate::setup::{contact_time_and_max, pair_state, record, Lab};
+use crate::validate::setup::Lab;
+use glam::DVec3;
 
 pub fn case_linear(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;
@@ -26,8 +28,8 @@ pub fn case_linear(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             ..g.clone()
         };
         lab.pair(
-            (&m, r, [v, 0.0, 0.0], [0.0; 3]),
-            (&m, r, [-v, 0.0, 0.0], [0.0; 3]),
+            (&m, r, DVec3::new(v, 0.0, 0.0), DVec3::ZERO),
+            (&m, r, DVec3::new(-v, 0.0, 0.0), DVec3::ZERO),
             10.0 * dt,
             (e, 0.0, 0.0),
         );

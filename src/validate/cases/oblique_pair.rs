@@ -8,6 +8,7 @@ use crate::scene::Material;
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::theory::oblique;
+use glam::DVec3;
 
 pub fn case7(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.1;
@@ -30,10 +31,10 @@ pub fn case7(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 r,
                 m.clone(),
                 r,
-                [v, 0.0, 0.0],
-                [0.0, 0.0, w],
-                [-v, 0.0, 0.0],
-                [0.0, 0.0, w],
+                DVec3::new(v, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, w),
+                DVec3::new(-v, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, w),
             ));
         }
     }
@@ -70,16 +71,16 @@ pub fn case7(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         let of: Vec<&PairSweep> = res.iter().filter(|s| s.fam == fam.name).collect();
         p_w.series.push(measured(
             &fam.name,
-            of.iter().map(|s| (s.x, s.after.w_a[2])).collect(),
+            of.iter().map(|s| (s.x, s.after.w_a.z)).collect(),
         ));
         p_v.series.push(measured(
             &fam.name,
-            of.iter().map(|s| (s.x, s.after.v_a[1].abs())).collect(),
+            of.iter().map(|s| (s.x, s.after.v_a.y.abs())).collect(),
         ));
         for s in &of {
             let lab = format!("{} {}", fam.name, s.label);
-            out.point("7", &lab, "omega", s.after.w_a[2]);
-            out.point("7", &lab, "vt", s.after.v_a[1].abs());
+            out.point("7", &lab, "omega", s.after.w_a.z);
+            out.point("7", &lab, "vt", s.after.v_a.y.abs());
         }
     }
     out.plots.extend([p_w, p_v]);
@@ -111,10 +112,10 @@ pub fn case8(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 r1,
                 heavy.clone(),
                 r2,
-                [v, 0.0, 0.0],
-                [0.0, 0.0, w],
-                [0.0; 3],
-                [0.0; 3],
+                DVec3::new(v, 0.0, 0.0),
+                DVec3::new(0.0, 0.0, w),
+                DVec3::ZERO,
+                DVec3::ZERO,
             ));
         }
     }

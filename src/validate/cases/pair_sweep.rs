@@ -4,10 +4,12 @@
 use super::common::{dt_for, PER_CONTACT};
 use crate::scene::Material;
 use crate::validate::maker::Maker;
+use crate::validate::readback::{pair_state, PairState};
 use crate::validate::result::CaseResult;
 use crate::validate::row::{worst, Row, Tol};
-use crate::validate::setup::{pair_state, Lab, PairImpact, PairState};
+use crate::validate::setup::{Lab, PairImpact};
 use crate::validate::theory::{self, e_star, hertz, oblique, sphere_mass};
+use glam::DVec3;
 
 /// A pair impact along x (a → b) with spins about z: slip of the contact
 /// point along y, u = v_ay + R_a ω_az − v_by + R_b ω_bz.
@@ -15,14 +17,14 @@ pub struct PairSweep {
     pub fam: String,
     pub x: f64,
     pub label: String,
-    pub before: ([f64; 3], [f64; 3], [f64; 3], [f64; 3]),
+    pub before: (DVec3, DVec3, DVec3, DVec3),
     pub after: PairState,
     pub q: PairImpact,
 }
 
 impl PairSweep {
-    pub fn slip(v_a: [f64; 3], w_a: [f64; 3], v_b: [f64; 3], w_b: [f64; 3], q: &PairImpact) -> f64 {
-        v_a[1] + q.r_a * w_a[2] - v_b[1] + q.r_b * w_b[2]
+    pub fn slip(v_a: DVec3, w_a: DVec3, v_b: DVec3, w_b: DVec3, q: &PairImpact) -> f64 {
+        v_a.y + q.r_a * w_a.z - v_b.y + q.r_b * w_b.z
     }
     pub fn u0(&self) -> f64 {
         let (va, wa, vb, wb) = self.before;
@@ -49,10 +51,10 @@ pub fn pair_sweep(
         f64,
         Material,
         f64,
-        [f64; 3],
-        [f64; 3],
-        [f64; 3],
-        [f64; 3],
+        DVec3,
+        DVec3,
+        DVec3,
+        DVec3,
     )],
     (e, mu): (f64, f64),
     out: &mut CaseResult,
@@ -61,7 +63,7 @@ pub fn pair_sweep(
     let mut rmax = 0.0f64;
     for (_, _, _, ma, ra, mb, rb, va, _, vb, _) in pairs {
         let (m1, m2) = (sphere_mass(ma, *ra), sphere_mass(mb, *rb));
-        let vrel = va[0] - vb[0];
+        let vrel = va.x - vb.x;
         tcs.push(
             hertz(
                 m1 * m2 / (m1 + m2),
@@ -124,7 +126,7 @@ pub fn pair_rows(out: &mut CaseResult, case: &str, res: &[PairSweep], e: f64, mu
             let dwa = -2.5 * j / (s.q.m_a * s.q.r_a);
             let ratio = s.u0().abs() / (3.5 * mu * kappa * v_rel);
             let at = s.label.clone();
-            let meas_dv = s.after.v_a[1] - s.before.0[1];
+            let meas_dv = s.after.v_a.y - s.before.0.y;
             if o.gross_sliding && ratio > 1.1 {
                 dv.push((
                     at.clone(),
@@ -142,7 +144,7 @@ pub fn pair_rows(out: &mut CaseResult, case: &str, res: &[PairSweep], e: f64, mu
                         &c,
                         "Δω of sphere 1 [rad/s], gross sliding",
                         dwa,
-                        s.after.w_a[2] - s.before.1[2],
+                        s.after.w_a.z - s.before.1.z,
                         Tol::Rel(0.02),
                     ),
                 ));

@@ -4,9 +4,10 @@ use super::common::{dt_for, measured, theory_series, PER_CONTACT};
 use super::materials::{alox, cast_iron};
 use crate::scene::Material;
 use crate::validate::maker::Maker;
+use crate::validate::readback::wall_state;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
-use crate::validate::setup::{wall_state, Lab};
+use crate::validate::setup::Lab;
 use crate::validate::theory::{e_star, hertz, sphere_mass};
 
 pub fn case3(mk: &mut dyn Maker) -> Result<CaseResult, String> {

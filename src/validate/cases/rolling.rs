@@ -6,10 +6,12 @@ use super::materials::mat;
 use crate::scene::Material;
 use crate::state::Particles;
 use crate::validate::maker::Maker;
+use crate::validate::readback::wall_state;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
-use crate::validate::setup::{wall_state, Lab};
+use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, sphere_mass};
+use glam::DVec3;
 
 pub fn case_rolling(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.005;
@@ -17,7 +19,7 @@ pub fn case_rolling(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let m = mat("soft", 1e7, 0.25, 2500.0);
     let dt = 4e-5;
     let mut lab = Lab::new("rolling", r, dt);
-    lab.gravity = [0.0, 0.0, -g];
+    lab.gravity = DVec3::new(0.0, 0.0, -g);
     lab.wall(0, &m);
     let es = e_star(&m, &Lab::rigid(&m));
     let mass = sphere_mass(&m, r);

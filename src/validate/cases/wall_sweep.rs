@@ -4,9 +4,10 @@
 use super::common::{dt_for, PER_CONTACT};
 use crate::scene::Material;
 use crate::validate::maker::Maker;
+use crate::validate::readback::{wall_state, WallState};
 use crate::validate::result::CaseResult;
 use crate::validate::row::{worst, Row, Tol};
-use crate::validate::setup::{wall_state, Lab, WallState};
+use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, hertz, oblique, sphere_mass};
 
 /// One impact of a sweep.
