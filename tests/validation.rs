@@ -5,7 +5,7 @@
 //! (packings) run only with TALUS_FULL=1.
 
 use talus::gpu::context::test_context;
-use talus::validate::{self, report, CaseRun, CpuMaker, GpuMaker, Maker};
+use talus::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker};
 
 fn full() -> bool {
     std::env::var("TALUS_FULL").is_ok_and(|v| v == "1")
@@ -23,7 +23,7 @@ fn check(id: &str, maker: &mut dyn Maker) {
         def,
         results: vec![(maker.name().to_string(), Ok(r.clone()))],
     };
-    println!("{}", report::table(&[run]));
+    println!("{}", table::table(&[run]));
     for n in &r.notes {
         println!("{n}");
     }

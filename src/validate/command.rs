@@ -6,6 +6,7 @@ use super::cases::CASES;
 use super::liggghts;
 use super::maker::{CpuMaker, GpuMaker, Maker};
 use super::report;
+use super::table::table;
 use crate::gpu::GpuContext;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -103,7 +104,7 @@ pub fn run(opts: &Options, gpu_required: bool) -> Result<bool, String> {
         all.push(CaseRun { def, results: per });
     }
     let lig = liggghts::load(&opts.out);
-    print!("{}", report::table(&all));
+    print!("{}", table(&all));
     report::write(&opts.out, &all, lig.as_ref(), &skipped, opts.full)
         .map_err(|e| format!("{}: {e}", opts.out.display()))?;
     println!(

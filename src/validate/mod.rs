@@ -18,6 +18,7 @@ pub mod report;
 pub mod result;
 pub mod row;
 pub mod setup;
+pub mod table;
 pub mod theory;
 
 pub use case::{run_case, CaseDef, CaseRun};
