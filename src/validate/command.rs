@@ -1,7 +1,7 @@
 //! The `talus validate` command: every case on the chosen backends, the
 //! table, and `report.md`.
 
-use super::case::{run_case, CaseRun};
+use super::case_def::{run_case, CaseRun};
 use super::cases::CASES;
 use super::liggghts;
 use super::maker::{CpuMaker, GpuMaker, Maker};

@@ -6,8 +6,17 @@
 //! the results back with `snapshot()`. What each case checks, its source and
 //! tolerance are in `docs/validation.md`; `tests/validation.rs` runs the same
 //! cases.
+//!
+//! Files: `mod.rs` only declares and re-exports; `row.rs` (a table row and
+//! how it is judged), `result.rs` (what a case produces), `maker.rs` (CPU
+//! and GPU backends), `case_def.rs` (a case and running it), `cases/` (the
+//! registry and one file per family of cases), `setup.rs` (placing impacts
+//! in a scene), `readback.rs` (reading them back), `theory.rs` (closed-form
+//! references), `table.rs` (the printed table), `report.rs` (`report.md`,
+//! plots, data files), `plot.rs` (PNGs), `liggghts.rs` (LIGGGHTS results),
+//! `command.rs` (the `talus validate` command).
 
-pub mod case;
+pub mod case_def;
 pub mod cases;
 pub mod command;
 pub mod liggghts;
@@ -21,7 +30,7 @@ pub mod setup;
 pub mod table;
 pub mod theory;
 
-pub use case::{run_case, CaseDef, CaseRun};
+pub use case_def::{run_case, CaseDef, CaseRun};
 pub use cases::case;
 pub use command::{cli, run, Options};
 pub use maker::{CpuMaker, GpuMaker, Maker};

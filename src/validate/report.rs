@@ -1,7 +1,7 @@
 //! The report directory written by `talus validate`: `report.md` (with the
 //! table's cells from `table.rs`), the plots and the per-point data files.
 
-use super::case::CaseRun;
+use super::case_def::CaseRun;
 use super::liggghts::Liggghts;
 use super::result::Plot;
 use super::table::{cells, num, rows_of, HEAD};

@@ -18,10 +18,11 @@ use super::theory::{sphere_mass, RIGID_FACTOR};
 use crate::scene::{Material, Scene, SceneBuilder};
 use glam::{DMat3, DVec3};
 
-/// Frame of a wall slot, world → columns (normal n, tangent t, spin axis
-/// b = n × t); `frame * local` turns (along n, along t, about b) into world
-/// coordinates, `frame.transpose() * world` back. A sphere spinning with
-/// ω = s b has contact-point velocity v_t - R s along t.
+/// The frame of a wall slot: a matrix whose columns are the normal n, the
+/// tangent t and the spin axis b = n × t, so `frame * local` turns (along n,
+/// along t, about b) into world coordinates and `frame.transpose() * world`
+/// turns them back. A sphere spinning with ω = s b has contact-point
+/// velocity v_t - R s along t.
 pub fn wall_frame(slot: usize) -> DMat3 {
     match slot {
         0 => DMat3::from_cols(DVec3::Z, DVec3::X, DVec3::Y),

@@ -1,7 +1,7 @@
 //! The rows as text: the number format, a row's cells, and the plain-text
 //! table printed by `talus validate` (`report.md` uses the same cells).
 
-use super::case::CaseRun;
+use super::case_def::CaseRun;
 use super::row::{Row, Tol};
 use std::fmt::Write as _;
 

@@ -21,7 +21,7 @@ mod restitution;
 mod rolling;
 mod wall_sweep;
 
-use super::case::CaseDef;
+use super::case_def::CaseDef;
 use energy::case_energy;
 use hertz::{case1, case2};
 use linear::case_linear;
