@@ -5,7 +5,7 @@
 //! (packings) run only with TALUS_FULL=1.
 
 use talus::gpu::context::test_context;
-use talus::validate::{self, report, CpuMaker, GpuMaker, Maker};
+use talus::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker};
 
 fn full() -> bool {
     std::env::var("TALUS_FULL").is_ok_and(|v| v == "1")
@@ -19,11 +19,11 @@ fn check(id: &str, maker: &mut dyn Maker) {
         return;
     }
     let r = validate::run_case(def, maker).unwrap_or_else(|e| panic!("{e}"));
-    let run = report::CaseRun {
+    let run = CaseRun {
         def,
         results: vec![(maker.name().to_string(), Ok(r.clone()))],
     };
-    println!("{}", report::table(&[run]));
+    println!("{}", table::table(&[run]));
     for n in &r.notes {
         println!("{n}");
     }
@@ -94,7 +94,7 @@ fn report_is_written() {
     let def = validate::case("1");
     let r = validate::run_case(def, &mut CpuMaker).unwrap();
     let dir = std::env::temp_dir().join(format!("talus-validate-{}", std::process::id()));
-    let runs = [report::CaseRun {
+    let runs = [CaseRun {
         def,
         results: vec![("cpu".into(), Ok(r))],
     }];

@@ -3,7 +3,7 @@
 //! `TALUS_FONT`) is registered; without one the plots are drawn without
 //! any text and `report.md` carries the axis meanings in the captions.
 
-use super::Plot;
+use super::result::Plot;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;

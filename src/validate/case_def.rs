@@ -1,0 +1,33 @@
+//! A validation case (its id, title, source and run function), and running
+//! it on one backend.
+
+use super::maker::Maker;
+use super::result::CaseResult;
+
+/// A validation case.
+pub struct CaseDef {
+    pub id: &'static str,
+    pub title: &'static str,
+    /// Source and what the expected values come from (for the report).
+    pub source: &'static str,
+    /// Only with `--full` (or TALUS_FULL=1 in the tests).
+    pub full: bool,
+    pub run: fn(&mut dyn Maker) -> Result<CaseResult, String>,
+}
+
+/// One case on every backend.
+pub struct CaseRun {
+    pub def: &'static CaseDef,
+    pub results: Vec<(String, Result<CaseResult, String>)>,
+}
+
+/// Runs one case on one backend; rows get the backend's name.
+pub fn run_case(def: &CaseDef, maker: &mut dyn Maker) -> Result<CaseResult, String> {
+    let t0 = std::time::Instant::now();
+    let mut r = (def.run)(maker).map_err(|e| format!("case {}: {e}", def.id))?;
+    r.seconds = t0.elapsed().as_secs_f64();
+    for row in &mut r.rows {
+        row.backend = maker.name().to_string();
+    }
+    Ok(r)
+}

@@ -1,0 +1,127 @@
+//! The validation cases. Chung & Ooi (2011), "Benchmark tests for verifying
+//! discrete element modelling codes at particle impact level", Granular
+//! Matter 13:643–656, tests 1–8, plus analytic checks. Expected values come
+//! from Hertz theory and from rigid-body impact mechanics with Coulomb
+//! friction (exact in the gross-sliding regime), see `theory.rs` and
+//! `docs/validation.md`.
+//!
+//! This file holds only the registry of cases; each family is in its own
+//! file, the sweep harnesses and shared helpers in theirs.
+
+mod common;
+mod energy;
+mod hertz;
+mod linear;
+mod materials;
+mod oblique_pair;
+mod oblique_wall;
+mod packing;
+mod pair_sweep;
+mod restitution;
+mod rolling;
+mod wall_sweep;
+
+use super::case_def::CaseDef;
+use energy::case_energy;
+use hertz::{case1, case2};
+use linear::case_linear;
+use oblique_pair::{case7, case8};
+use oblique_wall::{case4, case5, case6};
+use packing::case_packing;
+use restitution::case3;
+use rolling::case_rolling;
+
+pub static CASES: &[CaseDef] = &[
+    CaseDef {
+        id: "1",
+        title: "elastic normal impact of two identical spheres",
+        source: "Chung & Ooi 2011 test 1; Hertz theory",
+        full: false,
+        run: case1,
+    },
+    CaseDef {
+        id: "2",
+        title: "elastic normal impact of a sphere on a rigid plane",
+        source: "Chung & Ooi 2011 test 2; Hertz theory",
+        full: false,
+        run: case2,
+    },
+    CaseDef {
+        id: "3",
+        title: "normal restitution on a rigid plane",
+        source: "Chung & Ooi 2011 test 3; requested e",
+        full: false,
+        run: case3,
+    },
+    CaseDef {
+        id: "4",
+        title: "oblique impact on a rigid plane, 5–85°",
+        source: "Chung & Ooi 2011 test 4; rigid-body impact with Coulomb friction",
+        full: false,
+        run: case4,
+    },
+    CaseDef {
+        id: "5",
+        title: "oblique impact at constant v_n, v_t = 0.1–21 m/s",
+        source: "Chung & Ooi 2011 test 5; rigid-body impact with Coulomb friction",
+        full: false,
+        run: case5,
+    },
+    CaseDef {
+        id: "6",
+        title: "spinning sphere dropped on a rigid plane",
+        source: "Chung & Ooi 2011 test 6; rigid-body impact with Coulomb friction",
+        full: false,
+        run: case6,
+    },
+    CaseDef {
+        id: "7",
+        title: "two counter-spinning identical spheres",
+        source: "Chung & Ooi 2011 test 7; rigid-body impact with Coulomb friction",
+        full: false,
+        run: case7,
+    },
+    CaseDef {
+        id: "8",
+        title: "spinning sphere on a large heavy sphere",
+        source: "Chung & Ooi 2011 test 8; rigid-body impact with Coulomb friction",
+        full: false,
+        run: case8,
+    },
+    CaseDef {
+        id: "linear",
+        title: "linear spring–dashpot: restitution and contact time",
+        source: "damped harmonic oscillator (exact)",
+        full: false,
+        run: case_linear,
+    },
+    CaseDef {
+        id: "rolling",
+        title: "rolling resistance and the end of sliding",
+        source: "rigid-body dynamics (exact)",
+        full: false,
+        run: case_rolling,
+    },
+    CaseDef {
+        id: "energy",
+        title: "energy balance of a settling column",
+        source: "conservation of energy",
+        full: false,
+        run: case_energy,
+    },
+    CaseDef {
+        id: "packing",
+        title: "solid fraction of a settled random packing",
+        source: "random close / loose packing (Scott & Kilgour 1969; Silbert 2010)",
+        full: true,
+        run: case_packing,
+    },
+];
+
+/// The case with this id.
+pub fn case(id: &str) -> &'static CaseDef {
+    CASES
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no validation case {id}"))
+}
