@@ -19,10 +19,15 @@ const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity 
 const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
 const CTL_LEN: u32 = 12u;
 
-// A neighbour-list entry: the partner's index, and in the top bit whether
-// the entry's pair history is non-zero (src/cpu/neighbours.rs, HAS_HISTORY).
+// A neighbour-list entry (src/state.rs): the partner's index, in bit 30
+// whether the partner is a wall primitive (a row lists them last), and in
+// the top bit whether the entry's history is non-zero.
 const HAS_HISTORY: u32 = 0x80000000u;
-const INDEX: u32 = 0x7fffffffu;
+const WALL: u32 = 0x40000000u;
+const INDEX: u32 = 0x3fffffffu;
+
+// Wall primitive kinds (src/walls/primitive.rs, Kind)
+const WALL_PLANE: u32 = 0u;
 
 struct Params {
     grid_min: vec4<f32>,   // xyz
@@ -57,13 +62,17 @@ struct Motion {
     omega_half: vec4<f32>, // w: bitcast id
 }
 
+// A wall primitive (src/walls/primitive.rs; its gap to a sphere in
+// walls.wgsl). Plane: a = a point on it, b = unit normal toward the
+// particles.
 struct Wall {
-    point: vec4<f32>,  // xyz
-    normal: vec4<f32>, // xyz, unit
+    a: vec4<f32>,
+    b: vec4<f32>,
+    c: vec4<f32>,
+    kind: u32,
     material: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
+    wall: u32,
+    pad: u32,
 }
 
 // Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).

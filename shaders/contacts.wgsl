@@ -1,9 +1,10 @@
-// Stage 4, contacts: each particle gathers over its neighbour-list
-// candidates and the walls and sums its own force and torque. Pairs are
-// evaluated in their canonical orientation (lower id first; walls from the
-// particle) so both partners compute the same numbers. A pair's tangential
-// history sits beside its list entry (each partner keeps a copy, the same
-// bits), a wall's beside the particle. Twin of src/cpu/contacts.rs; the
+// Stage 4, contacts: each particle gathers over its neighbour-list row,
+// the particle candidates and then the wall primitives within reach (WALL
+// entries), and sums its own force and torque. Pairs are evaluated in their
+// canonical orientation (lower id first; walls from the particle) so both
+// partners compute the same numbers. A contact's tangential history sits
+// beside its list entry (each partner of a pair keeps a copy, the same
+// bits). Twin of src/cpu/contacts.rs; the
 // law itself is law.wgsl (prepended), twin of src/cpu/law.rs.
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -16,14 +17,8 @@
 @group(0) @binding(5) var<storage, read> walls: array<Wall>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
-// The particle's history with each wall, updated in place by its thread.
-@group(1) @binding(1) var<storage, read_write> wall_hist: array<vec4<f32>>;
 // Everything else a partner in contact is read for: one 64-byte record.
-@group(1) @binding(2) var<storage, read> motion: array<Motion>;
-// The walls the particle can reach until the next build (bit w; walls past
-// the 32nd always tested): the others are neither tested nor their history
-// read or written (the build cleared it).
-@group(1) @binding(3) var<storage, read> wall_near: array<u32>;
+@group(1) @binding(1) var<storage, read> motion: array<Motion>;
 
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
@@ -52,6 +47,35 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let entry = nbr[e];
         let j = entry & INDEX;
         let had = (entry & HAS_HISTORY) != 0u;
+        if ((entry & WALL) != 0u) {
+            // a wall primitive (the row's last entries, in primitive order)
+            let wall = walls[j];
+            let g = wall_gap(wall, xi_pos);
+            let overlap = ri - g.w;
+            if (overlap <= 0.0) {
+                // not in contact: no history (written only when there was some)
+                if (had) {
+                    nbr_hist[e] = vec4<f32>(0.0);
+                    nbr[e] = entry & ~HAS_HISTORY;
+                }
+                continue;
+            }
+            let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
+            let pp = pairs[mat_i * P.sizes.w + wall.material];
+            var hist = vec4<f32>(0.0);
+            if (had) { hist = nbr_hist[e]; }
+            let r = pair_law(pp, me, wb, g.xyz, overlap, hist);
+            f = f + r.force_a;
+            t = t + r.torque_a;
+            elastic += r.elastic;
+            diss += r.dissipated;
+            max_ratio = max(max_ratio, overlap / ri);
+            let h = vec4<f32>(r.xi, r.kt);
+            nbr_hist[e] = h;
+            let has = any(h != vec4<f32>(0.0));
+            if (has != had) { nbr[e] = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has); }
+            continue;
+        }
         let pj = pos_rad[j];
         let d = min_image(P, xi_pos, pj.xyz);
         let d2 = dot(d, d);
@@ -92,30 +116,6 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         nbr_hist[e] = h;
         let has = any(h != vec4<f32>(0.0));
         if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
-    }
-    let nw = P.sizes.z;
-    let near = wall_near[i];
-    for (var w = 0u; w < nw; w++) {
-        if (w < 32u && (near & (1u << w)) == 0u) { continue; }
-        let wall = walls[w];
-        let dist = dot(xi_pos - wall.point.xyz, wall.normal.xyz);
-        let overlap = ri - dist;
-        if (overlap <= 0.0) {
-            // not in contact: no history (written only when there was some)
-            if (any(wall_hist[i * nw + w] != vec4<f32>(0.0))) {
-                wall_hist[i * nw + w] = vec4<f32>(0.0);
-            }
-            continue;
-        }
-        let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
-        let pp = pairs[mat_i * P.sizes.w + wall.material];
-        let r = pair_law(pp, me, wb, -wall.normal.xyz, overlap, wall_hist[i * nw + w]);
-        f = f + r.force_a;
-        t = t + r.torque_a;
-        elastic += r.elastic;
-        diss += r.dissipated;
-        max_ratio = max(max_ratio, overlap / ri);
-        wall_hist[i * nw + w] = vec4<f32>(r.xi, r.kt);
     }
     force[i] = vec4<f32>(f, elastic);
     torque[i] = vec4<f32>(t, diss);

@@ -2,9 +2,12 @@
 // in cell order (set B). Twin of src/cpu/neighbours.rs: the same three
 // passes (count, exclusive scan, fill) and the same candidate order (the
 // cells around in dz, dy, dx order, each row's x-neighbours as one range).
-// Each entry carries its pair's tangential history, moved over from the
-// previous list by the fill (`keep` saves that list first): each old entry
-// with history finds its partner's new index among the new row.
+// After its particle candidates, each row lists the wall primitives within
+// r + skin, in primitive order, flagged WALL. Each entry carries its
+// contact's tangential history, moved over from the previous list by the
+// fill (`keep` saves that list first): each old entry with history finds
+// its partner among the new row (a particle by its new index, a primitive
+// by its own).
 // Every kernel here runs only on a step that rebuilds (ctl[CTL_REBUILD]).
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -12,6 +15,7 @@
 @group(0) @binding(2) var<storage, read> starts: array<u32>;
 // new index -> index in the order the previous list was built over
 @group(0) @binding(3) var<storage, read> order: array<u32>;
+@group(0) @binding(4) var<storage, read> walls: array<Wall>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> nbr_count: array<u32>;
@@ -30,12 +34,6 @@
 // (the particles are already sorted), so the fill needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
 
-// wall_candidates only: the walls, and per particle the walls within reach
-// (bit w) and its wall history (cleared for the walls out of reach)
-@group(2) @binding(0) var<storage, read> walls: array<Wall>;
-@group(2) @binding(1) var<storage, read_write> wall_near: array<u32>;
-@group(2) @binding(2) var<storage, read_write> wall_hist: array<vec4<f32>>;
-
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
 }
@@ -49,17 +47,19 @@ fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
 }
 
 // Moves the history of particle i (at o in the previous order) into its new
-// row nbr[lo..hi] (zero history, no flags on entry): each old entry flagged
-// HAS_HISTORY finds its partner's new index in the row, which gets the
-// history and the flag. Twin of `OldList::carry_into`.
+// row nbr[lo..hi] (zero history, no history flags on entry): each old entry
+// flagged HAS_HISTORY finds its partner in the row (a particle by its new
+// index, a wall primitive by its own), which gets the history and the flag.
+// Twin of `OldList::carry_into`.
 fn carry_into(o: u32, lo: u32, hi: u32) {
     let old_hi = old_start[o + 1u];
     for (var e = old_start[o]; e < old_hi; e++) {
         let ob = old_nbr[e];
         if ((ob & HAS_HISTORY) == 0u) { continue; }
-        let jn = new_at[ob & INDEX];
+        var jn = ob & ~HAS_HISTORY;
+        if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
         for (var k = lo; k < hi; k++) {
-            if ((nbr[k] & INDEX) == jn) {
+            if (nbr[k] == jn) {
                 nbr_hist[k] = old_hist[e];
                 nbr[k] = jn | HAS_HISTORY;
                 break;
@@ -68,9 +68,9 @@ fn carry_into(o: u32, lo: u32, hi: u32) {
     }
 }
 
-// Visits the candidates of particle i: counts them, and when `write` is set
-// stores them from nbr[nbr_start[i]] on, with zero history. Returns the
-// count.
+// Visits the candidates of particle i, then the wall primitives within
+// reach: counts them, and when `write` is set stores them from
+// nbr[nbr_start[i]] on, with zero history. Returns the count.
 fn candidates(i: u32, write: bool) -> u32 {
     let xi = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
@@ -119,6 +119,17 @@ fn candidates(i: u32, write: bool) -> u32 {
                     }
                 }
             }
+        }
+    }
+    // the wall primitives within r + skin (a particle moves at most skin / 2
+    // before the next build), in primitive order
+    for (var w = 0u; w < P.sizes.z; w++) {
+        if (wall_gap(walls[w], xi).w < ri + skin) {
+            if (write) {
+                nbr[out + k] = w | WALL;
+                nbr_hist[out + k] = vec4<f32>(0.0);
+            }
+            k++;
         }
     }
     return k;
@@ -179,33 +190,6 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lo = nbr_start[i];
     carry_into(old_index[i], lo, lo + k);
     pos_ref[i] = pos_rad[i];
-}
-
-// Per particle in the new order, after the fill: the walls it can reach
-// before the next build, as bit w of wall_near (walls past the 32nd are not
-// noted: contacts always test them). Reach is r + skin: a particle moves at
-// most skin / 2 before the next build, so a wall farther than that cannot
-// touch it in between. The history of a wall out of reach is cleared (it
-// is zero already unless the run started from such a state). Twin of the
-// CPU's `wall_candidates`.
-@compute @workgroup_size(256)
-fn wall_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                   @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || idle()) { return; }
-    let p = pos_rad[i];
-    let nw = P.sizes.z;
-    var near = 0u;
-    for (var w = 0u; w < min(nw, 32u); w++) {
-        let wall = walls[w];
-        let dist = dot(p.xyz - wall.point.xyz, wall.normal.xyz);
-        if (dist < p.w + P.nbr.x) {
-            near |= 1u << w;
-        } else if (any(wall_hist[i * nw + w] != vec4<f32>(0.0))) {
-            wall_hist[i * nw + w] = vec4<f32>(0.0);
-        }
-    }
-    wall_near[i] = near;
 }
 
 // One thread, last of the rebuild: the list is current.

@@ -45,9 +45,7 @@ fn reorder_state(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
 }
 
 @group(2) @binding(0) var<storage, read> a_motion: array<Motion>;
-@group(2) @binding(1) var<storage, read> a_wall_hist: array<vec4<f32>>;
-@group(2) @binding(2) var<storage, read_write> b_motion: array<Motion>;
-@group(2) @binding(3) var<storage, read_write> b_wall_hist: array<vec4<f32>>;
+@group(2) @binding(1) var<storage, read_write> b_motion: array<Motion>;
 
 @compute @workgroup_size(256)
 fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -56,8 +54,4 @@ fn reorder_history(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroup
     if (j >= P.sizes.x || idle()) { return; }
     let i = order[j];
     b_motion[j] = a_motion[i];
-    let nw = P.sizes.z;
-    for (var k = 0u; k < nw; k++) {
-        b_wall_hist[j * nw + k] = a_wall_hist[i * nw + k];
-    }
 }

@@ -52,15 +52,6 @@ impl Bed {
             Bed::Discharge => "discharge",
         }
     }
-
-    /// Plane walls of the bed (for the bytes-per-particle estimate).
-    pub fn walls(self) -> usize {
-        match self {
-            Bed::Chute => 1,
-            Bed::Settled => 0,
-            _ => BED_WALLS,
-        }
-    }
 }
 
 /// Largest radius of the beds (m).

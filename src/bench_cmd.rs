@@ -116,8 +116,8 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
 
 fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
     let adapter = format!("CPU, {threads} threads");
-    // 16 candidates per particle: the mono bed has 12, poly 1:4 about 11
-    let bpp = Particles::<f64>::bytes_per_particle(8, kind.walls(), 16) as u64;
+    // 16 entries per particle: the mono bed has 12, poly 1:4 about 11
+    let bpp = Particles::<f64>::bytes_per_particle(8, 16) as u64;
     if let Some(avail) = mem_available() {
         // the scene, the state and the work arrays, with room to spare
         let need = n as u64 * (bpp + 400);
@@ -155,11 +155,9 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         Ok(r) => r,
         Err(e) => return skipped("cpu", adapter, kind, n, format!("run failed: {e}")),
     };
-    let bpp = Particles::<f64>::bytes_per_particle(
-        8,
-        kind.walls(),
-        (timing.candidates / n as f64).ceil() as usize,
-    ) as u64;
+    let bpp =
+        Particles::<f64>::bytes_per_particle(8, (timing.candidates / n as f64).ceil() as usize)
+            as u64;
     let stages = Stage::STEP
         .iter()
         .zip(&spent)
@@ -197,8 +195,7 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
     // as allocated: the list's capacity, not its length
-    let bpp =
-        talus::gpu::data::bytes_per_particle(b.data.n_walls, b.data.nbr_cap.div_ceil(n as u64));
+    let bpp = talus::gpu::data::bytes_per_particle(b.data.nbr_cap.div_ceil(n as u64));
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();

@@ -18,6 +18,7 @@ pub mod scene;
 pub mod state;
 pub mod timestep;
 pub mod validate;
+pub mod walls;
 
 pub use backend::{Backend, RunError, RunErrorKind};
 pub use scene::{Material, Scene, SceneBuilder, SceneError};

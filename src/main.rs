@@ -344,10 +344,11 @@ fn cmd_check(path: &Path) -> ExitCode {
     let n_walls = scene.walls.len();
     let grid = talus::grid::Grid::for_scene(&scene).expect("validated");
     let cells = grid.n_cells() as f64 * 8.0;
-    // neighbour list: ~12–16 candidates per particle in a dense bed
-    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, n_walls, 16) as f64 + cells;
-    let gpu_mem =
-        n as f64 * talus::gpu::data::bytes_per_particle(n_walls as u64, 16) as f64 + cells;
+    // neighbour list: ~12–16 entries per particle in a dense bed (the
+    // walls within reach are entries too); 64 B per wall primitive
+    let walls = 64.0 * n_walls as f64;
+    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
+    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(16) as f64 + cells + walls;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {

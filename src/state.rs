@@ -10,15 +10,14 @@
 //! | `material`   | `u32`                   | index into the material table             |
 //! | `id`         | `u32`                   | stable identity (input order)             |
 //! | `dissipated` | `T`                     | energy dissipated in its contacts so far (J, half of each pair) |
-//! | `wall_hist`  | `[T; 4]` × walls        | tangential history with each wall: ξ (m), xyz; w = k_t of the last step (N/m); zero: no contact |
 //!
 //! The tangential history of particle pairs is not per particle: it lives
 //! beside the neighbour list, one entry per listed partner (`cpu::Work::
 //! nbr_hist`, the GPU's `nbr_hist`), and moves to the new list when the
 //! list is rebuilt. It is stored in the *canonical* orientation of a pair
 //! (as seen from the lower id), so both partners hold the same bits and
-//! compute the same force with opposite signs; wall history is seen from
-//! the particle.
+//! compute the same force with opposite signs. Walls are list entries too
+//! ([`WALL`]): their history sits beside the entry, seen from the particle.
 //!
 //! Beside the state, each path keeps one [`Motion`] record per particle
 //! (CPU `cpu::Work::motion`, GPU `motion` in each particle set), written by
@@ -28,8 +27,8 @@
 use crate::scene::Scene;
 use bytemuck::Pod;
 
-/// Neighbour-list entries (both paths; `HAS_HISTORY` and `INDEX` in
-/// `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
+/// Neighbour-list entries (both paths; `HAS_HISTORY`, `WALL` and `INDEX`
+/// in `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
 /// Flag bit of a list entry: the entry's pair history is non-zero (the
 /// pair was in contact at the last step). Contacts read the history only
 /// of flagged entries, and clear history and flag when a contact ends;
@@ -37,8 +36,17 @@ use bytemuck::Pod;
 /// with history, and the GPU wrote 16 bytes of zero per candidate each
 /// step. Particle indices stay below 2³¹.
 pub const HAS_HISTORY: u32 = 1 << 31;
-/// The partner's index in a list entry.
-pub const INDEX: u32 = !HAS_HISTORY;
+/// Flag bit of a list entry: the entry names a wall primitive
+/// (`walls::Primitive`, by its index), not a particle. A particle's row
+/// lists its particle partners first, then the primitives within reach,
+/// in primitive order; a wall's history sits beside its entry like a
+/// pair's.
+pub const WALL: u32 = 1 << 30;
+/// The partner's index in a list entry (a particle's, or with [`WALL`] a
+/// primitive's). Particle counts stay below 2³⁰ ([`MAX_PARTICLES`]).
+pub const INDEX: u32 = WALL - 1;
+/// The most particles a run may hold: indices must fit [`INDEX`].
+pub const MAX_PARTICLES: usize = INDEX as usize;
 
 /// A particle's motion as its contact partners read it, packed so that a
 /// contact touches one 128-byte block (f64; 64 bytes in f32) of its
@@ -117,9 +125,6 @@ pub struct Particles<T: Pod> {
     pub material: Vec<u32>,
     pub id: Vec<u32>,
     pub dissipated: Vec<T>,
-    /// `walls` entries per particle.
-    pub wall_hist: Vec<[T; 4]>,
-    pub walls: usize,
 }
 
 impl<T: Pod + Send + Sync> Particles<T> {
@@ -139,8 +144,8 @@ impl<T: Pod + Send + Sync> Particles<T> {
         *self = out;
     }
 
-    /// Gathers `self` permuted by `order` into `out` (same length and
-    /// walls), in parallel and without allocating.
+    /// Gathers `self` permuted by `order` into `out` (same length), in
+    /// parallel and without allocating.
     pub fn permute_into(&self, order: &[u32], out: &mut Particles<T>) {
         use rayon::prelude::*;
         fn g<X: Copy + Send + Sync>(src: &[X], dst: &mut [X], order: &[u32]) {
@@ -154,16 +159,6 @@ impl<T: Pod + Send + Sync> Particles<T> {
         g(&self.material, &mut out.material, order);
         g(&self.id, &mut out.id, order);
         g(&self.dissipated, &mut out.dissipated, order);
-        let w = self.walls;
-        if w > 0 {
-            out.wall_hist
-                .par_chunks_mut(w)
-                .zip(order.par_iter())
-                .for_each(|(d, &i)| {
-                    let i = i as usize;
-                    d.copy_from_slice(&self.wall_hist[i * w..(i + 1) * w]);
-                });
-        }
     }
 
     /// Reorders into id order (outputs are written in id order).
@@ -186,8 +181,6 @@ impl<T: Pod> Particles<T> {
             material: self.material.clone(),
             id: self.id.clone(),
             dissipated: self.dissipated.iter().map(|&x| f(x)).collect(),
-            wall_hist: m4(&self.wall_hist),
-            walls: self.walls,
         }
     }
 }
@@ -233,7 +226,6 @@ impl Particles<f64> {
     /// The initial state of a scene: ids in input order, no history.
     pub fn from_scene(scene: &Scene) -> Self {
         let n = scene.particles.len();
-        let walls = scene.walls.len();
         let mut s = Particles {
             pos_rad: Vec::with_capacity(n),
             vel_invm: Vec::with_capacity(n),
@@ -241,8 +233,6 @@ impl Particles<f64> {
             material: Vec::with_capacity(n),
             id: (0..n as u32).collect(),
             dissipated: vec![0.0; n],
-            wall_hist: vec![[0.0; 4]; n * walls],
-            walls,
         };
         for p in &scene.particles {
             let m = scene.particle_mass(p);
@@ -263,20 +253,19 @@ impl Particles<f64> {
         self.map_real(|x| x as f32)
     }
 
-    /// Bytes per particle of the CPU path's arrays for scalar size `real`,
-    /// `walls` walls and `candidates` neighbour-list entries per particle
-    /// (the GPU's: `gpu::data::bytes_per_particle`): state, wall history,
-    /// force/torque work arrays, the reference positions of the list, and
-    /// the list with its pair history, twice (the current list and the one
-    /// the next build moves the history from), and the build's scratch.
-    pub fn bytes_per_particle(real: usize, walls: usize, candidates: usize) -> usize {
+    /// Bytes per particle of the CPU path's arrays for scalar size `real`
+    /// and `entries` neighbour-list entries per particle (particle partners
+    /// and the wall primitives within reach; the GPU's:
+    /// `gpu::data::bytes_per_particle`): state, force/torque work arrays,
+    /// the motion record, the reference positions of the list, and the
+    /// list with its history, twice (the current list and the one the next
+    /// build moves the history from), and the build's scratch.
+    pub fn bytes_per_particle(real: usize, entries: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
-        let wall_history = walls * 4 * real;
-        // force, torque, the motion record, pos_ref, key/order/count/start,
-        // the list's count and start (+ old start), the old → new index
-        // map and (CPU) the walls within reach
-        let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4 + 4;
+                                                 // force, torque, the motion record, pos_ref, key/order/count/start,
+                                                 // the list's count and start (+ old start), the old → new index map
+        let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
         // the list with its history twice, and the build's chunk buffers
-        state + wall_history + work + 2 * candidates * (4 + 4 * real) + 4 * candidates
+        state + work + 2 * entries * (4 + 4 * real) + 4 * entries
     }
 }

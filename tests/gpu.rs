@@ -13,8 +13,18 @@ use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListIni
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
-use talus::state::INDEX;
 use talus::state::{convert_motion, Motion, Particles};
+use talus::state::{INDEX, WALL};
+
+/// A list entry as something both paths agree on: a particle partner by
+/// its id, a wall primitive as WALL | its index.
+fn entry_code(k: u32, ids: &[u32]) -> u32 {
+    if k & WALL != 0 {
+        k & (WALL | INDEX)
+    } else {
+        ids[(k & INDEX) as usize]
+    }
+}
 
 /// f64 state rounded through f32, so CPU and GPU start from the same values.
 fn rounded(p: &Particles<f64>) -> Particles<f64> {
@@ -198,7 +208,7 @@ fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
     let mut out = HashMap::new();
     for i in 0..n as usize {
         for e in start[i] as usize..start[i + 1] as usize {
-            if hist[e] != [0.0; 4] {
+            if hist[e] != [0.0; 4] && nbr[e] & WALL == 0 {
                 out.insert((ids[i], ids[(nbr[e] & INDEX) as usize]), hist[e]);
             }
         }
@@ -373,20 +383,29 @@ fn gpu_neighbour_list_matches_cpu() {
     let p = &st.particles;
     let cpu_at: HashMap<u32, usize> = p.id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
     let skin = st.skin;
+    // a particle's entry names its partner by id, a wall's by WALL | index
     let near_cutoff = |a: u32, b: u32| {
+        if b & WALL != 0 {
+            // f32 and f64 may decide apart where the wall lies at the reach
+            let x = p.pos_rad[cpu_at[&a]];
+            let dist = talus::walls::gap(&st.walls[(b & INDEX) as usize], [x[0], x[1], x[2]]).0;
+            let reach = x[3] + skin;
+            return (dist - reach).abs() < 1e-5 * reach;
+        }
         let (x, y) = (p.pos_rad[cpu_at[&a]], p.pos_rad[cpu_at[&b]]);
         let d = st.grid.min_image([x[0], x[1], x[2]], [y[0], y[1], y[2]]);
         let dist = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
         let cut = x[3] + y[3] + skin;
         (dist - cut).abs() < 1e-5 * cut
     };
-    let (mut same, mut borderline) = (0, 0);
+    let (mut same, mut borderline, mut walls_near) = (0, 0, 0);
     for j in 0..n {
         let id = ids[j];
         let gpu: Vec<u32> = list[start[j] as usize..start[j + 1] as usize]
             .iter()
-            .map(|&k| ids[(k & INDEX) as usize])
+            .map(|&k| entry_code(k, &ids))
             .collect();
+        walls_near += gpu.iter().filter(|&&c| c & WALL != 0).count();
         let i = cpu_at[&id];
         let (lo, hi) = (
             st.work.nbr_start[i] as usize,
@@ -394,7 +413,7 @@ fn gpu_neighbour_list_matches_cpu() {
         );
         let cpu: Vec<u32> = st.work.nbr[lo..hi]
             .iter()
-            .map(|&k| p.id[(k & INDEX) as usize])
+            .map(|&k| entry_code(k, &p.id))
             .collect();
         if gpu == cpu {
             same += 1;
@@ -409,36 +428,7 @@ fn gpu_neighbour_list_matches_cpu() {
     }
     println!("{n} particles, {len} list entries: {same} lists identical, {borderline} differ only at the cutoff");
 
-    // the walls within reach: the CPU's bits, but where the wall lies within
-    // 1e-5 of the reach r + skin (f32 and f64 may decide apart)
-    let near: Vec<u32> = g.read_vec(&g.data.wall_near, n as u64);
-    let (mut walls_near, mut wall_borderline) = (0, 0);
-    for j in 0..n {
-        let i = cpu_at[&ids[j]];
-        let x = p.pos_rad[i];
-        let cpu = st.work.wall_near[i];
-        for (w, wd) in st.walls.iter().enumerate() {
-            let bit = 1 << w;
-            walls_near += (near[j] & bit != 0) as usize;
-            if near[j] & bit == cpu & bit {
-                continue;
-            }
-            let d = [0, 1, 2].map(|k| x[k] - wd.point[k]);
-            let dist = d[0] * wd.normal[0] + d[1] * wd.normal[1] + d[2] * wd.normal[2];
-            let reach = x[3] + skin;
-            assert!(
-                (dist - reach).abs() < 1e-5 * reach,
-                "particle {}: wall {w} within reach on the GPU: {}, on the CPU: {}",
-                ids[j],
-                near[j] & bit != 0,
-                cpu & bit != 0
-            );
-            wall_borderline += 1;
-        }
-    }
-    println!(
-        "{walls_near} (particle, wall) pairs within reach, {wall_borderline} differ at the reach"
-    );
+    println!("{walls_near} (particle, wall) pairs within reach");
     // the packing's outer layers reach the walls, its inside does not
     let n_walls = st.walls.len();
     assert!(
@@ -633,51 +623,66 @@ fn gpu_motion_record_and_history_flags_stay_true() {
     assert!(builds >= 3, "only {builds} list builds");
 }
 
-/// The GPU's walls within reach (`wall_candidates`, at each build) cover
-/// every wall contact until the next build, as the CPU's do
-/// (`wall_candidates_never_miss_a_wall_contact` in tests/physics.rs): a
-/// particle that touches a wall, or holds history with it, has the wall's
-/// bit, and contacts test no other wall. Spheres fly at up to 2 m/s in a
-/// box of six walls; checked after every step the list is still valid.
+/// The wall primitives the GPU lists at each build (the last entries of a
+/// row, flagged WALL) cover every wall contact until the next build, as
+/// the CPU's do (`wall_entries_never_miss_a_wall_contact` in
+/// tests/physics.rs): a particle that touches a wall has the wall's entry,
+/// a wall entry's history flag agrees with its history, and contacts test
+/// no other wall. Spheres fly at up to 2 m/s in a box of six walls;
+/// checked after every step the list is still valid.
 #[test]
-fn gpu_wall_candidates_never_miss_a_wall_contact() {
+fn gpu_wall_entries_never_miss_a_wall_contact() {
     let Some(ctx) = test_context() else { return };
     let scene = walled_box(5);
     let mut g = GpuBackend::new(&scene, ctx).unwrap();
     let (n, n_walls) = (g.data.n, scene.walls.len());
-    let (mut touching, mut near_pairs, mut steps) = (0, 0, 0);
+    let walls = talus::walls::primitives(&scene);
+    let (mut touching, mut near_pairs, mut steps, mut with_history) = (0, 0, 0, 0);
     for _ in 0..600 {
         g.advance(1).unwrap();
-        if g.ctl()[talus::gpu::data::CTL_REBUILD] != 0 {
+        let ctl = g.ctl();
+        if ctl[talus::gpu::data::CTL_REBUILD] != 0 {
             continue;
         }
         steps += 1;
         let s = g.state_f32();
-        let near: Vec<u32> = g.read_vec(&g.data.wall_near, n);
-        for (i, &near) in near.iter().enumerate() {
+        let len = ctl[talus::gpu::data::CTL_LIST_LEN] as u64;
+        let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n + 1);
+        let list: Vec<u32> = g.read_vec(&g.data.nbr, len);
+        let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+        assert_eq!(flag_mismatch(&list, &hist), None);
+        for i in 0..n as usize {
+            let row = start[i] as usize..start[i + 1] as usize;
+            let listed: Vec<usize> = list[row.clone()]
+                .iter()
+                .filter(|&&e| e & WALL != 0)
+                .map(|&e| (e & INDEX) as usize)
+                .collect();
+            with_history += row
+                .filter(|&e| list[e] & WALL != 0 && hist[e] != [0.0; 4])
+                .count();
             let x = s.pos_rad[i].map(f64::from);
-            for (w, wd) in scene.walls.iter().enumerate() {
-                let in_contact = touches_wall(x, wd.point, wd.normal);
-                let has_history = s.wall_hist[i * n_walls + w] != [0.0; 4];
-                let bit = near & (1 << w) != 0;
+            for (k, wd) in walls.iter().enumerate() {
+                let (point, normal) = ([wd.a[0], wd.a[1], wd.a[2]], [wd.b[0], wd.b[1], wd.b[2]]);
+                let in_contact = touches_wall(x, point, normal);
                 assert!(
-                    bit || !(in_contact || has_history),
-                    "particle {} touches wall {w} (history: {has_history}) out of its candidates after step {}",
+                    listed.contains(&k) || !in_contact,
+                    "particle {} touches wall {k} out of its list after step {}",
                     s.id[i],
                     g.steps_done()
                 );
                 touching += in_contact as usize;
-                near_pairs += bit as usize;
             }
+            near_pairs += listed.len();
         }
     }
     let builds = g.list_stats().builds;
-    println!("{touching} wall contacts over {steps} steps, {builds} builds; {near_pairs} (particle, wall) pairs within reach");
+    println!("{touching} wall contacts ({with_history} with history) over {steps} steps, {builds} builds; {near_pairs} (particle, wall) pairs within reach");
     assert!(
-        touching > 300 && builds > 5,
-        "{touching} wall contacts checked over {steps} steps, {builds} builds"
+        touching > 300 && with_history > 300 && builds > 5,
+        "{touching} wall contacts ({with_history} with history) checked over {steps} steps, {builds} builds"
     );
-    // and most (particle, wall) pairs are out of reach: not tested
+    // and most (particle, wall) pairs are out of reach: not listed
     assert!(
         near_pairs * 2 < steps * n as usize * n_walls,
         "{near_pairs} pairs within reach over {steps} steps"
@@ -825,42 +830,52 @@ fn gpu_settling_column_matches_cpu_statistically() {
     assert!(rel(fg, fc) < 0.02, "bulk fraction {fg} (gpu) vs {fc} (cpu)");
 }
 
-/// A scene whose wall-history array exceeds the adapter's largest storage
-/// binding (64 walls: 1 KiB per particle) is refused with one line naming
-/// the limit and the particle count that fits (not a wgpu validation
-/// panic).
+/// Walls cost nothing per particle (their history lives in the list, only
+/// where a particle is near one): 64 walls and as many particles as the
+/// list's history buffer allows still fit. One particle-chunk more, and the
+/// scene is refused with one line naming the limit and the particle count
+/// that fits (not a wgpu validation panic).
 #[test]
 fn gpu_refuses_scenes_over_the_binding_limit() {
     let Some(ctx) = test_context() else { return };
     let walls = 64u64;
-    let fits = ctx.max_binding() / (16 * walls);
-    if fits > 300_000 {
+    let per = 16 * talus::gpu::data::LIST_ENTRIES_PER_PARTICLE;
+    let fits = ctx.max_binding() / per;
+    if fits > 1_500_000 {
         eprintln!(
             "skipping: {} allows {fits} particles at {walls} walls, too many to build cheaply",
             ctx.info.name
         );
         return;
     }
+    let scene_of = |n: usize| {
+        let side = (n as f64).cbrt().ceil() as usize + 1;
+        let l = side as f64 * 2.2e-3;
+        let mut b = SceneBuilder::new("big")
+            .domain([0.0; 3], [l; 3])
+            .gravity([0.0; 3])
+            .steps(1)
+            .material(Material::new("m", 2500.0, 1e7));
+        // floors below the domain, never touched
+        for k in 0..walls {
+            b = b.wall([0.0, 0.0, -(k as f64) * 1e-3], [0.0, 0.0, 1.0], "m");
+        }
+        build(b.generate(
+            "lattice",
+            ([0.0; 3], [l; 3]),
+            talus::scene::RadiusDist::Constant(0.001),
+            "m",
+            Some(n),
+            [0.0; 3],
+        ))
+    };
+    // as many as fit, with 64 walls: allocated
+    let g = GpuBackend::new(&scene_of(fits as usize), ctx)
+        .unwrap_or_else(|e| panic!("{fits} particles at {walls} walls should fit: {e}"));
+    assert_eq!(g.data.n_walls, walls);
+    let ctx = g.ctx;
     let n = fits as usize + 1000;
-    let side = (n as f64).cbrt().ceil() as usize + 1;
-    let l = side as f64 * 2.2e-3;
-    let mut b = SceneBuilder::new("big")
-        .domain([0.0; 3], [l; 3])
-        .gravity([0.0; 3])
-        .steps(1)
-        .material(Material::new("m", 2500.0, 1e7));
-    // floors below the domain, never touched
-    for k in 0..walls {
-        b = b.wall([0.0, 0.0, -(k as f64) * 1e-3], [0.0, 0.0, 1.0], "m");
-    }
-    let scene = build(b.generate(
-        "lattice",
-        ([0.0; 3], [l; 3]),
-        talus::scene::RadiusDist::Constant(0.001),
-        "m",
-        Some(n),
-        [0.0; 3],
-    ));
+    let scene = scene_of(n);
     let err = match GpuBackend::new(&scene, ctx) {
         Ok(_) => panic!("{n} particles at {walls} walls should not fit"),
         Err(e) => e.to_string(),

@@ -12,7 +12,7 @@ use talus::cpu::{CpuBackend, Step};
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Domain, Material, SceneBuilder};
-use talus::state::INDEX;
+use talus::state::{INDEX, WALL};
 
 /// Hertz head-on impact of two glass spheres (e = 1, μ = 0): contact time,
 /// maximum overlap and maximum force within 1 % of Hertz theory, rebound
@@ -315,40 +315,52 @@ fn stale_neighbour_list_never_misses_a_contact() {
     );
 }
 
-/// The walls the CPU notes per particle at each build cover every wall
-/// contact until the next build: a particle that overlaps a wall, or holds
-/// history with it, always has that wall's bit (the contact stage tests
-/// only those). Spheres fly at up to 2 m/s in a box of six walls.
+/// The wall primitives each row lists at a build (its last entries,
+/// flagged WALL) cover every wall contact until the next build: a particle
+/// that overlaps a wall always has that wall's entry (the contact stage
+/// tests only those), and the history flags agree with the history. Spheres
+/// fly at up to 2 m/s in a box of six walls.
 #[test]
-fn wall_candidates_never_miss_a_wall_contact() {
+fn wall_entries_never_miss_a_wall_contact() {
     let scene = walled_box(5);
     let mut st = Step::new(&scene).unwrap();
-    let n_walls = st.walls.len();
-    let (mut touching, mut steps) = (0, 0);
+    let (mut touching, mut steps, mut with_history) = (0, 0, 0);
     for _ in 0..1500 {
         st.step().unwrap();
         if st.rebuild {
             continue;
         }
         steps += 1;
-        let p = &st.particles;
+        let (p, w) = (&st.particles, &st.work);
+        assert_eq!(flag_mismatch(&w.nbr, &w.nbr_hist), None);
         for i in 0..p.len() {
-            for (w, wd) in st.walls.iter().enumerate() {
-                let in_contact = touches_wall(p.pos_rad[i], wd.point, wd.normal);
-                let has_history = p.wall_hist[i * n_walls + w] != [0.0; 4];
-                let near = st.work.wall_near[i] & (1 << w) != 0;
+            let row = &w.nbr[w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize];
+            // walls come last, in primitive order
+            let first_wall = row.iter().position(|e| e & WALL != 0).unwrap_or(row.len());
+            let listed: Vec<usize> = row[first_wall..]
+                .iter()
+                .map(|e| {
+                    assert!(e & WALL != 0, "particle {i}: a particle entry after a wall");
+                    (e & INDEX) as usize
+                })
+                .collect();
+            assert!(listed.windows(2).all(|x| x[0] < x[1]), "{listed:?}");
+            for (k, wd) in st.walls.iter().enumerate() {
+                let (point, normal) = ([wd.a[0], wd.a[1], wd.a[2]], [wd.b[0], wd.b[1], wd.b[2]]);
+                let in_contact = touches_wall(p.pos_rad[i], point, normal);
                 assert!(
-                    near || !(in_contact || has_history),
-                    "particle {i} touches wall {w} (history: {has_history}) out of its candidates at step {}",
+                    listed.contains(&k) || !in_contact,
+                    "particle {i} touches wall {k} out of its list at step {}",
                     st.step
                 );
                 touching += in_contact as usize;
             }
         }
+        with_history += st.wall_history().len();
     }
     assert!(
-        touching > 500 && st.builds > 10,
-        "{touching} wall contacts checked over {steps} steps, {} builds",
+        touching > 500 && with_history > 500 && st.builds > 10,
+        "{touching} wall contacts ({with_history} with history) checked over {steps} steps, {} builds",
         st.builds
     );
 }
@@ -409,6 +421,41 @@ fn rebuild_carries_history_over() {
     }
     assert!(rebuilds >= 3, "only {rebuilds} rebuilds");
     assert!(carried > 100, "only {carried} history entries carried over");
+}
+
+/// The same for walls: a rebuild moves each wall contact's history (a list
+/// entry like a pair's, found again by the primitive's index) unchanged,
+/// over many rebuilds of spheres flying around a box of six walls.
+#[test]
+fn rebuild_carries_wall_history_over() {
+    let scene = walled_box(7);
+    let mut st = Step::new(&scene).unwrap();
+    let (mut rebuilds, mut carried) = (0, 0);
+    for _ in 0..1500 {
+        st.step().unwrap();
+        if !st.rebuild {
+            continue;
+        }
+        let mut before = st.wall_history();
+        st.bin_and_sort();
+        st.build_neighbours();
+        let mut after = st.wall_history();
+        let key = |x: &(u32, u32, [f64; 4])| (x.0, x.1);
+        before.sort_by_key(key);
+        after.sort_by_key(key);
+        assert_eq!(
+            before, after,
+            "wall history changed across rebuild {}",
+            st.builds
+        );
+        rebuilds += 1;
+        carried += before.len();
+    }
+    assert!(rebuilds >= 5, "only {rebuilds} rebuilds");
+    assert!(
+        carried > 50,
+        "only {carried} wall history entries carried over"
+    );
 }
 
 /// The motion record (what contacts read of a partner) follows its

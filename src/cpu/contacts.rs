@@ -19,7 +19,7 @@
 //! through the law `LANES` (4) at a time (`law`, on `lanes::L`), then sums
 //! each particle's contacts in its row's order and adds its walls.
 
-use super::data::{Step, WallData};
+use super::data::Step;
 use super::lanes;
 use super::law::{
     add, body, dot, law, pair_law, scale, set3, sub, xyz, Body, LawIn, LawParams, ResultLanes,
@@ -27,7 +27,8 @@ use super::law::{
 };
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
-use crate::state::{Motion, Real, HAS_HISTORY, INDEX};
+use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
+use crate::walls::{gap, Primitive};
 
 /// What the contact stage reports besides the per-particle arrays.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -43,8 +44,6 @@ pub struct ContactReport {
 struct Out<'a> {
     force: &'a mut [[f64; 4]],
     torque: &'a mut [[f64; 4]],
-    /// Wall history, `walls` per particle, updated in place.
-    wall_hist: &'a mut [[f64; 4]],
     /// The particles' list entries (partner index and the
     /// [`HAS_HISTORY`] flag) and the pair history beside them, updated in
     /// place (only the particle reads or writes its entries).
@@ -55,20 +54,18 @@ struct Out<'a> {
 impl<'a> Out<'a> {
     /// The outputs of the first `k` particles (whose list entries are the
     /// first `e`) and of the rest.
-    fn split_at(self, k: usize, e: usize, n_walls: usize) -> (Out<'a>, Out<'a>) {
+    fn split_at(self, k: usize, e: usize) -> (Out<'a>, Out<'a>) {
         let (f0, f1) = self.force.split_at_mut(k);
         let (t0, t1) = self.torque.split_at_mut(k);
-        let (w0, w1) = self.wall_hist.split_at_mut(k * n_walls);
         let (n0, n1) = self.nbr.split_at_mut(e);
         let (h0, h1) = self.hist.split_at_mut(e);
-        let out = |force, torque, wall_hist, nbr, hist| Out {
+        let out = |force, torque, nbr, hist| Out {
             force,
             torque,
-            wall_hist,
             nbr,
             hist,
         };
-        (out(f0, t0, w0, n0, h0), out(f1, t1, w1, n1, h1))
+        (out(f0, t0, n0, h0), out(f1, t1, n1, h1))
     }
 }
 
@@ -80,11 +77,9 @@ struct Ctx<'a> {
     motion: &'a [Motion<f64>],
     grid: &'a Grid,
     nbr_start: &'a [u32],
-    /// The walls each particle can reach (empty: all).
-    wall_near: &'a [u32],
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
-    walls: &'a [WallData],
+    walls: &'a [Primitive],
 }
 
 /// (largest overlap ratio, lowest id over the limit) of a run of particles.
@@ -109,14 +104,12 @@ const CHUNK: usize = 512;
 /// contact has zero history (a new contact starts from zero).
 pub fn contacts(st: &mut Step) -> ContactReport {
     let p = &mut st.particles;
-    let n_walls = p.walls;
     let w = &mut st.work;
     let c = Ctx {
         pos_rad: &p.pos_rad,
         motion: &w.motion,
         grid: &st.grid,
         nbr_start: &w.nbr_start,
-        wall_near: &w.wall_near,
         lp: st.law,
         pairs: &st.pairs,
         walls: &st.walls,
@@ -125,12 +118,11 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     let out = Out {
         force: &mut w.force,
         torque: &mut w.torque,
-        wall_hist: &mut p.wall_hist,
         nbr: &mut w.nbr,
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap) = run(&c, 0, n, n_walls, out);
+    let (max_overlap_ratio, overlap) = run(&c, 0, n, out);
     ContactReport {
         max_overlap_ratio,
         overlap,
@@ -140,26 +132,34 @@ pub fn contacts(st: &mut Step) -> ContactReport {
 /// Particles `lo..hi`, whose outputs `out` holds: split in halves in
 /// parallel down to [`CHUNK`] particles (the list's entries split where the
 /// CSR says), no allocation.
-fn run(c: &Ctx, lo: usize, hi: usize, n_walls: usize, out: Out) -> Partial {
+fn run(c: &Ctx, lo: usize, hi: usize, out: Out) -> Partial {
     if hi - lo <= CHUNK {
         return BATCH.with_borrow_mut(|batch| {
             let mut acc = (0.0, None);
             let mut out = out;
             for s0 in (lo..hi).step_by(SUB) {
                 let s1 = (s0 + SUB).min(hi);
-                acc = merge(acc, batch.run(c, lo, s0..s1, n_walls, &mut out));
+                acc = merge(acc, batch.run(c, lo, s0..s1, &mut out));
             }
             acc
         });
     }
     let mid = lo + (hi - lo) / 2;
     let (k, e) = (mid - lo, (c.nbr_start[mid] - c.nbr_start[lo]) as usize);
-    let (o0, o1) = out.split_at(k, e, n_walls);
-    let (a, b) = rayon::join(
-        || run(c, lo, mid, n_walls, o0),
-        || run(c, mid, hi, n_walls, o1),
-    );
+    let (o0, o1) = out.split_at(k, e);
+    let (a, b) = rayon::join(|| run(c, lo, mid, o0), || run(c, mid, hi, o1));
     merge(a, b)
+}
+
+/// The particle part of a list row (`row`, entries of `nbr`): the row
+/// without its wall entries, which come last.
+#[inline]
+fn pairs_of(nbr: &[u32], row: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let mut end = row.end;
+    while end > row.start && nbr[end - 1] & WALL != 0 {
+        end -= 1;
+    }
+    row.start..end
 }
 
 /// The classification of a particle's first 64 list entries (bit k:
@@ -291,20 +291,13 @@ impl Batch {
     /// sum each particle's forces in its row's order (the sums of a plain
     /// loop over the row) and add its walls. Returns the batch's largest
     /// overlap ratio and the lowest id over the limit.
-    fn run(
-        &mut self,
-        c: &Ctx,
-        lo: usize,
-        range: std::ops::Range<usize>,
-        n_walls: usize,
-        out: &mut Out,
-    ) -> Partial {
+    fn run(&mut self, c: &Ctx, lo: usize, range: std::ops::Range<usize>, out: &mut Out) -> Partial {
         let base = c.nbr_start[lo] as usize;
         let row = |i: usize| c.nbr_start[i] as usize - base..c.nbr_start[i + 1] as usize - base;
         self.pending.clear();
         self.count.clear();
         for i in range.clone() {
-            let r = row(i);
+            let r = pairs_of(&out.nbr, row(i));
             let classes = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
             let before = self.pending.len();
             self.collect(c, i, classes, r, out);
@@ -317,7 +310,7 @@ impl Batch {
             let k = i - lo;
             let contacts = q..q + count as usize;
             q = contacts.end;
-            let r = self.particle(i, c, contacts, k, n_walls, out);
+            let r = self.particle(i, c, contacts, k, row(i), out);
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
                 acc = merge(acc, (r, Some(c.motion[i][3][3].bits32())));
@@ -443,7 +436,7 @@ impl Batch {
         c: &Ctx,
         contacts: std::ops::Range<usize>,
         k: usize,
-        n_walls: usize,
+        row: std::ops::Range<usize>,
         out: &mut Out,
     ) -> f64 {
         let (pos, lp) = (c.pos_rad, &c.lp);
@@ -477,31 +470,17 @@ impl Batch {
             *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
             *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
         }
-        let wall_hist = &mut out.wall_hist[k * n_walls..(k + 1) * n_walls];
-        // the walls within reach at the build (the others have no history:
-        // the build cleared it), then any past the 32nd
-        let mut near = c.wall_near.get(i).map_or(u32::MAX, |&m| m);
-        if n_walls < 32 {
-            near &= (1 << n_walls) - 1;
-        }
-        let mut past = 32;
-        loop {
-            let w = if near != 0 {
-                let w = near.trailing_zeros() as usize;
-                near &= near - 1;
-                w
-            } else if past < n_walls {
-                past += 1;
-                past - 1
-            } else {
-                break;
-            };
-            let (wd, wh) = (&c.walls[w], &mut wall_hist[w]);
-            let dist = dot(sub(xi_pos, wd.point), wd.normal);
+        // the wall primitives within reach at the build: the row's last
+        // entries, in primitive order
+        let walls = pairs_of(&out.nbr, row.clone()).end..row.end;
+        for (e, wh) in out.nbr[walls.clone()].iter_mut().zip(&mut out.hist[walls]) {
+            let prim = &c.walls[(*e & INDEX) as usize];
+            let (dist, n) = gap(prim, xi_pos);
             let overlap = ri - dist;
             if overlap <= 0.0 {
-                if *wh != [0.0; 4] {
+                if *e & HAS_HISTORY != 0 {
                     *wh = [0.0; 4];
+                    *e &= !HAS_HISTORY;
                 }
                 continue;
             }
@@ -514,15 +493,22 @@ impl Batch {
                 inv_mass: 0.0,
                 inv_inertia: 0.0,
             };
-            let pp = c.pairs.get(mat_i, wd.material);
+            let pp = c.pairs.get(mat_i, prim.material);
             let me = body(mi, ri);
-            let r = pair_law(lp, pp, &me, &wall, scale(wd.normal, -1.0), overlap, *wh);
+            // without the flag the entry's history is zero: not read
+            let h = if *e & HAS_HISTORY != 0 { *wh } else { [0.0; 4] };
+            let r = pair_law(lp, pp, &me, &wall, n, overlap, h);
             f = add(f, r.force_a);
             t = add(t, r.torque_a);
             elastic += r.elastic;
             diss += r.dissipated;
             max_ratio = max_ratio.max(overlap / ri);
             *wh = [r.xi[0], r.xi[1], r.xi[2], r.kt];
+            *e = if *wh != [0.0; 4] {
+                *e | HAS_HISTORY
+            } else {
+                *e & !HAS_HISTORY
+            };
         }
         out.force[k] = [f[0], f[1], f[2], elastic];
         out.torque[k] = [t[0], t[1], t[2], diss];

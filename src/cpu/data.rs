@@ -7,14 +7,7 @@ use crate::backend::StageTimes;
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::state::{Motion, Particles};
-
-/// A wall as the stages see it (unit normal).
-#[derive(Debug, Clone, Copy)]
-pub struct WallData {
-    pub point: [f64; 3],
-    pub normal: [f64; 3],
-    pub material: u32,
-}
+use crate::walls::Primitive;
 
 /// Work arrays, allocated once.
 #[derive(Debug, Clone, Default)]
@@ -32,15 +25,17 @@ pub struct Work {
     /// integration state too (v(n−½)), so it moves with its particle in
     /// the sort.
     pub motion: Vec<Motion<f64>>,
-    /// Neighbour list (CSR): candidates of particle i are
-    /// `nbr[nbr_start[i]..nbr_start[i + 1]]` (index, and the
-    /// `neighbours::HAS_HISTORY` flag in the top bit); `nbr_count` is the
-    /// first pass.
+    /// Neighbour list (CSR): the entries of particle i are
+    /// `nbr[nbr_start[i]..nbr_start[i + 1]]`: its particle candidates,
+    /// then the wall primitives within reach (`state::WALL`), each an
+    /// index with the `state::HAS_HISTORY` flag; `nbr_count` is the first
+    /// pass.
     pub nbr_count: Vec<u32>,
     pub nbr_start: Vec<u32>,
     pub nbr: Vec<u32>,
-    /// Tangential history of each entry's pair (ξ xyz, k_t; zero: no
-    /// contact), in the pair's canonical orientation.
+    /// Tangential history of each entry's contact (ξ xyz, k_t; zero: no
+    /// contact), in the pair's canonical orientation (a wall's: from the
+    /// particle).
     pub nbr_hist: Vec<[f64; 4]>,
     /// The previous list during a build (swapped out of the above): the
     /// source of the history it moves over; `new_at[o]` is where the
@@ -53,10 +48,6 @@ pub struct Work {
     pub build_chunks: Vec<Vec<u32>>,
     /// Positions at the last build of the list (the rebuild test).
     pub pos_ref: Vec<[f64; 3]>,
-    /// The walls each particle can reach until the next build (bit w;
-    /// walls past the 32nd always tested), found at the build
-    /// (`neighbours::wall_candidates`); empty: every wall.
-    pub wall_near: Vec<u32>,
     /// Target of the rebuild's permutation (swapped with the state).
     pub scratch: Option<Particles<f64>>,
     pub scratch_motion: Vec<Motion<f64>>,
@@ -69,7 +60,8 @@ pub struct Step {
     pub law: LawParams,
     pub gravity: [f64; 3],
     pub pairs: PairTable,
-    pub walls: Vec<WallData>,
+    /// The wall primitives; list entries flagged `state::WALL` index it.
+    pub walls: Vec<Primitive>,
     pub particles: Particles<f64>,
     pub work: Work,
     pub step: u64,

@@ -7,7 +7,7 @@
 //!
 //! | file | job |
 //! |------|-----|
-//! | `data.rs` | `Step` (parameters + arrays), `Work`, `WallData` |
+//! | `data.rs` | `Step` (parameters + arrays), `Work` |
 //! | `step.rs` | the driver (`Step::step`) and `CpuBackend` |
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
@@ -24,5 +24,5 @@ pub mod neighbours;
 pub mod sort;
 pub mod step;
 
-pub use data::{Step, WallData, Work};
+pub use data::{Step, Work};
 pub use step::CpuBackend;

@@ -18,15 +18,18 @@
 //! new index among i's new entries (the rebuild has reordered the
 //! particles since).
 //!
-//! Walls are not listed; the build notes per particle which walls it can
-//! reach before the next build ([`wall_candidates`]: bit w of a `u32`),
-//! so the contact stage tests only those (most particles are away from
-//! every wall), and reads and writes only their history. The GPU's twin is
-//! the `wall_candidates` kernel.
+//! Wall primitives are listed too: after its particle partners, each row
+//! lists the primitives within r + skin of the particle, in primitive
+//! order, flagged [`WALL`] ([`for_walls`]). Their history sits beside the
+//! entry like a pair's and moves over the same way (a primitive keeps its
+//! index), so the contact stage tests only the walls a particle can reach
+//! (most particles are away from every wall) and wall history costs memory
+//! only where a particle is near a wall: a mesh of 10⁴ triangles costs
+//! nothing per particle but its listed triangles.
 
-use super::data::WallData;
 use crate::grid::Grid;
-use crate::state::{HAS_HISTORY, INDEX};
+use crate::state::{HAS_HISTORY, INDEX, WALL};
+use crate::walls::{gap, Primitive};
 use bytemuck::Pod;
 use rayon::prelude::*;
 
@@ -70,6 +73,19 @@ pub fn for_candidates(
     });
 }
 
+/// Calls `f(w)` for every wall primitive within r + skin of particle `p`
+/// (x, y, z, r), in primitive order: a particle moves at most skin / 2
+/// before the next build, so a primitive farther away cannot touch it in
+/// between.
+#[inline]
+pub fn for_walls(p: [f64; 4], walls: &[Primitive], skin: f64, mut f: impl FnMut(usize)) {
+    for (w, prim) in walls.iter().enumerate() {
+        if gap(prim, [p[0], p[1], p[2]]).0 < p[3] + skin {
+            f(w);
+        }
+    }
+}
+
 /// The list a build moves the pair history from: the previous list (its
 /// CSR `start` and `nbr` over the previous order, and the history beside
 /// each entry) and `new_at[o]`, where the particle that stood at `o` in
@@ -83,12 +99,13 @@ pub struct OldList<'a> {
 
 impl OldList<'_> {
     /// Moves the history of the particle that stood at `o` in the previous
-    /// order into its new row: `row` holds its new candidates (no flags),
-    /// `hist` the history beside them (zero on entry). Only the old entries
-    /// flagged [`HAS_HISTORY`] are looked at (a contact is ~1 candidate in
-    /// 8): each finds its partner's new index among `row`, and the entry
-    /// there gets the history and the flag. A pair in contact is always
-    /// listed again (it is within r_i + r_j), so no history is dropped.
+    /// order into its new row: `row` holds its new entries (no history
+    /// flags), `hist` the history beside them (zero on entry). Only the old
+    /// entries flagged [`HAS_HISTORY`] are looked at (a contact is ~1
+    /// candidate in 8): each finds its partner among `row` (a particle by
+    /// its new index, a wall primitive by its own), and the entry there
+    /// gets the history and the flag. A contact is always listed again (it
+    /// is within reach), so no history is dropped.
     #[inline]
     pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut [[f64; 4]]) {
         if self.start.is_empty() {
@@ -99,8 +116,12 @@ impl OldList<'_> {
             if ob & HAS_HISTORY == 0 {
                 continue;
             }
-            let jn = self.new_at[(ob & INDEX) as usize];
-            if let Some(k) = row.iter().position(|&x| x & INDEX == jn) {
+            let jn = if ob & WALL != 0 {
+                ob & !HAS_HISTORY
+            } else {
+                self.new_at[(ob & INDEX) as usize]
+            };
+            if let Some(k) = row.iter().position(|&x| x == jn) {
                 hist[k] = *h;
                 row[k] |= HAS_HISTORY;
             }
@@ -119,7 +140,8 @@ pub struct NewList<'a> {
     pub chunks: &'a mut Vec<Vec<u32>>,
 }
 
-/// Builds the list over particles already in cell order (`starts` indexes
+/// Builds the list (particle candidates, then the wall primitives within
+/// reach) over particles already in cell order (`starts` indexes
 /// the arrays directly; particle i stood at `order[i]` in the previous
 /// order) and moves each listed pair's history over from `old` (zero for a
 /// pair new to the list). One search per particle: each chunk of `CHUNK`
@@ -132,6 +154,7 @@ pub struct NewList<'a> {
 pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
+    walls: &[Primitive],
     order: &[u32],
     starts: &[u32],
     skin: f64,
@@ -156,9 +179,9 @@ pub fn build(
             buf.clear();
             for (k, c) in counts.iter_mut().enumerate() {
                 let before = buf.len();
-                for_candidates(ci * CHUNK + k, pos_rad, grid, starts, skin, |j| {
-                    buf.push(j as u32)
-                });
+                let i = ci * CHUNK + k;
+                for_candidates(i, pos_rad, grid, starts, skin, |j| buf.push(j as u32));
+                for_walls(pos_rad[i], walls, skin, |w| buf.push(w as u32 | WALL));
                 *c = (buf.len() - before) as u32;
             }
         });
@@ -199,41 +222,4 @@ pub fn build(
 pub fn displacement2(grid: &Grid, reference: [f64; 3], pos: [f64; 3]) -> f64 {
     let d = grid.min_image(reference, pos);
     d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
-}
-
-/// The walls each particle can reach before the next build: bit w of
-/// `near[i]` is set when particle i is within r_i + skin of wall w (it can
-/// move at most skin / 2 before the next build, so a wall outside that is
-/// not touched). Walls past the 32nd are always tested. The history of a
-/// wall out of reach is cleared here (only a particle that left a contact
-/// by more than the skin in one step has any): it is not touching the
-/// wall now, so the contact stage would have cleared it this step, and it
-/// skips the wall until the next build.
-pub fn wall_candidates(
-    pos_rad: &[[f64; 4]],
-    walls: &[WallData],
-    skin: f64,
-    near: &mut [u32],
-    wall_hist: &mut [[f64; 4]],
-) {
-    let n_walls = walls.len();
-    if n_walls == 0 {
-        near.fill(0);
-        return;
-    }
-    near.par_iter_mut()
-        .zip(wall_hist.par_chunks_mut(n_walls))
-        .zip(pos_rad.par_iter())
-        .for_each(|((m, hist), p)| {
-            *m = 0;
-            for (w, (wd, h)) in walls.iter().zip(hist).enumerate().take(32) {
-                let d = [p[0] - wd.point[0], p[1] - wd.point[1], p[2] - wd.point[2]];
-                let dist = d[0] * wd.normal[0] + d[1] * wd.normal[1] + d[2] * wd.normal[2];
-                if dist < p[3] + skin {
-                    *m |= 1 << w;
-                } else if *h != [0.0; 4] {
-                    *h = [0.0; 4];
-                }
-            }
-        });
 }

@@ -1,14 +1,15 @@
 //! The CPU step driver: the stages of [`Stage::STEP`] in order on a
 //! [`Step`], timed per stage, and the CPU [`Backend`].
 
-use super::data::{Step, WallData, Work};
+use super::data::{Step, Work};
 use super::law::LawParams;
 use super::{bin, contacts, diagnostics, integrate, neighbours, sort};
 use crate::backend::{contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage};
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::Scene;
-use crate::state::{Particles, INDEX};
+use crate::state::{Particles, INDEX, MAX_PARTICLES, WALL};
+use crate::walls::primitives;
 use std::time::Instant;
 
 impl Step {
@@ -16,6 +17,11 @@ impl Step {
         let particles = Particles::from_scene(scene);
         let grid = Grid::for_scene(scene)?;
         let n = particles.len();
+        if n > MAX_PARTICLES {
+            return Err(format!(
+                "{n} particles: at most {MAX_PARTICLES} fit the neighbour list's indices"
+            ));
+        }
         let work = Work {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
@@ -34,15 +40,7 @@ impl Step {
             },
             gravity: scene.simulation.gravity,
             pairs: PairTable::new(scene),
-            walls: scene
-                .walls
-                .iter()
-                .map(|w| WallData {
-                    point: w.point,
-                    normal: w.normal,
-                    material: w.material as u32,
-                })
-                .collect(),
+            walls: primitives(scene),
             particles,
             work,
             step: 0,
@@ -114,6 +112,7 @@ impl Step {
         neighbours::build(
             &self.grid,
             pos,
+            &self.walls,
             &w.order,
             &w.starts,
             self.skin,
@@ -129,31 +128,34 @@ impl Step {
         for (r, p) in w.pos_ref.iter_mut().zip(pos) {
             *r = [p[0], p[1], p[2]];
         }
-        w.wall_near.resize(pos.len(), 0);
-        let p = &mut self.particles;
-        neighbours::wall_candidates(
-            &p.pos_rad,
-            &self.walls,
-            self.skin,
-            &mut w.wall_near,
-            &mut p.wall_hist,
-        );
         self.builds += 1;
         self.rebuild = false;
     }
 
     /// The pair history now, by ids: (the entry's particle, its partner,
-    /// ξ xyz and k_t) for every list entry with history, so each pair in
-    /// contact twice, in list order.
+    /// ξ xyz and k_t) for every particle entry with history, so each pair
+    /// in contact twice, in list order.
     pub fn pair_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+        self.history(false)
+    }
+
+    /// The wall history now: (the particle's id, the primitive's index,
+    /// ξ xyz and k_t) for every wall entry with history, in list order.
+    pub fn wall_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+        self.history(true)
+    }
+
+    fn history(&self, walls: bool) -> Vec<(u32, u32, [f64; 4])> {
         let (w, id) = (&self.work, &self.particles.id);
         let mut out = Vec::new();
         for i in 0..w.nbr_start.len().saturating_sub(1) {
             let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
-            for (&j, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
-                if *h != [0.0; 4] {
-                    out.push((id[i], id[(j & INDEX) as usize], *h));
+            for (&e, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
+                if *h == [0.0; 4] || (e & WALL != 0) != walls {
+                    continue;
                 }
+                let k = e & INDEX;
+                out.push((id[i], if walls { k } else { id[k as usize] }, *h));
             }
         }
         out
@@ -251,8 +253,7 @@ impl Backend for CpuBackend {
         ListStats {
             builds: self.st.builds,
             entries: self.st.work.nbr.len() as u64,
-            contacts: contacts_in(&self.st.work.nbr_hist)
-                + contacts_in(&self.st.particles.wall_hist),
+            contacts: contacts_in(&self.st.work.nbr_hist),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Stage 4, contacts (`shaders/contacts.wgsl`): gather over the neighbour
-//! list and the walls within reach (`wall_near`, from the build); reads
-//! set B, updates the pair history beside each list entry and the wall
-//! history of each particle in place, writes force and torque.
+//! list, particle candidates and the wall primitives within reach; reads
+//! set B, updates the history beside each list entry in place, writes
+//! force and torque.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -22,7 +22,7 @@ impl ContactKernels {
     pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
         "contacts.wgsl",
         "contacts",
-        &[&[U, RW, R, RW, R, R], &[R, RW, R, R], &[RW, RW, RW]],
+        &[&[U, RW, R, RW, R, R], &[R, R], &[RW, RW, RW]],
     )];
 
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
@@ -40,7 +40,7 @@ impl ContactKernels {
                 0,
                 &[&d.params, &d.ctl, &d.nbr_start, &d.nbr, &d.pairs, &d.walls],
             ),
-            g1: k.bind(ctx, 1, &[&b.pos, &b.wall_hist, &b.motion, &d.wall_near]),
+            g1: k.bind(ctx, 1, &[&b.pos, &b.motion]),
             g2: k.bind(ctx, 2, &[&d.force, &d.torque, &d.nbr_hist]),
         }
     }

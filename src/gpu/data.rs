@@ -21,8 +21,6 @@ pub struct ParticleBuffers {
     /// What contacts read of a partner, written by integrate
     /// ([`crate::state::Motion`], 64 bytes).
     pub motion: wgpu::Buffer,
-    /// Tangential history with each wall (`walls` per particle).
-    pub wall_hist: wgpu::Buffer,
     /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
     /// biased by 2⁶³; unit = domain length / 2⁴⁰, see [`FixedPoint`]). An f32
     /// coordinate drops up to 1 % of a small step v·dt (ulp 5e-10 m at 5 mm
@@ -138,7 +136,7 @@ fn scan_levels(ctx: &GpuContext, len: u64) -> Vec<ScanLevel> {
 
 pub struct GpuData {
     pub n: u64,
-    /// Walls (wall-history entries per particle).
+    /// Wall primitives (`walls`).
     pub n_walls: u64,
     pub n_cells: u64,
     pub params: wgpu::Buffer,
@@ -159,11 +157,6 @@ pub struct GpuData {
     pub scan: Vec<ScanLevel>,
     /// Positions at the last list build (the rebuild test).
     pub pos_ref: wgpu::Buffer,
-    /// The walls each particle can reach until the next build (bit w,
-    /// walls past the 32nd always tested), found by the build's
-    /// `wall_candidates` as the CPU's `Work::wall_near`; contacts test,
-    /// read and write the history of only those walls.
-    pub wall_near: wgpu::Buffer,
     /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
     /// last stays 0), their exclusive scan, and the list itself.
     pub nbr_count: wgpu::Buffer,
@@ -279,13 +272,12 @@ impl ParticleBuffers {
             id: b("id", bytemuck::cast_slice(&s.id)),
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
             motion: b("motion", bytemuck::cast_slice(init0.motion)),
-            wall_hist: b("wall_hist", bytemuck::cast_slice(&s.wall_hist)),
             pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
         }
     }
 
     /// (buffer, bytes per particle) of every array, in a fixed order.
-    pub fn arrays(&self, walls: u64) -> [(&wgpu::Buffer, u64); 9] {
+    pub fn arrays(&self) -> [(&wgpu::Buffer, u64); 8] {
         [
             (&self.pos, 16),
             (&self.vel, 16),
@@ -294,23 +286,21 @@ impl ParticleBuffers {
             (&self.id, 4),
             (&self.diss, 4),
             (&self.motion, 64),
-            (&self.wall_hist, 16 * walls),
             (&self.pos_fx, 32),
         ]
     }
 }
 
-/// Device bytes per particle with `walls` walls and `candidates`
-/// neighbour-list entries per particle: two sets of (pos 16, vel 16, omega
-/// 16, material 4, id 4, dissipated 4, motion 64, pos_fx 32, wall history
-/// 16 × walls) plus force, torque, key, order and identity (44), the
-/// reference positions (16), the walls within reach (4), the list's count
-/// and start, the old start and the maps between the previous and the new
-/// order (20), and per entry the partner and the pair history (20), twice
-/// (the list and the one a build moves the history from). Cells add 8
-/// bytes each.
-pub fn bytes_per_particle(walls: u64, candidates: u64) -> u64 {
-    2 * (156 + 16 * walls) + 44 + 16 + 4 + 20 + 2 * 20 * candidates
+/// Device bytes per particle with `entries` neighbour-list entries per
+/// particle (particle partners and the wall primitives within reach): two
+/// sets of (pos 16, vel 16, omega 16, material 4, id 4, dissipated 4,
+/// motion 64, pos_fx 32) plus force, torque, key, order and identity (44),
+/// the reference positions (16), the list's count and start, the old start
+/// and the maps between the previous and the new order (20), and per entry
+/// the partner and the history (20), twice (the list and the one a build
+/// moves the history from). Cells add 8 bytes each, wall primitives 64.
+pub fn bytes_per_particle(entries: u64) -> u64 {
+    2 * 156 + 44 + 16 + 20 + 2 * 20 * entries
 }
 
 impl GpuData {
@@ -341,16 +331,12 @@ impl GpuData {
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
         let n = state.len() as u64;
-        let n_walls = state.walls as u64;
+        let n_walls = walls.len() as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
         // the largest buffer per particle: the list's history at its
-        // initial capacity, or the wall history with very many walls
-        let (name, largest) = if n_walls > LIST_ENTRIES_PER_PARTICLE {
-            ("wall_hist", 16 * n_walls)
-        } else {
-            ("nbr_hist", 16 * LIST_ENTRIES_PER_PARTICLE)
-        };
+        // initial capacity
+        let (name, largest) = ("nbr_hist", 16 * LIST_ENTRIES_PER_PARTICLE);
         if n * largest > max || (n_cells + 1) * 4 > max {
             let fits = max / largest;
             return Err(GpuError::TooLarge(format!(
@@ -381,7 +367,7 @@ impl GpuData {
         let l = init0.list.as_ref();
         // every part of a readback starts on a 256-byte boundary
         let state_bytes: u64 = a
-            .arrays(n_walls)
+            .arrays()
             .iter()
             .map(|(_, b)| (b * n).next_multiple_of(256))
             .sum();
@@ -428,7 +414,6 @@ impl GpuData {
             ),
             scan,
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
-            wall_near: zeroed(ctx, "wall_near", 4 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
             nbr_start: list_buf(
                 "nbr_start",
@@ -502,12 +487,7 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
-        let per = |p: &ParticleBuffers| {
-            p.arrays(self.n_walls)
-                .iter()
-                .map(|(_, b)| b * self.n)
-                .sum::<u64>()
-        };
+        let per = |p: &ParticleBuffers| p.arrays().iter().map(|(_, b)| b * self.n).sum::<u64>();
         per(&self.a)
             + per(&self.b)
             + self.n * (16 + 16 + 4 + 4 + 4 + 16)

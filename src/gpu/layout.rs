@@ -27,7 +27,8 @@ pub const CTL_LIST_CAP: usize = 10;
 /// value and that nothing here is missing from the WGSL (no constant is
 /// kept in agreement by a comment).
 pub fn shared_constants() -> Vec<(&'static str, u32)> {
-    use crate::state::{HAS_HISTORY, INDEX};
+    use crate::state::{HAS_HISTORY, INDEX, WALL};
+    use crate::walls::Kind;
     vec![
         ("WG", WG),
         ("NONE", NONE),
@@ -45,6 +46,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LEN", CTL_LEN as u32),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
+        ("WALL", WALL),
+        ("WALL_PLANE", Kind::Plane.tag()),
     ]
 }
 
@@ -84,14 +87,36 @@ pub struct Pair {
     pub damp_t: f32,
 }
 
-/// A plane wall.
+/// A wall primitive: `walls::Primitive` in f32, the same fields (`Wall`
+/// in `shaders/common.wgsl`; its gap to a sphere in `shaders/walls.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct Wall {
-    pub point: [f32; 4],
-    pub normal: [f32; 4],
+    pub a: [f32; 4],
+    pub b: [f32; 4],
+    pub c: [f32; 4],
+    /// `walls::Kind::tag`.
+    pub kind: u32,
     pub material: u32,
-    pub pad: [u32; 3],
+    /// The scene wall it belongs to.
+    pub wall: u32,
+    pub pad: u32,
+}
+
+impl Wall {
+    /// The f32 twin of a primitive.
+    pub fn from_primitive(p: &crate::walls::Primitive) -> Wall {
+        let f = |v: [f64; 4]| v.map(|x| x as f32);
+        Wall {
+            a: f(p.a),
+            b: f(p.b),
+            c: f(p.c),
+            kind: p.kind.tag(),
+            material: p.material,
+            wall: p.wall,
+            pad: 0,
+        }
+    }
 }
 
 /// One contact for the law alone (`LawCase` in `shaders/law_eval.wgsl`),
@@ -171,9 +196,12 @@ pub fn rust_layouts() -> Vec<StructLayout> {
         (
             "Wall",
             vec![
-                ("point", offset_of!(Wall, point)),
-                ("normal", offset_of!(Wall, normal)),
+                ("a", offset_of!(Wall, a)),
+                ("b", offset_of!(Wall, b)),
+                ("c", offset_of!(Wall, c)),
+                ("kind", offset_of!(Wall, kind)),
                 ("material", offset_of!(Wall, material)),
+                ("wall", offset_of!(Wall, wall)),
             ],
             size_of::<Wall>(),
         ),

@@ -109,6 +109,7 @@ impl GpuBindings {
 pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>) {
     let f4 = |v: [f64; 3]| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0];
     let c = &scene.contact;
+    let prims = crate::walls::primitives(scene);
     let params = Params {
         grid_min: f4(grid.min),
         grid_len: f4(grid.len),
@@ -135,7 +136,7 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
         sizes: [
             scene.particles.len() as u32,
             0,
-            scene.walls.len() as u32,
+            prims.len() as u32,
             scene.materials.len() as u32,
         ],
         linear: [
@@ -164,16 +165,7 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
             damp_t: p.damp_t as f32,
         })
         .collect();
-    let walls = scene
-        .walls
-        .iter()
-        .map(|w| Wall {
-            point: f4(w.point),
-            normal: f4(w.normal),
-            material: w.material as u32,
-            pad: [0; 3],
-        })
-        .collect();
+    let walls = prims.iter().map(Wall::from_primitive).collect();
     (params, pairs, walls)
 }
 
@@ -332,7 +324,7 @@ impl GpuBackend {
     /// The working set B in f32, as stored (cell order of the last build).
     pub fn state_f32(&self) -> Particles<f32> {
         let d = &self.data;
-        let arrays = d.b.arrays(d.n_walls);
+        let arrays = d.b.arrays();
         let parts: Vec<(&wgpu::Buffer, u64)> =
             arrays.iter().map(|(b, per)| (*b, per * d.n)).collect();
         let r = self.read(&parts);
@@ -343,8 +335,6 @@ impl GpuBackend {
             material: bytemuck::pod_collect_to_vec(&r[3]),
             id: bytemuck::pod_collect_to_vec(&r[4]),
             dissipated: bytemuck::pod_collect_to_vec(&r[5]),
-            wall_hist: bytemuck::pod_collect_to_vec(&r[7]),
-            walls: d.n_walls as usize,
         }
     }
 }
@@ -579,13 +569,11 @@ impl Backend for GpuBackend {
         let c = self.ctl();
         let d = &self.data;
         let len = c[data::CTL_LIST_LEN] as u64;
-        // two reads: the staging buffer holds either, not always both
-        let pairs: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
-        let walls: Vec<[f32; 4]> = self.read_vec(&d.b.wall_hist, d.n_walls * d.n);
+        let hist: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
         ListStats {
             builds: c[data::CTL_BUILDS] as u64,
             entries: len,
-            contacts: contacts_in(&pairs) + contacts_in(&walls),
+            contacts: contacts_in(&hist),
         }
     }
 }

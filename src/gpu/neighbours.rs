@@ -2,11 +2,11 @@
 //! list over set B in cell order, as the CPU's `cpu/neighbours.rs`: `keep`
 //! (the previous list and its history, to move the history from), count,
 //! exclusive scan (the sort stage's scan kernels over `nbr_count`), a
-//! one-thread capacity check, fill (which moves each pair's history over
-//! and records the reference positions), `wall_candidates` (the walls
-//! each particle can reach until the next build, as the CPU's), and a
-//! one-thread `finish_build` that clears the rebuild flag. Every kernel
-//! returns at once on a step that does not rebuild.
+//! one-thread capacity check, fill (which moves each contact's history
+//! over and records the reference positions), and a one-thread
+//! `finish_build` that clears the rebuild flag. Count and fill list the
+//! wall primitives within reach after the particle candidates. Every
+//! kernel launches no workgroup on a step that does not rebuild.
 
 use super::context::GpuContext;
 use super::data::GpuData;
@@ -18,29 +18,20 @@ pub struct NeighbourKernels {
     pub count: Kernel,
     pub check: Kernel,
     pub fill: Kernel,
-    /// Its own layout for group 1 (only the positions) and a group 2: the
-    /// list's 14 storage bindings and these three would pass the 16 a
-    /// stage may use.
-    pub walls: Kernel,
     pub finish: Kernel,
 }
 
 pub struct NeighbourBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
-    /// `wall_candidates`' groups 1 (positions) and 2 (walls, `wall_near`,
-    /// wall history).
-    pub walls_g1: wgpu::BindGroup,
-    pub walls_g2: wgpu::BindGroup,
     /// The scan of `nbr_count` into `nbr_start`.
     pub scan: ScanBinds,
 }
 
 impl NeighbourKernels {
-    /// `keep`, `count_candidates`, `check_list`, `fill`,
-    /// `wall_candidates`, `finish_build`.
-    pub const DECLS: [KernelDecl; 6] = {
-        const G0: &[Access] = &[U, RW, R, R];
+    /// `keep`, `count_candidates`, `check_list`, `fill`, `finish_build`.
+    pub const DECLS: [KernelDecl; 5] = {
+        const G0: &[Access] = &[U, RW, R, R, R];
         const G: &[&[Access]] = &[G0, &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW]];
         const S: &str = "neighbours.wgsl";
         [
@@ -48,7 +39,6 @@ impl NeighbourKernels {
             KernelDecl::new(S, "count_candidates", G),
             KernelDecl::new(S, "check_list", G),
             KernelDecl::new(S, "fill", G),
-            KernelDecl::new(S, "wall_candidates", &[G0, &[R], &[R, RW, RW]]),
             KernelDecl::new(S, "finish_build", G),
         ]
     };
@@ -60,15 +50,14 @@ impl NeighbourKernels {
             count: k(1),
             check: k(2),
             fill: k(3),
-            walls: k(4),
-            finish: k(5),
+            finish: k(4),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, sort: &SortKernels, d: &GpuData) -> NeighbourBinds {
         let k = &self.count;
         NeighbourBinds {
-            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts, &d.order]),
+            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts, &d.order, &d.walls]),
             g1: k.bind(
                 ctx,
                 1,
@@ -86,10 +75,6 @@ impl NeighbourKernels {
                     &d.old_index,
                 ],
             ),
-            walls_g1: self.walls.bind(ctx, 1, &[&d.b.pos]),
-            walls_g2: self
-                .walls
-                .bind(ctx, 2, &[&d.walls, &d.wall_near, &d.b.wall_hist]),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -108,8 +93,6 @@ impl NeighbourKernels {
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &groups, 1);
         dispatch_rebuild(pass, &self.fill, &groups, d.rebuild_args(d.n));
-        let wall_groups = [(0, &b.g0), (1, &b.walls_g1), (2, &b.walls_g2)];
-        dispatch_rebuild(pass, &self.walls, &wall_groups, d.rebuild_args(d.n));
         dispatch(pass, &self.finish, &groups, 1);
     }
 }

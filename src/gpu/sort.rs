@@ -50,7 +50,7 @@ impl SortKernels {
     pub const DECLS: [KernelDecl; 6] = {
         const RG0: &[Access] = &[U, R, R];
         const STATE: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
-        const HIST: &[Access] = &[R, R, RW, RW];
+        const HIST: &[Access] = &[R, RW];
         const S: &str = "sort.wgsl";
         const RE: &str = "reorder.wgsl";
         [
@@ -130,7 +130,7 @@ impl SortKernels {
             .map(|b| b.clone())
         };
         let hist = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
-            [&src.motion, &src.wall_hist, &dst.motion, &dst.wall_hist].map(|b| b.clone())
+            [&src.motion, &dst.motion].map(|b| b.clone())
         };
         let (a, b) = (&d.a, &d.b);
         SortBinds {

@@ -1,0 +1,63 @@
+//! A wall primitive and how a scene's walls become primitives.
+
+use crate::scene::Scene;
+
+/// What a primitive is. The GPU carries it as `Wall::kind` (`WALL_*` in
+/// `shaders/walls.wgsl`, checked equal by `tests/shaders.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Kind {
+    /// An infinite plane: `a` a point on it, `b` its unit normal, pointing
+    /// to the side the particles are on.
+    Plane = 0,
+}
+
+impl Kind {
+    /// The tag the GPU reads.
+    pub const fn tag(self) -> u32 {
+        self as u32
+    }
+}
+
+/// One piece of wall geometry, in f64 (the GPU's f32 twin is
+/// `gpu::layout::Wall`, the same fields in the same order). What `a`, `b`
+/// and `c` hold depends on the [`Kind`]; the w lanes are the kind's to use.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Primitive {
+    pub kind: Kind,
+    /// Index into the material table.
+    pub material: u32,
+    /// The scene wall it belongs to (a mesh wall has many primitives): what
+    /// per-wall outputs sum over.
+    pub wall: u32,
+    pub a: [f64; 4],
+    pub b: [f64; 4],
+    pub c: [f64; 4],
+}
+
+impl Primitive {
+    /// A plane through `point` with unit `normal` (toward the particles).
+    pub fn plane(point: [f64; 3], normal: [f64; 3], material: u32, wall: u32) -> Primitive {
+        let [px, py, pz] = point;
+        let [nx, ny, nz] = normal;
+        Primitive {
+            kind: Kind::Plane,
+            material,
+            wall,
+            a: [px, py, pz, 0.0],
+            b: [nx, ny, nz, 0.0],
+            c: [0.0; 4],
+        }
+    }
+}
+
+/// The primitives of a scene's walls, in wall order (a primitive's index
+/// is what a neighbour-list entry names).
+pub fn primitives(scene: &Scene) -> Vec<Primitive> {
+    scene
+        .walls
+        .iter()
+        .enumerate()
+        .map(|(k, w)| Primitive::plane(w.point, w.normal, w.material as u32, k as u32))
+        .collect()
+}
