@@ -9,6 +9,8 @@
 
 use crate::scene::Domain;
 
+pub mod pairs;
+
 /// Most cells a grid may have (two u32 per cell: 2 GiB).
 pub const MAX_CELLS: u64 = 1 << 28;
 

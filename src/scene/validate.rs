@@ -324,7 +324,7 @@ fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
         .iter()
         .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
         .collect();
-    let pairs = crate::cpu::bin::contact_pairs(&pos, grid);
+    let pairs = crate::grid::pairs::contact_pairs(&pos, grid);
     for (i, j) in pairs {
         let (a, b) = (&s.particles[i], &s.particles[j]);
         let dx = grid.min_image(a.position, b.position);
