@@ -7,7 +7,7 @@
 //! clamping moves no two particles further apart in cell units, so contact
 //! detection stays exact (just slower if many leave).
 
-use crate::scene::Domain;
+use crate::scene::types::{Domain, Scene};
 
 pub mod pairs;
 
@@ -98,7 +98,7 @@ impl Grid {
 
     /// The grid a run of `scene` uses: cells of at least the largest
     /// diameter plus the neighbour skin.
-    pub fn for_scene(scene: &crate::scene::Scene) -> Result<Grid, String> {
+    pub fn for_scene(scene: &Scene) -> Result<Grid, String> {
         let (_, rmax) = scene.radius_range();
         Grid::for_particles(
             &scene.domain,

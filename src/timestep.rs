@@ -8,7 +8,7 @@
 //! contact; leapfrog itself goes unstable near t_contact / 1.6) is refused.
 
 use crate::pair::PairTable;
-use crate::scene::{ContactModel, Scene};
+use crate::scene::types::{ContactModel, Scene};
 use std::f64::consts::PI;
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -3,9 +3,17 @@
 //! back to a default). Shapes and types only; physics checks are in
 //! `validate.rs`.
 
-use super::*;
+use super::error::SceneError;
+use super::generate::{generate_lattice, generate_random};
+use super::radius::RadiusDist;
+use super::types::{
+    Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit, Scene, Simulation,
+    SourceInfo, Wall,
+};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use toml::de::{DeArray, DeTable, DeValue};
 use toml::Spanned;
 
@@ -637,11 +645,7 @@ impl<'a> Reader<'a> {
         let normal = self.vec3(&join(&t.path, "normal"), v)?;
         let v = self.required(t, "material", "a material name")?;
         let material = self.material_ref(&join(&t.path, "material"), v, materials)?;
-        Ok(Wall {
-            point,
-            normal: super::builder::normalise(normal),
-            material,
-        })
+        Ok(Wall::plane(point, normal, material))
     }
 
     fn radius_dist(&self, path: &str, v: &V) -> Result<RadiusDist, SceneError> {

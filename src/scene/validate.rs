@@ -2,7 +2,8 @@
 // `!(x > 0.0)` is deliberate throughout: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
-use super::*;
+use super::error::SceneError;
+use super::types::{ContactModel, Dt, End, ParticleInit, Scene};
 use crate::grid::Grid;
 
 /// Most particles (ids and list indices stay far from u32::MAX).
@@ -12,7 +13,14 @@ fn in_open(x: f64, lo: f64, hi: f64) -> bool {
     x > lo && x < hi
 }
 
-pub(super) fn validate(s: &Scene) -> Result<(), SceneError> {
+impl Scene {
+    /// Checks every physical constraint; the first violation is returned.
+    pub fn validate(&self) -> Result<(), SceneError> {
+        validate(self)
+    }
+}
+
+fn validate(s: &Scene) -> Result<(), SceneError> {
     let sim = &s.simulation;
     match sim.end {
         End::Duration(d) if !(d > 0.0) => {
