@@ -1,12 +1,12 @@
 //! The scene error: one line naming the file, the key (and the line where
 //! the TOML gives it) and what was expected.
 
-use std::fmt;
 use std::path::PathBuf;
 
 /// A scene error: one line naming the file, the key (and the line where the
 /// TOML gives it) and what was expected.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}{}", location(.file, .line), keyed(.key, .message))]
 pub struct SceneError {
     pub file: Option<PathBuf>,
     pub line: Option<usize>,
@@ -14,19 +14,20 @@ pub struct SceneError {
     pub message: String,
 }
 
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.file, self.line) {
-            (Some(p), Some(l)) => write!(f, "{}:{}: ", p.display(), l)?,
-            (Some(p), None) => write!(f, "{}: ", p.display())?,
-            (None, _) => write!(f, "scene: ")?,
-        }
-        if self.key.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.key, self.message)
-        }
+/// `FILE:LINE: `, `FILE: ` or `scene: ` (built in code).
+fn location(file: &Option<PathBuf>, line: &Option<usize>) -> String {
+    match (file, line) {
+        (Some(p), Some(l)) => format!("{}:{}: ", p.display(), l),
+        (Some(p), None) => format!("{}: ", p.display()),
+        (None, _) => "scene: ".to_string(),
     }
 }
 
-impl std::error::Error for SceneError {}
+/// `KEY: MESSAGE`, or the message alone when no key applies.
+fn keyed(key: &str, message: &str) -> String {
+    if key.is_empty() {
+        message.to_string()
+    } else {
+        format!("{key}: {message}")
+    }
+}
