@@ -4,6 +4,7 @@ use crate::grid::pairs::contact_pairs;
 use crate::grid::Grid;
 use crate::scene::error::SceneError;
 use crate::scene::types::{ParticleInit, Scene};
+use glam::DVec3;
 
 /// Generated particles may not overlap at all; particles read from files
 /// (e.g. a settled bed from `final.csv`) may touch, up to the same limit the
@@ -17,8 +18,7 @@ pub(super) fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
     let pairs = contact_pairs(&pos, grid);
     for (i, j) in pairs {
         let (a, b) = (&s.particles[i], &s.particles[j]);
-        let dx = grid.min_image(a.position, b.position);
-        let dist = (dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]).sqrt();
+        let dist = DVec3::from(grid.min_image(a.position, b.position)).length();
         let overlap = a.radius + b.radius - dist;
         let generated = |p: &ParticleInit| s.sources.get(p.source).is_some_and(|src| src.generated);
         let limit = if generated(a) || generated(b) {

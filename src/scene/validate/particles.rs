@@ -5,6 +5,7 @@
 
 use crate::scene::error::SceneError;
 use crate::scene::types::{ParticleInit, Scene};
+use glam::DVec3;
 
 /// Most particles (ids and list indices stay far from u32::MAX).
 pub const MAX_PARTICLES: usize = 1 << 30;
@@ -68,9 +69,7 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
         }
         let generated = s.sources.get(p.source).is_some_and(|src| src.generated);
         for (wi, w) in s.walls.iter().enumerate() {
-            let dist: f64 = (0..3)
-                .map(|k| (p.position[k] - w.point[k]) * w.normal[k])
-                .sum();
+            let dist = (DVec3::from(p.position) - DVec3::from(w.point)).dot(DVec3::from(w.normal));
             // generated particles may not touch a wall; file particles (a
             // settled bed) may, up to the run's overlap limit
             let min_dist = if generated {

@@ -3,10 +3,11 @@
 
 use crate::scene::error::SceneError;
 use crate::scene::types::Scene;
+use glam::DVec3;
 
 pub(super) fn check_walls(s: &Scene) -> Result<(), SceneError> {
     for (i, w) in s.walls.iter().enumerate() {
-        let n2: f64 = w.normal.iter().map(|x| x * x).sum();
+        let n2 = DVec3::from(w.normal).length_squared();
         if !(n2 > 0.0) || !n2.is_finite() {
             return Err(s.error(
                 &format!("walls[{i}].normal"),
