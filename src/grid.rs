@@ -7,7 +7,9 @@
 //! clamping moves no two particles further apart in cell units, so contact
 //! detection stays exact (just slower if many leave).
 
-use crate::scene::Domain;
+use crate::scene::types::{Domain, Scene};
+
+pub mod pairs;
 
 /// Most cells a grid may have (two u32 per cell: 2 GiB).
 pub const MAX_CELLS: u64 = 1 << 28;
@@ -96,7 +98,7 @@ impl Grid {
 
     /// The grid a run of `scene` uses: cells of at least the largest
     /// diameter plus the neighbour skin.
-    pub fn for_scene(scene: &crate::scene::Scene) -> Result<Grid, String> {
+    pub fn for_scene(scene: &Scene) -> Result<Grid, String> {
         let (_, rmax) = scene.radius_range();
         Grid::for_particles(
             &scene.domain,

@@ -1,7 +1,7 @@
 //! Per material-pair contact parameters, computed once per scene and laid out
 //! as a flat `n_materials × n_materials` table (the GPU reads the same table).
 
-use crate::scene::{Material, Scene};
+use crate::scene::types::{Material, Scene};
 
 /// Effective properties of one material pair.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -8,7 +8,8 @@
 //! contact; leapfrog itself goes unstable near t_contact / 1.6) is refused.
 
 use crate::pair::PairTable;
-use crate::scene::{ContactModel, Scene};
+use crate::scene::types::{ContactModel, Scene};
+use glam::DVec3;
 use std::f64::consts::PI;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -80,16 +81,12 @@ pub fn linear_contact_time(m_star: f64, k: f64, c: f64) -> f64 {
 
 pub fn estimate(scene: &Scene) -> Estimate {
     let table = PairTable::new(scene);
-    let g = scene.simulation.gravity;
-    let gmag = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]).sqrt();
-    let ext: f64 = (0..3)
-        .map(|k| (scene.domain.max[k] - scene.domain.min[k]).powi(2))
-        .sum::<f64>()
-        .sqrt();
+    let gmag = DVec3::from(scene.simulation.gravity).length();
+    let ext = (DVec3::from(scene.domain.max) - DVec3::from(scene.domain.min)).length();
     let vmax = scene
         .particles
         .iter()
-        .map(|p| p.velocity.iter().map(|x| x * x).sum::<f64>().sqrt())
+        .map(|p| DVec3::from(p.velocity).length())
         .fold(0.0, f64::max);
     let v = (2.0 * vmax).max((2.0 * gmag * ext).sqrt()).max(0.1);
 

@@ -203,8 +203,8 @@ fn broad_phase_matches_brute_force() {
             })
             .collect();
         let grid = Grid::for_particles(&dom, rmax, n).unwrap();
-        let brute = talus::cpu::bin::brute_force_pairs(&pos, &grid);
-        let fast = talus::cpu::bin::contact_pairs(&pos, &grid);
+        let brute = talus::grid::pairs::brute_force_pairs(&pos, &grid);
+        let fast = talus::grid::pairs::contact_pairs(&pos, &grid);
         assert!(brute.len() > 100, "too few pairs ({}) to test", brute.len());
         assert_eq!(
             fast, brute,
@@ -297,7 +297,7 @@ fn stale_neighbour_list_never_misses_a_contact() {
                 listed.insert((i, (j & INDEX) as usize));
             }
         }
-        for (i, j) in talus::cpu::bin::brute_force_pairs(&p.pos_rad, &grid) {
+        for (i, j) in talus::grid::pairs::brute_force_pairs(&p.pos_rad, &grid) {
             assert!(
                 listed.contains(&(i, j)) && listed.contains(&(j, i)),
                 "pair ({i}, {j}) not listed at step {}",
@@ -556,7 +556,7 @@ fn contact_forces_match_brute_force_with_long_rows() {
     };
     let mut f = vec![[0.0f64; 3]; n];
     let mut t = vec![[0.0f64; 3]; n];
-    let pairs = talus::cpu::bin::brute_force_pairs(&p.pos_rad, &st.grid);
+    let pairs = talus::grid::pairs::brute_force_pairs(&p.pos_rad, &st.grid);
     for &(x, y) in &pairs {
         let (a, b) = if p.id[x] < p.id[y] { (x, y) } else { (y, x) };
         let d = st.grid.min_image(xyz(p.pos_rad[a]), xyz(p.pos_rad[b]));

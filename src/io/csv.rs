@@ -2,7 +2,8 @@
 //! material by name). `final.csv` is written in exactly this form so a run
 //! can be continued from it.
 
-use crate::scene::{Material, ParticleInit, SceneError};
+use crate::scene::error::SceneError;
+use crate::scene::types::{Material, ParticleInit};
 use std::fmt::Write as _;
 use std::path::Path;
 

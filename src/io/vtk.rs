@@ -2,7 +2,7 @@
 //! of vertex cells, raw binary appended data, little-endian) and a
 //! `particles.pvd` collection so ParaView opens the series in one click.
 
-use crate::scene::Scene;
+use crate::scene::types::Scene;
 use crate::state::Particles;
 use std::io::Write;
 use std::path::Path;

@@ -1,7 +1,14 @@
 //! Scenes in code, for tests and benchmarks. `build()` runs the same
 //! validation as a scene file.
 
-use super::*;
+use super::error::SceneError;
+use super::generate::{generate_lattice, generate_random};
+use super::radius::RadiusDist;
+use super::types::{
+    Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit, Scene, Simulation,
+    SourceInfo, Wall,
+};
+use std::collections::HashMap;
 
 /// Builds a [`Scene`]. Defaults are those of a scene file (see
 /// `docs/scenes.md`); the domain must be given.
@@ -147,11 +154,7 @@ impl SceneBuilder {
     pub fn wall(mut self, point: [f64; 3], normal: [f64; 3], material: &str) -> Self {
         let key = format!("walls[{}]", self.scene.walls.len());
         let m = self.mat(material, &key);
-        self.scene.walls.push(Wall {
-            point,
-            normal: normalise(normal),
-            material: m,
-        });
+        self.scene.walls.push(Wall::plane(point, normal, m));
         self
     }
     /// One particle (its own source, treated like a file particle).
@@ -245,14 +248,5 @@ impl SceneBuilder {
     /// The scene without validation (for tests of the validation itself).
     pub fn build_unchecked(self) -> Scene {
         self.scene
-    }
-}
-
-pub(super) fn normalise(n: [f64; 3]) -> [f64; 3] {
-    let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
-    if l > 0.0 && l.is_finite() {
-        [n[0] / l, n[1] / l, n[2] / l]
-    } else {
-        n
     }
 }

@@ -1,0 +1,74 @@
+//! Pair search on the grid: every pair of spheres that overlap or touch.
+//! Used by the scene checks (overlapping input) and, with its brute-force
+//! twin, by the tests.
+
+use crate::grid::Grid;
+
+/// All pairs (i < j) of spheres that overlap or touch (distance < r_i + r_j),
+/// found through the grid; sorted. Used for input checks and as the twin of
+/// the brute-force search in tests.
+pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
+    let (starts, order) = cell_order(pos_rad, grid);
+    let mut out = Vec::new();
+    for i in 0..pos_rad.len() {
+        let p = pos_rad[i];
+        let c = grid.coord([p[0], p[1], p[2]]);
+        grid.for_neighbour_ranges(c, &starts, |range| {
+            for &j in &order[range] {
+                let j = j as usize;
+                if j <= i {
+                    continue;
+                }
+                let q = pos_rad[j];
+                let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if d2 < (p[3] + q[3]) * (p[3] + q[3]) {
+                    out.push((i, j));
+                }
+            }
+        });
+    }
+    out.sort_unstable();
+    out
+}
+
+/// O(N²) reference for [`contact_pairs`].
+pub fn brute_force_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for i in 0..pos_rad.len() {
+        for j in i + 1..pos_rad.len() {
+            let (p, q) = (pos_rad[i], pos_rad[j]);
+            let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if d2 < (p[3] + q[3]) * (p[3] + q[3]) {
+                out.push((i, j));
+            }
+        }
+    }
+    out
+}
+
+/// The particles in cell order (a counting sort by cell key, ascending
+/// index inside each cell) and `starts[c]`, the first slot of cell `c`
+/// (`starts[n_cells]` = the particle count), as the ranges
+/// [`Grid::for_neighbour_ranges`] walks.
+fn cell_order(pos_rad: &[[f64; 4]], grid: &Grid) -> (Vec<u32>, Vec<u32>) {
+    let keys: Vec<u32> = pos_rad
+        .iter()
+        .map(|p| grid.key([p[0], p[1], p[2]]))
+        .collect();
+    let mut starts = vec![0u32; grid.n_cells() + 1];
+    for &k in &keys {
+        starts[k as usize + 1] += 1;
+    }
+    for c in 0..grid.n_cells() {
+        starts[c + 1] += starts[c];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; keys.len()];
+    for (i, &k) in keys.iter().enumerate() {
+        order[next[k as usize] as usize] = i as u32;
+        next[k as usize] += 1;
+    }
+    (starts, order)
+}

@@ -1,0 +1,129 @@
+//! TOML → [`Scene`], keeping the line of every key so that each error names
+//! file, line and key. Unknown keys are errors (a typo must not silently fall
+//! back to a default). Shapes and types only; physics checks are in
+//! `Scene::validate`.
+//!
+//! `reader.rs` is the line-keeping TOML reader, `schema.rs` the tables and
+//! keys of a scene with their types and defaults, `particles.rs` the
+//! particle sources; this file reads a whole document in order.
+
+mod particles;
+mod reader;
+mod schema;
+
+use crate::scene::error::SceneError;
+use crate::scene::types::{Contact, Scene};
+use reader::Reader;
+use schema::{INTERACTION_KEYS, MATERIAL_KEYS, PARTICLES_KEYS, ROOT_KEYS, WALL_KEYS};
+use std::path::Path;
+use toml::de::DeTable;
+
+/// Reads and parses `path` (particles generated, not yet validated).
+pub fn load(path: &Path) -> Result<Scene, SceneError> {
+    let text = std::fs::read_to_string(path).map_err(|e| SceneError {
+        file: Some(path.to_path_buf()),
+        line: None,
+        key: String::new(),
+        message: format!("cannot read scene file: {e}"),
+    })?;
+    parse_str(&text, Some(path))
+}
+
+/// Parses scene text; `path` (if any) names the file in errors and anchors
+/// relative paths (CSV particle files).
+pub fn parse_str(text: &str, path: Option<&Path>) -> Result<Scene, SceneError> {
+    let r = Reader::new(text, path);
+    let root = DeTable::parse(text).map_err(|e| {
+        let line = e.span().map(|s| r.line_of(s.start));
+        SceneError {
+            file: path.map(Path::to_path_buf),
+            line,
+            key: String::new(),
+            message: format!("invalid TOML: {}", e.message().trim()),
+        }
+    })?;
+    r.scene(root.get_ref())
+}
+
+impl Reader<'_> {
+    /// The whole scene, tables read in a fixed order (so the first error is
+    /// always the same one).
+    fn scene(&self, root: &DeTable) -> Result<Scene, SceneError> {
+        let mut root = self.root(root, ROOT_KEYS)?;
+        let name = self
+            .file
+            .as_ref()
+            .and_then(|p| p.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scene".to_string());
+
+        let simulation = match self.get(&mut root, "simulation") {
+            Some(v) => self.simulation(v)?,
+            None => {
+                return Err(self.err(None, "simulation", "missing table [simulation]"));
+            }
+        };
+        let domain = match self.get(&mut root, "domain") {
+            Some(v) => self.domain(v)?,
+            None => return Err(self.err(None, "domain", "missing table [domain]")),
+        };
+        let contact = match self.get(&mut root, "contact") {
+            Some(v) => self.contact(v)?,
+            None => Contact::default(),
+        };
+        let mut materials = Vec::new();
+        for mut t in self.table_array(&mut root, "materials", MATERIAL_KEYS)? {
+            materials.push(self.material(&mut t)?);
+            self.finish(t)?;
+        }
+        if materials.is_empty() {
+            return Err(self.err(
+                None,
+                "materials",
+                "no [[materials]] table: at least one material is needed",
+            ));
+        }
+        let mut interactions = Vec::new();
+        for mut t in self.table_array(&mut root, "interactions", INTERACTION_KEYS)? {
+            interactions.push(self.interaction(&mut t, &materials)?);
+            self.finish(t)?;
+        }
+        let mut walls = Vec::new();
+        for mut t in self.table_array(&mut root, "walls", WALL_KEYS)? {
+            walls.push(self.wall(&mut t, &materials)?);
+            self.finish(t)?;
+        }
+        let mut particles = Vec::new();
+        let mut sources = Vec::new();
+        let mut rng_seed = simulation.seed;
+        let sources_t = self.table_array(&mut root, "particles", PARTICLES_KEYS)?;
+        if sources_t.is_empty() {
+            return Err(self.err(
+                None,
+                "particles",
+                "no [[particles]] table: give a CSV file or a generator",
+            ));
+        }
+        for (si, mut t) in sources_t.into_iter().enumerate() {
+            rng_seed = rng_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let (label, ps) = self.particle_source(&mut t, si, &materials, &particles, rng_seed)?;
+            self.finish(t)?;
+            sources.push(label);
+            particles.extend(ps);
+        }
+        self.finish(root)?;
+        Ok(Scene {
+            name,
+            file: self.file.clone(),
+            simulation,
+            domain,
+            contact,
+            materials,
+            interactions,
+            particles,
+            walls,
+            sources,
+            key_lines: self.lines.borrow().clone(),
+        })
+    }
+}

@@ -1,0 +1,326 @@
+//! The typed scene: plain data, with the defaults of a scene file (every
+//! key, unit and default is documented in `docs/scenes.md`). Reading TOML,
+//! generating particles, checking and resolving `"auto"` values live in the
+//! sibling files; this one imports none of them.
+
+use super::error::SceneError;
+use glam::DVec3;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// How long to run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum End {
+    /// Simulated time in seconds.
+    Duration(f64),
+    /// A fixed number of steps.
+    Steps(u64),
+}
+
+/// Time step choice.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Dt {
+    /// `safety` × the smallest contact-time estimate (see [`crate::timestep`]).
+    Auto,
+    Fixed(f64),
+}
+
+/// `[simulation]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Simulation {
+    pub end: End,
+    pub dt: Dt,
+    /// Fraction of the Rayleigh time used by `dt = "auto"` (default 0.2, the
+    /// usual LIGGGHTS/EDEM advice of 10–40 %).
+    pub dt_safety: f64,
+    pub gravity: [f64; 3],
+    /// Seconds between snapshots and energy rows (default: duration / 50).
+    pub output_interval: Option<f64>,
+    /// Seed of the random generators (default 1).
+    pub seed: u64,
+    /// Verlet skin of the neighbour list (m): candidates are kept within
+    /// r_i + r_j + skin, and the list is rebuilt once any particle has moved
+    /// more than skin / 2 since the last build. None = `"auto"`:
+    /// [`AUTO_SKIN_DIAMETERS`] × the largest diameter.
+    pub neighbour_skin: Option<f64>,
+}
+
+/// `neighbour_skin = "auto"`: this fraction of the largest diameter. Small
+/// enough that a dense monodisperse bed keeps only its first shell (12
+/// candidates), large enough that a bed flowing at 20 steps per contact
+/// rebuilds every few tens of steps, not every step.
+pub const AUTO_SKIN_DIAMETERS: f64 = 0.1;
+
+impl Default for Simulation {
+    fn default() -> Self {
+        Simulation {
+            end: End::Duration(0.1),
+            dt: Dt::Auto,
+            dt_safety: 0.2,
+            gravity: [0.0, 0.0, -9.81],
+            output_interval: None,
+            seed: 1,
+            neighbour_skin: None,
+        }
+    }
+}
+
+/// `[domain]`: the box the grid covers. Non-periodic faces are open unless a
+/// wall is placed there; particles that leave stay in the edge cells (contact
+/// detection stays exact, only slower).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Domain {
+    pub min: [f64; 3],
+    pub max: [f64; 3],
+    pub periodic: [bool; 3],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContactModel {
+    /// Hertz normal + Mindlin tangential with viscoelastic damping (LIGGGHTS
+    /// `hertz` / `tangential history`).
+    HertzMindlin,
+    /// Cundall–Strack linear spring–dashpot with exact restitution.
+    Linear,
+}
+
+/// `[contact]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contact {
+    pub model: ContactModel,
+    /// Linear model: fixed normal stiffness k_n (N/m).
+    pub stiffness: Option<f64>,
+    /// Linear model: contact duration t_c (s); k_n and c_n then follow per
+    /// pair from m* so every pair lasts t_c and rebounds with exactly e.
+    pub contact_time: Option<f64>,
+    /// Linear model: k_t / k_n (default 2/7).
+    pub tangential_stiffness_ratio: f64,
+}
+
+impl Default for Contact {
+    fn default() -> Self {
+        Contact {
+            model: ContactModel::HertzMindlin,
+            stiffness: None,
+            contact_time: None,
+            tangential_stiffness_ratio: 2.0 / 7.0,
+        }
+    }
+}
+
+/// `[[materials]]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// kg/m³
+    pub density: f64,
+    /// Pa
+    pub youngs_modulus: f64,
+    pub poisson_ratio: f64,
+    /// Coefficient of restitution in (0, 1].
+    pub restitution: f64,
+    /// Sliding friction coefficient μ ≥ 0.
+    pub friction: f64,
+    /// Rolling friction coefficient μ_r ≥ 0 (constant directional torque).
+    pub rolling_friction: f64,
+}
+
+impl Material {
+    /// A material with the given name, density and Young's modulus; ν = 0.25,
+    /// e = 0.5, μ = 0.5, μ_r = 0.
+    pub fn new(name: &str, density: f64, youngs_modulus: f64) -> Self {
+        Material {
+            name: name.to_string(),
+            density,
+            youngs_modulus,
+            poisson_ratio: 0.25,
+            restitution: 0.5,
+            friction: 0.5,
+            rolling_friction: 0.0,
+        }
+    }
+}
+
+/// `[[interactions]]`: a pair override (indices into `materials`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interaction {
+    pub materials: [usize; 2],
+    pub restitution: Option<f64>,
+    pub friction: Option<f64>,
+    pub rolling_friction: Option<f64>,
+}
+
+/// One particle of the initial state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParticleInit {
+    pub position: [f64; 3],
+    pub velocity: [f64; 3],
+    pub angular_velocity: [f64; 3],
+    pub radius: f64,
+    pub material: usize,
+    /// Index of the `[[particles]]` source it came from (for messages).
+    pub source: usize,
+}
+
+/// `[[walls]]`: an infinite plane. Particles live on the side `normal`
+/// points to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wall {
+    pub point: [f64; 3],
+    pub normal: [f64; 3],
+    pub material: usize,
+}
+
+impl Wall {
+    /// A plane wall with its normal scaled to unit length (each component
+    /// divided by the length). A zero or non-finite normal is kept as given
+    /// for [`Scene::validate`] to report.
+    pub fn plane(point: [f64; 3], normal: [f64; 3], material: usize) -> Wall {
+        let n = DVec3::from(normal);
+        let l = n.length();
+        // divided, not `normalize()` (a multiplication by 1 / l): the same
+        // bits as the scenes have always had
+        let normal = if l > 0.0 && l.is_finite() {
+            (n / l).to_array()
+        } else {
+            normal
+        };
+        Wall {
+            point,
+            normal,
+            material,
+        }
+    }
+}
+
+/// One `[[particles]]` source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceInfo {
+    /// e.g. `particles[1] (lattice)`.
+    pub label: String,
+    /// Generated particles may not overlap at all; file particles may touch.
+    pub generated: bool,
+}
+
+/// A whole scene, particles generated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    pub name: String,
+    /// The file it was read from (None when built in code).
+    pub file: Option<PathBuf>,
+    pub simulation: Simulation,
+    pub domain: Domain,
+    pub contact: Contact,
+    pub materials: Vec<Material>,
+    pub interactions: Vec<Interaction>,
+    pub particles: Vec<ParticleInit>,
+    pub walls: Vec<Wall>,
+    /// The particle sources, in order.
+    pub sources: Vec<SourceInfo>,
+    /// TOML line of each key path, for error messages.
+    pub key_lines: HashMap<String, usize>,
+}
+
+impl Scene {
+    /// An error located at `key` (line looked up when the scene has a file).
+    pub fn error(&self, key: &str, message: impl Into<String>) -> SceneError {
+        let line = self.key_lines.get(key).copied().or_else(|| {
+            // fall back to the enclosing table: "materials[0].density" -> "materials[0]"
+            let mut k = key;
+            while let Some(pos) = k.rfind(['.', '[']) {
+                k = &k[..pos];
+                if let Some(l) = self.key_lines.get(k) {
+                    return Some(*l);
+                }
+            }
+            None
+        });
+        SceneError {
+            file: self.file.clone(),
+            line,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    pub fn material_index(&self, name: &str) -> Option<usize> {
+        self.materials.iter().position(|m| m.name == name)
+    }
+
+    pub fn particle_mass(&self, p: &ParticleInit) -> f64 {
+        let r = p.radius;
+        self.materials[p.material].density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+    }
+
+    pub fn total_mass(&self) -> f64 {
+        self.particles.iter().map(|p| self.particle_mass(p)).sum()
+    }
+
+    /// (smallest, largest) radius; (0, 0) without particles.
+    pub fn radius_range(&self) -> (f64, f64) {
+        if self.particles.is_empty() {
+            return (0.0, 0.0);
+        }
+        self.particles
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+                (lo.min(p.radius), hi.max(p.radius))
+            })
+    }
+
+    /// The neighbour-list skin the run will use (auto resolved).
+    pub fn skin(&self) -> f64 {
+        match self.simulation.neighbour_skin {
+            Some(s) => s,
+            None => AUTO_SKIN_DIAMETERS * 2.0 * self.radius_range().1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::types::Wall;
+
+    /// `Wall::plane` (glam) gives the bits of the hand-written division it
+    /// replaced, for unit and non-unit normals.
+    #[test]
+    fn wall_normal_bits_match_component_division() {
+        let old = |n: [f64; 3]| {
+            let l = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+            if l > 0.0 && l.is_finite() {
+                [n[0] / l, n[1] / l, n[2] / l]
+            } else {
+                n
+            }
+        };
+        let mut normals = vec![
+            [0.0, 0.0, 1.0],
+            [-1.0, 0.0, 0.0],
+            [1.0, 1.0, 1.0],
+            [0.3, -2.0, 7.0],
+            [0.0, 0.0, 0.0],
+            [f64::NAN, 1.0, 0.0],
+            [1e-300, 1e-300, 0.0],
+        ];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..10_000 {
+            let mut n = [0.0; 3];
+            for c in &mut n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *c = (x >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0;
+            }
+            normals.push(n);
+        }
+        for n in normals {
+            let got = Wall::plane([0.0; 3], n, 0).normal;
+            let want = old(n);
+            assert_eq!(
+                got.map(f64::to_bits),
+                want.map(f64::to_bits),
+                "normal {n:?}"
+            );
+        }
+    }
+}

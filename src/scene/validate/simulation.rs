@@ -1,0 +1,51 @@
+//! `[simulation]`: end, time step, safety factor, skin and output interval.
+// `!(x > 0.0)` is deliberate throughout: it also rejects NaN.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+use crate::scene::error::SceneError;
+use crate::scene::types::{Dt, End, Scene};
+
+pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
+    let sim = &s.simulation;
+    match sim.end {
+        End::Duration(d) if !(d > 0.0) => {
+            return Err(s.error(
+                "simulation.duration",
+                format!("expected a duration > 0 s, got {d}"),
+            ))
+        }
+        End::Steps(0) => return Err(s.error("simulation.steps", "expected at least 1 step")),
+        _ => {}
+    }
+    if let Dt::Fixed(dt) = sim.dt {
+        if !(dt > 0.0) {
+            return Err(s.error(
+                "simulation.dt",
+                format!("expected a time step > 0 s or \"auto\", got {dt}"),
+            ));
+        }
+    }
+    if !(sim.dt_safety > 0.0 && sim.dt_safety <= 1.0) {
+        return Err(s.error(
+            "simulation.dt_safety",
+            format!("expected a number in (0, 1], got {}", sim.dt_safety),
+        ));
+    }
+    if let Some(skin) = sim.neighbour_skin {
+        if !(skin > 0.0 && skin.is_finite()) {
+            return Err(s.error(
+                "simulation.neighbour_skin",
+                format!("expected a length > 0 m or \"auto\", got {skin}"),
+            ));
+        }
+    }
+    if let Some(oi) = sim.output_interval {
+        if !(oi > 0.0) {
+            return Err(s.error(
+                "simulation.output_interval",
+                format!("expected an interval > 0 s, got {oi}"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,20 @@
+//! A fixed `dt` must be under the stable limit of [`crate::timestep`].
+
+use crate::scene::error::SceneError;
+use crate::scene::types::{Dt, Scene};
+
+pub(super) fn check_dt_limit(s: &Scene) -> Result<(), SceneError> {
+    let est = crate::timestep::estimate(s);
+    if let Dt::Fixed(dt) = s.simulation.dt {
+        if dt > est.stable_limit {
+            return Err(s.error(
+                "simulation.dt",
+                format!(
+                    "dt = {dt:e} s is above the stable limit {:.4e} s (min of the Rayleigh time {:.4e} s and a quarter of the contact time {:.4e} s at {:.3} m/s); use dt <= {:.4e} or \"auto\"",
+                    est.stable_limit, est.rayleigh, est.contact_time, est.impact_speed, est.stable_limit
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
