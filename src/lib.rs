@@ -1,8 +1,10 @@
 //! talus: a discrete element method (DEM) simulator for granular materials.
 //!
-//! The step is a fixed list of stages — bin → sort → contacts → integrate →
-//! diagnostics — implemented by the f64 CPU reference path ([`cpu`]) and
-//! (next) the f32 GPU path on the same data layout ([`state`]). See
+//! The step is a fixed list of stages ([`backend::Stage`]): bin → sort →
+//! neighbours → contacts → integrate (→ diagnostics), implemented by the
+//! f64 CPU reference path ([`cpu`]) and the f32 GPU path ([`gpu`], wgpu and
+//! WGSL) on the same data layout ([`state`]); walls are primitives of one
+//! model ([`walls`]) listed beside a particle's partners. See
 //! `docs/ARCHITECTURE.md`.
 
 pub mod backend;
