@@ -297,7 +297,7 @@ impl Batch {
         self.pending.clear();
         self.count.clear();
         for i in range.clone() {
-            let r = pairs_of(&out.nbr, row(i));
+            let r = pairs_of(out.nbr, row(i));
             let classes = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
             let before = self.pending.len();
             self.collect(c, i, classes, r, out);
@@ -472,7 +472,7 @@ impl Batch {
         }
         // the wall primitives within reach at the build: the row's last
         // entries, in primitive order
-        let walls = pairs_of(&out.nbr, row.clone()).end..row.end;
+        let walls = pairs_of(out.nbr, row.clone()).end..row.end;
         for (e, wh) in out.nbr[walls.clone()].iter_mut().zip(&mut out.hist[walls]) {
             let prim = &c.walls[(*e & INDEX) as usize];
             let (dist, n) = gap(prim, xi_pos);

@@ -88,13 +88,15 @@ pub fn for_walls(p: [f64; 4], walls: &[Primitive], skin: f64, mut f: impl FnMut(
 
 /// The list a build moves the pair history from: the previous list (its
 /// CSR `start` and `nbr` over the previous order, and the history beside
-/// each entry) and `new_at[o]`, where the particle that stood at `o` in
-/// that order stands now. `start` is empty before the first build.
+/// each entry), `new_at[o]`, where the particle that stood at `o` in that
+/// order stands now, and `order[i]`, where particle i stood. `start` is
+/// empty before the first build.
 pub struct OldList<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
     pub hist: &'a [[f64; 4]],
     pub new_at: &'a [u32],
+    pub order: &'a [u32],
 }
 
 impl OldList<'_> {
@@ -142,7 +144,7 @@ pub struct NewList<'a> {
 
 /// Builds the list (particle candidates, then the wall primitives within
 /// reach) over particles already in cell order (`starts` indexes
-/// the arrays directly; particle i stood at `order[i]` in the previous
+/// the arrays directly; particle i stood at `old.order[i]` in the previous
 /// order) and moves each listed pair's history over from `old` (zero for a
 /// pair new to the list). One search per particle: each chunk of `CHUNK`
 /// (1024) particles gathers its candidates into its own buffer
@@ -155,7 +157,6 @@ pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
     walls: &[Primitive],
-    order: &[u32],
     starts: &[u32],
     skin: f64,
     old: &OldList,
@@ -211,7 +212,7 @@ pub fn build(
             let hi = (lo + CHUNK).min(n);
             for i in lo..hi {
                 let (k0, k1) = (start[i] as usize - base, start[i + 1] as usize - base);
-                old.carry_into(order[i] as usize, &mut out[k0..k1], &mut out_h[k0..k1]);
+                old.carry_into(old.order[i] as usize, &mut out[k0..k1], &mut out_h[k0..k1]);
             }
         });
 }

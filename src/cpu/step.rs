@@ -107,13 +107,13 @@ impl Step {
             nbr: &w.old_nbr,
             hist: &w.old_hist,
             new_at: &w.new_at,
+            order: &w.order,
         };
         let pos = &p.pos_rad;
         neighbours::build(
             &self.grid,
             pos,
             &self.walls,
-            &w.order,
             &w.starts,
             self.skin,
             &old,
