@@ -75,4 +75,6 @@ pub struct Step {
     pub builds: u64,
     /// Wall time spent per stage of [`crate::backend::Stage::STEP`] so far.
     pub stage_seconds: StageTimes,
+    /// The id the next inserted particle gets (ids are never reused).
+    pub next_id: u32,
 }

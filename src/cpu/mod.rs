@@ -9,6 +9,7 @@
 //! |------|-----|
 //! | `data.rs` | `Step` (parameters + arrays), `Work` |
 //! | `step.rs` | the driver (`Step::step`) and `CpuBackend` |
+//! | `grow.rs` | inserting and removing particles (`Step::insert`, `Step::remove`) |
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
 //! | `bin.rs`, `sort.rs`, `neighbours.rs`, `contacts.rs`, `integrate.rs`, `diagnostics.rs` | the stages |
@@ -17,6 +18,7 @@ pub mod bin;
 pub mod contacts;
 pub mod data;
 pub mod diagnostics;
+pub mod grow;
 pub mod integrate;
 pub mod lanes;
 pub mod law;

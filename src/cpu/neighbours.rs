@@ -110,7 +110,9 @@ impl OldList<'_> {
     /// is within reach), so no history is dropped.
     #[inline]
     pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut [[f64; 4]]) {
-        if self.start.is_empty() {
+        // before the first build, and particles inserted since the last
+        // one, have no row in the previous list
+        if o + 1 >= self.start.len() {
             return;
         }
         let (lo, hi) = (self.start[o] as usize, self.start[o + 1] as usize);

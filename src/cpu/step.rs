@@ -49,6 +49,7 @@ impl Step {
             rebuild: true,
             builds: 0,
             stage_seconds: Default::default(),
+            next_id: n as u32,
         })
     }
 
@@ -74,7 +75,11 @@ impl Step {
     pub fn sort_stage(&mut self) {
         let w = &mut self.work;
         sort::sort(&w.keys, &mut w.counts, &mut w.starts, &mut w.order);
-        let scratch = w.scratch.get_or_insert_with(|| self.particles.clone());
+        // the scratch set follows the particle count (insertion, removal)
+        if w.scratch.as_ref().map(|s| s.len()) != Some(self.particles.len()) {
+            w.scratch = Some(self.particles.clone());
+        }
+        let scratch = w.scratch.as_mut().expect("just set");
         self.particles.permute_into(&w.order, scratch);
         std::mem::swap(&mut self.particles, scratch);
         // the motion record holds integration state: it moves with its particle

@@ -1,0 +1,125 @@
+//! Growing and shrinking the particle set on the CPU path: what pouring
+//! (insertion) and outlets (removal) are built on. The arrays are `Vec`s,
+//! so the active count is their length and the capacity theirs to manage;
+//! ids are stable and new ones come from `Step::next_id`.
+//!
+//! - [`Step::insert`] appends particles with fresh ids and their motion
+//!   records, and makes the next step rebuild the neighbour list (the new
+//!   particles have no row yet; the build gives them one, with no history).
+//! - [`Step::remove`] drops particles by id, keeping the others in their
+//!   order, and keeps the neighbour list valid without a rebuild: rows of
+//!   removed particles go, entries naming them go, the other entries are
+//!   renumbered, history stays beside its entry.
+//!
+//! Neither changes a bit of the particles it does not touch beyond what
+//! their contacts with the added or removed ones do
+//! (`tests/physics.rs`: `insertion_and_removal_leave_the_others_bit_for_bit`).
+
+use super::data::Step;
+use crate::state::{Particles, INDEX, MAX_PARTICLES, WALL};
+use std::collections::HashSet;
+
+impl Step {
+    /// Appends `add` (positions, velocities, radii, 1/m, 1/I, materials,
+    /// energy so far; its ids are replaced) with ids `next_id..` and
+    /// returns them. Their motion records start as at a run's start (no
+    /// contact force before this step); the next step rebuilds the list.
+    pub fn insert(&mut self, add: &Particles<f64>) -> Result<std::ops::Range<u32>, String> {
+        let (n, k) = (self.particles.len(), add.len());
+        if n + k > MAX_PARTICLES {
+            return Err(format!(
+                "{} particles: at most {MAX_PARTICLES} fit the neighbour list's indices",
+                n + k
+            ));
+        }
+        let ids = self.next_id..self.next_id + k as u32;
+        let mut add = add.clone();
+        add.id = ids.clone().collect();
+        let motion = add.initial_motion(self.gravity, self.law.dt);
+        let p = &mut self.particles;
+        p.pos_rad.extend_from_slice(&add.pos_rad);
+        p.vel_invm.extend_from_slice(&add.vel_invm);
+        p.omega_invi.extend_from_slice(&add.omega_invi);
+        p.material.extend_from_slice(&add.material);
+        p.id.extend_from_slice(&add.id);
+        p.dissipated.extend_from_slice(&add.dissipated);
+        let w = &mut self.work;
+        w.motion.extend_from_slice(&motion);
+        w.force.resize(n + k, [0.0; 4]);
+        w.torque.resize(n + k, [0.0; 4]);
+        w.pos_ref
+            .extend(add.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
+        self.next_id = ids.end;
+        self.rebuild = true;
+        Ok(ids)
+    }
+
+    /// Removes the particles whose id is in `ids` and returns how many
+    /// there were. The others keep their order and history; the list stays
+    /// valid (no rebuild is needed: fewer particles cannot bring a pair
+    /// into reach).
+    pub fn remove(&mut self, ids: &HashSet<u32>) -> usize {
+        let n = self.particles.len();
+        let keep: Vec<bool> = self
+            .particles
+            .id
+            .iter()
+            .map(|id| !ids.contains(id))
+            .collect();
+        let kept = keep.iter().filter(|&&k| k).count();
+        if kept == n {
+            return 0;
+        }
+        // new index of each kept particle
+        let mut new_index = vec![u32::MAX; n];
+        let mut next = 0u32;
+        for (i, &k) in keep.iter().enumerate() {
+            if k {
+                new_index[i] = next;
+                next += 1;
+            }
+        }
+        fn compact<X: Copy>(v: &mut Vec<X>, keep: &[bool]) {
+            let mut it = keep.iter();
+            v.retain(|_| *it.next().unwrap());
+        }
+        let p = &mut self.particles;
+        compact(&mut p.pos_rad, &keep);
+        compact(&mut p.vel_invm, &keep);
+        compact(&mut p.omega_invi, &keep);
+        compact(&mut p.material, &keep);
+        compact(&mut p.id, &keep);
+        compact(&mut p.dissipated, &keep);
+        let w = &mut self.work;
+        compact(&mut w.motion, &keep);
+        compact(&mut w.force, &keep);
+        compact(&mut w.torque, &keep);
+        compact(&mut w.pos_ref, &keep);
+        // the list over the kept particles: their rows, without the
+        // entries of removed partners, renumbered; history beside its entry
+        if w.nbr_start.len() == n + 1 {
+            let (mut start, mut nbr, mut hist) = (vec![0u32], Vec::new(), Vec::new());
+            for i in (0..n).filter(|&i| keep[i]) {
+                let row = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
+                for (&e, &h) in w.nbr[row.clone()].iter().zip(&w.nbr_hist[row]) {
+                    if e & WALL != 0 {
+                        nbr.push(e);
+                    } else {
+                        let j = new_index[(e & INDEX) as usize];
+                        if j == u32::MAX {
+                            continue;
+                        }
+                        nbr.push((e & !INDEX) | j);
+                    }
+                    hist.push(h);
+                }
+                start.push(nbr.len() as u32);
+            }
+            w.nbr_start = start;
+            w.nbr = nbr;
+            w.nbr_hist = hist;
+            w.nbr_count.truncate(kept);
+        }
+        n - kept
+    }
+}
