@@ -29,10 +29,13 @@ pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
 use layout::{Pair, Params, Wall};
 
-/// Storage buffers the widest kernel binds in one stage (`reorder_state`:
-/// ctl, order and 7 + 7 arrays). Desktop Vulkan, Metal and DX12 adapters
-/// offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 16;
+/// Storage buffers the widest kernels bind in one stage: 14, the
+/// neighbour-list build's shared layout (`keep`, `count_candidates`,
+/// `check_list`, `fill`, `finish_build`); then `contacts` 12, `integrate`
+/// 8; the reorder binds 4 whatever the number of per-particle arrays
+/// (checked against every `KernelDecl` in `tests/shaders.rs`). Desktop
+/// Vulkan, Metal and DX12 adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 14;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
