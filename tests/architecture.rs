@@ -290,7 +290,7 @@ fn paths(toks: &[Tok]) -> Paths {
             let end = (i..toks.len())
                 .find(|&k| toks[k] == Tok::Punct(';'))
                 .unwrap();
-            expand(&toks[i + 1..end], &mut Vec::new(), &mut |p, glob| {
+            expand(&toks[i + 1..end], &[], &mut |p, glob| {
                 uses.push((p, public, glob, here.clone()))
             });
             i = end + 1;
@@ -321,7 +321,7 @@ fn paths(toks: &[Tok]) -> Paths {
 }
 
 /// Expands one use tree (`a::b::{c, d::{e, self}, f as g, *}`).
-fn expand(toks: &[Tok], prefix: &mut Vec<String>, out: &mut dyn FnMut(Vec<String>, bool)) {
+fn expand(toks: &[Tok], prefix: &[String], out: &mut dyn FnMut(Vec<String>, bool)) {
     // split at top-level commas
     let mut depth = 0;
     let mut start = 0;
@@ -339,7 +339,7 @@ fn expand(toks: &[Tok], prefix: &mut Vec<String>, out: &mut dyn FnMut(Vec<String
     }
     parts.push(&toks[start..]);
     for part in parts {
-        let mut p = prefix.clone();
+        let mut p = prefix.to_vec();
         let mut k = 0;
         let mut glob = false;
         while k < part.len() {
@@ -351,7 +351,7 @@ fn expand(toks: &[Tok], prefix: &mut Vec<String>, out: &mut dyn FnMut(Vec<String
                 Tok::Punct('*') => glob = true,
                 Tok::Punct('{') => {
                     let inner = &part[k + 1..part.len() - 1];
-                    expand(inner, &mut p, out);
+                    expand(inner, &p, out);
                     p.clear();
                     break;
                 }
@@ -468,7 +468,7 @@ impl Tree {
         }
         let mut best = None;
         for len in (1..=abs.len()).rev() {
-            if let Some(&k) = self.by_module.get(&abs[..len].to_vec()) {
+            if let Some(&k) = self.by_module.get(&abs[..len]) {
                 best = Some((k, len));
                 break;
             }

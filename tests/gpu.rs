@@ -1191,7 +1191,8 @@ fn law_disagreements(
             total += 1;
             let wrong = (0..15).find(|&i| {
                 let tol = 30.0 * spread[i] + 2e-5 * scale(i) + 1e-30;
-                !((g[i] - c[i]).abs() <= tol)
+                let d = (g[i] - c[i]).abs();
+                d.is_nan() || d > tol
             });
             if let Some(i) = wrong {
                 bad += 1;
