@@ -13,12 +13,11 @@
 @group(0) @binding(4) var<storage, read> pos_ref: array<vec4<f32>>;
 
 // Set B, updated in place: thread i reads and writes element i only.
+// v*, ω* (with 1/m, 1/I) live in the motion record only.
 @group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
-@group(1) @binding(1) var<storage, read_write> vel: array<vec4<f32>>;
-@group(1) @binding(2) var<storage, read_write> omega: array<vec4<f32>>;
-@group(1) @binding(3) var<storage, read_write> diss: array<f32>;
-@group(1) @binding(4) var<storage, read_write> motion: array<Motion>;
-@group(1) @binding(5) var<storage, read_write> posfx: array<array<u32, 8>>;
+@group(1) @binding(1) var<storage, read_write> diss: array<f32>;
+@group(1) @binding(2) var<storage, read_write> motion: array<Motion>;
+@group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, 8>>;
 
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
@@ -62,7 +61,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let t = torque[i];
     let x = pos[i];
     var m = motion[i];
-    // v*, ω* as in vel, omega (the same bits): one read, not two
+    // v* and 1/m, ω* and 1/I: the state's own (no other copy)
     let v = m.vel_invm;
     let om = m.omega_invi;
     let a = f.xyz * v.w + g;
@@ -95,8 +94,6 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let w_half = w_prev + al * dt;
     let om_new = w_half + 0.5 * al * dt;
     pos[i] = vec4<f32>(p, x.w);
-    vel[i] = vec4<f32>(v_new, v.w);
-    omega[i] = vec4<f32>(om_new, om.w);
     m.vel_invm = vec4<f32>(v_new, v.w);
     m.omega_invi = vec4<f32>(om_new, om.w);
     m.vel_half = vec4<f32>(v_half, m.vel_half.w);

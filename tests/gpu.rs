@@ -201,7 +201,7 @@ fn dense_scene(model_linear: bool) -> Scene {
 fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
     let n = g.data.n;
     let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
-    let ids: Vec<u32> = g.read_vec(&g.data.b.id, n);
+    let ids: Vec<u32> = g.ids();
     let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n + 1);
     let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
     let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
@@ -300,7 +300,7 @@ fn gpu_one_step_forces_match_cpu() {
             }
         });
         let n = g.data.n;
-        let ids: Vec<u32> = g.read_vec(&g.data.b.id, n);
+        let ids: Vec<u32> = g.ids();
         let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
         let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
 
@@ -370,7 +370,7 @@ fn gpu_neighbour_list_matches_cpu() {
         0,
         "rebuild flag cleared"
     );
-    let ids: Vec<u32> = g.read_vec(&g.data.b.id, n as u64);
+    let ids: Vec<u32> = g.ids();
     let pos: Vec<[f32; 4]> = g.read_vec(&g.data.b.pos, n as u64);
     let pos_ref: Vec<[f32; 4]> = g.read_vec(&g.data.pos_ref, n as u64);
     let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n as u64 + 1);
@@ -600,8 +600,11 @@ fn gpu_linear_restitution_is_exact() {
 }
 
 /// The GPU's motion records follow their particles through steps and
-/// rebuilds: v*, ω*, 1/m, 1/I, material and id equal the state's bits; and
-/// every list entry's history flag says whether its history is non-zero.
+/// rebuilds: the record (the only device copy of v*, ω*, 1/m, 1/I, the
+/// material and the id) is what the state reads back, and each record's
+/// 1/m, 1/I and material are still those of the particle its id names;
+/// and every list entry's history flag says whether its history is
+/// non-zero.
 #[test]
 fn gpu_motion_record_and_history_flags_stay_true() {
     let Some(ctx) = test_context() else { return };
@@ -612,6 +615,26 @@ fn gpu_motion_record_and_history_flags_stay_true() {
     let state = g.state_f32();
     let motion: Vec<Motion<f32>> = g.read_vec(&g.data.b.motion, g.data.n);
     assert_eq!(state.motion_mismatch(&motion), None);
+    let start = Particles::from_scene(&scene).to_f32();
+    let mut seen = vec![false; start.len()];
+    for i in 0..state.len() {
+        let k = state.id[i] as usize;
+        assert!(!seen[k], "id {k} twice");
+        seen[k] = true;
+        assert_eq!(
+            (
+                state.vel_invm[i][3].to_bits(),
+                state.omega_invi[i][3].to_bits(),
+                state.material[i]
+            ),
+            (
+                start.vel_invm[k][3].to_bits(),
+                start.omega_invi[k][3].to_bits(),
+                start.material[k]
+            ),
+            "particle {k}'s record at {i} lost its mass, inertia or material"
+        );
+    }
     let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
     let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
     let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);

@@ -212,3 +212,31 @@ fn kernel_bindings_match_shader_declarations() {
         }
     }
 }
+
+/// `STORAGE_BINDINGS_NEEDED` (the adapter limit a GPU run asks for) is
+/// exactly what the widest kernel binds in storage buffers, all groups
+/// together (the limit is per shader stage).
+#[test]
+fn storage_bindings_needed_is_the_widest_kernels() {
+    use talus::gpu::kernel::Access;
+    let mut all: Vec<(u32, &str)> = talus::gpu::kernel_decls()
+        .iter()
+        .map(|d| {
+            let storage = d
+                .groups
+                .iter()
+                .flat_map(|g| g.iter())
+                .filter(|a| **a != Access::Uniform)
+                .count() as u32;
+            (storage, d.entry)
+        })
+        .collect();
+    all.sort();
+    println!("storage buffers per kernel: {all:?}");
+    let (count, entry) = *all.last().unwrap();
+    assert_eq!(
+        count,
+        talus::gpu::STORAGE_BINDINGS_NEEDED,
+        "the widest kernel, {entry}, binds {count} storage buffers"
+    );
+}

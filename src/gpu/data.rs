@@ -5,21 +5,22 @@
 //! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{Pair, Params, ScanParams, Wall, WG};
+use super::layout::{Gather, Pair, Params, ScanParams, Wall, WG};
 use crate::state::{Motion, Particles};
 use wgpu::util::DeviceExt;
 
-/// One set of per-particle arrays (same arrays as `state::Particles`, plus
-/// the motion record and the fixed-point positions).
+/// One set of per-particle arrays: `state::Particles` less what the motion
+/// record holds, plus the fixed-point positions. v*, 1/m, ω*, 1/I, the
+/// material and the id live only in the record (no array duplicates it;
+/// readback rebuilds `vel_invm`, `omega_invi`, `material` and `id` from
+/// it, see `GpuBackend::state_f32`). Every array is listed once in
+/// [`ParticleBuffers::arrays`].
 pub struct ParticleBuffers {
     pub pos: wgpu::Buffer,
-    pub vel: wgpu::Buffer,
-    pub omega: wgpu::Buffer,
-    pub material: wgpu::Buffer,
-    pub id: wgpu::Buffer,
     pub diss: wgpu::Buffer,
     /// What contacts read of a partner, written by integrate
-    /// ([`crate::state::Motion`], 64 bytes).
+    /// ([`crate::state::Motion`], 64 bytes): v* and 1/m, ω* and 1/I,
+    /// v(n−½) and the material bits, ω(n−½) and the id bits.
     pub motion: wgpu::Buffer,
     /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
     /// biased by 2⁶³; unit = domain length / 2⁴⁰, see [`FixedPoint`]). An f32
@@ -151,8 +152,10 @@ pub struct GpuData {
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
     pub order: wgpu::Buffer,
-    /// 0, 1, …, n − 1: the order of the reorder kernels' copy back.
-    pub identity: wgpu::Buffer,
+    /// The reorder's uniform of each per-particle array (`Gather`: words
+    /// per particle, words in all), in the order of
+    /// [`ParticleBuffers::arrays`].
+    pub gathers: Vec<wgpu::Buffer>,
     /// Scan of the cell counts (n_cells + 1 entries).
     pub scan: Vec<ScanLevel>,
     /// Positions at the last list build (the rebuild test).
@@ -266,51 +269,84 @@ impl ParticleBuffers {
         let b = |name: &str, bytes: &[u8]| init(ctx, &format!("{set}.{name}"), bytes, STORAGE);
         ParticleBuffers {
             pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad)),
-            vel: b("vel_invm", bytemuck::cast_slice(&s.vel_invm)),
-            omega: b("omega_invi", bytemuck::cast_slice(&s.omega_invi)),
-            material: b("material", bytemuck::cast_slice(&s.material)),
-            id: b("id", bytemuck::cast_slice(&s.id)),
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
             motion: b("motion", bytemuck::cast_slice(init0.motion)),
             pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
         }
     }
 
-    /// (buffer, bytes per particle) of every array, in a fixed order.
-    pub fn arrays(&self) -> [(&wgpu::Buffer, u64); 8] {
+    /// Every per-particle array of the set: (name, buffer, u32 words per
+    /// particle), in a fixed order. The one description the rebuild's
+    /// reorder (one generic dispatch per entry), the readback size and the
+    /// byte counts are made from: a new per-particle array is one line
+    /// here (and its field).
+    pub fn arrays(&self) -> [(&'static str, &wgpu::Buffer, u64); 4] {
         [
-            (&self.pos, 16),
-            (&self.vel, 16),
-            (&self.omega, 16),
-            (&self.material, 4),
-            (&self.id, 4),
-            (&self.diss, 4),
-            (&self.motion, 64),
-            (&self.pos_fx, 32),
+            ("pos_rad", &self.pos, 4),
+            ("dissipated", &self.diss, 1),
+            ("motion", &self.motion, 16),
+            ("pos_fx", &self.pos_fx, 8),
         ]
     }
+
+    /// Bytes per particle of the set.
+    pub fn bytes_per_particle(&self) -> u64 {
+        self.arrays().iter().map(|a| 4 * a.2).sum()
+    }
+}
+
+/// One per-particle array of both sets, as the reorder moves it.
+pub struct ParticleArray<'a> {
+    pub name: &'static str,
+    pub a: &'a wgpu::Buffer,
+    pub b: &'a wgpu::Buffer,
+    /// u32 words per particle (0: the array is empty, nothing to move).
+    pub words: u64,
+    /// Its `Gather` uniform.
+    pub gather: &'a wgpu::Buffer,
 }
 
 /// Device bytes per particle with `entries` neighbour-list entries per
 /// particle (particle partners and the wall primitives within reach): two
-/// sets of (pos 16, vel 16, omega 16, material 4, id 4, dissipated 4,
-/// motion 64, pos_fx 32) plus force, torque, key, order and identity (44),
-/// the reference positions (16), the list's count and start, the old start
-/// and the maps between the previous and the new order (20), and per entry
-/// the partner and the history (20), twice (the list and the one a build
-/// moves the history from). Cells add 8 bytes each, wall primitives 64.
+/// sets of (pos 16, dissipated 4, motion 64, pos_fx 32; v*, ω*, 1/m, 1/I,
+/// material and id only in the motion record) plus force, torque, key and
+/// order (40), the reference positions (16), the list's count and start,
+/// the old start and the maps between the previous and the new order (20),
+/// and per entry the partner and the history (20), twice (the list and the
+/// one a build moves the history from). Cells add 8 bytes each, wall
+/// primitives 64. (Before the arrays that duplicated the motion record
+/// were dropped: 2 × 40 + 4 more, the identity order of the old
+/// copy-back; before walls became list entries, 16 B × walls per set and 4
+/// for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64) -> u64 {
-    2 * 156 + 44 + 16 + 20 + 2 * 20 * entries
+    2 * 116 + 40 + 16 + 20 + 2 * 20 * entries
 }
 
 impl GpuData {
-    /// Byte offset in `args` of the workgroup counts for `n` invocations.
+    /// Every per-particle array of sets A and B with its word count and
+    /// `Gather` uniform ([`ParticleBuffers::arrays`]).
+    pub fn particle_arrays(&self) -> Vec<ParticleArray<'_>> {
+        let (a, b) = (self.a.arrays(), self.b.arrays());
+        a.into_iter()
+            .zip(b)
+            .zip(&self.gathers)
+            .map(|(((name, a, words), (_, b, _)), gather)| ParticleArray {
+                name,
+                a,
+                b,
+                words,
+                gather,
+            })
+            .collect()
+    }
+
     /// The indirect arguments of a rebuild dispatch over `n` invocations:
     /// (buffer, byte offset), for `kernel::dispatch_rebuild`.
     pub fn rebuild_args(&self, n: u64) -> (&wgpu::Buffer, u64) {
         (&self.args, self.arg_offset(n))
     }
 
+    /// Byte offset in `args` of the workgroup counts for `n` invocations.
     pub fn arg_offset(&self, n: u64) -> u64 {
         let slot = self
             .arg_sizes
@@ -369,13 +405,33 @@ impl GpuData {
         let state_bytes: u64 = a
             .arrays()
             .iter()
-            .map(|(_, b)| (b * n).next_multiple_of(256))
+            .map(|(_, _, words)| (4 * words * n).next_multiple_of(256))
             .sum();
         let scan = scan_levels(ctx, n_cells + 1);
         let list_scan = scan_levels(ctx, n + 1);
         // every size a rebuild kernel is dispatched over
         let mut arg_sizes = vec![n, n_cells + 1, n_cells];
         arg_sizes.extend(scan.iter().chain(&list_scan).map(|l| l.len));
+        // the reorder: one thread per word of each array
+        let gathers = a
+            .arrays()
+            .iter()
+            .map(|(name, _, w)| {
+                arg_sizes.push(w * n);
+                let g = Gather {
+                    words: *w as u32,
+                    total: (w * n) as u32,
+                    pad: [0; 2],
+                };
+                let label = format!("gather {name}");
+                init(
+                    ctx,
+                    &label,
+                    bytemuck::bytes_of(&g),
+                    wgpu::BufferUsages::UNIFORM,
+                )
+            })
+            .collect();
         let mut seen = std::collections::HashSet::new();
         arg_sizes.retain(|s| seen.insert(*s));
         let full_args: Vec<u32> = arg_sizes
@@ -406,12 +462,7 @@ impl GpuData {
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
             order: zeroed(ctx, "order", 4 * n),
-            identity: init(
-                ctx,
-                "identity",
-                bytemuck::cast_slice(&(0..n as u32).collect::<Vec<u32>>()),
-                STORAGE,
-            ),
+            gathers,
             scan,
             pos_ref: zeroed(ctx, "pos_ref", 16 * n),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
@@ -487,10 +538,10 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
-        let per = |p: &ParticleBuffers| p.arrays().iter().map(|(_, b)| b * self.n).sum::<u64>();
+        let per = |p: &ParticleBuffers| p.bytes_per_particle() * self.n;
         per(&self.a)
             + per(&self.b)
-            + self.n * (16 + 16 + 4 + 4 + 4 + 16)
+            + self.n * (16 + 16 + 4 + 4 + 16)
             + 12 * (self.n + 1)
             + 8 * self.n
             + 40 * self.nbr_cap

@@ -21,7 +21,7 @@ impl IntegrateKernels {
     /// `integrate`, `finish_step`.
     pub const DECLS: [KernelDecl; 2] = {
         const G0: &[Access] = &[U, RW, R, R, R];
-        const G1: &[Access] = &[RW, RW, RW, RW, RW, RW];
+        const G1: &[Access] = &[RW, RW, RW, RW];
         const S: &str = "integrate.wgsl";
         [
             KernelDecl::new(S, "integrate", &[G0, G1]),
@@ -45,11 +45,7 @@ impl IntegrateKernels {
                 0,
                 &[&d.params, &d.ctl, &d.force, &d.torque, &d.pos_ref],
             ),
-            g1: k.bind(
-                ctx,
-                1,
-                &[&b.pos, &b.vel, &b.omega, &b.diss, &b.motion, &b.pos_fx],
-            ),
+            g1: k.bind(ctx, 1, &[&b.pos, &b.diss, &b.motion, &b.pos_fx]),
         }
     }
 

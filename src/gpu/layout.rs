@@ -157,6 +157,16 @@ pub struct ScanParams {
     pub pad: [u32; 3],
 }
 
+/// One per-particle array's uniform for the reorder (`Gather` in
+/// `shaders/reorder.wgsl`): u32 words per particle and in all (n · words).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct Gather {
+    pub words: u32,
+    pub total: u32,
+    pub pad: [u32; 2],
+}
+
 /// One struct's layout: (name, [(field, offset)], size).
 pub type StructLayout = (&'static str, Vec<(&'static str, usize)>, usize);
 
@@ -242,6 +252,14 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             "ScanParams",
             vec![("len", offset_of!(ScanParams, len))],
             size_of::<ScanParams>(),
+        ),
+        (
+            "Gather",
+            vec![
+                ("words", offset_of!(Gather, words)),
+                ("total", offset_of!(Gather, total)),
+            ],
+            size_of::<Gather>(),
         ),
     ]
 }

@@ -24,15 +24,19 @@ use crate::backend::{
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
-use crate::state::Particles;
+use crate::state::{Motion, Particles};
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
 use layout::{Pair, Params, Wall};
 
-/// Storage buffers the widest kernel binds in one stage (`reorder_state`:
-/// ctl, order and 7 + 7 arrays). Desktop Vulkan, Metal and DX12 adapters
-/// offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 16;
+/// Storage buffers the widest kernels bind in one stage: 15, the
+/// neighbour-list build's shared layout (`keep`, `count_candidates`,
+/// `check_list`, `fill`, `finish_build`; with the wall primitives); then
+/// `contacts` 10, `integrate` 8; the reorder binds 4 whatever the number
+/// of per-particle arrays (checked against every `KernelDecl` in
+/// `tests/shaders.rs`). Desktop Vulkan, Metal and DX12 adapters offer
+/// more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 15;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
@@ -322,20 +326,26 @@ impl GpuBackend {
     }
 
     /// The working set B in f32, as stored (cell order of the last build).
+    /// v* and 1/m, ω* and 1/I, the material and the id come from the
+    /// motion record, their only copy on the device (bit for bit).
     pub fn state_f32(&self) -> Particles<f32> {
-        let d = &self.data;
-        let arrays = d.b.arrays();
-        let parts: Vec<(&wgpu::Buffer, u64)> =
-            arrays.iter().map(|(b, per)| (*b, per * d.n)).collect();
-        let r = self.read(&parts);
+        let (b, n) = (&self.data.b, self.data.n);
+        let r = self.read(&[(&b.pos, 16 * n), (&b.diss, 4 * n), (&b.motion, 64 * n)]);
+        let motion: Vec<Motion<f32>> = bytemuck::pod_collect_to_vec(&r[2]);
         Particles {
             pos_rad: bytemuck::pod_collect_to_vec(&r[0]),
-            vel_invm: bytemuck::pod_collect_to_vec(&r[1]),
-            omega_invi: bytemuck::pod_collect_to_vec(&r[2]),
-            material: bytemuck::pod_collect_to_vec(&r[3]),
-            id: bytemuck::pod_collect_to_vec(&r[4]),
-            dissipated: bytemuck::pod_collect_to_vec(&r[5]),
+            vel_invm: motion.iter().map(|m| m[0]).collect(),
+            omega_invi: motion.iter().map(|m| m[1]).collect(),
+            material: motion.iter().map(|m| m[2][3].to_bits()).collect(),
+            id: motion.iter().map(|m| m[3][3].to_bits()).collect(),
+            dissipated: bytemuck::pod_collect_to_vec(&r[1]),
         }
+    }
+
+    /// The particle ids in set B's order (lane 3.w of the motion records).
+    pub fn ids(&self) -> Vec<u32> {
+        let m: Vec<Motion<f32>> = self.read_vec(&self.data.b.motion, self.data.n);
+        m.iter().map(|m| m[3][3].to_bits()).collect()
     }
 }
 

@@ -1,8 +1,12 @@
 //! Stage 2, sort (`shaders/sort.wgsl`, `shaders/reorder.wgsl`): multi-level
 //! exclusive scan of the counts, scatter into cell order, per-cell sort by
 //! index, the gather of the working set B into the scratch set A in that
-//! order, and the copy back. Runs only on steps that rebuild the neighbour
-//! list (every kernel checks `ctl`). The scan also serves the list.
+//! order, and the copy back: one generic pair of kernels over u32 words,
+//! dispatched once per per-particle array (`GpuData::particle_arrays`), so
+//! no kernel binds more as arrays are added. Runs only on steps that
+//! rebuild the neighbour list (every kernel checks `ctl`, and all are
+//! dispatched indirectly: no workgroup between builds). The scan also
+//! serves the list.
 
 use super::bin::{BinBinds, BinKernels};
 use super::context::GpuContext;
@@ -14,8 +18,10 @@ pub struct SortKernels {
     pub scan_add: Kernel,
     pub scatter: Kernel,
     pub sort_cells: Kernel,
-    pub reorder_state: Kernel,
-    pub reorder_history: Kernel,
+    /// A[j] = B[order[j]], one array, one thread per word.
+    pub gather: Kernel,
+    /// B[j] = A[j], one array, one thread per word.
+    pub copy: Kernel,
 }
 
 pub struct SortBinds {
@@ -23,14 +29,19 @@ pub struct SortBinds {
     /// The scan of the cell counts.
     pub levels: ScanBinds,
     pub scatter: wgpu::BindGroup,
-    pub reorder_common: wgpu::BindGroup,
-    /// B → A in cell order.
-    pub reorder_state: wgpu::BindGroup,
-    pub reorder_history: wgpu::BindGroup,
-    /// A → B through the identity order (the copy back).
-    pub copy_common: wgpu::BindGroup,
-    pub copy_state: wgpu::BindGroup,
-    pub copy_history: wgpu::BindGroup,
+    /// The reorder's `ctl` and `order` groups.
+    pub reorder_ctl: wgpu::BindGroup,
+    pub reorder_order: wgpu::BindGroup,
+    /// Per per-particle array with any words.
+    pub arrays: Vec<ArrayBinds>,
+}
+
+/// One per-particle array's reorder: its words in all (the dispatch size)
+/// and the groups of the gather B → A and of the copy A → B.
+pub struct ArrayBinds {
+    pub total: u64,
+    pub gather: wgpu::BindGroup,
+    pub copy: wgpu::BindGroup,
 }
 
 /// Per level of a scan: (scan_block group, scan_add group or None for the top).
@@ -40,17 +51,13 @@ const G0: &[Access] = &[U, R];
 const SCAN: &[Access] = &[U, R, RW, RW];
 const SCATTER: &[Access] = &[R, R, RW, RW];
 
-fn refs(v: &[wgpu::Buffer]) -> Vec<&wgpu::Buffer> {
-    v.iter().collect()
-}
-
 impl SortKernels {
     /// `scan_block`, `scan_add`, `scatter`, `sort_cells` (sort.wgsl),
-    /// `reorder_state`, `reorder_history` (reorder.wgsl).
+    /// `gather_words`, `copy_words` (reorder.wgsl).
     pub const DECLS: [KernelDecl; 6] = {
-        const RG0: &[Access] = &[U, R, R];
-        const STATE: &[Access] = &[R, R, R, R, R, R, RW, RW, RW, RW, RW, RW, R, RW];
-        const HIST: &[Access] = &[R, RW];
+        const CTL: &[Access] = &[R];
+        const ARRAY: &[Access] = &[U, R, RW];
+        const ORDER: &[Access] = &[R];
         const S: &str = "sort.wgsl";
         const RE: &str = "reorder.wgsl";
         [
@@ -58,8 +65,8 @@ impl SortKernels {
             KernelDecl::new(S, "scan_add", &[G0, SCAN]),
             KernelDecl::new(S, "scatter", &[G0, &[], SCATTER]),
             KernelDecl::new(S, "sort_cells", &[G0, &[], SCATTER]),
-            KernelDecl::new(RE, "reorder_state", &[RG0, STATE]),
-            KernelDecl::new(RE, "reorder_history", &[RG0, &[], HIST]),
+            KernelDecl::new(RE, "gather_words", &[CTL, ARRAY, ORDER]),
+            KernelDecl::new(RE, "copy_words", &[CTL, ARRAY]),
         ]
     };
 
@@ -70,8 +77,8 @@ impl SortKernels {
             scan_add: k(sort, 1),
             scatter: k(sort, 2),
             sort_cells: k(sort, 3),
-            reorder_state: k(reorder, 4),
-            reorder_history: k(reorder, 5),
+            gather: k(reorder, 4),
+            copy: k(reorder, 5),
         }
     }
 
@@ -110,45 +117,25 @@ impl SortKernels {
     }
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> SortBinds {
-        let state = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
-            [
-                &src.pos,
-                &src.vel,
-                &src.omega,
-                &src.material,
-                &src.id,
-                &src.diss,
-                &dst.pos,
-                &dst.vel,
-                &dst.omega,
-                &dst.material,
-                &dst.id,
-                &dst.diss,
-                &src.pos_fx,
-                &dst.pos_fx,
-            ]
-            .map(|b| b.clone())
-        };
-        let hist = |src: &super::data::ParticleBuffers, dst: &super::data::ParticleBuffers| {
-            [&src.motion, &dst.motion].map(|b| b.clone())
-        };
-        let (a, b) = (&d.a, &d.b);
+        let arrays = d
+            .particle_arrays()
+            .into_iter()
+            .filter(|p| p.words * d.n > 0)
+            .map(|p| ArrayBinds {
+                total: p.words * d.n,
+                gather: self.gather.bind(ctx, 1, &[p.gather, p.b, p.a]),
+                copy: self.copy.bind(ctx, 1, &[p.gather, p.a, p.b]),
+            })
+            .collect();
         SortBinds {
             common: self.scan_block.bind(ctx, 0, &[&d.params, &d.ctl]),
             levels: self.bind_scan(ctx, &d.scan, &d.counts, &d.starts),
             scatter: self
                 .scatter
                 .bind(ctx, 2, &[&d.keys, &d.starts, &d.counts, &d.order]),
-            reorder_common: self
-                .reorder_state
-                .bind(ctx, 0, &[&d.params, &d.ctl, &d.order]),
-            reorder_state: self.reorder_state.bind(ctx, 1, &refs(&state(b, a))),
-            reorder_history: self.reorder_history.bind(ctx, 2, &refs(&hist(b, a))),
-            copy_common: self
-                .reorder_state
-                .bind(ctx, 0, &[&d.params, &d.ctl, &d.identity]),
-            copy_state: self.reorder_state.bind(ctx, 1, &refs(&state(a, b))),
-            copy_history: self.reorder_history.bind(ctx, 2, &refs(&hist(a, b))),
+            reorder_ctl: self.gather.bind(ctx, 0, &[&d.ctl]),
+            reorder_order: self.gather.bind(ctx, 2, &[&d.order]),
+            arrays,
         }
     }
 
@@ -207,7 +194,8 @@ impl SortKernels {
         );
     }
 
-    /// The whole stage: order, gather B → A, copy A → B.
+    /// The whole stage: order, then per array the gather B → A, then per
+    /// array the copy A → B.
     pub fn encode(
         &self,
         s: &SortBinds,
@@ -217,29 +205,13 @@ impl SortKernels {
         d: &GpuData,
     ) {
         self.encode_order(s, bin, bb, pass, d);
-        dispatch_rebuild(
-            pass,
-            &self.reorder_state,
-            &[(0, &s.reorder_common), (1, &s.reorder_state)],
-            d.rebuild_args(d.n),
-        );
-        dispatch_rebuild(
-            pass,
-            &self.reorder_history,
-            &[(0, &s.reorder_common), (2, &s.reorder_history)],
-            d.rebuild_args(d.n),
-        );
-        dispatch_rebuild(
-            pass,
-            &self.reorder_state,
-            &[(0, &s.copy_common), (1, &s.copy_state)],
-            d.rebuild_args(d.n),
-        );
-        dispatch_rebuild(
-            pass,
-            &self.reorder_history,
-            &[(0, &s.copy_common), (2, &s.copy_history)],
-            d.rebuild_args(d.n),
-        );
+        for a in &s.arrays {
+            let groups = [(0, &s.reorder_ctl), (1, &a.gather), (2, &s.reorder_order)];
+            dispatch_rebuild(pass, &self.gather, &groups, d.rebuild_args(a.total));
+        }
+        for a in &s.arrays {
+            let groups = [(0, &s.reorder_ctl), (1, &a.copy)];
+            dispatch_rebuild(pass, &self.copy, &groups, d.rebuild_args(a.total));
+        }
     }
 }
