@@ -1,18 +1,19 @@
 // Stage 2 (end), reorder: one generic kernel pair over u32 words moves
 // every per-particle array (src/gpu/data.rs, `ParticleBuffers::arrays`),
-// dispatched once per array, one thread per (particle, word):
-// `gather_words` gathers an array of the working set B into the scratch
-// set A in the new cell order, A[j] = B[order[j]]; `copy_words` copies it
-// back, B[j] = A[j]. An array is `G.words` u32 words per particle; adding
-// one binds nothing new here. Part of the sort stage (src/gpu/sort.rs);
-// runs only on a step that rebuilds the neighbour list.
+// dispatched once per array: `gather_words` (one thread per particle,
+// looping over its words) gathers an array of the working set B into the
+// scratch set A in the new cell order, A[j] = B[order[j]]; `copy_words`
+// (one thread per word) copies it back, B[j] = A[j]. An array is
+// `G.words` u32 words per particle; adding one binds nothing new here.
+// Part of the sort stage (src/gpu/sort.rs); runs only on a step that
+// rebuilds the neighbour list.
 
-// One array: words per particle, and words in all (n · words).
+// One array: words per particle, particles, and words in all (n · words).
 struct Gather {
     words: u32,
+    particles: u32,
     total: u32,
-    pad0: u32,
-    pad1: u32,
+    pad: u32,
 }
 
 @group(0) @binding(0) var<storage, read> ctl: array<u32, CTL_LEN>;
@@ -30,11 +31,14 @@ fn idle() -> bool {
 @compute @workgroup_size(256)
 fn gather_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
-    let t = flat_index(wid, nwg, lid);
-    if (t >= G.total || idle()) { return; }
-    let j = t / G.words;
-    let k = t - j * G.words;
-    dst[t] = src[order[j] * G.words + k];
+    let j = flat_index(wid, nwg, lid);
+    if (j >= G.particles || idle()) { return; }
+    let w = G.words;
+    let d = j * w;
+    let s = order[j] * w;
+    for (var k = 0u; k < w; k++) {
+        dst[d + k] = src[s + k];
+    }
 }
 
 @compute @workgroup_size(256)

@@ -153,7 +153,7 @@ pub struct GpuData {
     pub starts: wgpu::Buffer,
     pub order: wgpu::Buffer,
     /// The reorder's uniform of each per-particle array (`Gather`: words
-    /// per particle, words in all), in the order of
+    /// per particle, particles, words in all), in the order of
     /// [`ParticleBuffers::arrays`].
     pub gathers: Vec<wgpu::Buffer>,
     /// Scan of the cell counts (n_cells + 1 entries).
@@ -412,7 +412,7 @@ impl GpuData {
         // every size a rebuild kernel is dispatched over
         let mut arg_sizes = vec![n, n_cells + 1, n_cells];
         arg_sizes.extend(scan.iter().chain(&list_scan).map(|l| l.len));
-        // the reorder: one thread per word of each array
+        // the reorder's copy back: one thread per word of each array
         let gathers = a
             .arrays()
             .iter()
@@ -420,8 +420,9 @@ impl GpuData {
                 arg_sizes.push(w * n);
                 let g = Gather {
                     words: *w as u32,
+                    particles: n as u32,
                     total: (w * n) as u32,
-                    pad: [0; 2],
+                    pad: 0,
                 };
                 let label = format!("gather {name}");
                 init(

@@ -158,13 +158,15 @@ pub struct ScanParams {
 }
 
 /// One per-particle array's uniform for the reorder (`Gather` in
-/// `shaders/reorder.wgsl`): u32 words per particle and in all (n · words).
+/// `shaders/reorder.wgsl`): u32 words per particle, particles, and words in
+/// all (n · words).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct Gather {
     pub words: u32,
+    pub particles: u32,
     pub total: u32,
-    pub pad: [u32; 2],
+    pub pad: u32,
 }
 
 /// One struct's layout: (name, [(field, offset)], size).
@@ -257,6 +259,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             "Gather",
             vec![
                 ("words", offset_of!(Gather, words)),
+                ("particles", offset_of!(Gather, particles)),
                 ("total", offset_of!(Gather, total)),
             ],
             size_of::<Gather>(),

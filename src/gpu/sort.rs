@@ -18,7 +18,7 @@ pub struct SortKernels {
     pub scan_add: Kernel,
     pub scatter: Kernel,
     pub sort_cells: Kernel,
-    /// A[j] = B[order[j]], one array, one thread per word.
+    /// A[j] = B[order[j]], one array, one thread per particle.
     pub gather: Kernel,
     /// B[j] = A[j], one array, one thread per word.
     pub copy: Kernel,
@@ -36,7 +36,7 @@ pub struct SortBinds {
     pub arrays: Vec<ArrayBinds>,
 }
 
-/// One per-particle array's reorder: its words in all (the dispatch size)
+/// One per-particle array's reorder: its words in all (the copy's dispatch size)
 /// and the groups of the gather B → A and of the copy A → B.
 pub struct ArrayBinds {
     pub total: u64,
@@ -207,7 +207,7 @@ impl SortKernels {
         self.encode_order(s, bin, bb, pass, d);
         for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.gather), (2, &s.reorder_order)];
-            dispatch_rebuild(pass, &self.gather, &groups, d.rebuild_args(a.total));
+            dispatch_rebuild(pass, &self.gather, &groups, d.rebuild_args(d.n));
         }
         for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.copy)];
