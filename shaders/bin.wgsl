@@ -12,20 +12,39 @@ fn idle() -> bool {
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
 
-// arm_rebuild only: the workgroup counts (x, y, z per dispatch size) of
-// every rebuild kernel's indirect dispatch, in full and as this step uses
-// them.
-@group(1) @binding(0) var<storage, read> full_args: array<u32>;
+// arm_rebuild only: what each indirect dispatch runs over (its slot:
+// scale × the active count + fixed invocations; `always`: every step, else
+// only a step that rebuilds), and the workgroup counts (x, y, z per slot)
+// this step uses.
+struct ArgSlot {
+    scale: u32,
+    fixed: u32,
+    always: u32,
+    pad: u32,
+}
+@group(1) @binding(0) var<storage, read> slots: array<ArgSlot>;
 @group(1) @binding(1) var<storage, read_write> args: array<u32>;
 
-// First of every step: the full counts on a step that rebuilds, zero on the
-// others, so bin, sort and neighbours launch no workgroup between builds.
-// (Their kernels still test the flag: correctness does not rest on this.)
+// First of every step: the workgroup counts of every indirect dispatch,
+// from the active count on the device (no host round trip when it
+// changes). The rebuild kernels (bin, sort, neighbours) get zero on a step
+// that does not rebuild, so they launch no workgroup between builds (their
+// kernels still test the flag: correctness does not rest on this); the
+// per-step kernels (contacts, integrate, diagnostics) always get theirs.
+// Twin of `kernel::groups`.
 @compute @workgroup_size(256)
 fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
-    if (k >= arrayLength(&full_args)) { return; }
-    args[k] = select(full_args[k], 0u, idle());
+    if (k >= arrayLength(&slots)) { return; }
+    let s = slots[k];
+    let size = s.scale * ctl[CTL_COUNT] + s.fixed;
+    let g = max((size + WG - 1u) / WG, 1u);
+    let x = min(g, 65535u);
+    let y = (g + x - 1u) / x;
+    let on = s.always != 0u || !idle();
+    args[3u * k] = select(0u, x, on);
+    args[3u * k + 1u] = select(0u, y, on);
+    args[3u * k + 2u] = select(0u, 1u, on);
 }
 
 @compute @workgroup_size(256)
@@ -40,7 +59,7 @@ fn clear_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
 fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
        @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || idle()) { return; }
+    if (i >= ctl[CTL_COUNT] || idle()) { return; }
     let k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
     keys[i] = k;
     atomicAdd(&counts[k], 1u);

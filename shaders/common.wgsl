@@ -17,7 +17,9 @@ const CTL_BUILDS: u32 = 7u;       // neighbour-list builds so far
 const CTL_LIST_LEN: u32 = 8u;     // entries of the current neighbour list
 const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity (0: none)
 const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
-const CTL_LEN: u32 = 12u;
+const CTL_COUNT: u32 = 11u;       // active particles: indices 0..count of the per-particle buffers (capacity P.sizes.x)
+const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
+const CTL_LEN: u32 = 13u;
 
 // A neighbour-list entry (src/state.rs): the partner's index, in bit 30
 // whether the partner is a wall primitive (a row lists them last), and in
@@ -36,7 +38,7 @@ struct Params {
     gravity_dt: vec4<f32>, // xyz gravity, w dt
     dims: vec4<u32>,       // nx, ny, nz, n_cells
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
-    sizes: vec4<u32>,      // n particles, 0 (unused), n walls, n materials
+    sizes: vec4<u32>,      // particle capacity (the active count is ctl[CTL_COUNT]), 0 (unused), n walls, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2
 }

@@ -30,7 +30,7 @@
 fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     let xi_pos = pos_rad[i].xyz;
     let ri = pos_rad[i].w;
     let mi = motion[i];

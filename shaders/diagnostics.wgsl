@@ -12,6 +12,7 @@
 @group(0) @binding(5) var<storage, read> torque: array<vec4<f32>>;
 // per workgroup: kinetic_t, kinetic_r, potential, elastic, dissipated, max speed, 0, 0
 @group(0) @binding(6) var<storage, read_write> partials: array<array<f32, 8>>;
+@group(0) @binding(7) var<storage, read> ctl: array<u32, CTL_LEN>;
 
 var<workgroup> acc: array<array<f32, 6>, 256>;
 
@@ -20,7 +21,7 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
                @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     var e = array<f32, 6>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    if (i < P.sizes.x) {
+    if (i < ctl[CTL_COUNT]) {
         let dt = P.gravity_dt.w;
         let g = P.gravity_dt.xyz;
         let m = motion[i];

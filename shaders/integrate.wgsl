@@ -52,7 +52,7 @@ fn is_finite(x: f32) -> bool {
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
              @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     // contacts of this step failed: leave the state as it is
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;

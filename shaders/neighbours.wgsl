@@ -143,14 +143,14 @@ fn candidates(i: u32, write: bool) -> u32 {
 fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
-    if (j >= P.sizes.x || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    if (j >= atomicLoad(&ctl[CTL_COUNT]) || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
     let o = order[j];
     new_at[o] = j;
     old_index[j] = o;
     let lo = nbr_start[o];
     let hi = nbr_start[o + 1u];
     old_start[o] = lo;
-    if (o + 1u == P.sizes.x) { old_start[o + 1u] = hi; }
+    if (o + 1u == atomicLoad(&ctl[CTL_COUNT])) { old_start[o + 1u] = hi; }
     for (var e = lo; e < hi; e++) {
         old_nbr[e] = nbr[e];
         old_hist[e] = nbr_hist[e];
@@ -161,7 +161,7 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || idle()) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle()) { return; }
     nbr_count[i] = candidates(i, false);
 }
 
@@ -172,7 +172,7 @@ fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
 fn check_list() {
     if (idle()) { return; }
     atomicStore(&ctl[CTL_KEPT], 1u);
-    let total = nbr_start[P.sizes.x];
+    let total = nbr_start[atomicLoad(&ctl[CTL_COUNT])];
     if (total > atomicLoad(&ctl[CTL_LIST_CAP])) {
         atomicStore(&ctl[CTL_LIST_NEED], total);
         atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
@@ -185,7 +185,7 @@ fn check_list() {
 fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || idle()) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle()) { return; }
     let k = candidates(i, true);
     let lo = nbr_start[i];
     carry_into(old_index[i], lo, lo + k);

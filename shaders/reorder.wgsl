@@ -8,12 +8,13 @@
 // Part of the sort stage (src/gpu/sort.rs); runs only on a step that
 // rebuilds the neighbour list.
 
-// One array: words per particle, particles, and words in all (n · words).
+// One array: words per particle (the words in all are words · the active
+// count, ctl[CTL_COUNT]).
 struct Gather {
     words: u32,
-    particles: u32,
-    total: u32,
-    pad: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> ctl: array<u32, CTL_LEN>;
@@ -32,7 +33,7 @@ fn idle() -> bool {
 fn gather_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
-    if (j >= G.particles || idle()) { return; }
+    if (j >= ctl[CTL_COUNT] || idle()) { return; }
     let w = G.words;
     let d = j * w;
     let s = order[j] * w;
@@ -45,6 +46,6 @@ fn gather_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
 fn copy_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
     let t = flat_index(wid, nwg, lid);
-    if (t >= G.total || idle()) { return; }
+    if (t >= G.words * ctl[CTL_COUNT] || idle()) { return; }
     dst[t] = src[t];
 }

@@ -70,7 +70,7 @@ fn scan_add(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 fn scatter(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
            @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= P.sizes.x || idle()) { return; }
+    if (i >= ctl[CTL_COUNT] || idle()) { return; }
     let k = keys[i];
     let r = atomicAdd(&cursor[k], 1u);
     order[starts[k] + r] = i;

@@ -1,8 +1,8 @@
 //! Stage 1, bin (`shaders/bin.wgsl`): cell key per particle, count per cell.
 
 use super::context::GpuContext;
-use super::data::GpuData;
-use super::kernel::{dispatch, dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over};
+use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct BinKernels {
     /// First of every step: the rebuild kernels' workgroup counts.
@@ -13,7 +13,7 @@ pub struct BinKernels {
 
 pub struct BinBinds {
     pub group: wgpu::BindGroup,
-    /// `arm_rebuild`'s group 1: `full_args`, `args`.
+    /// `arm_rebuild`'s group 1: `arg_slots`, `args`.
     pub arm: wgpu::BindGroup,
 }
 
@@ -43,26 +43,32 @@ impl BinKernels {
             group: self
                 .bin
                 .bind(ctx, 0, &[&d.params, &d.ctl, &d.b.pos, &d.keys, &d.counts]),
-            arm: self.arm.bind(ctx, 1, &[&d.full_args, &d.args]),
+            arm: self.arm.bind(ctx, 1, &[&d.arg_slots, &d.args]),
         }
     }
 
     /// Zeroes the counts (used again by the sort as the scatter cursor).
     pub fn encode_clear(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch_rebuild(
+        dispatch_indirect(
             pass,
             &self.clear,
             &[(0, &b.group)],
-            d.rebuild_args(d.n_cells + 1),
+            d.args_for(Over::Fixed(d.n_cells + 1)),
         );
     }
 
-    /// Arms the rebuild kernels' dispatches for this step (full or empty,
-    /// from the rebuild flag the last integrate left), then bins.
+    /// Arms every indirect dispatch of this step from the active count
+    /// (the rebuild kernels' full or empty, from the rebuild flag the last
+    /// integrate left), then bins.
     pub fn encode(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        let words = 3 * d.arg_sizes.len() as u64;
-        dispatch(pass, &self.arm, &[(0, &b.group), (1, &b.arm)], words);
+        let slots = d.slots.len() as u64;
+        dispatch(pass, &self.arm, &[(0, &b.group), (1, &b.arm)], slots);
         self.encode_clear(b, pass, d);
-        dispatch_rebuild(pass, &self.bin, &[(0, &b.group)], d.rebuild_args(d.n));
+        dispatch_indirect(
+            pass,
+            &self.bin,
+            &[(0, &b.group)],
+            d.args_for(Over::Particles),
+        );
     }
 }

@@ -4,8 +4,8 @@
 //! force and torque.
 
 use super::context::GpuContext;
-use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over};
+use super::kernel::{dispatch_indirect, Kernel, KernelDecl, R, RW, U};
 
 pub struct ContactKernels {
     pub contacts: Kernel,
@@ -46,11 +46,11 @@ impl ContactKernels {
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch(
+        dispatch_indirect(
             pass,
             &self.contacts,
             &[(0, &c.g0), (1, &c.g1), (2, &c.g2)],
-            d.n,
+            d.args_for(Over::EveryStep),
         );
     }
 }

@@ -5,7 +5,7 @@
 //! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{Gather, Pair, Params, ScanParams, Wall, WG};
+use super::layout::{ArgSlot, Gather, Pair, Params, ScanParams, Wall, WG};
 use crate::state::{Motion, Particles};
 use wgpu::util::DeviceExt;
 
@@ -84,6 +84,57 @@ pub struct GpuInit<'a> {
     /// entries, partners, pair history) whose history the first build moves
     /// over, as the CPU's does from its list; None: no history yet.
     pub list: Option<ListInit<'a>>,
+    /// Particles the buffers hold (at least `state`'s count, which is the
+    /// active count to start with); None: just those.
+    pub capacity: Option<u64>,
+}
+
+/// What an indirect dispatch runs over; each distinct one has a slot in
+/// `GpuData::args`, filled on the device by `arm_rebuild` at the start of
+/// every step from the active count (`ctl[CTL_COUNT]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Over {
+    /// The active particles, on a step that rebuilds the list (bin, sort,
+    /// neighbours).
+    Particles,
+    /// `w` words per active particle, on a step that rebuilds (the
+    /// reorder).
+    Words(u64),
+    /// A fixed number of invocations, on a step that rebuilds (cells,
+    /// scans over the capacity).
+    Fixed(u64),
+    /// The active particles, every step (contacts, integrate,
+    /// diagnostics).
+    EveryStep,
+}
+
+impl Over {
+    fn slot(self) -> ArgSlot {
+        let (scale, fixed, always) = match self {
+            Over::Particles => (1, 0, 0),
+            Over::Words(w) => (w, 0, 0),
+            Over::Fixed(n) => (0, n, 0),
+            Over::EveryStep => (1, 0, 1),
+        };
+        ArgSlot {
+            scale: scale as u32,
+            fixed: fixed as u32,
+            always,
+            pad: 0,
+        }
+    }
+
+    /// Workgroup counts (x, y, z) for `count` active particles on a step
+    /// that rebuilds or not (the rebuild slots get zero on one that does
+    /// not): what `arm_rebuild` writes, computed on the host.
+    pub fn groups(self, count: u64, rebuild: bool) -> [u32; 3] {
+        let s = self.slot();
+        if s.always == 0 && !rebuild {
+            return [0; 3];
+        }
+        let (x, y) = super::kernel::groups(s.scale as u64 * count + s.fixed as u64);
+        [x, y, 1]
+    }
 }
 
 /// A neighbour list to start from (see [`GpuInit::list`]).
@@ -136,7 +187,12 @@ fn scan_levels(ctx: &GpuContext, len: u64) -> Vec<ScanLevel> {
 }
 
 pub struct GpuData {
+    /// Active particles, as the host last saw them (`ctl[CTL_COUNT]` is the
+    /// device's: kernels and dispatch sizes follow it without a round
+    /// trip; `advance` reads it back with the other control words).
     pub n: u64,
+    /// Particles every per-particle buffer holds.
+    pub cap: u64,
     /// Wall primitives (`walls`).
     pub n_walls: u64,
     pub n_cells: u64,
@@ -181,36 +237,41 @@ pub struct GpuData {
     pub nbr_cap: u64,
     /// Scan of `nbr_count`.
     pub list_scan: Vec<ScanLevel>,
-    /// Workgroup counts of the rebuild kernels' indirect dispatches (bin,
-    /// sort, neighbours), one (x, y, z) per dispatch size: the bin stage's
-    /// `arm_rebuild` copies `full_args` in on a step that rebuilds and
-    /// zeroes them on the others, so those kernels launch no workgroup
-    /// between builds (each used to launch all of its workgroups, to return
-    /// at once: ~20 full dispatches per step).
+    /// Workgroup counts of every indirect dispatch, one (x, y, z) per slot
+    /// (`slots`: what each runs over): the bin stage's `arm_rebuild` fills
+    /// them at the start of every step from the active count, and zeroes
+    /// the rebuild kernels' (bin, sort, neighbours) on a step that does not
+    /// rebuild, so those launch no workgroup between builds (each used to
+    /// launch all of its workgroups, to return at once: ~20 full
+    /// dispatches per step).
     pub args: wgpu::Buffer,
-    pub full_args: wgpu::Buffer,
-    /// The dispatch size (invocations) of each slot of `args`.
-    pub arg_sizes: Vec<u64>,
+    /// The slots' [`ArgSlot`]s, as `arm_rebuild` reads them.
+    pub arg_slots: wgpu::Buffer,
+    /// What each slot of `args` runs over.
+    pub slots: Vec<Over>,
     pub partials: wgpu::Buffer,
     /// Persistent readback buffer, large enough for the whole state.
     pub staging: wgpu::Buffer,
 }
 
 pub use super::layout::{
-    CTL_BUILDS, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN, CTL_LIST_CAP,
-    CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_REBUILD, CTL_STEP,
+    CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN,
+    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_STEP,
 };
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
 /// the first step builds the neighbour list into `cap` entries (nothing
-/// kept from a previous list yet).
-pub fn ctl_init(cap: u64) -> [u32; CTL_LEN] {
+/// kept from a previous list yet); `count` active particles, the next id
+/// `next_id`.
+pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     let mut c = [0u32; CTL_LEN];
     for k in [CTL_FROZEN, CTL_ERR_OVERLAP, CTL_ERR_NONFINITE] {
         c[k] = u32::MAX;
     }
     c[CTL_REBUILD] = 1;
     c[CTL_LIST_CAP] = cap as u32;
+    c[CTL_COUNT] = count as u32;
+    c[CTL_NEXT_ID] = next_id;
     c
 }
 
@@ -264,9 +325,16 @@ fn staging(ctx: &GpuContext, size: u64) -> wgpu::Buffer {
 }
 
 impl ParticleBuffers {
-    fn new(ctx: &GpuContext, set: &str, init0: &GpuInit) -> Self {
+    /// Buffers for `cap` particles, the first ones `init0`'s.
+    fn new(ctx: &GpuContext, set: &str, init0: &GpuInit, cap: u64) -> Self {
         let s = init0.state;
-        let b = |name: &str, bytes: &[u8]| init(ctx, &format!("{set}.{name}"), bytes, STORAGE);
+        let n = s.len() as u64;
+        let b = |name: &str, bytes: &[u8]| {
+            let per = bytes.len() as u64 / n.max(1);
+            let buf = zeroed(ctx, &format!("{set}.{name}"), per * cap);
+            ctx.queue.write_buffer(&buf, 0, bytes);
+            buf
+        };
         ParticleBuffers {
             pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad)),
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
@@ -340,19 +408,19 @@ impl GpuData {
             .collect()
     }
 
-    /// The indirect arguments of a rebuild dispatch over `n` invocations:
-    /// (buffer, byte offset), for `kernel::dispatch_rebuild`.
-    pub fn rebuild_args(&self, n: u64) -> (&wgpu::Buffer, u64) {
-        (&self.args, self.arg_offset(n))
+    /// The indirect arguments of a dispatch over `over`: (buffer, byte
+    /// offset), for `kernel::dispatch_indirect`.
+    pub fn args_for(&self, over: Over) -> (&wgpu::Buffer, u64) {
+        (&self.args, self.arg_offset(over))
     }
 
-    /// Byte offset in `args` of the workgroup counts for `n` invocations.
-    pub fn arg_offset(&self, n: u64) -> u64 {
+    /// Byte offset in `args` of the workgroup counts of `over`.
+    pub fn arg_offset(&self, over: Over) -> u64 {
         let slot = self
-            .arg_sizes
+            .slots
             .iter()
-            .position(|&s| s == n)
-            .unwrap_or_else(|| panic!("no rebuild dispatch of size {n}"));
+            .position(|&s| s == over)
+            .unwrap_or_else(|| panic!("no indirect dispatch over {over:?}"));
         12 * slot as u64
     }
 
@@ -367,29 +435,32 @@ impl GpuData {
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
         let n = state.len() as u64;
+        // buffers hold `cap` particles; n are active
+        let cap = init0.capacity.unwrap_or(n).max(n);
         let n_walls = walls.len() as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
         // the largest buffer per particle: the list's history at its
         // initial capacity
         let (name, largest) = ("nbr_hist", 16 * LIST_ENTRIES_PER_PARTICLE);
-        if n * largest > max || (n_cells + 1) * 4 > max {
+        if cap * largest > max || (n_cells + 1) * 4 > max {
             let fits = max / largest;
             return Err(GpuError::TooLarge(format!(
-                "{n} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
-                (n * largest) as f64 / 1048576.0,
+                "{cap} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
+                (cap * largest) as f64 / 1048576.0,
                 ctx.info.name,
                 max as f64 / 1048576.0
             )));
         }
-        let a = ParticleBuffers::new(ctx, "A", init0);
-        let b = ParticleBuffers::new(ctx, "B", init0);
+        let a = ParticleBuffers::new(ctx, "A", init0, cap);
+        let b = ParticleBuffers::new(ctx, "B", init0, cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
             .min(max / 16)
             .max(given)
             .max(1);
-        let mut ctl = ctl_init(nbr_cap);
+        let next_id = state.id.iter().max().map_or(0, |&m| m + 1);
+        let mut ctl = ctl_init(nbr_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
         // the list, or an empty one (all starts 0)
         let list_buf = |label: &str, bytes: Option<&[u8]>, size: u64| match bytes {
@@ -405,24 +476,30 @@ impl GpuData {
         let state_bytes: u64 = a
             .arrays()
             .iter()
-            .map(|(_, _, words)| (4 * words * n).next_multiple_of(256))
+            .map(|(_, _, words)| (4 * words * cap).next_multiple_of(256))
             .sum();
         let scan = scan_levels(ctx, n_cells + 1);
-        let list_scan = scan_levels(ctx, n + 1);
-        // every size a rebuild kernel is dispatched over
-        let mut arg_sizes = vec![n, n_cells + 1, n_cells];
-        arg_sizes.extend(scan.iter().chain(&list_scan).map(|l| l.len));
-        // the reorder's copy back: one thread per word of each array
+        let list_scan = scan_levels(ctx, cap + 1);
+        // everything an indirect dispatch runs over (the list's scan covers
+        // the capacity: entries past the active count do not reach
+        // nbr_start[count], all the build reads)
+        let mut slots = vec![
+            Over::Particles,
+            Over::EveryStep,
+            Over::Fixed(n_cells + 1),
+            Over::Fixed(n_cells),
+        ];
+        slots.extend(scan.iter().chain(&list_scan).map(|l| Over::Fixed(l.len)));
+        // the reorder: the gather a thread per particle, the copy back a
+        // thread per word of each array
         let gathers = a
             .arrays()
             .iter()
             .map(|(name, _, w)| {
-                arg_sizes.push(w * n);
+                slots.push(Over::Words(*w));
                 let g = Gather {
                     words: *w as u32,
-                    particles: n as u32,
-                    total: (w * n) as u32,
-                    pad: 0,
+                    pad: [0; 3],
                 };
                 let label = format!("gather {name}");
                 init(
@@ -434,16 +511,14 @@ impl GpuData {
             })
             .collect();
         let mut seen = std::collections::HashSet::new();
-        arg_sizes.retain(|s| seen.insert(*s));
-        let full_args: Vec<u32> = arg_sizes
-            .iter()
-            .flat_map(|&s| {
-                let (x, y) = super::kernel::groups(s);
-                [x, y, 1]
-            })
-            .collect();
+        slots.retain(|s| seen.insert(*s));
+        // the first step rebuilds: what its arm_rebuild will write, so a
+        // dispatch recorded before any step (diagnostics) is sized too
+        let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true)).collect();
+        let arg_slots: Vec<ArgSlot> = slots.iter().map(|s| s.slot()).collect();
         Ok(GpuData {
             n,
+            cap,
             n_walls,
             n_cells,
             params: init(
@@ -457,20 +532,20 @@ impl GpuData {
             walls: init(ctx, "walls", bytemuck::cast_slice(walls), STORAGE),
             a,
             b,
-            force: zeroed(ctx, "force", 16 * n),
-            torque: zeroed(ctx, "torque", 16 * n),
-            keys: zeroed(ctx, "keys", 4 * n),
+            force: zeroed(ctx, "force", 16 * cap),
+            torque: zeroed(ctx, "torque", 16 * cap),
+            keys: zeroed(ctx, "keys", 4 * cap),
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
-            order: zeroed(ctx, "order", 4 * n),
+            order: zeroed(ctx, "order", 4 * cap),
             gathers,
             scan,
-            pos_ref: zeroed(ctx, "pos_ref", 16 * n),
-            nbr_count: zeroed(ctx, "nbr_count", 4 * (n + 1)),
+            pos_ref: zeroed(ctx, "pos_ref", 16 * cap),
+            nbr_count: zeroed(ctx, "nbr_count", 4 * (cap + 1)),
             nbr_start: list_buf(
                 "nbr_start",
                 l.map(|l| bytemuck::cast_slice(l.start)),
-                4 * (n + 1),
+                4 * (cap + 1),
             ),
             nbr: list_buf("nbr", l.map(|l| bytemuck::cast_slice(l.nbr)), 4 * nbr_cap),
             nbr_hist: list_buf(
@@ -478,27 +553,32 @@ impl GpuData {
                 l.map(|l| bytemuck::cast_slice(l.hist)),
                 16 * nbr_cap,
             ),
-            old_start: zeroed(ctx, "old_start", 4 * (n + 1)),
+            old_start: zeroed(ctx, "old_start", 4 * (cap + 1)),
             old_nbr: zeroed(ctx, "old_nbr", 4 * nbr_cap),
             old_hist: zeroed(ctx, "old_hist", 16 * nbr_cap),
-            new_at: zeroed(ctx, "new_at", 4 * n),
-            old_index: zeroed(ctx, "old_index", 4 * n),
+            new_at: zeroed(ctx, "new_at", 4 * cap),
+            old_index: zeroed(ctx, "old_index", 4 * cap),
             nbr_cap,
             list_scan,
-            args: init(ctx, "rebuild args", bytemuck::cast_slice(&full_args), ARGS),
-            full_args: init(
+            args: init(
                 ctx,
-                "full rebuild args",
-                bytemuck::cast_slice(&full_args),
+                "dispatch args",
+                bytemuck::cast_slice(&first_args),
+                ARGS,
+            ),
+            arg_slots: init(
+                ctx,
+                "dispatch slots",
+                bytemuck::cast_slice(&arg_slots),
                 STORAGE,
             ),
-            arg_sizes,
-            partials: zeroed(ctx, "partials", 32 * n.div_ceil(WG as u64)),
+            slots,
+            partials: zeroed(ctx, "partials", 32 * cap.div_ceil(WG as u64)),
             staging: staging(
                 ctx,
                 state_bytes
                     .max((4 * (n_cells + 1)).next_multiple_of(256))
-                    .max(32 * n.div_ceil(WG as u64))
+                    .max(32 * cap.div_ceil(WG as u64))
                     .max(16 * nbr_cap),
             ),
         })
@@ -539,12 +619,12 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
-        let per = |p: &ParticleBuffers| p.bytes_per_particle() * self.n;
+        let per = |p: &ParticleBuffers| p.bytes_per_particle() * self.cap;
         per(&self.a)
             + per(&self.b)
-            + self.n * (16 + 16 + 4 + 4 + 16)
-            + 12 * (self.n + 1)
-            + 8 * self.n
+            + self.cap * (16 + 16 + 4 + 4 + 16)
+            + 12 * (self.cap + 1)
+            + 8 * self.cap
             + 40 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()

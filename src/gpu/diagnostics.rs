@@ -2,8 +2,8 @@
 //! per-workgroup partial sums of the energies, added in f64 on the host.
 
 use super::context::GpuContext;
-use super::data::GpuData;
-use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over};
+use super::kernel::{dispatch_indirect, Kernel, KernelDecl, R, RW, U};
 
 pub struct DiagnosticsKernels {
     pub diagnostics: Kernel,
@@ -14,7 +14,7 @@ impl DiagnosticsKernels {
     pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
         "diagnostics.wgsl",
         "diagnostics",
-        &[&[U, R, R, R, R, R, RW]],
+        &[&[U, R, R, R, R, R, RW, R]],
     )];
 
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
@@ -36,11 +36,18 @@ impl DiagnosticsKernels {
                 &d.force,
                 &d.torque,
                 &d.partials,
+                &d.ctl,
             ],
         )
     }
 
     pub fn encode(&self, g: &wgpu::BindGroup, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch(pass, &self.diagnostics, &[(0, g)], d.n);
+        // over the active particles, as the last step's arm_rebuild sized it
+        dispatch_indirect(
+            pass,
+            &self.diagnostics,
+            &[(0, g)],
+            d.args_for(Over::EveryStep),
+        );
     }
 }

@@ -4,8 +4,8 @@
 //! or freeze on error).
 
 use super::context::GpuContext;
-use super::data::GpuData;
-use super::kernel::{dispatch, Access, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct IntegrateKernels {
     pub integrate: Kernel,
@@ -50,7 +50,12 @@ impl IntegrateKernels {
     }
 
     pub fn encode(&self, b: &IntegrateBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch(pass, &self.integrate, &[(0, &b.g0), (1, &b.g1)], d.n);
+        dispatch_indirect(
+            pass,
+            &self.integrate,
+            &[(0, &b.g0), (1, &b.g1)],
+            d.args_for(Over::EveryStep),
+        );
         pass.set_pipeline(&self.finish.pipeline);
         pass.set_bind_group(0, &b.g0, &[]);
         pass.dispatch_workgroups(1, 1, 1);

@@ -148,9 +148,9 @@ pub fn groups(n: u64) -> (u32, u32) {
 
 /// Records a dispatch of a rebuild kernel (bin, sort, neighbours) with its
 /// workgroup counts read from `args` = (buffer, byte offset): zero on a
-/// step that does not rebuild (`GpuData::rebuild_args` gives the slot of a
+/// step that does not rebuild (`GpuData::args_for` gives the slot of a
 /// dispatch size).
-pub fn dispatch_rebuild(
+pub fn dispatch_indirect(
     pass: &mut wgpu::ComputePass,
     k: &Kernel,
     bgs: &[(u32, &wgpu::BindGroup)],

@@ -8,7 +8,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 12;
+pub const CTL_LEN: usize = 13;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -21,6 +21,11 @@ pub const CTL_BUILDS: usize = 7;
 pub const CTL_LIST_LEN: usize = 8;
 pub const CTL_LIST_NEED: usize = 9;
 pub const CTL_LIST_CAP: usize = 10;
+/// Active particles: indices `0..count` of the per-particle buffers,
+/// which hold `Params::sizes[0]` (the capacity).
+pub const CTL_COUNT: usize = 11;
+/// The id the next inserted particle gets (ids are never reused).
+pub const CTL_NEXT_ID: usize = 12;
 
 /// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
 /// name: `tests/shaders.rs` checks that each WGSL `const` there has this
@@ -43,6 +48,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LIST_LEN", CTL_LIST_LEN as u32),
         ("CTL_LIST_NEED", CTL_LIST_NEED as u32),
         ("CTL_LIST_CAP", CTL_LIST_CAP as u32),
+        ("CTL_COUNT", CTL_COUNT as u32),
+        ("CTL_NEXT_ID", CTL_NEXT_ID as u32),
         ("CTL_LEN", CTL_LEN as u32),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
@@ -158,14 +165,25 @@ pub struct ScanParams {
 }
 
 /// One per-particle array's uniform for the reorder (`Gather` in
-/// `shaders/reorder.wgsl`): u32 words per particle, particles, and words in
-/// all (n · words).
+/// `shaders/reorder.wgsl`): u32 words per particle (the words in all
+/// follow the active count on the device).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct Gather {
     pub words: u32,
-    pub particles: u32,
-    pub total: u32,
+    pub pad: [u32; 3],
+}
+
+/// What one indirect dispatch runs over (`ArgSlot` in `shaders/bin.wgsl`,
+/// read by `arm_rebuild` at the start of every step): `scale` × the active
+/// count + `fixed` invocations; `always` (1): every step, else only on a
+/// step that rebuilds the neighbour list.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Hash)]
+pub struct ArgSlot {
+    pub scale: u32,
+    pub fixed: u32,
+    pub always: u32,
     pub pad: u32,
 }
 
@@ -257,12 +275,17 @@ pub fn rust_layouts() -> Vec<StructLayout> {
         ),
         (
             "Gather",
-            vec![
-                ("words", offset_of!(Gather, words)),
-                ("particles", offset_of!(Gather, particles)),
-                ("total", offset_of!(Gather, total)),
-            ],
+            vec![("words", offset_of!(Gather, words))],
             size_of::<Gather>(),
+        ),
+        (
+            "ArgSlot",
+            vec![
+                ("scale", offset_of!(ArgSlot, scale)),
+                ("fixed", offset_of!(ArgSlot, fixed)),
+                ("always", offset_of!(ArgSlot, always)),
+            ],
+            size_of::<ArgSlot>(),
         ),
     ]
 }

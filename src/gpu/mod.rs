@@ -182,10 +182,23 @@ pub struct GpuBackend {
     pub fixed: FixedPoint,
     steps: u64,
     max_overlap: f64,
+    /// What inserted particles' motion records start from.
+    gravity: [f64; 3],
+    dt: f64,
 }
 
 impl GpuBackend {
     pub fn new(scene: &Scene, ctx: GpuContext) -> Result<GpuBackend, GpuError> {
+        Self::with_capacity(scene, ctx, None)
+    }
+
+    /// With buffers for `capacity` particles (at least the scene's): room
+    /// to insert particles without reallocating.
+    pub fn with_capacity(
+        scene: &Scene,
+        ctx: GpuContext,
+        capacity: Option<u64>,
+    ) -> Result<GpuBackend, GpuError> {
         let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
         let exact = Particles::from_scene(scene);
         let state = exact.to_f32();
@@ -201,6 +214,7 @@ impl GpuBackend {
             pos_fx: &pos_fx,
             motion: &crate::state::convert_motion(&motion),
             list: None,
+            capacity,
         };
         Self::from_state(scene, &grid, &init, ctx)
     }
@@ -220,7 +234,9 @@ impl GpuBackend {
                 ctx.info.name
             )));
         }
-        let (params, pairs, walls) = scene_tables(scene, grid);
+        let (mut params, pairs, walls) = scene_tables(scene, grid);
+        let n = init.state.len() as u64;
+        params.sizes[0] = init.capacity.unwrap_or(n).max(n) as u32;
         let data = GpuData::new(&ctx, &params, &pairs, &walls, init)?;
         let pipes = GpuPipelines::new(&ctx);
         let binds = GpuBindings::new(&ctx, &pipes, &data);
@@ -232,6 +248,8 @@ impl GpuBackend {
             binds,
             steps: 0,
             max_overlap: 0.0,
+            gravity: scene.simulation.gravity,
+            dt: scene.dt(),
         })
     }
 
@@ -350,6 +368,55 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
+    /// Appends `add` (its ids are replaced) to the working set, into the
+    /// buffers' spare capacity, with ids from the device's counter, and
+    /// returns them: the GPU twin of `cpu::Step::insert`. Their motion
+    /// records start as at a run's start; each gets an empty row at the end
+    /// of the current list (so the next build, which this sets off, moves
+    /// no history to it); the active count, which the kernels and the
+    /// dispatch sizes follow on the device, grows by `add.len()`. One
+    /// read of the control words and a few buffer writes, between calls to
+    /// `advance`.
+    pub fn insert(&mut self, add: &Particles<f64>) -> Result<std::ops::Range<u32>, GpuError> {
+        use data::*;
+        let ctl = self.ctl();
+        let (n, k) = (ctl[CTL_COUNT] as u64, add.len() as u64);
+        if n + k > self.data.cap {
+            return Err(GpuError::TooLarge(format!(
+                "{} particles: the GPU buffers hold {} (the capacity the run was started with)",
+                n + k,
+                self.data.cap
+            )));
+        }
+        let next = ctl[CTL_NEXT_ID];
+        let ids = next..next + k as u32;
+        let mut add = add.clone();
+        add.id = ids.clone().collect();
+        let motion: Vec<Motion<f32>> =
+            crate::state::convert_motion(&add.initial_motion(self.gravity, self.dt));
+        let f = add.to_f32();
+        let fx: Vec<[u32; 8]> = add
+            .pos_rad
+            .iter()
+            .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
+            .collect();
+        let (q, d) = (&self.ctx.queue, &self.data);
+        q.write_buffer(&d.b.pos, 16 * n, bytemuck::cast_slice(&f.pos_rad));
+        q.write_buffer(&d.b.diss, 4 * n, bytemuck::cast_slice(&f.dissipated));
+        q.write_buffer(&d.b.motion, 64 * n, bytemuck::cast_slice(&motion));
+        q.write_buffer(&d.b.pos_fx, 32 * n, bytemuck::cast_slice(&fx));
+        // empty rows at the end of the current list
+        let end = vec![ctl[CTL_LIST_LEN]; k as usize];
+        q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
+        let word =
+            |w: usize, v: u32| q.write_buffer(&d.ctl, (4 * w) as u64, bytemuck::bytes_of(&v));
+        word(CTL_COUNT, (n + k) as u32);
+        word(CTL_NEXT_ID, ids.end);
+        word(CTL_REBUILD, 1);
+        self.data.n = n + k;
+        Ok(ids)
+    }
+
     /// Replaces the neighbour list with a larger one, rebuilds the bind
     /// groups over it and unfreezes the run (the rebuild flag is still set,
     /// so the frozen step builds again).
@@ -497,6 +564,7 @@ impl Backend for GpuBackend {
             }
             let ctl = self.ctl();
             self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
+            self.data.n = ctl[CTL_COUNT] as u64;
             if ctl[CTL_FROZEN] == u32::MAX {
                 self.steps = ctl[CTL_STEP] as u64;
                 continue;

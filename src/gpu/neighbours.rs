@@ -9,8 +9,8 @@
 //! kernel launches no workgroup on a step that does not rebuild.
 
 use super::context::GpuContext;
-use super::data::GpuData;
-use super::kernel::{dispatch, dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over};
+use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
@@ -88,11 +88,11 @@ impl NeighbourKernels {
         d: &GpuData,
     ) {
         let groups = [(0, &b.g0), (1, &b.g1)];
-        dispatch_rebuild(pass, &self.keep, &groups, d.rebuild_args(d.n));
-        dispatch_rebuild(pass, &self.count, &groups, d.rebuild_args(d.n));
+        dispatch_indirect(pass, &self.keep, &groups, d.args_for(Over::Particles));
+        dispatch_indirect(pass, &self.count, &groups, d.args_for(Over::Particles));
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &groups, 1);
-        dispatch_rebuild(pass, &self.fill, &groups, d.rebuild_args(d.n));
+        dispatch_indirect(pass, &self.fill, &groups, d.args_for(Over::Particles));
         dispatch(pass, &self.finish, &groups, 1);
     }
 }

@@ -10,8 +10,8 @@
 
 use super::bin::{BinBinds, BinKernels};
 use super::context::GpuContext;
-use super::data::{GpuData, ScanLevel};
-use super::kernel::{dispatch_rebuild, Access, Kernel, KernelDecl, R, RW, U};
+use super::data::{GpuData, Over, ScanLevel};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct SortKernels {
     pub scan_block: Kernel,
@@ -36,10 +36,11 @@ pub struct SortBinds {
     pub arrays: Vec<ArrayBinds>,
 }
 
-/// One per-particle array's reorder: its words in all (the copy's dispatch size)
-/// and the groups of the gather B → A and of the copy A → B.
+/// One per-particle array's reorder: its words per particle (the copy's
+/// dispatch runs over words × the active count) and the groups of the
+/// gather B → A and of the copy A → B.
 pub struct ArrayBinds {
-    pub total: u64,
+    pub words: u64,
     pub gather: wgpu::BindGroup,
     pub copy: wgpu::BindGroup,
 }
@@ -120,9 +121,9 @@ impl SortKernels {
         let arrays = d
             .particle_arrays()
             .into_iter()
-            .filter(|p| p.words * d.n > 0)
+            .filter(|p| p.words > 0)
             .map(|p| ArrayBinds {
-                total: p.words * d.n,
+                words: p.words,
                 gather: self.gather.bind(ctx, 1, &[p.gather, p.b, p.a]),
                 copy: self.copy.bind(ctx, 1, &[p.gather, p.a, p.b]),
             })
@@ -154,17 +155,22 @@ impl SortKernels {
         d: &GpuData,
     ) {
         for (l, lv) in scan.iter().enumerate() {
-            dispatch_rebuild(
+            dispatch_indirect(
                 pass,
                 &self.scan_block,
                 &[(0, common), (1, &binds[l].0)],
-                d.rebuild_args(lv.len),
+                d.args_for(Over::Fixed(lv.len)),
             );
         }
         for l in (0..scan.len()).rev() {
             if let Some(add) = &binds[l].1 {
                 let groups = [(0, common), (1, add)];
-                dispatch_rebuild(pass, &self.scan_add, &groups, d.rebuild_args(scan[l].len));
+                dispatch_indirect(
+                    pass,
+                    &self.scan_add,
+                    &groups,
+                    d.args_for(Over::Fixed(scan[l].len)),
+                );
             }
         }
     }
@@ -180,17 +186,17 @@ impl SortKernels {
     ) {
         self.encode_scan(s, pass, d);
         bin.encode_clear(bb, pass, d);
-        dispatch_rebuild(
+        dispatch_indirect(
             pass,
             &self.scatter,
             &[(0, &s.common), (2, &s.scatter)],
-            d.rebuild_args(d.n),
+            d.args_for(Over::Particles),
         );
-        dispatch_rebuild(
+        dispatch_indirect(
             pass,
             &self.sort_cells,
             &[(0, &s.common), (2, &s.scatter)],
-            d.rebuild_args(d.n_cells),
+            d.args_for(Over::Fixed(d.n_cells)),
         );
     }
 
@@ -207,11 +213,11 @@ impl SortKernels {
         self.encode_order(s, bin, bb, pass, d);
         for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.gather), (2, &s.reorder_order)];
-            dispatch_rebuild(pass, &self.gather, &groups, d.rebuild_args(d.n));
+            dispatch_indirect(pass, &self.gather, &groups, d.args_for(Over::Particles));
         }
         for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.copy)];
-            dispatch_rebuild(pass, &self.copy, &groups, d.rebuild_args(a.total));
+            dispatch_indirect(pass, &self.copy, &groups, d.args_for(Over::Words(a.words)));
         }
     }
 }
