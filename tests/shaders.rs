@@ -168,6 +168,7 @@ fn kernel_bindings_match_shader_declarations() {
                 .get(rb.group as usize)
                 .and_then(|grp| grp.get(rb.binding as usize));
             let used = !ep_info[h].is_empty();
+            let declared = declared.filter(|a| **a != Access::Unused);
             match declared {
                 Some(a) => assert_eq!(
                     *a, access,
@@ -183,7 +184,7 @@ fn kernel_bindings_match_shader_declarations() {
         }
         // nothing declared that the shader lacks
         for (g, grp) in d.groups.iter().enumerate() {
-            for b in 0..grp.len() {
+            for b in (0..grp.len()).filter(|&b| grp[b] != Access::Unused) {
                 let exists = m.global_variables.iter().any(|(_, v)| {
                     v.binding
                         .as_ref()
@@ -226,7 +227,7 @@ fn storage_bindings_needed_is_the_widest_kernels() {
                 .groups
                 .iter()
                 .flat_map(|g| g.iter())
-                .filter(|a| **a != Access::Uniform)
+                .filter(|a| !matches!(**a, Access::Uniform | Access::Unused))
                 .count() as u32;
             (storage, d.entry)
         })

@@ -11,8 +11,12 @@ pub enum Access {
     Uniform,
     Read,
     ReadWrite,
+    /// Not in this kernel's layout: its entry point does not use the
+    /// binding (kernels of one shader share binding numbers, not layouts,
+    /// so each binds only what it uses).
+    Unused,
 }
-pub use Access::{Read as R, ReadWrite as RW, Uniform as U};
+pub use Access::{Read as R, ReadWrite as RW, Uniform as U, Unused as N};
 
 /// What a kernel is, without a device: its shader file, entry point and
 /// the access of each binding per group (`groups[g][b]`; an empty slice:
@@ -45,6 +49,8 @@ pub struct Kernel {
     pub pipeline: wgpu::ComputePipeline,
     /// Layout per group index (None: the entry point uses no such group).
     pub layouts: Vec<Option<wgpu::BindGroupLayout>>,
+    /// The declared access per group and binding.
+    pub groups: &'static [&'static [Access]],
 }
 
 impl Kernel {
@@ -55,29 +61,31 @@ impl Kernel {
             .iter()
             .enumerate()
             .map(|(g, acc)| {
-                if acc.is_empty() {
+                if acc.iter().all(|a| *a == Access::Unused) {
                     return None;
                 }
                 let entries: Vec<wgpu::BindGroupLayoutEntry> = acc
                     .iter()
                     .enumerate()
-                    .map(|(b, a)| wgpu::BindGroupLayoutEntry {
-                        binding: b as u32,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: match a {
-                                Access::Uniform => wgpu::BufferBindingType::Uniform,
-                                Access::Read => {
-                                    wgpu::BufferBindingType::Storage { read_only: true }
-                                }
-                                Access::ReadWrite => {
-                                    wgpu::BufferBindingType::Storage { read_only: false }
-                                }
+                    .filter_map(|(b, a)| {
+                        let ty = match a {
+                            Access::Uniform => wgpu::BufferBindingType::Uniform,
+                            Access::Read => wgpu::BufferBindingType::Storage { read_only: true },
+                            Access::ReadWrite => {
+                                wgpu::BufferBindingType::Storage { read_only: false }
+                            }
+                            Access::Unused => return None,
+                        };
+                        Some(wgpu::BindGroupLayoutEntry {
+                            binding: b as u32,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: wgpu::BindingType::Buffer {
+                                ty,
+                                has_dynamic_offset: false,
+                                min_binding_size: None,
                             },
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
+                            count: None,
+                        })
                     })
                     .collect();
                 let label = format!("{entry} group {g}");
@@ -113,17 +121,21 @@ impl Kernel {
             label: entry,
             pipeline,
             layouts,
+            groups,
         }
     }
 
     /// A bind group for group `g` over `buffers` (in binding order).
+    /// `buffers` in binding order; those of `Unused` bindings are left out.
     pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
         let layout = self.layouts[g]
             .as_ref()
             .unwrap_or_else(|| panic!("{}: group {g} is not used", self.label));
+        let acc = self.groups[g];
         let entries: Vec<wgpu::BindGroupEntry> = buffers
             .iter()
             .enumerate()
+            .filter(|(b, _)| acc.get(*b) != Some(&Access::Unused))
             .map(|(b, buf)| wgpu::BindGroupEntry {
                 binding: b as u32,
                 resource: buf.as_entire_binding(),

@@ -29,14 +29,13 @@ pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
 use layout::{Pair, Params, Wall};
 
-/// Storage buffers the widest kernels bind in one stage: 15, the
-/// neighbour-list build's shared layout (`keep`, `count_candidates`,
-/// `check_list`, `fill`, `finish_build`; with the wall primitives); then
-/// `contacts` 10, `integrate` 8; the reorder binds 4 whatever the number
-/// of per-particle arrays (checked against every `KernelDecl` in
-/// `tests/shaders.rs`). Desktop Vulkan, Metal and DX12 adapters offer
-/// more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 15;
+/// Storage buffers the widest kernel binds in one stage: 13, the
+/// neighbour list's `fill` (each kernel binds only what it uses: `keep` 10,
+/// `contacts` 10, `count_candidates` 8, `integrate` 8; the reorder 4
+/// whatever the number of per-particle arrays; checked against every
+/// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
+/// adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 13;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;

@@ -10,7 +10,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch, dispatch_indirect, Kernel, KernelDecl, N, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
@@ -21,25 +21,56 @@ pub struct NeighbourKernels {
     pub finish: Kernel,
 }
 
+/// Groups 0 and 1 of each kernel (each binds only what it uses).
 pub struct NeighbourBinds {
-    pub g0: wgpu::BindGroup,
-    pub g1: wgpu::BindGroup,
+    pub keep: [wgpu::BindGroup; 2],
+    pub count: [wgpu::BindGroup; 2],
+    pub check: [wgpu::BindGroup; 2],
+    pub fill: [wgpu::BindGroup; 2],
+    pub finish: wgpu::BindGroup,
     /// The scan of `nbr_count` into `nbr_start`.
     pub scan: ScanBinds,
 }
 
 impl NeighbourKernels {
-    /// `keep`, `count_candidates`, `check_list`, `fill`, `finish_build`.
+    /// `keep`, `count_candidates`, `check_list`, `fill`, `finish_build`,
+    /// each with only the bindings it uses (N: left out). Group 0: params,
+    /// ctl, starts, order, walls; group 1: pos, nbr_count, nbr_start, nbr,
+    /// pos_ref, nbr_hist, old_start, old_nbr, old_hist, new_at,
+    /// old_index. The widest, `fill`, binds 13 storage buffers (one layout
+    /// shared by all five bound 15).
     pub const DECLS: [KernelDecl; 5] = {
-        const G0: &[Access] = &[U, RW, R, R, R];
-        const G: &[&[Access]] = &[G0, &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW]];
         const S: &str = "neighbours.wgsl";
         [
-            KernelDecl::new(S, "keep", G),
-            KernelDecl::new(S, "count_candidates", G),
-            KernelDecl::new(S, "check_list", G),
-            KernelDecl::new(S, "fill", G),
-            KernelDecl::new(S, "finish_build", G),
+            KernelDecl::new(
+                S,
+                "keep",
+                &[
+                    &[N, RW, N, R, N],
+                    &[N, N, RW, RW, N, RW, RW, RW, RW, RW, RW],
+                ],
+            ),
+            KernelDecl::new(
+                S,
+                "count_candidates",
+                // nbr_start, nbr and nbr_hist are the fill's (the same
+                // search writes them there), named in the shared function
+                &[&[U, RW, R, N, R], &[R, RW, RW, RW, N, RW, N, N, N, N, N]],
+            ),
+            KernelDecl::new(
+                S,
+                "check_list",
+                &[&[N, RW, N, N, N], &[N, N, RW, N, N, N, N, N, N, N, N]],
+            ),
+            KernelDecl::new(
+                S,
+                "fill",
+                &[
+                    &[U, RW, R, N, R],
+                    &[R, N, RW, RW, RW, RW, RW, RW, RW, RW, RW],
+                ],
+            ),
+            KernelDecl::new(S, "finish_build", &[&[N, RW, N, N, N]]),
         ]
     };
 
@@ -55,26 +86,27 @@ impl NeighbourKernels {
     }
 
     pub fn bind(&self, ctx: &GpuContext, sort: &SortKernels, d: &GpuData) -> NeighbourBinds {
-        let k = &self.count;
+        let g0 = [&d.params, &d.ctl, &d.starts, &d.order, &d.walls];
+        let g1 = [
+            &d.b.pos,
+            &d.nbr_count,
+            &d.nbr_start,
+            &d.nbr,
+            &d.pos_ref,
+            &d.nbr_hist,
+            &d.old_start,
+            &d.old_nbr,
+            &d.old_hist,
+            &d.new_at,
+            &d.old_index,
+        ];
+        let both = |k: &Kernel| [k.bind(ctx, 0, &g0), k.bind(ctx, 1, &g1)];
         NeighbourBinds {
-            g0: k.bind(ctx, 0, &[&d.params, &d.ctl, &d.starts, &d.order, &d.walls]),
-            g1: k.bind(
-                ctx,
-                1,
-                &[
-                    &d.b.pos,
-                    &d.nbr_count,
-                    &d.nbr_start,
-                    &d.nbr,
-                    &d.pos_ref,
-                    &d.nbr_hist,
-                    &d.old_start,
-                    &d.old_nbr,
-                    &d.old_hist,
-                    &d.new_at,
-                    &d.old_index,
-                ],
-            ),
+            keep: both(&self.keep),
+            count: both(&self.count),
+            check: both(&self.check),
+            fill: both(&self.fill),
+            finish: self.finish.bind(ctx, 0, &g0),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -87,12 +119,15 @@ impl NeighbourKernels {
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
     ) {
-        let groups = [(0, &b.g0), (1, &b.g1)];
-        dispatch_indirect(pass, &self.keep, &groups, d.args_for(Over::Particles));
-        dispatch_indirect(pass, &self.count, &groups, d.args_for(Over::Particles));
+        fn g(b: &[wgpu::BindGroup; 2]) -> [(u32, &wgpu::BindGroup); 2] {
+            [(0, &b[0]), (1, &b[1])]
+        }
+        let particles = d.args_for(Over::Particles);
+        dispatch_indirect(pass, &self.keep, &g(&b.keep), particles);
+        dispatch_indirect(pass, &self.count, &g(&b.count), particles);
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
-        dispatch(pass, &self.check, &groups, 1);
-        dispatch_indirect(pass, &self.fill, &groups, d.args_for(Over::Particles));
-        dispatch(pass, &self.finish, &groups, 1);
+        dispatch(pass, &self.check, &g(&b.check), 1);
+        dispatch_indirect(pass, &self.fill, &g(&b.fill), particles);
+        dispatch(pass, &self.finish, &[(0, &b.finish)], 1);
     }
 }
