@@ -11,6 +11,8 @@ fn idle() -> bool {
 @group(0) @binding(2) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
+// bin only: the motion record's id lane, NONE for a removed particle
+@group(0) @binding(5) var<storage, read> motion: array<Motion>;
 
 // arm_rebuild only: what each indirect dispatch runs over (its slot:
 // scale × the active count + fixed invocations; `always`: every step, else
@@ -51,7 +53,8 @@ fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn clear_counts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
     let c = flat_index(wid, nwg, lid);
-    if (c >= P.dims.w || idle()) { return; }
+    // the cells and the removed bin after them
+    if (c > P.dims.w || idle()) { return; }
     atomicStore(&counts[c], 0u);
 }
 
@@ -60,7 +63,10 @@ fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3
        @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if (i >= ctl[CTL_COUNT] || idle()) { return; }
-    let k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
+    var k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
+    // a removed particle (id NONE) goes to the bin past the last cell: the
+    // sort moves it behind every live one, and the build drops it
+    if (bitcast<u32>(motion[i].omega_half.w) == NONE) { k = P.dims.w; }
     keys[i] = k;
     atomicAdd(&counts[k], 1u);
 }

@@ -19,7 +19,8 @@ const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity 
 const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
 const CTL_COUNT: u32 = 11u;       // active particles: indices 0..count of the per-particle buffers (capacity P.sizes.x)
 const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
-const CTL_LEN: u32 = 13u;
+const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count it was built over, plus rows added empty for inserted particles)
+const CTL_LEN: u32 = 14u;
 
 // A neighbour-list entry (src/state.rs): the partner's index, in bit 30
 // whether the partner is a wall primitive (a row lists them last), and in

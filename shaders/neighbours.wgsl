@@ -135,6 +135,27 @@ fn candidates(i: u32, write: bool) -> u32 {
     return k;
 }
 
+// One thread, first of a build (after the sort): drops the particles the
+// sort moved past the live ones (removed: their key was the bin after the
+// last cell, so starts[n_cells] counts the live ones). They leave the
+// count; `new_at` of each says it has no new place, so no history follows
+// an entry to it; their rows of the previous list are kept like the others'
+// (`keep` keeps the live ones').
+@compute @workgroup_size(1)
+fn drop_removed() {
+    if (idle()) { return; }
+    let live = starts[P.dims.w];
+    let count = atomicLoad(&ctl[CTL_COUNT]);
+    let rows = atomicLoad(&ctl[CTL_ROWS]);
+    for (var j = live; j < count; j++) {
+        let o = order[j];
+        new_at[o] = NONE;
+        old_start[o] = nbr_start[o];
+        if (o + 1u == rows) { old_start[o + 1u] = nbr_start[o + 1u]; }
+    }
+    atomicStore(&ctl[CTL_COUNT], min(live, count));
+}
+
 // First of a build, per particle in the new order: saves the previous list
 // (over the previous order: particle j stood at order[j]) and where each
 // particle of that order stands now. Once per build: a build that froze for room (CTL_KEPT set) has
@@ -150,7 +171,7 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let lo = nbr_start[o];
     let hi = nbr_start[o + 1u];
     old_start[o] = lo;
-    if (o + 1u == atomicLoad(&ctl[CTL_COUNT])) { old_start[o + 1u] = hi; }
+    if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
     for (var e = lo; e < hi; e++) {
         old_nbr[e] = nbr[e];
         old_hist[e] = nbr_hist[e];
@@ -198,5 +219,6 @@ fn finish_build() {
     if (idle()) { return; }
     atomicStore(&ctl[CTL_REBUILD], 0u);
     atomicStore(&ctl[CTL_KEPT], 0u);
+    atomicStore(&ctl[CTL_ROWS], atomicLoad(&ctl[CTL_COUNT]));
     atomicAdd(&ctl[CTL_BUILDS], 1u);
 }

@@ -20,7 +20,7 @@ pub struct BinBinds {
 impl BinKernels {
     /// `arm_rebuild`, `clear_counts`, `bin`.
     pub const DECLS: [KernelDecl; 3] = {
-        const G: &[Access] = &[U, R, R, RW, RW];
+        const G: &[Access] = &[U, R, R, RW, RW, R];
         const S: &str = "bin.wgsl";
         [
             KernelDecl::new(S, "arm_rebuild", &[G, &[R, RW]]),
@@ -40,9 +40,11 @@ impl BinKernels {
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> BinBinds {
         BinBinds {
-            group: self
-                .bin
-                .bind(ctx, 0, &[&d.params, &d.ctl, &d.b.pos, &d.keys, &d.counts]),
+            group: self.bin.bind(
+                ctx,
+                0,
+                &[&d.params, &d.ctl, &d.b.pos, &d.keys, &d.counts, &d.b.motion],
+            ),
             arm: self.arm.bind(ctx, 1, &[&d.arg_slots, &d.args]),
         }
     }

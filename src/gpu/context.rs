@@ -1,25 +1,19 @@
 //! `GpuContext`: the one owner of the wgpu instance, adapter, device and
 //! queue. Nothing else creates a device; stages and data take `&GpuContext`.
 
-use std::fmt;
-
 /// Errors of the GPU path, each one line for the user.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GpuError {
+    /// No usable adapter (and why).
+    #[error("{0}")]
     NoAdapter(String),
+    /// The adapter or device cannot run talus.
+    #[error("{0}")]
     Device(String),
+    /// The scene does not fit the device's buffers.
+    #[error("{0}")]
     TooLarge(String),
 }
-
-impl fmt::Display for GpuError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GpuError::NoAdapter(s) | GpuError::Device(s) | GpuError::TooLarge(s) => f.write_str(s),
-        }
-    }
-}
-
-impl std::error::Error for GpuError {}
 
 pub struct GpuContext {
     pub instance: wgpu::Instance,

@@ -256,7 +256,8 @@ pub struct GpuData {
 
 pub use super::layout::{
     CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN,
-    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_STEP,
+    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS,
+    CTL_STEP,
 };
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
@@ -271,6 +272,7 @@ pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     c[CTL_REBUILD] = 1;
     c[CTL_LIST_CAP] = cap as u32;
     c[CTL_COUNT] = count as u32;
+    c[CTL_ROWS] = count as u32;
     c[CTL_NEXT_ID] = next_id;
     c
 }

@@ -8,7 +8,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 13;
+pub const CTL_LEN: usize = 14;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -26,6 +26,9 @@ pub const CTL_LIST_CAP: usize = 10;
 pub const CTL_COUNT: usize = 11;
 /// The id the next inserted particle gets (ids are never reused).
 pub const CTL_NEXT_ID: usize = 12;
+/// Rows of the current list's CSR: the count it was built over, plus the
+/// empty rows insertion adds (what a build keeps the previous list over).
+pub const CTL_ROWS: usize = 13;
 
 /// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
 /// name: `tests/shaders.rs` checks that each WGSL `const` there has this
@@ -50,6 +53,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LIST_CAP", CTL_LIST_CAP as u32),
         ("CTL_COUNT", CTL_COUNT as u32),
         ("CTL_NEXT_ID", CTL_NEXT_ID as u32),
+        ("CTL_ROWS", CTL_ROWS as u32),
         ("CTL_LEN", CTL_LEN as u32),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),

@@ -40,7 +40,8 @@ pub const STORAGE_BINDINGS_NEEDED: u32 = 13;
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
 
-/// Every kernel of a step, built once per device.
+/// Every kernel of a step, built once per backend (`GpuBackend::from_state`;
+/// pipelines are not shared between backends on one device).
 pub struct GpuPipelines {
     pub bin: bin::BinKernels,
     pub sort: sort::SortKernels,
@@ -410,10 +411,37 @@ impl GpuBackend {
         let word =
             |w: usize, v: u32| q.write_buffer(&d.ctl, (4 * w) as u64, bytemuck::bytes_of(&v));
         word(CTL_COUNT, (n + k) as u32);
+        word(CTL_ROWS, (n + k) as u32);
         word(CTL_NEXT_ID, ids.end);
         word(CTL_REBUILD, 1);
         self.data.n = n + k;
         Ok(ids)
+    }
+
+    /// Removes the particles whose id is in `ids` and returns how many
+    /// there were: the GPU twin of `cpu::Step::remove`. Each is marked (its
+    /// motion record's id becomes `NONE`) and the next step rebuilds: its
+    /// bin stage puts marked particles past the last cell, the sort moves
+    /// them behind the live ones, and the build's `drop_removed` lowers the
+    /// active count and keeps history from following an entry to them (the
+    /// outlets of a later issue mark particles the same way, on the device).
+    /// Until that step the marked particles are still in the state.
+    pub fn remove(&mut self, ids: &std::collections::HashSet<u32>) -> usize {
+        let m: Vec<crate::state::Motion<f32>> = self.read_vec(&self.data.b.motion, self.data.n);
+        let q = &self.ctx.queue;
+        let mut k = 0;
+        for (i, r) in m.iter().enumerate() {
+            if ids.contains(&r[3][3].to_bits()) {
+                let at = (64 * i + 60) as u64;
+                q.write_buffer(&self.data.b.motion, at, bytemuck::bytes_of(&layout::NONE));
+                k += 1;
+            }
+        }
+        if k > 0 {
+            let at = (4 * data::CTL_REBUILD) as u64;
+            q.write_buffer(&self.data.ctl, at, bytemuck::bytes_of(&1u32));
+        }
+        k
     }
 
     /// Replaces the neighbour list with a larger one, rebuilds the bind

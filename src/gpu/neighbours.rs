@@ -14,6 +14,7 @@ use super::kernel::{dispatch, dispatch_indirect, Kernel, KernelDecl, N, R, RW, U
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
+    pub drop_removed: Kernel,
     pub keep: Kernel,
     pub count: Kernel,
     pub check: Kernel,
@@ -23,6 +24,7 @@ pub struct NeighbourKernels {
 
 /// Groups 0 and 1 of each kernel (each binds only what it uses).
 pub struct NeighbourBinds {
+    pub drop_removed: [wgpu::BindGroup; 2],
     pub keep: [wgpu::BindGroup; 2],
     pub count: [wgpu::BindGroup; 2],
     pub check: [wgpu::BindGroup; 2],
@@ -33,15 +35,21 @@ pub struct NeighbourBinds {
 }
 
 impl NeighbourKernels {
-    /// `keep`, `count_candidates`, `check_list`, `fill`, `finish_build`,
+    /// `drop_removed`, `keep`, `count_candidates`, `check_list`, `fill`,
+    /// `finish_build`,
     /// each with only the bindings it uses (N: left out). Group 0: params,
     /// ctl, starts, order, walls; group 1: pos, nbr_count, nbr_start, nbr,
     /// pos_ref, nbr_hist, old_start, old_nbr, old_hist, new_at,
     /// old_index. The widest, `fill`, binds 13 storage buffers (one layout
     /// shared by all five bound 15).
-    pub const DECLS: [KernelDecl; 5] = {
+    pub const DECLS: [KernelDecl; 6] = {
         const S: &str = "neighbours.wgsl";
         [
+            KernelDecl::new(
+                S,
+                "drop_removed",
+                &[&[U, RW, R, R, N], &[N, N, RW, N, N, N, RW, N, N, RW, N]],
+            ),
             KernelDecl::new(
                 S,
                 "keep",
@@ -77,11 +85,12 @@ impl NeighbourKernels {
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
         let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         NeighbourKernels {
-            keep: k(0),
-            count: k(1),
-            check: k(2),
-            fill: k(3),
-            finish: k(4),
+            drop_removed: k(0),
+            keep: k(1),
+            count: k(2),
+            check: k(3),
+            fill: k(4),
+            finish: k(5),
         }
     }
 
@@ -102,6 +111,7 @@ impl NeighbourKernels {
         ];
         let both = |k: &Kernel| [k.bind(ctx, 0, &g0), k.bind(ctx, 1, &g1)];
         NeighbourBinds {
+            drop_removed: both(&self.drop_removed),
             keep: both(&self.keep),
             count: both(&self.count),
             check: both(&self.check),
@@ -123,6 +133,7 @@ impl NeighbourKernels {
             [(0, &b[0]), (1, &b[1])]
         }
         let particles = d.args_for(Over::Particles);
+        dispatch(pass, &self.drop_removed, &g(&b.drop_removed), 1);
         dispatch_indirect(pass, &self.keep, &g(&b.keep), particles);
         dispatch_indirect(pass, &self.count, &g(&b.count), particles);
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);

@@ -3,6 +3,7 @@
 //! in the same order).
 
 use super::primitive::{Kind, Primitive};
+use glam::DVec3;
 
 /// The distance from centre `x` to primitive `p` along the contact normal,
 /// and that normal (unit, from the particle toward the wall). A sphere of
@@ -13,9 +14,10 @@ use super::primitive::{Kind, Primitive};
 pub fn gap(p: &Primitive, x: [f64; 3]) -> (f64, [f64; 3]) {
     match p.kind {
         Kind::Plane => {
-            let d = [x[0] - p.a[0], x[1] - p.a[1], x[2] - p.a[2]];
-            let dist = d[0] * p.b[0] + d[1] * p.b[1] + d[2] * p.b[2];
-            (dist, [-p.b[0], -p.b[1], -p.b[2]])
+            // (x − a)·n, summed x, y, z in that order as the GPU's dot
+            let n = DVec3::new(p.b[0], p.b[1], p.b[2]);
+            let dist = (DVec3::from_array(x) - DVec3::new(p.a[0], p.a[1], p.a[2])).dot(n);
+            (dist, (-n).to_array())
         }
     }
 }
