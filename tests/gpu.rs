@@ -16,31 +16,6 @@ use talus::scene::{Material, Scene, SceneBuilder};
 use talus::state::{convert_motion, Motion, Particles};
 use talus::state::{INDEX, WALL};
 
-/// 300 spheres thrown down at 1 m/s onto a floor (the scene of the CPU's
-/// insertion test).
-fn falling_bed() -> Scene {
-    build(
-        SceneBuilder::new("grow")
-            .domain([0.0; 3], [0.02, 0.02, 0.1])
-            .gravity([0.0, 0.0, -9.81])
-            .dt_auto(0.2)
-            .steps(1)
-            .material(Material::new("glass", 2500.0, 5e7))
-            .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
-            .generate(
-                "random",
-                ([0.0; 3], [0.02, 0.02, 0.02]),
-                talus::scene::RadiusDist::Uniform {
-                    min: 0.0007,
-                    max: 0.001,
-                },
-                "glass",
-                Some(300),
-                [0.0, 0.0, -1.0],
-            ),
-    )
-}
-
 /// A list entry as something both paths agree on: a particle partner by
 /// its id, a wall primitive as WALL | its index.
 fn entry_code(k: u32, ids: &[u32]) -> u32 {
@@ -1140,19 +1115,7 @@ fn law_sample(r: &mut Rng) -> LawSample {
     };
     let a = particle(r);
     let wall = r.f64() < 0.2;
-    let b = if wall {
-        Body {
-            vel: [0.0; 3],
-            omega: [0.0; 3],
-            vel_half: [0.0; 3],
-            omega_half: [0.0; 3],
-            radius: f64::INFINITY,
-            inv_mass: 0.0,
-            inv_inertia: 0.0,
-        }
-    } else {
-        particle(r)
-    };
+    let b = if wall { Body::WALL } else { particle(r) };
     let restitution = f(r.range(0.1, 0.95));
     let ln_e = restitution.ln();
     let beta = ln_e / (ln_e * ln_e + std::f64::consts::PI.powi(2)).sqrt();
@@ -1200,16 +1163,7 @@ fn law_sample(r: &mut Rng) -> LawSample {
         ]
     };
     let case = talus::gpu::layout::LawCase {
-        pair: talus::gpu::layout::Pair {
-            e_star: pp.e_star as f32,
-            g_star: pp.g_star as f32,
-            restitution: pp.restitution as f32,
-            beta: pp.beta as f32,
-            friction: pp.friction as f32,
-            rolling_friction: pp.rolling_friction as f32,
-            damp_n: pp.damp_n as f32,
-            damp_t: pp.damp_t as f32,
-        },
+        pair: talus::gpu::layout::Pair::from_params(&pp),
         a: rec(&a),
         b: rec(&b),
         radii: [

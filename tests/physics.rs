@@ -396,19 +396,33 @@ fn pair_forces_are_antisymmetric_and_history_mirrored() {
 /// no history of its own).
 #[test]
 fn rebuild_carries_history_over() {
-    let scene = periodic_cloud(300, 0.5, 0.5, 13);
-    let mut st = Step::new(&scene).unwrap();
+    let carried = carried_over_rebuilds(&periodic_cloud(300, 0.5, 0.5, 13), 3, Step::pair_history);
+    assert!(carried > 100, "only {carried} history entries carried over");
+}
+
+/// (particle id, partner id or primitive, ξ xyz and k_t).
+type History = (u32, u32, [f64; 4]);
+
+/// Runs `scene` 1500 steps; before and after each of its (at least
+/// `min_rebuilds`) rebuilds, `history` by ids must be the same bits.
+/// Returns the entries carried over in all.
+fn carried_over_rebuilds(
+    scene: &talus::Scene,
+    min_rebuilds: usize,
+    history: fn(&Step) -> Vec<History>,
+) -> usize {
+    let mut st = Step::new(scene).unwrap();
     let (mut rebuilds, mut carried) = (0, 0);
+    let key = |x: &History| (x.0, x.1);
     for _ in 0..1500 {
         st.step().unwrap();
         if !st.rebuild {
             continue;
         }
-        let mut before = st.pair_history();
+        let mut before = history(&st);
         st.bin_and_sort();
         st.build_neighbours();
-        let mut after = st.pair_history();
-        let key = |x: &(u32, u32, [f64; 4])| (x.0, x.1);
+        let mut after = history(&st);
         before.sort_by_key(key);
         after.sort_by_key(key);
         assert_eq!(
@@ -419,8 +433,8 @@ fn rebuild_carries_history_over() {
         rebuilds += 1;
         carried += before.len();
     }
-    assert!(rebuilds >= 3, "only {rebuilds} rebuilds");
-    assert!(carried > 100, "only {carried} history entries carried over");
+    assert!(rebuilds >= min_rebuilds, "only {rebuilds} rebuilds");
+    carried
 }
 
 /// The same for walls: a rebuild moves each wall contact's history (a list
@@ -428,30 +442,7 @@ fn rebuild_carries_history_over() {
 /// over many rebuilds of spheres flying around a box of six walls.
 #[test]
 fn rebuild_carries_wall_history_over() {
-    let scene = walled_box(7);
-    let mut st = Step::new(&scene).unwrap();
-    let (mut rebuilds, mut carried) = (0, 0);
-    for _ in 0..1500 {
-        st.step().unwrap();
-        if !st.rebuild {
-            continue;
-        }
-        let mut before = st.wall_history();
-        st.bin_and_sort();
-        st.build_neighbours();
-        let mut after = st.wall_history();
-        let key = |x: &(u32, u32, [f64; 4])| (x.0, x.1);
-        before.sort_by_key(key);
-        after.sort_by_key(key);
-        assert_eq!(
-            before, after,
-            "wall history changed across rebuild {}",
-            st.builds
-        );
-        rebuilds += 1;
-        carried += before.len();
-    }
-    assert!(rebuilds >= 5, "only {rebuilds} rebuilds");
+    let carried = carried_over_rebuilds(&walled_box(7), 5, Step::wall_history);
     assert!(
         carried > 50,
         "only {carried} wall history entries carried over"
@@ -770,28 +761,9 @@ fn final_csv_round_trips() {
     }
 }
 
-/// 300 spheres thrown down at 1 m/s onto a floor: contacts form within a
-/// few hundred steps.
+/// [`common::falling_bed`] as a CPU step.
 fn falling_bed() -> Step {
-    let b = SceneBuilder::new("grow")
-        .domain([0.0; 3], [0.02, 0.02, 0.1])
-        .gravity([0.0, 0.0, -9.81])
-        .dt_auto(0.2)
-        .steps(1)
-        .material(Material::new("glass", 2500.0, 5e7))
-        .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
-        .generate(
-            "random",
-            ([0.0; 3], [0.02, 0.02, 0.02]),
-            talus::scene::RadiusDist::Uniform {
-                min: 0.0007,
-                max: 0.001,
-            },
-            "glass",
-            Some(300),
-            [0.0, 0.0, -1.0],
-        );
-    Step::new(&common::build(b)).unwrap()
+    Step::new(&common::falling_bed()).unwrap()
 }
 
 /// A copy of particle `i` of `p` as a one-particle set (for insertion).

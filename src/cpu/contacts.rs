@@ -484,15 +484,7 @@ impl Batch {
                 }
                 continue;
             }
-            let wall = Body {
-                vel: [0.0; 3],
-                omega: [0.0; 3],
-                vel_half: [0.0; 3],
-                omega_half: [0.0; 3],
-                radius: f64::INFINITY,
-                inv_mass: 0.0,
-                inv_inertia: 0.0,
-            };
+            let wall = Body::WALL;
             let pp = c.pairs.get(mat_i, prim.material);
             let me = body(mi, ri);
             // without the flag the entry's history is zero: not read

@@ -58,6 +58,20 @@ pub struct Body {
     pub inv_inertia: f64,
 }
 
+impl Body {
+    /// A wall as the law sees it: at rest, infinite radius, no inverse
+    /// mass or inertia (a moving wall will carry its velocity here).
+    pub const WALL: Body = Body {
+        vel: [0.0; 3],
+        omega: [0.0; 3],
+        vel_half: [0.0; 3],
+        omega_half: [0.0; 3],
+        radius: f64::INFINITY,
+        inv_mass: 0.0,
+        inv_inertia: 0.0,
+    };
+}
+
 /// Model constants of the step that the law needs.
 #[derive(Debug, Clone, Copy)]
 pub struct LawParams {
@@ -424,15 +438,7 @@ mod tests {
     }
 
     fn wall() -> Body {
-        Body {
-            vel: [0.0; 3],
-            omega: [0.0; 3],
-            vel_half: [0.0; 3],
-            omega_half: [0.0; 3],
-            radius: f64::INFINITY,
-            inv_mass: 0.0,
-            inv_inertia: 0.0,
-        }
+        Body::WALL
     }
 
     fn bits(r: &PairResult) -> Vec<u64> {

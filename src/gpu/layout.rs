@@ -98,6 +98,22 @@ pub struct Pair {
     pub damp_t: f32,
 }
 
+impl Pair {
+    /// The f32 twin of one material pair.
+    pub fn from_params(p: &crate::pair::PairParams) -> Pair {
+        Pair {
+            e_star: p.e_star as f32,
+            g_star: p.g_star as f32,
+            restitution: p.restitution as f32,
+            beta: p.beta as f32,
+            friction: p.friction as f32,
+            rolling_friction: p.rolling_friction as f32,
+            damp_n: p.damp_n as f32,
+            damp_t: p.damp_t as f32,
+        }
+    }
+}
+
 /// A wall primitive: `walls::Primitive` in f32, the same fields (`Wall`
 /// in `shaders/common.wgsl`; its gap to a sphere in `shaders/walls.wgsl`).
 #[repr(C)]

@@ -155,20 +155,7 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
         },
     };
     let table = PairTable::new(scene);
-    let pairs = table
-        .pairs
-        .iter()
-        .map(|p| Pair {
-            e_star: p.e_star as f32,
-            g_star: p.g_star as f32,
-            restitution: p.restitution as f32,
-            beta: p.beta as f32,
-            friction: p.friction as f32,
-            rolling_friction: p.rolling_friction as f32,
-            damp_n: p.damp_n as f32,
-            damp_t: p.damp_t as f32,
-        })
-        .collect();
+    let pairs = table.pairs.iter().map(Pair::from_params).collect();
     let walls = prims.iter().map(Wall::from_primitive).collect();
     (params, pairs, walls)
 }

@@ -242,3 +242,28 @@ pub fn touches_wall(x: [f64; 4], point: [f64; 3], normal: [f64; 3]) -> bool {
     let d = [0, 1, 2].map(|k| x[k] - point[k]);
     d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2] < x[3]
 }
+
+/// 300 spheres thrown down at 1 m/s onto a floor: contacts form within a
+/// few hundred steps (the insertion and removal tests of both paths).
+pub fn falling_bed() -> Scene {
+    build(
+        SceneBuilder::new("grow")
+            .domain([0.0; 3], [0.02, 0.02, 0.1])
+            .gravity([0.0, 0.0, -9.81])
+            .dt_auto(0.2)
+            .steps(1)
+            .material(Material::new("glass", 2500.0, 5e7))
+            .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
+            .generate(
+                "random",
+                ([0.0; 3], [0.02, 0.02, 0.02]),
+                talus::scene::RadiusDist::Uniform {
+                    min: 0.0007,
+                    max: 0.001,
+                },
+                "glass",
+                Some(300),
+                [0.0, 0.0, -1.0],
+            ),
+    )
+}
