@@ -45,8 +45,9 @@ pub const WALL: u32 = 1 << 30;
 /// The partner's index in a list entry (a particle's, or with [`WALL`] a
 /// primitive's). Particle counts stay below 2³⁰ ([`MAX_PARTICLES`]).
 pub const INDEX: u32 = WALL - 1;
-/// The most particles a run may hold: indices must fit [`INDEX`].
-pub const MAX_PARTICLES: usize = INDEX as usize;
+/// The most particles a run may hold: indices 0..n must fit [`INDEX`]
+/// (the scene refuses more, and so does insertion).
+pub const MAX_PARTICLES: usize = INDEX as usize + 1;
 
 /// A particle's motion as its contact partners read it, packed so that a
 /// contact touches one 128-byte block (f64; 64 bytes in f32) of its

@@ -822,18 +822,7 @@ fn gpu_insertion_leaves_the_others_bit_for_bit() {
     let mut grown = GpuBackend::with_capacity(&scene, ctx, Some(n + 8)).unwrap();
     plain.advance(200).unwrap();
     grown.advance(200).unwrap();
-    let s = grown.snapshot();
-    let mut add = Particles {
-        pos_rad: vec![s.pos_rad[0]],
-        vel_invm: vec![s.vel_invm[0]],
-        omega_invi: vec![s.omega_invi[0]],
-        material: vec![s.material[0]],
-        id: vec![0],
-        dissipated: vec![0.0],
-    };
-    add.pos_rad[0] = [0.01, 0.01, 0.09, 0.001];
-    add.vel_invm[0][..3].copy_from_slice(&[0.0; 3]);
-    add.omega_invi[0][..3].copy_from_slice(&[0.0; 3]);
+    let add = spheres_at_rest_above(&grown.snapshot(), 1);
     let ids = grown.insert(&add).unwrap();
     assert_eq!(ids, n as u32..n as u32 + 1);
     assert_eq!(
@@ -866,18 +855,7 @@ fn gpu_insertion_leaves_the_others_bit_for_bit() {
     assert_eq!(a, b, "the others changed");
     assert_eq!(grown.ctl()[talus::gpu::data::CTL_NEXT_ID], n as u32 + 1);
     // no room left past the capacity: one line, no panic
-    let err = grown.insert(&{
-        let mut many = add.clone();
-        for _ in 0..8 {
-            many.pos_rad.push(add.pos_rad[0]);
-            many.vel_invm.push(add.vel_invm[0]);
-            many.omega_invi.push(add.omega_invi[0]);
-            many.material.push(add.material[0]);
-            many.id.push(0);
-            many.dissipated.push(0.0);
-        }
-        many
-    });
+    let err = grown.insert(&spheres_at_rest_above(&add, 9));
     assert!(err.unwrap_err().to_string().contains("capacity"));
 }
 
@@ -1478,15 +1456,7 @@ fn gpu_removal_drops_particles_and_keeps_the_rest() {
     let mut g = GpuBackend::with_capacity(&scene, ctx, Some(n + 1)).unwrap();
     plain.advance(200).unwrap();
     g.advance(200).unwrap();
-    let s = g.snapshot();
-    let far = Particles {
-        pos_rad: vec![[0.01, 0.01, 0.09, 0.001]],
-        vel_invm: vec![[0.0, 0.0, 0.0, s.vel_invm[0][3]]],
-        omega_invi: vec![[0.0, 0.0, 0.0, s.omega_invi[0][3]]],
-        material: vec![s.material[0]],
-        id: vec![0],
-        dissipated: vec![0.0],
-    };
+    let far = spheres_at_rest_above(&g.snapshot(), 1);
     let ids = g.insert(&far).unwrap();
     plain.advance(100).unwrap();
     g.advance(100).unwrap();

@@ -766,18 +766,6 @@ fn falling_bed() -> Step {
     Step::new(&common::falling_bed()).unwrap()
 }
 
-/// A copy of particle `i` of `p` as a one-particle set (for insertion).
-fn one_particle(p: &talus::state::Particles<f64>, i: usize) -> talus::state::Particles<f64> {
-    talus::state::Particles {
-        pos_rad: vec![p.pos_rad[i]],
-        vel_invm: vec![p.vel_invm[i]],
-        omega_invi: vec![p.omega_invi[i]],
-        material: vec![p.material[i]],
-        id: vec![0],
-        dissipated: vec![0.0],
-    }
-}
-
 /// Insertion and removal touch nothing else: a particle inserted far from
 /// the others (it never meets them) and then removed again leaves every
 /// other particle's state bit for bit as in a run without it, through the
@@ -795,10 +783,7 @@ fn insertion_and_removal_leave_the_others_bit_for_bit() {
         grown.step().unwrap();
     }
     // a sphere at rest near the top, far above the bed
-    let mut add = one_particle(&grown.particles, 0);
-    add.pos_rad[0] = [0.01, 0.01, 0.09, 0.001];
-    add.vel_invm[0][..3].copy_from_slice(&[0.0; 3]);
-    add.omega_invi[0][..3].copy_from_slice(&[0.0; 3]);
+    let add = spheres_at_rest_above(&grown.particles, 1);
     let ids = grown.insert(&add).unwrap();
     assert_eq!(ids, n as u32..n as u32 + 1);
     assert!(grown.rebuild, "insertion rebuilds the list");

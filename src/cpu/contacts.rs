@@ -277,6 +277,9 @@ struct Batch {
     pending: Vec<Pending>,
     /// Contacts per particle of the batch, in its order.
     count: Vec<u32>,
+    /// Each particle's wall entries (the end of its row, entries of the
+    /// leaf), found once by the classification's pass.
+    walls: Vec<std::ops::Range<usize>>,
     results: Vec<ResultLanes<LANES>>,
 }
 
@@ -296,8 +299,11 @@ impl Batch {
         let row = |i: usize| c.nbr_start[i] as usize - base..c.nbr_start[i + 1] as usize - base;
         self.pending.clear();
         self.count.clear();
+        self.walls.clear();
         for i in range.clone() {
-            let r = pairs_of(out.nbr, row(i));
+            let full = row(i);
+            let r = pairs_of(out.nbr, full.clone());
+            self.walls.push(r.end..full.end);
             let classes = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
             let before = self.pending.len();
             self.collect(c, i, classes, r, out);
@@ -306,11 +312,11 @@ impl Batch {
         self.law(c, out);
         let mut acc: Partial = (0.0, None);
         let mut q = 0;
-        for (i, &count) in range.zip(&self.count) {
+        for (b, i) in range.enumerate() {
             let k = i - lo;
-            let contacts = q..q + count as usize;
+            let contacts = q..q + self.count[b] as usize;
             q = contacts.end;
-            let r = self.particle(i, c, contacts, k, row(i), out);
+            let r = self.particle(i, c, contacts, k, self.walls[b].clone(), out);
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
                 acc = merge(acc, (r, Some(c.motion[i][3][3].bits32())));
@@ -436,7 +442,7 @@ impl Batch {
         c: &Ctx,
         contacts: std::ops::Range<usize>,
         k: usize,
-        row: std::ops::Range<usize>,
+        walls: std::ops::Range<usize>,
         out: &mut Out,
     ) -> f64 {
         let (pos, lp) = (c.pos_rad, &c.lp);
@@ -472,7 +478,6 @@ impl Batch {
         }
         // the wall primitives within reach at the build: the row's last
         // entries, in primitive order
-        let walls = pairs_of(out.nbr, row.clone()).end..row.end;
         for (e, wh) in out.nbr[walls.clone()].iter_mut().zip(&mut out.hist[walls]) {
             let prim = &c.walls[(*e & INDEX) as usize];
             let (dist, n) = gap(prim, xi_pos);

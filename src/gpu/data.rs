@@ -89,6 +89,15 @@ pub struct GpuInit<'a> {
     pub capacity: Option<u64>,
 }
 
+impl GpuInit<'_> {
+    /// Particles the buffers will hold: the capacity asked for, at least
+    /// the state's count.
+    pub fn capacity(&self) -> u64 {
+        let n = self.state.len() as u64;
+        self.capacity.unwrap_or(n).max(n)
+    }
+}
+
 /// What an indirect dispatch runs over; each distinct one has a slot in
 /// `GpuData::args`, filled on the device by `arm_rebuild` at the start of
 /// every step from the active count (`ctl[CTL_COUNT]`).
@@ -438,7 +447,7 @@ impl GpuData {
         let state = init0.state;
         let n = state.len() as u64;
         // buffers hold `cap` particles; n are active
-        let cap = init0.capacity.unwrap_or(n).max(n);
+        let cap = init0.capacity();
         let n_walls = walls.len() as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();

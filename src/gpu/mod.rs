@@ -26,7 +26,7 @@ use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
 use crate::state::{Motion, Particles};
 pub use context::{GpuContext, GpuError};
-pub use data::{FixedPoint, GpuData, GpuInit, ListInit};
+pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{Pair, Params, Wall};
 
 /// Storage buffers the widest kernel binds in one stage: 13, the
@@ -222,8 +222,7 @@ impl GpuBackend {
             )));
         }
         let (mut params, pairs, walls) = scene_tables(scene, grid);
-        let n = init.state.len() as u64;
-        params.sizes[0] = init.capacity.unwrap_or(n).max(n) as u32;
+        params.sizes[0] = init.capacity() as u32;
         let data = GpuData::new(&ctx, &params, &pairs, &walls, init)?;
         let pipes = GpuPipelines::new(&ctx);
         let binds = GpuBindings::new(&ctx, &pipes, &data);
@@ -401,6 +400,14 @@ impl GpuBackend {
         word(CTL_ROWS, (n + k) as u32);
         word(CTL_NEXT_ID, ids.end);
         word(CTL_REBUILD, 1);
+        // a dispatch recorded before the next step's arm_rebuild (the
+        // diagnostics) covers the new particles too
+        let every = Over::EveryStep.groups(n + k, true);
+        q.write_buffer(
+            &d.args,
+            d.arg_offset(Over::EveryStep),
+            bytemuck::cast_slice(&every),
+        );
         self.data.n = n + k;
         Ok(ids)
     }

@@ -267,3 +267,20 @@ pub fn falling_bed() -> Scene {
             ),
     )
 }
+
+/// `k` spheres like particle 0 of `p` (radius, mass, material), at rest at
+/// (0.01, 0.01, 0.09): far above [`falling_bed`], which they never meet.
+/// Their ids are for the inserting step to give.
+pub fn spheres_at_rest_above(
+    p: &talus::state::Particles<f64>,
+    k: usize,
+) -> talus::state::Particles<f64> {
+    talus::state::Particles {
+        pos_rad: vec![[0.01, 0.01, 0.09, p.pos_rad[0][3]]; k],
+        vel_invm: vec![[0.0, 0.0, 0.0, p.vel_invm[0][3]]; k],
+        omega_invi: vec![[0.0, 0.0, 0.0, p.omega_invi[0][3]]; k],
+        material: vec![p.material[0]; k],
+        id: vec![0; k],
+        dissipated: vec![0.0; k],
+    }
+}

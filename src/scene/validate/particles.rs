@@ -5,10 +5,8 @@
 
 use crate::scene::error::SceneError;
 use crate::scene::types::{ParticleInit, Scene};
+use crate::state::MAX_PARTICLES;
 use glam::DVec3;
-
-/// Most particles (ids and list indices stay far from u32::MAX).
-pub const MAX_PARTICLES: usize = 1 << 30;
 
 pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
     if s.particles.is_empty() {

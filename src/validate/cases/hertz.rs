@@ -180,21 +180,30 @@ pub fn case1(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         )?;
         hertz_rows(&mut out, "1", &imp, h, Some(*paper));
         let curve = theory::hertz_force_curve(0.5 * mass, 0.5 * r, e_star(m, m), 2.0 * v);
-        plot.series.push(theory_series(
-            &format!("{label} Hertz"),
-            curve.iter().map(|(t, f)| (t * 1e6, f * 1e-3)).collect(),
-        ));
-        plot.series.push(measured(
-            label,
-            imp.force
-                .iter()
-                .step_by(3)
-                .map(|(t, f)| (t * 1e6, f * 1e-3))
-                .collect(),
-        ));
+        force_curves(&mut plot, label, &curve, &imp.force, 1e6);
     }
     out.plots.push(plot);
     Ok(out)
+}
+
+/// The Hertz force curve and the measured one (every third point) of one
+/// impact, time scaled by `t_scale`, force in kN.
+fn force_curves(
+    plot: &mut Plot,
+    label: &str,
+    theory: &[(f64, f64)],
+    measured_force: &[(f64, f64)],
+    t_scale: f64,
+) {
+    let pts = |v: &mut dyn Iterator<Item = &(f64, f64)>| -> Vec<(f64, f64)> {
+        v.map(|(t, f)| (t * t_scale, f * 1e-3)).collect()
+    };
+    plot.series.push(theory_series(
+        &format!("{label} Hertz"),
+        pts(&mut theory.iter()),
+    ));
+    plot.series
+        .push(measured(label, pts(&mut measured_force.iter().step_by(3))));
 }
 
 pub fn case2(mk: &mut dyn Maker) -> Result<CaseResult, String> {
@@ -245,18 +254,7 @@ pub fn case2(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         )?;
         hertz_rows(&mut out, "2", &imp, h, None);
         let curve = theory::hertz_force_curve(w.mass, r, e_star(m, &Lab::rigid(m)), v);
-        plot.series.push(theory_series(
-            &format!("{label} Hertz"),
-            curve.iter().map(|(t, f)| (t * 1e3, f * 1e-3)).collect(),
-        ));
-        plot.series.push(measured(
-            label,
-            imp.force
-                .iter()
-                .step_by(3)
-                .map(|(t, f)| (t * 1e3, f * 1e-3))
-                .collect(),
-        ));
+        force_curves(&mut plot, label, &curve, &imp.force, 1e3);
     }
     out.plots.push(plot);
     Ok(out)
