@@ -31,6 +31,9 @@ const INDEX: u32 = 0x3fffffffu;
 
 // Wall primitive kinds (src/walls/primitive.rs, Kind)
 const WALL_PLANE: u32 = 0u;
+const WALL_CYLINDER: u32 = 1u;
+const WALL_CONE: u32 = 2u;
+const WALL_TRIANGLE: u32 = 3u;
 
 struct Params {
     grid_min: vec4<f32>,   // xyz
@@ -76,6 +79,37 @@ struct Wall {
     material: u32,
     wall: u32,
     pad: u32,
+}
+
+// A scene wall's prescribed motion and servo, static (src/gpu/layout.rs,
+// WallMotion, documents every lane).
+struct WallMotion {
+    axis_point: vec4<f32>,  // w: angular velocity
+    axis: vec4<f32>,        // w: start
+    velocity: vec4<f32>,    // w: stop
+    oscillation: vec4<f32>, // xyz: direction * amplitude, w: 2 pi frequency
+    servo: vec4<f32>,       // xyz: direction, w: target force (0: none)
+    extra: vec4<f32>,       // x: max speed, y: reach from the axis point, z: moves
+}
+
+// A scene wall's pose at this step (src/gpu/layout.rs, WallPose):
+// world x = origin + R(angle) (x_body - axis_point).
+struct WallPose {
+    origin: vec4<f32>,   // w: angle
+    rot: vec4<f32>,      // cos, sin, 1 when not the identity
+    velocity: vec4<f32>,
+    omega: vec4<f32>,
+    servo: vec4<f32>,    // x: displacement, y: velocity
+    built: vec4<f32>,    // translation and angle at the last build
+    force: vec4<f32>,    // on the wall, w: its step
+    torque: vec4<f32>,   // about origin
+}
+
+// Where a scene wall's primitives are (src/gpu/layout.rs, WallInfo).
+struct WallInfo {
+    grid_min: vec4<f32>,   // w: 1 / cell edge
+    grid_dims: vec4<u32>,  // xyz: cells (0: analytic), w: offset in mesh_start
+    prims: vec4<u32>,      // first, end
 }
 
 // Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).

@@ -102,7 +102,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         // a wall primitive (the row's last entries, in primitive order)
         let wall = walls[j];
         let g = wall_gap(wall, xi_pos);
-        let overlap = ri - g.w;
+        let overlap = ri - g.dist;
         if (overlap <= 0.0) {
             // not in contact: no history (written only when there was some)
             if (had) {
@@ -115,7 +115,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let pp = pairs[mat_i * P.sizes.w + wall.material];
         var hist = vec4<f32>(0.0);
         if (had) { hist = nbr_hist[e]; }
-        let r = pair_law(pp, me, wb, g.xyz, overlap, hist);
+        let r = pair_law(pp, me, wb, g.normal, overlap, hist);
         f = f + r.force_a;
         t = t + r.torque_a;
         elastic += r.elastic;

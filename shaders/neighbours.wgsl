@@ -124,7 +124,7 @@ fn candidates(i: u32, write: bool) -> u32 {
     // the wall primitives within r + skin (a particle moves at most skin / 2
     // before the next build), in primitive order
     for (var w = 0u; w < P.sizes.z; w++) {
-        if (wall_gap(walls[w], xi).w < ri + skin) {
+        if (wall_gap(walls[w], xi).dist < ri + skin) {
             if (write) {
                 nbr[out + k] = w | WALL;
                 nbr_hist[out + k] = vec4<f32>(0.0);

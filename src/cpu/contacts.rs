@@ -480,7 +480,8 @@ impl Batch {
         // entries, in primitive order
         for (e, wh) in out.nbr[walls.clone()].iter_mut().zip(&mut out.hist[walls]) {
             let prim = &c.walls[(*e & INDEX) as usize];
-            let (dist, n) = gap(prim, xi_pos);
+            let g = gap(prim, xi_pos);
+            let (dist, n) = (g.dist, g.normal);
             let overlap = ri - dist;
             if overlap <= 0.0 {
                 if *e & HAS_HISTORY != 0 {

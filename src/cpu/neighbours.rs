@@ -80,7 +80,7 @@ pub fn for_candidates(
 #[inline]
 pub fn for_walls(p: [f64; 4], walls: &[Primitive], skin: f64, mut f: impl FnMut(usize)) {
     for (w, prim) in walls.iter().enumerate() {
-        if gap(prim, [p[0], p[1], p[2]]).0 < p[3] + skin {
+        if gap(prim, [p[0], p[1], p[2]]).dist < p[3] + skin {
             f(w);
         }
     }

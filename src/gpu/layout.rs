@@ -59,6 +59,9 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("INDEX", INDEX),
         ("WALL", WALL),
         ("WALL_PLANE", Kind::Plane.tag()),
+        ("WALL_CYLINDER", Kind::Cylinder.tag()),
+        ("WALL_CONE", Kind::Cone.tag()),
+        ("WALL_TRIANGLE", Kind::Triangle.tag()),
     ]
 }
 
@@ -144,6 +147,68 @@ impl Wall {
             pad: 0,
         }
     }
+}
+
+/// A scene wall's prescribed motion and servo, static (`WallMotion` in
+/// `shaders/common.wgsl`; the f64 twin is `scene::WallMotion` and
+/// `scene::Servo`, the pose they give in `walls::motion`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct WallMotion {
+    /// xyz: the rotation axis' point; w: angular velocity (rad/s).
+    pub axis_point: [f32; 4],
+    /// xyz: the unit rotation axis; w: the motion's start (s).
+    pub axis: [f32; 4],
+    /// xyz: translation velocity (m/s); w: the motion's stop (s).
+    pub velocity: [f32; 4],
+    /// xyz: oscillation direction × amplitude (m); w: 2π × frequency.
+    pub oscillation: [f32; 4],
+    /// xyz: the servo's unit direction; w: its target force (N; 0: none).
+    pub servo: [f32; 4],
+    /// x: the servo's max speed (m/s); y: the largest distance of the
+    /// wall's geometry from the axis point within the domain (m; bounds a
+    /// rotation's displacement); z: 1 when the wall moves at all, else 0.
+    pub extra: [f32; 4],
+}
+
+/// A scene wall's pose at the current step, written on the device by
+/// `wall_motion` (`WallPose` in `shaders/common.wgsl`; `walls::Pose` is
+/// the f64 twin). World x = origin + R(angle)(x_body − axis_point).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct WallPose {
+    /// xyz: the moved axis point (axis point + translation); w: angle.
+    pub origin: [f32; 4],
+    /// x: cos(angle), y: sin(angle), z: 1 when not the identity.
+    pub rot: [f32; 4],
+    /// xyz: translation velocity (servo included).
+    pub velocity: [f32; 4],
+    /// xyz: angular velocity vector.
+    pub omega: [f32; 4],
+    /// x: the servo's displacement along its direction, y: its velocity.
+    pub servo: [f32; 4],
+    /// xyz: the translation at the last list build; w: the angle then.
+    pub built: [f32; 4],
+    /// xyz: the force the particles exert on the wall (at the last step
+    /// that reduced it); w: its step.
+    pub force: [f32; 4],
+    /// xyz: their torque about `origin`.
+    pub torque: [f32; 4],
+}
+
+/// Where a scene wall's primitives are and how a particle finds the ones
+/// near it (`WallInfo` in `shaders/common.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct WallInfo {
+    /// A mesh's grid in the wall's body frame: xyz its lower corner, w
+    /// 1 / cell edge.
+    pub grid_min: [f32; 4],
+    /// xyz: cells along x, y, z (0 for analytic walls: every particle tests
+    /// its primitives); w: offset of the mesh's cell starts in `mesh_start`.
+    pub grid_dims: [u32; 4],
+    /// x: first primitive, y: one past the last; z, w: unused.
+    pub prims: [u32; 4],
 }
 
 /// One contact for the law alone (`LawCase` in `shaders/law_eval.wgsl`),
@@ -254,6 +319,41 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("wall", offset_of!(Wall, wall)),
             ],
             size_of::<Wall>(),
+        ),
+        (
+            "WallMotion",
+            vec![
+                ("axis_point", offset_of!(WallMotion, axis_point)),
+                ("axis", offset_of!(WallMotion, axis)),
+                ("velocity", offset_of!(WallMotion, velocity)),
+                ("oscillation", offset_of!(WallMotion, oscillation)),
+                ("servo", offset_of!(WallMotion, servo)),
+                ("extra", offset_of!(WallMotion, extra)),
+            ],
+            size_of::<WallMotion>(),
+        ),
+        (
+            "WallPose",
+            vec![
+                ("origin", offset_of!(WallPose, origin)),
+                ("rot", offset_of!(WallPose, rot)),
+                ("velocity", offset_of!(WallPose, velocity)),
+                ("omega", offset_of!(WallPose, omega)),
+                ("servo", offset_of!(WallPose, servo)),
+                ("built", offset_of!(WallPose, built)),
+                ("force", offset_of!(WallPose, force)),
+                ("torque", offset_of!(WallPose, torque)),
+            ],
+            size_of::<WallPose>(),
+        ),
+        (
+            "WallInfo",
+            vec![
+                ("grid_min", offset_of!(WallInfo, grid_min)),
+                ("grid_dims", offset_of!(WallInfo, grid_dims)),
+                ("prims", offset_of!(WallInfo, prims)),
+            ],
+            size_of::<WallInfo>(),
         ),
         (
             // `state::Motion<f32>`: lanes of `[f32; 4]` in this order

@@ -43,6 +43,10 @@ pub struct Simulation {
     /// more than skin / 2 since the last build. None = `"auto"`:
     /// [`AUTO_SKIN_DIAMETERS`] × the largest diameter.
     pub neighbour_skin: Option<f64>,
+    /// `gravity_rotation = { axis, angular_velocity }`: gravity turns about
+    /// `axis` (unit) at this rate (rad/s, right-hand rule) from t = 0 (an
+    /// hourglass turned over). None: fixed.
+    pub gravity_rotation: Option<([f64; 3], f64)>,
 }
 
 /// `neighbour_skin = "auto"`: this fraction of the largest diameter. Small
@@ -61,6 +65,7 @@ impl Default for Simulation {
             output_interval: None,
             seed: 1,
             neighbour_skin: None,
+            gravity_rotation: None,
         }
     }
 }
@@ -162,34 +167,162 @@ pub struct ParticleInit {
     pub source: usize,
 }
 
-/// `[[walls]]`: an infinite plane. Particles live on the side `normal`
-/// points to.
+/// Which side of a cylinder or cone surface the particles are on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Inside the surface (a drum, a silo, a hopper).
+    Inside,
+    /// Outside it (a pin, a shaft).
+    Outside,
+}
+
+/// The geometry of one `[[walls]]` entry, at time 0 (in the scene's frame;
+/// motion moves it rigidly from there).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shape {
+    /// `type = "plane"`: infinite; the particles are on the side `normal`
+    /// (unit) points to.
+    Plane { point: [f64; 3], normal: [f64; 3] },
+    /// `type = "cylinder"`: the lateral surface of a circular cylinder (no
+    /// end caps). `axis` is unit; finite from `center` to `center + length
+    /// * axis` when `length` is given, infinite both ways otherwise.
+    Cylinder {
+        center: [f64; 3],
+        axis: [f64; 3],
+        radius: f64,
+        length: Option<f64>,
+        side: Side,
+    },
+    /// `type = "cone"`: the lateral surface of a frustum, radius `radius[0]`
+    /// at `center` and `radius[1]` at `center + length * axis` (axis unit).
+    Cone {
+        center: [f64; 3],
+        axis: [f64; 3],
+        radius: [f64; 2],
+        length: f64,
+        side: Side,
+    },
+    /// `type = "mesh"`: triangles read from an STL (or OBJ) file, already
+    /// scaled, rotated and translated, degenerate (zero-area) triangles
+    /// left out. A particle touches a triangle from either side unless
+    /// `one_sided` (then only from the side of the triangle's normal, i.e.
+    /// counter-clockwise vertex order).
+    Mesh {
+        file: PathBuf,
+        triangles: Vec<[[f64; 3]; 3]>,
+        one_sided: bool,
+        /// Degenerate triangles dropped while reading (reported once).
+        degenerate: usize,
+    },
+}
+
+/// `oscillation = { amplitude, frequency, direction }`: a displacement
+/// `amplitude * sin(2π frequency t') * direction` (direction unit), t' the
+/// time since the motion's start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Oscillation {
+    pub amplitude: f64,
+    pub frequency: f64,
+    pub direction: [f64; 3],
+}
+
+/// `[walls.motion]`: a prescribed rigid motion, active from `start` to
+/// `stop` (s; the wall rests before and keeps its pose after). The pose at
+/// time t, with t' = clamp(t, start, stop) − start: rotation by
+/// `angular_velocity * t'` about the line through `axis_point` along
+/// `axis` (right-hand rule), then translation by `velocity * t'` plus the
+/// oscillation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WallMotion {
+    pub velocity: [f64; 3],
+    pub axis_point: [f64; 3],
+    /// Unit.
+    pub axis: [f64; 3],
+    /// rad/s.
+    pub angular_velocity: f64,
+    pub oscillation: Option<Oscillation>,
+    pub start: f64,
+    pub stop: f64,
+}
+
+impl Default for WallMotion {
+    fn default() -> Self {
+        WallMotion {
+            velocity: [0.0; 3],
+            axis_point: [0.0; 3],
+            axis: [0.0, 0.0, 1.0],
+            angular_velocity: 0.0,
+            oscillation: None,
+            start: 0.0,
+            stop: 1.0e9,
+        }
+    }
+}
+
+/// `[walls.servo]`: the wall moves along `direction` (unit; a plane's
+/// normal by default) so that the force it exerts on the particles along
+/// that direction reaches `force` (N), at most `max_speed` (m/s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Servo {
+    pub force: f64,
+    pub max_speed: f64,
+    pub direction: [f64; 3],
+}
+
+/// `[[walls]]`: one piece of equipment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Wall {
-    pub point: [f64; 3],
-    pub normal: [f64; 3],
+    /// `name` (walls.csv and `talus check` use it; else `wall<index>`).
+    pub name: Option<String>,
+    pub shape: Shape,
     pub material: usize,
+    pub motion: Option<WallMotion>,
+    pub servo: Option<Servo>,
 }
 
 impl Wall {
-    /// A plane wall with its normal scaled to unit length (each component
-    /// divided by the length). A zero or non-finite normal is kept as given
-    /// for [`Scene::validate`] to report.
+    /// A resting plane wall with its normal scaled to unit length (each
+    /// component divided by the length). A zero or non-finite normal is
+    /// kept as given for [`Scene::validate`] to report.
     pub fn plane(point: [f64; 3], normal: [f64; 3], material: usize) -> Wall {
-        let n = DVec3::from(normal);
-        let l = n.length();
-        // divided, not `normalize()` (a multiplication by 1 / l): the same
-        // bits as the scenes have always had
-        let normal = if l > 0.0 && l.is_finite() {
-            (n / l).to_array()
-        } else {
-            normal
-        };
         Wall {
-            point,
-            normal,
+            name: None,
+            shape: Shape::Plane {
+                point,
+                normal: unit_or_given(normal),
+            },
             material,
+            motion: None,
+            servo: None,
         }
+    }
+
+    /// The plane's point and unit normal, if it is a plane.
+    pub fn as_plane(&self) -> Option<([f64; 3], [f64; 3])> {
+        match self.shape {
+            Shape::Plane { point, normal } => Some((point, normal)),
+            _ => None,
+        }
+    }
+
+    /// The name walls.csv and `talus check` give wall `index`.
+    pub fn label(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("wall{index}"))
+    }
+}
+
+/// `v` scaled to unit length (each component divided by the length), or
+/// `v` as given when its length is zero or not finite (left for
+/// validation to report).
+pub fn unit_or_given(v: [f64; 3]) -> [f64; 3] {
+    let n = DVec3::from(v);
+    let l = n.length();
+    // divided, not `normalize()` (a multiplication by 1 / l): the same
+    // bits as the scenes have always had
+    if l > 0.0 && l.is_finite() {
+        (n / l).to_array()
+    } else {
+        v
     }
 }
 
@@ -314,7 +447,7 @@ mod tests {
             normals.push(n);
         }
         for n in normals {
-            let got = Wall::plane([0.0; 3], n, 0).normal;
+            let got = Wall::plane([0.0; 3], n, 0).as_plane().unwrap().1;
             let want = old(n);
             assert_eq!(
                 got.map(f64::to_bits),

@@ -17,5 +17,5 @@
 pub mod geometry;
 pub mod primitive;
 
-pub use geometry::gap;
+pub use geometry::{gap, Feature, WallGap};
 pub use primitive::{primitives, Kind, Primitive};

@@ -10,6 +10,18 @@ pub enum Kind {
     /// An infinite plane: `a` a point on it, `b` its unit normal, pointing
     /// to the side the particles are on.
     Plane = 0,
+    /// The lateral surface of a circular cylinder: `a.xyz` a point on the
+    /// axis (the start of a finite one), `a.w` the length (< 0: infinite
+    /// both ways), `b.xyz` the unit axis, `b.w` +1 particles inside, −1
+    /// outside; `c.x` = `c.y` the radius.
+    Cylinder = 1,
+    /// The lateral surface of a frustum: as the cylinder, with radius `c.x`
+    /// at `a.xyz` and `c.y` at `a.xyz + a.w * b.xyz` (`a.w` > 0).
+    Cone = 2,
+    /// One triangle of a mesh: vertices `a.xyz`, `b.xyz`, `c.xyz`
+    /// (counter-clockwise seen from the side its normal points to); `a.w`
+    /// 1 when one-sided (touched only from the normal's side), else 0.
+    Triangle = 3,
 }
 
 impl Kind {
@@ -58,6 +70,9 @@ pub fn primitives(scene: &Scene) -> Vec<Primitive> {
         .walls
         .iter()
         .enumerate()
-        .map(|(k, w)| Primitive::plane(w.point, w.normal, w.material as u32, k as u32))
+        .map(|(k, w)| {
+            let (point, normal) = w.as_plane().expect("only planes so far");
+            Primitive::plane(point, normal, w.material as u32, k as u32)
+        })
         .collect()
 }

@@ -67,7 +67,10 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
         }
         let generated = s.sources.get(p.source).is_some_and(|src| src.generated);
         for (wi, w) in s.walls.iter().enumerate() {
-            let dist = (DVec3::from(p.position) - DVec3::from(w.point)).dot(DVec3::from(w.normal));
+            let Some((point, normal)) = w.as_plane() else {
+                continue;
+            };
+            let dist = (DVec3::from(p.position) - DVec3::from(point)).dot(DVec3::from(normal));
             // generated particles may not touch a wall; file particles (a
             // settled bed) may, up to the run's overlap limit
             let min_dist = if generated {

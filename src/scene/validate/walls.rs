@@ -7,7 +7,10 @@ use glam::DVec3;
 
 pub(super) fn check_walls(s: &Scene) -> Result<(), SceneError> {
     for (i, w) in s.walls.iter().enumerate() {
-        let n2 = DVec3::from(w.normal).length_squared();
+        let Some((_, normal)) = w.as_plane() else {
+            continue;
+        };
+        let n2 = DVec3::from(normal).length_squared();
         if !(n2 > 0.0) || !n2.is_finite() {
             return Err(s.error(
                 &format!("walls[{i}].normal"),
