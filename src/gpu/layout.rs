@@ -211,6 +211,76 @@ pub struct WallInfo {
     pub prims: [u32; 4],
 }
 
+/// One input of the wall twin test (`WallCase` in
+/// `shaders/wall_eval.wgsl`; `gpu::wall_eval::WallEval`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct WallCase {
+    pub wall: Wall,
+    pub motion: WallMotion,
+    /// xyz: the point; w: `on_triangle`'s tolerance.
+    pub x: [f32; 4],
+    /// x: time; y: servo displacement; z: servo velocity; w: unused.
+    pub t: [f32; 4],
+}
+
+/// What `wall_eval` finds for a [`WallCase`] (`WallOut` in
+/// `shaders/wall_eval.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct WallOut {
+    /// `wall_gap`: normal xyz, dist w.
+    pub gap: [f32; 4],
+    /// x: the feature; y: `on_triangle` (1 or 0).
+    pub flags: [u32; 4],
+    /// `pose_at`.
+    pub pose: WallPose,
+    /// `to_body(x)`.
+    pub body: [f32; 4],
+    /// `dir_to_world(x)`.
+    pub dir: [f32; 4],
+    /// `wall_velocity_at(x)`.
+    pub vel: [f32; 4],
+}
+
+impl WallMotion {
+    /// The lanes of a scene wall's motion (`None`: it rests,
+    /// `scene::WallMotion::default()`) and servo, with `reach`
+    /// (`walls::reach`); `extra.z` is 1 when either is given.
+    pub fn from_scene(
+        motion: Option<&crate::scene::types::WallMotion>,
+        servo: Option<&crate::scene::types::Servo>,
+        reach: f64,
+    ) -> WallMotion {
+        let m = motion.copied().unwrap_or_default();
+        let f = |v: [f64; 3], w: f64| [v[0] as f32, v[1] as f32, v[2] as f32, w as f32];
+        let (osc, w) = match m.oscillation {
+            Some(o) => (
+                o.direction.map(|d| d * o.amplitude),
+                2.0 * std::f64::consts::PI * o.frequency,
+            ),
+            None => ([0.0; 3], 0.0),
+        };
+        let (sdir, sforce, sspeed) = match servo {
+            Some(s) => (s.direction, s.force, s.max_speed),
+            None => ([0.0; 3], 0.0, 0.0),
+        };
+        WallMotion {
+            axis_point: f(m.axis_point, m.angular_velocity),
+            axis: f(m.axis, m.start),
+            velocity: f(m.velocity, m.stop),
+            oscillation: f(osc, w),
+            servo: f(sdir, sforce),
+            extra: [
+                sspeed as f32,
+                reach as f32,
+                (motion.is_some() || servo.is_some()) as u32 as f32,
+                0.0,
+            ],
+        }
+    }
+}
+
 /// One contact for the law alone (`LawCase` in `shaders/law_eval.wgsl`),
 /// in the canonical orientation a → b.
 #[repr(C)]
@@ -364,6 +434,28 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 .map(|(k, f)| (f, k * size_of::<[f32; 4]>()))
                 .collect(),
             size_of::<crate::state::Motion<f32>>(),
+        ),
+        (
+            "WallCase",
+            vec![
+                ("wall", offset_of!(WallCase, wall)),
+                ("motion", offset_of!(WallCase, motion)),
+                ("x", offset_of!(WallCase, x)),
+                ("t", offset_of!(WallCase, t)),
+            ],
+            size_of::<WallCase>(),
+        ),
+        (
+            "WallOut",
+            vec![
+                ("gap", offset_of!(WallOut, gap)),
+                ("flags", offset_of!(WallOut, flags)),
+                ("pose", offset_of!(WallOut, pose)),
+                ("body", offset_of!(WallOut, body)),
+                ("dir", offset_of!(WallOut, dir)),
+                ("vel", offset_of!(WallOut, vel)),
+            ],
+            size_of::<WallOut>(),
         ),
         (
             "LawCase",

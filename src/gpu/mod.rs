@@ -16,6 +16,7 @@ pub mod layout;
 pub mod neighbours;
 pub mod shaders;
 pub mod sort;
+pub mod wall_eval;
 
 use crate::backend::{
     contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage, StageTimes,
@@ -82,6 +83,7 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &integrate::IntegrateKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
         &law::LawEval::DECLS,
+        &wall_eval::WallEval::DECLS,
     ]
     .concat()
 }

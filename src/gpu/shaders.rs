@@ -25,6 +25,10 @@ pub fn sources() -> Vec<(&'static str, String)> {
         ),
         with_both("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
         with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
+        with_walls(
+            "wall_eval.wgsl",
+            include_str!("../../shaders/wall_eval.wgsl"),
+        ),
         stage(
             "integrate.wgsl",
             include_str!("../../shaders/integrate.wgsl"),

@@ -13,9 +13,15 @@
 //! |------|-----|
 //! | `primitive.rs` | `Primitive`, `Kind`, the scene's walls resolved into primitives |
 //! | `geometry.rs` | the gap between a sphere centre and a primitive (CPU, f64) |
+//! | `motion.rs` | a wall's pose at time t (prescribed motion + servo), frame maps, reach |
+//! | `mesh_grid.rs` | a mesh's static grid of triangles in its body frame |
 
 pub mod geometry;
+pub mod mesh_grid;
+pub mod motion;
 pub mod primitive;
 
-pub use geometry::{gap, Feature, WallGap};
+pub use geometry::{gap, on_triangle, Feature, WallGap};
+pub use mesh_grid::MeshGrid;
+pub use motion::{pose_at, reach, Pose};
 pub use primitive::{primitives, Kind, Primitive};
