@@ -20,7 +20,8 @@ const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entr
 const CTL_COUNT: u32 = 11u;       // active particles: indices 0..count of the per-particle buffers (capacity P.sizes.x)
 const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
 const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count it was built over, plus rows added empty for inserted particles)
-const CTL_LEN: u32 = 14u;
+const CTL_LOADS_AT: u32 = 14u;    // the step whose contacts reduce the wall loads (also every step with a servo)
+const CTL_LEN: u32 = 15u;
 
 // A neighbour-list entry (src/state.rs): the partner's index, in bit 30
 // whether the partner is a wall primitive (a row lists them last), and in
@@ -42,9 +43,10 @@ struct Params {
     gravity_dt: vec4<f32>, // xyz gravity, w dt
     dims: vec4<u32>,       // nx, ny, nz, n_cells
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
-    sizes: vec4<u32>,      // particle capacity (the active count is ctl[CTL_COUNT]), 0 (unused), n walls, n materials
+    sizes: vec4<u32>,      // particle capacity (the active count is ctl[CTL_COUNT]), scene walls, wall primitives, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
-    nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2
+    nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
+    gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
 }
 
 struct Pair {
@@ -110,6 +112,21 @@ struct WallInfo {
     grid_min: vec4<f32>,   // w: 1 / cell edge
     grid_dims: vec4<u32>,  // xyz: cells (0: analytic), w: offset in mesh_start
     prims: vec4<u32>,      // first, end
+}
+
+// v turned by `angle` about the unit `axis` (right-hand rule; Rodrigues).
+fn turn(v: vec3<f32>, axis: vec3<f32>, angle: f32) -> vec3<f32> {
+    let c = cos(angle);
+    let s = sin(angle);
+    return v * c + cross(axis, v) * s + axis * (dot(axis, v) * (1.0 - c));
+}
+
+// Gravity at step `step` (src/cpu/step.rs, gravity_now): turned about
+// p.gravity_rot.xyz at p.gravity_rot.w rad/s when it rotates.
+fn gravity_at(p: Params, step: u32) -> vec3<f32> {
+    if (p.gravity_rot.w == 0.0) { return p.gravity_dt.xyz; }
+    let t = f32(step) * p.gravity_dt.w;
+    return turn(p.gravity_dt.xyz, p.gravity_rot.xyz, p.gravity_rot.w * t);
 }
 
 // Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).

@@ -15,6 +15,11 @@
 @group(0) @binding(3) var<storage, read_write> nbr: array<u32>;
 @group(0) @binding(4) var<storage, read> pairs: array<Pair>;
 @group(0) @binding(5) var<storage, read> walls: array<Wall>;
+// per scene wall: its motion, its pose at this step (the loads reduced
+// into it) and the loads' partial sums per workgroup
+@group(0) @binding(6) var<storage, read> wall_motion: array<WallMotion>;
+@group(0) @binding(7) var<storage, read_write> wall_pose: array<WallPose>;
+@group(0) @binding(8) var<storage, read_write> wall_partial: array<vec4<f32>>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 // Everything else a partner in contact is read for: one 64-byte record.
@@ -25,6 +30,144 @@
 // The history beside each list entry: only the entry's particle reads or
 // writes it.
 @group(2) @binding(2) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+
+// How close (x the radius) a closest point must be to another triangle to
+// lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
+// MESH_TIE).
+const MESH_TIE: f32 = 1e-4;
+// Within this kernel only: marks a mesh entry counted this step until the
+// run's second pass (primitive indices stay below 2^29).
+const KEPT: u32 = 0x20000000u;
+const PRIM: u32 = 0x1fffffffu;
+
+// What a run of wall entries adds: the particle's sums (carried in, so
+// the additions are in the row's order) and the load on the wall (force
+// on it, torque about its moved axis point).
+struct RunOut {
+    f: vec3<f32>,
+    t: vec3<f32>,
+    load_f: vec3<f32>,
+    load_t: vec3<f32>,
+    elastic: f32,
+    diss: f32,
+    max_ratio: f32,
+}
+
+// Whether mesh entry e of the run lo..hi counts as a contact (twin of
+// `wall_contacts::keeps`): a face contact always; an edge or vertex contact
+// unless its closest point lies on another triangle of the run in contact
+// that is nearer, or whose own closest point is the same point and comes
+// earlier.
+fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
+    let g = wall_gap(walls[nbr[e] & PRIM], xb);
+    if (g.dist >= ri) { return false; }
+    if (g.feature == 0u) { return true; }
+    let tol = MESH_TIE * ri;
+    let cp = xb + g.normal * g.dist;
+    for (var q = lo; q < hi; q++) {
+        if (q == e) { continue; }
+        let wq = walls[nbr[q] & PRIM];
+        let gq = wall_gap(wq, xb);
+        if (gq.dist >= ri) { continue; }
+        // the same point (a shared edge or vertex): the earlier entry
+        // carries it; else the nearer triangle that holds it
+        let cq = xb + gq.normal * gq.dist;
+        let same = abs(gq.dist - g.dist) <= tol && distance(cq, cp) <= tol;
+        let wins = select(gq.dist < g.dist, q < e, same);
+        if (wins && on_triangle(wq, cp, tol)) { return false; }
+    }
+    return true;
+}
+
+// The wall entries lo..hi of one scene wall (twin of `wall_contacts::run`):
+// the particle taken into the wall's body frame, each counted contact
+// through the law with the wall's velocity at the contact point; a mesh's
+// new contact takes over the history of an entry that had one and no longer
+// counts. `dry`: nothing written (the loads' pass).
+fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry: bool,
+            acc_in: RunOut) -> RunOut {
+    var o = acc_in;
+    let first = walls[nbr[lo] & PRIM];
+    let b = first.wall;
+    let pose = wall_pose[b];
+    let moving = pose.rot.z != 0.0;
+    let mesh = first.kind == WALL_TRIANGLE;
+    var xb = xi;
+    if (moving) { xb = to_body(pose, wall_motion[b], xi); }
+    for (var e = lo; e < hi; e++) {
+        let entry = nbr[e];
+        let j = entry & PRIM;
+        let had = (entry & HAS_HISTORY) != 0u;
+        let wall = walls[j];
+        let g = wall_gap(wall, xb);
+        var keep = g.dist < ri;
+        if (mesh && keep) { keep = mesh_keeps(e, lo, hi, xb, ri); }
+        if (!keep) {
+            // an analytic wall's entry out of contact loses its history
+            // now; a mesh's in the second pass (it may be a donor)
+            if (!dry && !mesh && had) {
+                nbr_hist[e] = vec4<f32>(0.0);
+                nbr[e] = entry & ~HAS_HISTORY;
+            }
+            continue;
+        }
+        var hist = vec4<f32>(0.0);
+        if (had) {
+            hist = nbr_hist[e];
+        } else if (mesh) {
+            for (var q = lo; q < hi; q++) {
+                let eq = nbr[q];
+                if (q != e && (eq & HAS_HISTORY) != 0u && (eq & KEPT) == 0u
+                    && !mesh_keeps(q, lo, hi, xb, ri)) {
+                    hist = nbr_hist[q];
+                    break;
+                }
+            }
+        }
+        let overlap = ri - g.dist;
+        var n = g.normal;
+        if (moving) { n = dir_to_world(pose, wall_motion[b], n); }
+        let cp = xi + n * (ri - 0.5 * overlap);
+        var wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
+        if (moving) {
+            let v = wall_velocity_at(pose, cp);
+            wb.vel = v;
+            wb.vel_half = v;
+        }
+        let pp = pairs[mat_i * P.sizes.w + wall.material];
+        let r = pair_law(pp, me, wb, n, overlap, hist);
+        o.f = o.f + r.force_a;
+        o.t = o.t + r.torque_a;
+        o.elastic += r.elastic;
+        o.diss += r.dissipated;
+        o.max_ratio = max(o.max_ratio, overlap / ri);
+        let on_wall = -r.force_a;
+        o.load_f = o.load_f + on_wall;
+        o.load_t = o.load_t + cross(cp - pose.origin.xyz, on_wall);
+        if (!dry) {
+            let h = vec4<f32>(r.xi, r.kt);
+            nbr_hist[e] = h;
+            let has = any(h != vec4<f32>(0.0));
+            var ne = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has);
+            if (mesh) { ne = ne | KEPT; }
+            if (ne != entry) { nbr[e] = ne; }
+        }
+    }
+    if (!dry && mesh) {
+        // the mesh's entries that do not count lose their history, after
+        // the new contacts took it over
+        for (var e = lo; e < hi; e++) {
+            let entry = nbr[e];
+            if ((entry & KEPT) != 0u) {
+                nbr[e] = entry & ~KEPT;
+            } else if ((entry & HAS_HISTORY) != 0u) {
+                nbr_hist[e] = vec4<f32>(0.0);
+                nbr[e] = entry & ~HAS_HISTORY;
+            }
+        }
+    }
+    return o;
+}
 
 @compute @workgroup_size(256)
 fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -95,39 +238,120 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         let has = any(h != vec4<f32>(0.0));
         if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
     }
-    for (var e = walls_from; e < end; e++) {
-        let entry = nbr[e];
-        let j = entry & INDEX;
-        let had = (entry & HAS_HISTORY) != 0u;
-        // a wall primitive (the row's last entries, in primitive order)
-        let wall = walls[j];
-        let g = wall_gap(wall, xi_pos);
-        let overlap = ri - g.dist;
-        if (overlap <= 0.0) {
-            // not in contact: no history (written only when there was some)
-            if (had) {
-                nbr_hist[e] = vec4<f32>(0.0);
-                nbr[e] = entry & ~HAS_HISTORY;
-            }
-            continue;
-        }
-        let wb = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
-        let pp = pairs[mat_i * P.sizes.w + wall.material];
-        var hist = vec4<f32>(0.0);
-        if (had) { hist = nbr_hist[e]; }
-        let r = pair_law(pp, me, wb, g.normal, overlap, hist);
-        f = f + r.force_a;
-        t = t + r.torque_a;
-        elastic += r.elastic;
-        diss += r.dissipated;
-        max_ratio = max(max_ratio, overlap / ri);
-        let h = vec4<f32>(r.xi, r.kt);
-        nbr_hist[e] = h;
-        let has = any(h != vec4<f32>(0.0));
-        if (has != had) { nbr[e] = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has); }
+    // the walls, a run of entries per scene wall (the row's wall entries
+    // are in primitive order, primitives in wall order)
+    var acc = RunOut(f, t, vec3<f32>(0.0), vec3<f32>(0.0), elastic, diss, max_ratio);
+    var e0 = walls_from;
+    while (e0 < end) {
+        let w = walls[nbr[e0] & PRIM].wall;
+        var e1 = e0 + 1u;
+        while (e1 < end && walls[nbr[e1] & PRIM].wall == w) { e1++; }
+        acc = wall_run(e0, e1, xi_pos, ri, me, mat_i, false, acc);
+        e0 = e1;
     }
+    f = acc.f;
+    t = acc.t;
+    elastic = acc.elastic;
+    diss = acc.diss;
+    max_ratio = acc.max_ratio;
     force[i] = vec4<f32>(f, elastic);
     torque[i] = vec4<f32>(t, diss);
     atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(max_ratio));
     if (max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], id_i); }
+}
+
+// The wall loads, on the steps that want them (every step when a wall has a
+// servo; else the step ctl[CTL_LOADS_AT], the last of an `advance`), before
+// the contacts kernel of the step: each particle's wall entries through the
+// same `wall_run` without writing, summed per scene wall over the
+// workgroup in a fixed tree (no float atomics), one partial per workgroup
+// and wall; `wall_loads_sum` adds the partials in a fixed order.
+var<workgroup> red: array<vec4<f32>, 512>;
+var<workgroup> wanted_sh: u32;
+
+fn loads_wanted() -> bool {
+    return atomicLoad(&ctl[CTL_FROZEN]) == NONE
+        && (P.nbr.z != 0.0 || atomicLoad(&ctl[CTL_LOADS_AT]) == atomicLoad(&ctl[CTL_STEP]));
+}
+
+// Tree sum of red[0..256] and red[256..512] into red[0] and red[256].
+fn reduce_red(lid: u32) {
+    workgroupBarrier();
+    for (var s = 128u; s > 0u; s >>= 1u) {
+        if (lid < s) {
+            red[lid] = red[lid] + red[lid + s];
+            red[256u + lid] = red[256u + lid] + red[256u + lid + s];
+        }
+        workgroupBarrier();
+    }
+}
+
+@compute @workgroup_size(256)
+fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) { wanted_sh = select(0u, 1u, loads_wanted()); }
+    if (workgroupUniformLoad(&wanted_sh) == 0u) { return; }
+    let i = flat_index(wid, nwg, lid);
+    let count = atomicLoad(&ctl[CTL_COUNT]);
+    let valid = i < count;
+    var xi = vec3<f32>(0.0);
+    var ri = 0.0;
+    var mat_i = 0u;
+    var walls_from = 0u;
+    var end = 0u;
+    var me = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 1.0, 0.0, 0.0);
+    if (valid) {
+        xi = pos_rad[i].xyz;
+        ri = pos_rad[i].w;
+        let mi = motion[i];
+        mat_i = bitcast<u32>(mi.vel_half.w);
+        me = body(mi, ri);
+        let begin = nbr_start[i];
+        end = nbr_start[i + 1u];
+        walls_from = end;
+        while (walls_from > begin && (nbr[walls_from - 1u] & WALL) != 0u) { walls_from--; }
+    }
+    let group = wid.y * nwg.x + wid.x;
+    let zero = RunOut(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
+    var lo = walls_from;
+    for (var w = 0u; w < P.sizes.y; w++) {
+        var o = zero;
+        if (valid) {
+            while (lo < end && walls[nbr[lo] & PRIM].wall < w) { lo++; }
+            var hi = lo;
+            while (hi < end && walls[nbr[hi] & PRIM].wall == w) { hi++; }
+            if (hi > lo) { o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero); }
+        }
+        red[lid] = vec4<f32>(o.load_f, 0.0);
+        red[256u + lid] = vec4<f32>(o.load_t, 0.0);
+        reduce_red(lid);
+        if (lid == 0u && group * WG < count) {
+            wall_partial[2u * (group * P.sizes.y + w)] = red[0];
+            wall_partial[2u * (group * P.sizes.y + w) + 1u] = red[256];
+        }
+        workgroupBarrier();
+    }
+}
+
+// One workgroup per scene wall: its partials in workgroup order, strided
+// over the threads, then a tree; the total into the wall's pose.
+@compute @workgroup_size(256)
+fn wall_loads_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) { wanted_sh = select(0u, 1u, loads_wanted()); }
+    if (workgroupUniformLoad(&wanted_sh) == 0u) { return; }
+    let w = wid.x;
+    let groups = (atomicLoad(&ctl[CTL_COUNT]) + WG - 1u) / WG;
+    var f = vec4<f32>(0.0);
+    var t = vec4<f32>(0.0);
+    for (var g = lid; g < groups; g += WG) {
+        f = f + wall_partial[2u * (g * P.sizes.y + w)];
+        t = t + wall_partial[2u * (g * P.sizes.y + w) + 1u];
+    }
+    red[lid] = f;
+    red[256u + lid] = t;
+    reduce_red(lid);
+    if (lid == 0u) {
+        wall_pose[w].force = vec4<f32>(red[0].xyz, f32(atomicLoad(&ctl[CTL_STEP])));
+        wall_pose[w].torque = red[256];
+    }
 }

@@ -23,7 +23,7 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     var e = array<f32, 6>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     if (i < ctl[CTL_COUNT]) {
         let dt = P.gravity_dt.w;
-        let g = P.gravity_dt.xyz;
+        let g = gravity_at(P, ctl[CTL_STEP]);
         let m = motion[i];
         let v = m.vel_invm;
         let om = m.omega_invi;

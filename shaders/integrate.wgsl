@@ -11,6 +11,9 @@
 @group(0) @binding(2) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> torque: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> pos_ref: array<vec4<f32>>;
+// the walls' motion and pose (`move_walls` poses them for the next step)
+@group(0) @binding(5) var<storage, read> wall_motion: array<WallMotion>;
+@group(0) @binding(6) var<storage, read_write> wall_pose: array<WallPose>;
 
 // Set B, updated in place: thread i reads and writes element i only.
 // v*, ω* (with 1/m, 1/I) live in the motion record only.
@@ -56,7 +59,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     // contacts of this step failed: leave the state as it is
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;
-    let g = P.gravity_dt.xyz;
+    let g = gravity_at(P, atomicLoad(&ctl[CTL_STEP]));
     let f = force[i];
     let t = torque[i];
     let x = pos[i];
@@ -119,5 +122,37 @@ fn finish_step() {
         atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
     } else {
         atomicAdd(&ctl[CTL_STEP], 1u);
+    }
+}
+
+// After finish_step, a thread per scene wall (strided): the servo's speed
+// from the load this step's contacts reduced, max_speed * clamp((target -
+// F) / target, -1, 1) with F the force the wall exerts on the particles
+// along its direction, its displacement advanced; the pose at the next
+// step's time; a rebuild of the list when the wall has moved more than
+// skin / 2 since the last build. Twin of `WallSet::advance`.
+@compute @workgroup_size(64)
+fn move_walls(@builtin(local_invocation_index) lid: u32) {
+    if (atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    let dt = P.gravity_dt.w;
+    let t = f32(atomicLoad(&ctl[CTL_STEP])) * dt;
+    for (var w = lid; w < P.sizes.y; w += 64u) {
+        let m = wall_motion[w];
+        if (m.extra.z == 0.0) { continue; }
+        let old = wall_pose[w];
+        var s = old.servo.xy;
+        if (m.servo.w != 0.0) {
+            let push = -dot(old.force.xyz, m.servo.xyz);
+            s.y = m.extra.x * clamp((m.servo.w - push) / m.servo.w, -1.0, 1.0);
+            s.x = s.x + s.y * dt;
+        }
+        var p = pose_at(m, t, s);
+        p.built = old.built;
+        p.force = old.force;
+        p.torque = old.torque;
+        let moved = length(p.origin.xyz - m.axis_point.xyz - old.built.xyz)
+            + abs(p.origin.w - old.built.w) * m.extra.y;
+        if (moved > 0.5 * P.nbr.x) { atomicStore(&ctl[CTL_REBUILD], 1u); }
+        wall_pose[w] = p;
     }
 }

@@ -16,6 +16,12 @@
 // new index -> index in the order the previous list was built over
 @group(0) @binding(3) var<storage, read> order: array<u32>;
 @group(0) @binding(4) var<storage, read> walls: array<Wall>;
+// per scene wall: where its primitives are, its motion and pose (the
+// build records the pose it was made at), and the meshes' grids
+@group(0) @binding(5) var<storage, read> wall_info: array<WallInfo>;
+@group(0) @binding(6) var<storage, read> wall_motion: array<WallMotion>;
+@group(0) @binding(7) var<storage, read_write> wall_pose: array<WallPose>;
+@group(0) @binding(8) var<storage, read> mesh_cells: array<u32>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> nbr_count: array<u32>;
@@ -121,15 +127,42 @@ fn candidates(i: u32, write: bool) -> u32 {
             }
         }
     }
-    // the wall primitives within r + skin (a particle moves at most skin / 2
-    // before the next build), in primitive order
-    for (var w = 0u; w < P.sizes.z; w++) {
-        if (wall_gap(walls[w], xi).dist < ri + skin) {
-            if (write) {
-                nbr[out + k] = w | WALL;
-                nbr_hist[out + k] = vec4<f32>(0.0);
+    // the wall primitives within r + skin (a particle and a wall each move
+    // at most skin / 2 before the next build), in primitive order: each
+    // scene wall searched in its body frame at its pose, an analytic one's
+    // primitives tested, a mesh's triangles those its grid lists for the
+    // particle's cell (twin of `for_walls`)
+    for (var b = 0u; b < P.sizes.y; b++) {
+        let info = wall_info[b];
+        var xb = xi;
+        let pose = wall_pose[b];
+        if (pose.rot.z != 0.0) { xb = to_body(pose, wall_motion[b], xi); }
+        var lo = info.prims.x;
+        var hi = info.prims.y;
+        var listed = false;
+        if (info.grid_dims.x != 0u) {
+            listed = true;
+            lo = 0u;
+            hi = 0u;
+            let f = floor((xb - info.grid_min.xyz) * info.grid_min.w);
+            let dims = vec3<f32>(info.grid_dims.xyz);
+            if (all(f >= vec3<f32>(0.0)) && all(f < dims)) {
+                let c = vec3<u32>(f);
+                let cell = c.x + info.grid_dims.x * (c.y + info.grid_dims.y * c.z);
+                lo = mesh_cells[info.grid_dims.w + cell];
+                hi = mesh_cells[info.grid_dims.w + cell + 1u];
             }
-            k++;
+        }
+        for (var q = lo; q < hi; q++) {
+            var w = q;
+            if (listed) { w = mesh_cells[q]; }
+            if (wall_gap(walls[w], xb).dist < ri + skin) {
+                if (write) {
+                    nbr[out + k] = w | WALL;
+                    nbr_hist[out + k] = vec4<f32>(0.0);
+                }
+                k++;
+            }
         }
     }
     return k;
@@ -217,6 +250,12 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 @compute @workgroup_size(1)
 fn finish_build() {
     if (idle()) { return; }
+    // the poses the list was built at (a wall that moves more than skin / 2
+    // from them rebuilds it: `wall_motion`)
+    for (var b = 0u; b < P.sizes.y; b++) {
+        let p = wall_pose[b];
+        wall_pose[b].built = vec4<f32>(p.origin.xyz - wall_motion[b].axis_point.xyz, p.origin.w);
+    }
     atomicStore(&ctl[CTL_REBUILD], 0u);
     atomicStore(&ctl[CTL_KEPT], 0u);
     atomicStore(&ctl[CTL_ROWS], atomicLoad(&ctl[CTL_COUNT]));

@@ -130,6 +130,8 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+use crate::walls::{Pose, WallLoad};
+
 pub trait Backend {
     /// "cpu" or "gpu".
     fn name(&self) -> &'static str;
@@ -145,6 +147,9 @@ pub trait Backend {
     fn steps_done(&self) -> u64;
     /// Neighbour-list builds so far and the current list's length.
     fn list_stats(&mut self) -> ListStats;
+    /// Each scene wall's pose now and the load the particles put on it at
+    /// the last step's contact stage (walls.csv, walls_NNNNN.vtu).
+    fn walls(&mut self) -> Vec<(Pose, WallLoad)>;
 }
 
 /// How the neighbour list is doing (benchmarks print it).

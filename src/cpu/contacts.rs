@@ -22,13 +22,14 @@
 use super::data::Step;
 use super::lanes;
 use super::law::{
-    add, body, dot, law, pair_law, scale, set3, sub, xyz, Body, LawIn, LawParams, ResultLanes,
+    add, dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes,
     LANES, V3,
 };
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
-use crate::walls::{gap, Primitive};
+use super::wall_contacts::{particle_walls, MeshScratch, WallCtx, WallSums};
+use crate::walls::WallLoad;
 
 /// What the contact stage reports besides the per-particle arrays.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -79,18 +80,27 @@ struct Ctx<'a> {
     nbr_start: &'a [u32],
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
-    walls: &'a [Primitive],
+    walls: WallCtx<'a>,
 }
 
-/// (largest overlap ratio, lowest id over the limit) of a run of particles.
-type Partial = (f64, Option<u32>);
+/// (largest overlap ratio, lowest id over the limit, the load on each
+/// scene wall) of a run of particles.
+type Partial = (f64, Option<u32>, Vec<WallLoad>);
 
 fn merge(a: Partial, b: Partial) -> Partial {
     let id = match (a.1, b.1) {
         (Some(x), Some(y)) => Some(x.min(y)),
         (x, y) => x.or(y),
     };
-    (a.0.max(b.0), id)
+    let mut loads = a.2;
+    if loads.is_empty() {
+        loads = b.2;
+    } else {
+        for (l, r) in loads.iter_mut().zip(&b.2) {
+            l.add(r);
+        }
+    }
+    (a.0.max(b.0), id, loads)
 }
 
 /// Particles per leaf of the parallel split.
@@ -112,7 +122,11 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         nbr_start: &w.nbr_start,
         lp: st.law,
         pairs: &st.pairs,
-        walls: &st.walls,
+        walls: WallCtx {
+            set: &st.walls,
+            pairs: &st.pairs,
+            lp: st.law,
+        },
     };
     let n = c.pos_rad.len();
     let out = Out {
@@ -122,7 +136,10 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap) = run(&c, 0, n, out);
+    let (max_overlap_ratio, overlap, loads) = run(&c, 0, n, out);
+    for (b, l) in st.walls.bodies.iter_mut().zip(loads) {
+        b.load = l;
+    }
     ContactReport {
         max_overlap_ratio,
         overlap,
@@ -135,7 +152,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
 fn run(c: &Ctx, lo: usize, hi: usize, out: Out) -> Partial {
     if hi - lo <= CHUNK {
         return BATCH.with_borrow_mut(|batch| {
-            let mut acc = (0.0, None);
+            let mut acc = (0.0, None, Vec::new());
             let mut out = out;
             for s0 in (lo..hi).step_by(SUB) {
                 let s1 = (s0 + SUB).min(hi);
@@ -281,6 +298,8 @@ struct Batch {
     /// leaf), found once by the classification's pass.
     walls: Vec<std::ops::Range<usize>>,
     results: Vec<ResultLanes<LANES>>,
+    /// The wall pass's working memory.
+    mesh: MeshScratch,
 }
 
 thread_local! {
@@ -310,16 +329,17 @@ impl Batch {
             self.count.push((self.pending.len() - before) as u32);
         }
         self.law(c, out);
-        let mut acc: Partial = (0.0, None);
+        let mut acc: Partial = (0.0, None, vec![WallLoad::default(); c.walls.set.bodies.len()]);
         let mut q = 0;
         for (b, i) in range.enumerate() {
             let k = i - lo;
             let contacts = q..q + self.count[b] as usize;
             q = contacts.end;
-            let r = self.particle(i, c, contacts, k, self.walls[b].clone(), out);
+            let walls = self.walls[b].clone();
+            let r = self.particle(i, c, contacts, k, walls, out, &mut acc.2);
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
-                acc = merge(acc, (r, Some(c.motion[i][3][3].bits32())));
+                acc = merge(acc, (r, Some(c.motion[i][3][3].bits32()), Vec::new()));
             }
         }
         acc
@@ -436,20 +456,21 @@ impl Batch {
     /// Particle `i`'s sums (leaf index `k`): its evaluated contacts
     /// (`contacts` of `pending`: history and flag written), then its walls.
     /// Returns its largest overlap ratio.
+    #[allow(clippy::too_many_arguments)]
     fn particle(
-        &self,
+        &mut self,
         i: usize,
         c: &Ctx,
         contacts: std::ops::Range<usize>,
         k: usize,
         walls: std::ops::Range<usize>,
         out: &mut Out,
+        loads: &mut [WallLoad],
     ) -> f64 {
-        let (pos, lp) = (c.pos_rad, &c.lp);
+        let pos = c.pos_rad;
         let xi_pos = xyz(pos[i]);
         let ri = pos[i][3];
         let mi = &c.motion[i];
-        let mat_i = mi[2][3].bits32();
         let mut f = [0.0; 3];
         let mut t = [0.0; 3];
         let mut elastic = 0.0;
@@ -478,36 +499,33 @@ impl Batch {
         }
         // the wall primitives within reach at the build: the row's last
         // entries, in primitive order
-        for (e, wh) in out.nbr[walls.clone()].iter_mut().zip(&mut out.hist[walls]) {
-            let prim = &c.walls[(*e & INDEX) as usize];
-            let g = gap(prim, xi_pos);
-            let (dist, n) = (g.dist, g.normal);
-            let overlap = ri - dist;
-            if overlap <= 0.0 {
-                if *e & HAS_HISTORY != 0 {
-                    *wh = [0.0; 4];
-                    *e &= !HAS_HISTORY;
-                }
-                continue;
-            }
-            let wall = Body::WALL;
-            let pp = c.pairs.get(mat_i, prim.material);
-            let me = body(mi, ri);
-            // without the flag the entry's history is zero: not read
-            let h = if *e & HAS_HISTORY != 0 { *wh } else { [0.0; 4] };
-            let r = pair_law(lp, pp, &me, &wall, n, overlap, h);
-            f = add(f, r.force_a);
-            t = add(t, r.torque_a);
-            elastic += r.elastic;
-            diss += r.dissipated;
-            max_ratio = max_ratio.max(overlap / ri);
-            *wh = [r.xi[0], r.xi[1], r.xi[2], r.kt];
-            *e = if *wh != [0.0; 4] {
-                *e | HAS_HISTORY
-            } else {
-                *e & !HAS_HISTORY
-            };
+        let mut sums = WallSums {
+            force: f,
+            torque: t,
+            elastic,
+            dissipated: diss,
+            max_ratio,
+        };
+        if !walls.is_empty() {
+            particle_walls(
+                &c.walls,
+                xi_pos,
+                ri,
+                mi,
+                &mut out.nbr[walls.clone()],
+                &mut out.hist[walls],
+                loads,
+                &mut sums,
+                &mut self.mesh,
+            );
         }
+        let WallSums {
+            force: f,
+            torque: t,
+            elastic,
+            dissipated: diss,
+            max_ratio,
+        } = sums;
         out.force[k] = [f[0], f[1], f[2], elastic];
         out.torque[k] = [t[0], t[1], t[2], diss];
         max_ratio

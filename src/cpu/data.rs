@@ -7,7 +7,7 @@ use crate::backend::StageTimes;
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::state::{Motion, Particles};
-use crate::walls::Primitive;
+use crate::walls::WallSet;
 
 /// Work arrays, allocated once.
 #[derive(Debug, Clone, Default)]
@@ -60,8 +60,11 @@ pub struct Step {
     pub law: LawParams,
     pub gravity: [f64; 3],
     pub pairs: PairTable,
-    /// The wall primitives; list entries flagged `state::WALL` index it.
-    pub walls: Vec<Primitive>,
+    /// The walls: primitives (list entries flagged `state::WALL` index
+    /// them) and per scene wall its body (motion, pose, load).
+    pub walls: WallSet,
+    /// `[simulation] gravity_rotation`: axis (unit) and rate (rad/s).
+    pub gravity_rotation: Option<([f64; 3], f64)>,
     pub particles: Particles<f64>,
     pub work: Work,
     pub step: u64,

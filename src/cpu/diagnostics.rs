@@ -11,7 +11,7 @@ use crate::backend::Diagnostics;
 
 pub fn diagnostics(st: &Step) -> Diagnostics {
     let dt = st.law.dt;
-    let g = st.gravity;
+    let g = st.gravity_now();
     let p = &st.particles;
     let w = &st.work;
     let mut d = Diagnostics::default();

@@ -39,7 +39,7 @@ pub struct IntegrateReport {
 pub fn integrate(st: &mut Step) -> IntegrateReport {
     let dt = st.law.dt;
     let half_skin2 = 0.25 * st.skin * st.skin;
-    let g = st.gravity;
+    let g = st.gravity_now();
     let grid = st.grid;
     let first = st.step == 0;
     let w = &mut st.work;

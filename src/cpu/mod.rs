@@ -13,6 +13,7 @@
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
 //! | `bin.rs`, `sort.rs`, `neighbours.rs`, `contacts.rs`, `integrate.rs`, `diagnostics.rs` | the stages |
+//! | `wall_contacts.rs` | the wall part of the contact stage: moving walls, the mesh reduction, wall loads |
 
 pub mod bin;
 pub mod contacts;
@@ -25,6 +26,7 @@ pub mod law;
 pub mod neighbours;
 pub mod sort;
 pub mod step;
+pub mod wall_contacts;
 
 pub use data::{Step, Work};
 pub use step::CpuBackend;

@@ -29,7 +29,7 @@
 
 use crate::grid::Grid;
 use crate::state::{HAS_HISTORY, INDEX, WALL};
-use crate::walls::{gap, Primitive};
+use crate::walls::{gap, WallSet};
 use bytemuck::Pod;
 use rayon::prelude::*;
 
@@ -74,14 +74,36 @@ pub fn for_candidates(
 }
 
 /// Calls `f(w)` for every wall primitive within r + skin of particle `p`
-/// (x, y, z, r), in primitive order: a particle moves at most skin / 2
-/// before the next build, so a primitive farther away cannot touch it in
-/// between.
+/// (x, y, z, r), in primitive order: a particle and a wall each move at
+/// most skin / 2 before the next build, so a primitive farther away cannot
+/// touch it in between. Each wall is searched in its body frame at its
+/// current pose: an analytic wall's primitive is tested, a mesh's
+/// triangles are those its grid lists for the particle's cell.
 #[inline]
-pub fn for_walls(p: [f64; 4], walls: &[Primitive], skin: f64, mut f: impl FnMut(usize)) {
-    for (w, prim) in walls.iter().enumerate() {
-        if gap(prim, [p[0], p[1], p[2]]).dist < p[3] + skin {
-            f(w);
+pub fn for_walls(p: [f64; 4], walls: &WallSet, skin: f64, mut f: impl FnMut(usize)) {
+    let x = [p[0], p[1], p[2]];
+    let reach = p[3] + skin;
+    for b in &walls.bodies {
+        let xb = if b.pose.moving {
+            b.pose.to_body(glam::DVec3::from(x)).to_array()
+        } else {
+            x
+        };
+        match &b.grid {
+            Some(grid) => {
+                for &w in grid.candidates(xb) {
+                    if gap(&walls.prims[w as usize], xb).dist < reach {
+                        f(w as usize);
+                    }
+                }
+            }
+            None => {
+                for w in b.first..b.end {
+                    if gap(&walls.prims[w as usize], xb).dist < reach {
+                        f(w as usize);
+                    }
+                }
+            }
         }
     }
 }
@@ -158,7 +180,7 @@ pub struct NewList<'a> {
 pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
-    walls: &[Primitive],
+    walls: &WallSet,
     starts: &[u32],
     skin: f64,
     old: &OldList,

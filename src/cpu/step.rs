@@ -9,7 +9,7 @@ use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::Scene;
 use crate::state::{Particles, INDEX, MAX_PARTICLES, WALL};
-use crate::walls::primitives;
+use crate::walls::WallSet;
 use std::time::Instant;
 
 impl Step {
@@ -40,7 +40,8 @@ impl Step {
             },
             gravity: scene.simulation.gravity,
             pairs: PairTable::new(scene),
-            walls: primitives(scene),
+            walls: WallSet::new(scene),
+            gravity_rotation: scene.simulation.gravity_rotation,
             particles,
             work,
             step: 0,
@@ -51,6 +52,19 @@ impl Step {
             stage_seconds: Default::default(),
             next_id: n as u32,
         })
+    }
+
+    /// Gravity at the current step: `gravity` turned by
+    /// `gravity_rotation` (rate × t about its axis) when it rotates.
+    pub fn gravity_now(&self) -> [f64; 3] {
+        match self.gravity_rotation {
+            Some((axis, rate)) => {
+                let t = self.step as f64 * self.law.dt;
+                let q = glam::DQuat::from_axis_angle(glam::DVec3::from(axis), rate * t);
+                (q * glam::DVec3::from(self.gravity)).to_array()
+            }
+            None => self.gravity,
+        }
     }
 
     /// Stages 1–2: bin, sort, and reorder the particle arrays into cell order.
@@ -133,6 +147,7 @@ impl Step {
         for (r, p) in w.pos_ref.iter_mut().zip(pos) {
             *r = [p[0], p[1], p[2]];
         }
+        self.walls.mark_built();
         self.builds += 1;
         self.rebuild = false;
     }
@@ -199,8 +214,12 @@ impl Step {
         if let Some(id) = done.nonfinite {
             return Err(err(RunErrorKind::NonFinite, id, self));
         }
-        self.rebuild = done.rebuild;
         self.step += 1;
+        // the walls at the next step's time (servos moved by this step's
+        // load); a wall that moved more than skin / 2 rebuilds the list
+        let t = self.step as f64 * self.law.dt;
+        let walls_moved = self.walls.advance(t, self.law.dt, 0.5 * self.skin);
+        self.rebuild = done.rebuild || walls_moved;
         Ok(())
     }
 }
@@ -252,6 +271,11 @@ impl Backend for CpuBackend {
 
     fn steps_done(&self) -> u64 {
         self.st.step
+    }
+
+    fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
+        let b = &self.st.walls.bodies;
+        b.iter().map(|b| (b.pose, b.load)).collect()
     }
 
     fn list_stats(&mut self) -> ListStats {

@@ -1,51 +1,104 @@
 //! Stage 4, contacts (`shaders/contacts.wgsl`): gather over the neighbour
 //! list, particle candidates and the wall primitives within reach; reads
 //! set B, updates the history beside each list entry in place, writes
-//! force and torque.
+//! force and torque. On the steps that want the wall loads (every step
+//! with a servo, else the last step of an `advance`) `wall_loads` runs
+//! first, the same wall contacts without writing, reduced per scene wall
+//! over each workgroup, and `wall_loads_sum` adds the workgroups' partials
+//! into each wall's pose record.
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, N, R, RW, U};
 
 pub struct ContactKernels {
     pub contacts: Kernel,
+    pub loads: Kernel,
+    pub loads_sum: Kernel,
 }
 
 pub struct ContactBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
     pub g2: wgpu::BindGroup,
+    pub loads: [wgpu::BindGroup; 3],
+    pub loads_sum: wgpu::BindGroup,
 }
 
 impl ContactKernels {
-    /// `contacts`.
-    pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
-        "contacts.wgsl",
-        "contacts",
-        &[&[U, RW, R, RW, R, R], &[R, R], &[RW, RW, RW]],
-    )];
+    /// `contacts`, `wall_loads`, `wall_loads_sum`. Group 0: params, ctl,
+    /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_partial;
+    /// group 1: pos, motion; group 2: force, torque, nbr_hist.
+    pub const DECLS: [KernelDecl; 3] = {
+        const S: &str = "contacts.wgsl";
+        const G1: &[Access] = &[R, R];
+        [
+            KernelDecl::new(
+                S,
+                "contacts",
+                &[&[U, RW, R, RW, R, R, R, RW, N], G1, &[RW, RW, RW]],
+            ),
+            KernelDecl::new(
+                S,
+                "wall_loads",
+                &[&[U, RW, R, RW, R, R, R, RW, RW], G1, &[N, N, RW]],
+            ),
+            KernelDecl::new(
+                S,
+                "wall_loads_sum",
+                &[&[U, RW, N, N, N, N, N, RW, RW]],
+            ),
+        ]
+    };
 
     pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+        let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         ContactKernels {
-            contacts: Kernel::new(ctx, module, &Self::DECLS[0]),
+            contacts: k(0),
+            loads: k(1),
+            loads_sum: k(2),
         }
     }
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> ContactBinds {
         let b = &d.b;
+        let g0 = [
+            &d.params,
+            &d.ctl,
+            &d.nbr_start,
+            &d.nbr,
+            &d.pairs,
+            &d.walls,
+            &d.wall_motion,
+            &d.wall_pose,
+            &d.wall_partial,
+        ];
+        let g1 = [&b.pos, &b.motion];
+        let g2 = [&d.force, &d.torque, &d.nbr_hist];
         let k = &self.contacts;
+        let l = &self.loads;
         ContactBinds {
-            g0: k.bind(
-                ctx,
-                0,
-                &[&d.params, &d.ctl, &d.nbr_start, &d.nbr, &d.pairs, &d.walls],
-            ),
-            g1: k.bind(ctx, 1, &[&b.pos, &b.motion]),
-            g2: k.bind(ctx, 2, &[&d.force, &d.torque, &d.nbr_hist]),
+            g0: k.bind(ctx, 0, &g0),
+            g1: k.bind(ctx, 1, &g1),
+            g2: k.bind(ctx, 2, &g2),
+            loads: [l.bind(ctx, 0, &g0), l.bind(ctx, 1, &g1), l.bind(ctx, 2, &g2)],
+            loads_sum: self.loads_sum.bind(ctx, 0, &g0),
         }
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        if d.n_bodies > 0 {
+            dispatch_indirect(
+                pass,
+                &self.loads,
+                &[(0, &c.loads[0]), (1, &c.loads[1]), (2, &c.loads[2])],
+                d.args_for(Over::EveryStep),
+            );
+            // one workgroup per scene wall
+            pass.set_pipeline(&self.loads_sum.pipeline);
+            pass.set_bind_group(0, &c.loads_sum, &[]);
+            pass.dispatch_workgroups(d.n_bodies as u32, 1, 1);
+        }
         dispatch_indirect(
             pass,
             &self.contacts,

@@ -5,7 +5,8 @@
 //! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{ArgSlot, Gather, Pair, Params, ScanParams, Wall, WG};
+use super::layout::{ArgSlot, Gather, Pair, Params, ScanParams, WG};
+use super::walls::WallTables;
 use crate::state::{Motion, Particles};
 use wgpu::util::DeviceExt;
 
@@ -204,11 +205,27 @@ pub struct GpuData {
     pub cap: u64,
     /// Wall primitives (`walls`).
     pub n_walls: u64,
+    /// Scene walls (`wall_info`, `wall_motion`, `wall_pose` hold at least
+    /// one record).
+    pub n_bodies: u64,
+    /// Some wall moves (`wall_motion` runs after integrate).
+    pub moving_walls: bool,
     pub n_cells: u64,
     pub params: wgpu::Buffer,
     pub ctl: wgpu::Buffer,
     pub pairs: wgpu::Buffer,
     pub walls: wgpu::Buffer,
+    /// Per scene wall: where its primitives are (`WallInfo`), its motion
+    /// (`WallMotion`, static) and its pose (`WallPose`, written by
+    /// `wall_motion` every step; the loads too).
+    pub wall_info: wgpu::Buffer,
+    pub wall_motion: wgpu::Buffer,
+    pub wall_pose: wgpu::Buffer,
+    /// The meshes' grids: cell starts, then triangles (`gpu::walls`).
+    pub mesh_cells: wgpu::Buffer,
+    /// Per workgroup of the wall-load reduction and scene wall: force and
+    /// torque (2 × vec4).
+    pub wall_partial: wgpu::Buffer,
     pub a: ParticleBuffers,
     pub b: ParticleBuffers,
     pub force: wgpu::Buffer,
@@ -265,8 +282,8 @@ pub struct GpuData {
 
 pub use super::layout::{
     CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN,
-    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS,
-    CTL_STEP,
+    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_MAX_OVERLAP, CTL_NEXT_ID,
+    CTL_REBUILD, CTL_ROWS, CTL_STEP,
 };
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
@@ -283,6 +300,7 @@ pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     c[CTL_COUNT] = count as u32;
     c[CTL_ROWS] = count as u32;
     c[CTL_NEXT_ID] = next_id;
+    c[CTL_LOADS_AT] = u32::MAX;
     c
 }
 
@@ -441,14 +459,15 @@ impl GpuData {
         ctx: &GpuContext,
         params: &Params,
         pairs: &[Pair],
-        walls: &[Wall],
+        walls: &WallTables,
         init0: &GpuInit,
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
         let n = state.len() as u64;
         // buffers hold `cap` particles; n are active
         let cap = init0.capacity();
-        let n_walls = walls.len() as u64;
+        let n_walls = walls.prims.len() as u64;
+        let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
         // the largest buffer per particle: the list's history at its
@@ -531,6 +550,8 @@ impl GpuData {
             n,
             cap,
             n_walls,
+            n_bodies,
+            moving_walls: walls.moving,
             n_cells,
             params: init(
                 ctx,
@@ -540,7 +561,26 @@ impl GpuData {
             ),
             ctl: init(ctx, "ctl", bytemuck::cast_slice(&ctl), STORAGE),
             pairs: init(ctx, "pairs", bytemuck::cast_slice(pairs), STORAGE),
-            walls: init(ctx, "walls", bytemuck::cast_slice(walls), STORAGE),
+            walls: init(ctx, "walls", bytemuck::cast_slice(&walls.prims), STORAGE),
+            wall_info: init(ctx, "wall_info", bytemuck::cast_slice(&walls.info), STORAGE),
+            wall_motion: init(
+                ctx,
+                "wall_motion",
+                bytemuck::cast_slice(&walls.motion),
+                STORAGE,
+            ),
+            wall_pose: init(ctx, "wall_pose", bytemuck::cast_slice(&walls.pose), STORAGE),
+            mesh_cells: init(
+                ctx,
+                "mesh_cells",
+                bytemuck::cast_slice(&walls.mesh_cells),
+                STORAGE,
+            ),
+            wall_partial: zeroed(
+                ctx,
+                "wall_partial",
+                32 * n_bodies.max(1) * cap.div_ceil(WG as u64),
+            ),
             a,
             b,
             force: zeroed(ctx, "force", 16 * cap),

@@ -8,7 +8,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 14;
+pub const CTL_LEN: usize = 15;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -29,6 +29,10 @@ pub const CTL_NEXT_ID: usize = 12;
 /// Rows of the current list's CSR: the count it was built over, plus the
 /// empty rows insertion adds (what a build keeps the previous list over).
 pub const CTL_ROWS: usize = 13;
+/// The step whose contact stage reduces the wall loads (the last of an
+/// `advance`: what walls.csv reads), besides every step when a wall has a
+/// servo.
+pub const CTL_LOADS_AT: usize = 14;
 
 /// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
 /// name: `tests/shaders.rs` checks that each WGSL `const` there has this
@@ -54,6 +58,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_COUNT", CTL_COUNT as u32),
         ("CTL_NEXT_ID", CTL_NEXT_ID as u32),
         ("CTL_ROWS", CTL_ROWS as u32),
+        ("CTL_LOADS_AT", CTL_LOADS_AT as u32),
         ("CTL_LEN", CTL_LEN as u32),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
@@ -78,13 +83,16 @@ pub struct Params {
     pub dims: [u32; 4],
     /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
     pub periodic: [u32; 4],
-    /// particles, 0 (unused), walls, materials.
+    /// particle capacity, scene walls (bodies), wall primitives, materials.
     pub sizes: [u32; 4],
     /// linear stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit.
     pub linear: [f32; 4],
     /// x: Verlet skin (m), y: (skin / 2)², the squared displacement that
-    /// triggers a rebuild; zw unused.
+    /// triggers a rebuild; z: 1 when some wall has a servo (the wall loads
+    /// are reduced every step), else 0; w: 1 when some wall moves.
     pub nbr: [f32; 4],
+    /// xyz: the unit axis gravity turns about; w: its rate (rad/s; 0: fixed).
+    pub gravity_rot: [f32; 4],
 }
 
 /// One entry of the material-pair table.
@@ -361,6 +369,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("sizes", offset_of!(Params, sizes)),
                 ("linear", offset_of!(Params, linear)),
                 ("nbr", offset_of!(Params, nbr)),
+                ("gravity_rot", offset_of!(Params, gravity_rot)),
             ],
             size_of::<Params>(),
         ),

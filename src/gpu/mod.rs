@@ -17,6 +17,7 @@ pub mod neighbours;
 pub mod shaders;
 pub mod sort;
 pub mod wall_eval;
+pub mod walls;
 
 use crate::backend::{
     contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage, StageTimes,
@@ -28,15 +29,16 @@ use crate::scene::{ContactModel, Scene};
 use crate::state::{Motion, Particles};
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
-use layout::{Pair, Params, Wall};
+use layout::{Pair, Params};
+use walls::WallTables;
 
-/// Storage buffers the widest kernel binds in one stage: 13, the
-/// neighbour list's `fill` (each kernel binds only what it uses: `keep` 10,
-/// `contacts` 10, `count_candidates` 8, `integrate` 8; the reorder 4
-/// whatever the number of per-particle arrays; checked against every
-/// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
-/// adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 13;
+/// Storage buffers the widest kernel binds in one stage: 17, the
+/// neighbour list's `fill` (the list, the previous list it moves history
+/// from, and the walls: primitives, where each scene wall's are, motion,
+/// pose and the meshes' grids; each kernel binds only what it uses;
+/// checked against every `KernelDecl` in `tests/shaders.rs`). Desktop
+/// Vulkan, Metal and DX12 adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 17;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
@@ -112,10 +114,10 @@ impl GpuBindings {
 }
 
 /// The uniform parameters, pair table and walls of a scene, in f32.
-pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>) {
+pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, WallTables) {
     let f4 = |v: [f64; 3]| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0];
     let c = &scene.contact;
-    let prims = crate::walls::primitives(scene);
+    let walls = WallTables::new(&crate::walls::WallSet::new(scene));
     let params = Params {
         grid_min: f4(grid.min),
         grid_len: f4(grid.len),
@@ -141,8 +143,8 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
         ],
         sizes: [
             scene.particles.len() as u32,
-            0,
-            prims.len() as u32,
+            walls.bodies,
+            walls.n_prims,
             scene.materials.len() as u32,
         ],
         linear: [
@@ -153,12 +155,21 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, Vec<Wall>
         ],
         nbr: {
             let skin = scene.skin();
-            [skin as f32, (0.25 * skin * skin) as f32, 0.0, 0.0]
+            let flag = |b: bool| if b { 1.0 } else { 0.0 };
+            [
+                skin as f32,
+                (0.25 * skin * skin) as f32,
+                flag(walls.servo),
+                flag(walls.moving),
+            ]
+        },
+        gravity_rot: match scene.simulation.gravity_rotation {
+            Some((axis, rate)) => [axis[0] as f32, axis[1] as f32, axis[2] as f32, rate as f32],
+            None => [0.0; 4],
         },
     };
     let table = PairTable::new(scene);
     let pairs = table.pairs.iter().map(Pair::from_params).collect();
-    let walls = prims.iter().map(Wall::from_primitive).collect();
     (params, pairs, walls)
 }
 
@@ -174,6 +185,8 @@ pub struct GpuBackend {
     /// What inserted particles' motion records start from.
     gravity: [f64; 3],
     dt: f64,
+    /// The walls' static motion records (to read poses back as f64).
+    wall_motion: Vec<layout::WallMotion>,
 }
 
 impl GpuBackend {
@@ -238,6 +251,7 @@ impl GpuBackend {
             max_overlap: 0.0,
             gravity: scene.simulation.gravity,
             dt: scene.dt(),
+            wall_motion: walls.motion.clone(),
         })
     }
 
@@ -574,6 +588,15 @@ impl Backend for GpuBackend {
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
         use data::*;
         let target = self.steps + steps;
+        if self.data.n_bodies > 0 && steps > 0 {
+            // the last step's contacts reduce the wall loads (walls.csv)
+            let at = (target - 1) as u32;
+            self.ctx.queue.write_buffer(
+                &self.data.ctl,
+                4 * CTL_LOADS_AT as u64,
+                bytemuck::bytes_of(&at),
+            );
+        }
         while self.steps < target {
             let mut left = target - self.steps;
             while left > 0 {
@@ -664,6 +687,19 @@ impl Backend for GpuBackend {
 
     fn steps_done(&self) -> u64 {
         self.steps
+    }
+
+    fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
+        let n = self.data.n_bodies;
+        if n == 0 {
+            return Vec::new();
+        }
+        let poses: Vec<layout::WallPose> = self.read_vec(&self.data.wall_pose, n);
+        poses
+            .iter()
+            .zip(&self.wall_motion)
+            .map(|(p, m)| walls::pose_from_gpu(p, m))
+            .collect()
     }
 
     fn list_stats(&mut self) -> ListStats {

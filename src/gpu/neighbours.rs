@@ -38,23 +38,26 @@ impl NeighbourKernels {
     /// `drop_removed`, `keep`, `count_candidates`, `check_list`, `fill`,
     /// `finish_build`,
     /// each with only the bindings it uses (N: left out). Group 0: params,
-    /// ctl, starts, order, walls; group 1: pos, nbr_count, nbr_start, nbr,
-    /// pos_ref, nbr_hist, old_start, old_nbr, old_hist, new_at,
-    /// old_index. The widest, `fill`, binds 13 storage buffers (one layout
-    /// shared by all five bound 15).
+    /// ctl, starts, order, walls, wall_info, wall_motion, wall_pose,
+    /// mesh_cells; group 1: pos, nbr_count, nbr_start, nbr, pos_ref,
+    /// nbr_hist, old_start, old_nbr, old_hist, new_at, old_index. The
+    /// widest, `fill`, binds 17 storage buffers.
     pub const DECLS: [KernelDecl; 6] = {
         const S: &str = "neighbours.wgsl";
         [
             KernelDecl::new(
                 S,
                 "drop_removed",
-                &[&[U, RW, R, R, N], &[N, N, RW, N, N, N, RW, N, N, RW, N]],
+                &[
+                    &[U, RW, R, R, N, N, N, N, N],
+                    &[N, N, RW, N, N, N, RW, N, N, RW, N],
+                ],
             ),
             KernelDecl::new(
                 S,
                 "keep",
                 &[
-                    &[N, RW, N, R, N],
+                    &[N, RW, N, R, N, N, N, N, N],
                     &[N, N, RW, RW, N, RW, RW, RW, RW, RW, RW],
                 ],
             ),
@@ -63,22 +66,28 @@ impl NeighbourKernels {
                 "count_candidates",
                 // nbr_start, nbr and nbr_hist are the fill's (the same
                 // search writes them there), named in the shared function
-                &[&[U, RW, R, N, R], &[R, RW, RW, RW, N, RW, N, N, N, N, N]],
+                &[
+                    &[U, RW, R, N, R, R, R, RW, R],
+                    &[R, RW, RW, RW, N, RW, N, N, N, N, N],
+                ],
             ),
             KernelDecl::new(
                 S,
                 "check_list",
-                &[&[N, RW, N, N, N], &[N, N, RW, N, N, N, N, N, N, N, N]],
+                &[
+                    &[N, RW, N, N, N, N, N, N, N],
+                    &[N, N, RW, N, N, N, N, N, N, N, N],
+                ],
             ),
             KernelDecl::new(
                 S,
                 "fill",
                 &[
-                    &[U, RW, R, N, R],
+                    &[U, RW, R, N, R, R, R, RW, R],
                     &[R, N, RW, RW, RW, RW, RW, RW, RW, RW, RW],
                 ],
             ),
-            KernelDecl::new(S, "finish_build", &[&[N, RW, N, N, N]]),
+            KernelDecl::new(S, "finish_build", &[&[U, RW, N, N, N, N, R, RW, N]]),
         ]
     };
 
@@ -95,7 +104,17 @@ impl NeighbourKernels {
     }
 
     pub fn bind(&self, ctx: &GpuContext, sort: &SortKernels, d: &GpuData) -> NeighbourBinds {
-        let g0 = [&d.params, &d.ctl, &d.starts, &d.order, &d.walls];
+        let g0 = [
+            &d.params,
+            &d.ctl,
+            &d.starts,
+            &d.order,
+            &d.walls,
+            &d.wall_info,
+            &d.wall_motion,
+            &d.wall_pose,
+            &d.mesh_cells,
+        ];
         let g1 = [
             &d.b.pos,
             &d.nbr_count,

@@ -29,7 +29,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
             "wall_eval.wgsl",
             include_str!("../../shaders/wall_eval.wgsl"),
         ),
-        stage(
+        with_walls(
             "integrate.wgsl",
             include_str!("../../shaders/integrate.wgsl"),
         ),

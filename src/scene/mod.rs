@@ -35,5 +35,5 @@ pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
 pub use types::{
     Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit, Scene, Simulation,
-    SourceInfo, Wall, AUTO_SKIN_DIAMETERS,
+    Oscillation, Servo, Shape, Side, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
 };

@@ -3,25 +3,30 @@
 //! ([`Primitive`]: a kind tag, a material, the wall it belongs to, and up
 //! to three points or vectors of geometry); the only thing a backend asks
 //! of a primitive is its gap to a sphere centre ([`geometry::gap`]; on the
-//! GPU `shaders/walls.wgsl`'s `wall_gap`), so a new kind (cylinder, cone,
-//! triangle of a mesh) is a new arm there and touches neither the pair law
-//! nor the neighbour list. Primitives near a particle are entries of its
-//! neighbour-list row, with their tangential history beside the entry like
-//! a pair's (docs/ARCHITECTURE.md, "Walls").
+//! GPU `shaders/walls.wgsl`'s `wall_gap`), so a new kind is a new arm
+//! there and touches neither the pair law nor the neighbour list.
+//! Primitives near a particle are entries of its neighbour-list row, with
+//! their tangential history beside the entry like a pair's
+//! (docs/ARCHITECTURE.md, "Walls"). A scene wall at run time is a *body*
+//! ([`WallBody`]): its primitives, a mesh's grid, its motion, servo, pose
+//! and load.
 //!
 //! | file | job |
 //! |------|-----|
 //! | `primitive.rs` | `Primitive`, `Kind`, the scene's walls resolved into primitives |
 //! | `geometry.rs` | the gap between a sphere centre and a primitive (CPU, f64) |
-//! | `motion.rs` | a wall's pose at time t (prescribed motion + servo), frame maps, reach |
-//! | `mesh_grid.rs` | a mesh's static grid of triangles in its body frame |
+//! | `motion.rs` | a wall's pose at a time: prescribed motion and servo offset |
+//! | `mesh_grid.rs` | a mesh's triangles by cell of its body frame |
+//! | `set.rs` | the walls of a run: primitives, bodies, poses, servos, loads |
 
 pub mod geometry;
 pub mod mesh_grid;
 pub mod motion;
 pub mod primitive;
+pub mod set;
 
 pub use geometry::{gap, on_triangle, Feature, WallGap};
 pub use mesh_grid::MeshGrid;
 pub use motion::{pose_at, reach, Pose};
 pub use primitive::{primitives, Kind, Primitive};
+pub use set::{WallBody, WallLoad, WallSet};

@@ -66,13 +66,5 @@ impl Primitive {
 /// The primitives of a scene's walls, in wall order (a primitive's index
 /// is what a neighbour-list entry names).
 pub fn primitives(scene: &Scene) -> Vec<Primitive> {
-    scene
-        .walls
-        .iter()
-        .enumerate()
-        .map(|(k, w)| {
-            let (point, normal) = w.as_plane().expect("only planes so far");
-            Primitive::plane(point, normal, w.material as u32, k as u32)
-        })
-        .collect()
+    super::set::WallSet::new(scene).prims
 }

@@ -1,0 +1,230 @@
+//! The wall part of the contact stage (CPU, f64; the GPU's twin is the
+//! wall loop of `shaders/contacts.wgsl`): a particle's wall entries, the
+//! end of its list row in primitive order, hence in runs of one scene wall
+//! each.
+//!
+//! - *Analytic walls* (plane, cylinder, cone) are one primitive each: a
+//!   contact when the gap is below the radius.
+//! - *Meshes* are reduced to one contact per smooth region before the law
+//!   ([`keeps`]): a triangle whose closest point is inside it (a face
+//!   contact) always counts; an edge or vertex contact is dropped when its
+//!   closest point lies on another triangle of the mesh in contact that is
+//!   nearer, or whose own closest point is the same point (a shared edge
+//!   or vertex, within [`MESH_TIE`] × r) and comes earlier in the row. On a flat or convex patch
+//!   this leaves exactly the triangle under the centre (a sphere over an
+//!   edge or a vertex shared by six triangles keeps one of them, at the
+//!   same point, with the plane's normal); in a concave corner both faces
+//!   count. A contact new to its triangle takes over the history of a
+//!   triangle of the same mesh that had one and no longer counts (rolling
+//!   across an edge keeps the tangential spring), before that one is
+//!   cleared.
+//! - *Moving walls*: the particle is taken into the wall's body frame to
+//!   find the gap, the normal back to the world, and the wall's velocity
+//!   at the contact point enters the law as the wall body's velocity.
+//!
+//! Each contact's force on the wall and torque about the wall's (moved)
+//! axis point are added to the wall's load.
+
+use super::law::{body, pair_law, Body, LawParams, V3};
+use crate::pair::PairTable;
+use crate::state::{Motion, Real, HAS_HISTORY, INDEX};
+use crate::walls::geometry::on_triangle;
+use crate::walls::{gap, Feature, WallGap, WallLoad, WallSet};
+use glam::DVec3;
+
+/// How close (× the particle's radius) a closest point must be to another
+/// triangle to lie on it, and two distances to tie (`MESH_TIE` in
+/// `shaders/contacts.wgsl`, checked equal by `tests/shaders.rs`).
+pub const MESH_TIE: f64 = 1e-4;
+
+/// A particle's sums, which its wall contacts add to after its pairs (in
+/// place: the order of additions is the row's).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WallSums {
+    pub force: V3,
+    pub torque: V3,
+    pub elastic: f64,
+    pub dissipated: f64,
+    pub max_ratio: f64,
+}
+
+/// Everything the wall pass reads.
+pub struct WallCtx<'a> {
+    pub set: &'a WallSet,
+    pub pairs: &'a PairTable,
+    pub lp: LawParams,
+}
+
+/// A mesh run's working memory (per thread, reused).
+#[derive(Debug, Default)]
+pub struct MeshScratch {
+    gaps: Vec<WallGap>,
+    keep: Vec<bool>,
+    had: Vec<bool>,
+}
+
+/// Particle (position `xi`, radius `ri`, motion record `mi`) against its
+/// wall entries `nbr` (history `hist`, updated in place), added to `sums`.
+/// Adds each contact's load to `loads` (per scene wall).
+#[allow(clippy::too_many_arguments)]
+pub fn particle_walls(
+    c: &WallCtx,
+    xi: V3,
+    ri: f64,
+    mi: &Motion<f64>,
+    nbr: &mut [u32],
+    hist: &mut [[f64; 4]],
+    loads: &mut [WallLoad],
+    sums: &mut WallSums,
+    scratch: &mut MeshScratch,
+) {
+    let mut k0 = 0;
+    while k0 < nbr.len() {
+        let w = c.set.prims[(nbr[k0] & INDEX) as usize].wall;
+        let mut k1 = k0 + 1;
+        while k1 < nbr.len() && c.set.prims[(nbr[k1] & INDEX) as usize].wall == w {
+            k1 += 1;
+        }
+        run(
+            c,
+            w as usize,
+            xi,
+            ri,
+            mi,
+            &mut nbr[k0..k1],
+            &mut hist[k0..k1],
+            sums,
+            &mut loads[w as usize],
+            scratch,
+        );
+        k0 = k1;
+    }
+}
+
+/// The entries of one scene wall `w`.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    c: &WallCtx,
+    w: usize,
+    xi: V3,
+    ri: f64,
+    mi: &Motion<f64>,
+    nbr: &mut [u32],
+    hist: &mut [[f64; 4]],
+    sums: &mut WallSums,
+    load: &mut WallLoad,
+    scratch: &mut MeshScratch,
+) {
+    let b = &c.set.bodies[w];
+    let xb = if b.pose.moving {
+        b.pose.to_body(DVec3::from(xi)).to_array()
+    } else {
+        xi
+    };
+    let MeshScratch { gaps, keep, had } = scratch;
+    gaps.clear();
+    gaps.extend(
+        nbr.iter()
+            .map(|&e| gap(&c.set.prims[(e & INDEX) as usize], xb)),
+    );
+    if b.is_mesh() {
+        keeps(c, nbr, gaps, xb, ri, keep);
+    } else {
+        keep.clear();
+        keep.extend(gaps.iter().map(|g| g.dist < ri));
+    }
+    had.clear();
+    had.extend(nbr.iter().map(|&e| e & HAS_HISTORY != 0));
+    for k in 0..nbr.len() {
+        if !keep[k] {
+            continue;
+        }
+        let g = gaps[k];
+        let overlap = ri - g.dist;
+        let h = if had[k] {
+            hist[k]
+        } else {
+            // a contact new to this triangle: the history of one of the
+            // mesh's triangles that had one and no longer counts
+            (0..nbr.len())
+                .find(|&f| f != k && had[f] && !keep[f])
+                .map_or([0.0; 4], |f| hist[f])
+        };
+        let prim = &c.set.prims[(nbr[k] & INDEX) as usize];
+        let n = if b.pose.moving {
+            b.pose.dir_to_world(DVec3::from(g.normal)).to_array()
+        } else {
+            g.normal
+        };
+        let mut wall = Body::WALL;
+        // the contact point, midway into the overlap
+        let cp = DVec3::from(xi) + DVec3::from(n) * (ri - 0.5 * overlap);
+        if b.pose.moving {
+            let v = b.pose.velocity_at(cp).to_array();
+            wall.vel = v;
+            wall.vel_half = v;
+        }
+        let pp = c.pairs.get(mi[2][3].bits32(), prim.material);
+        let me = body(mi, ri);
+        let r = pair_law(&c.lp, pp, &me, &wall, n, overlap, h);
+        for q in 0..3 {
+            sums.force[q] += r.force_a[q];
+            sums.torque[q] += r.torque_a[q];
+        }
+        sums.elastic += r.elastic;
+        sums.dissipated += r.dissipated;
+        sums.max_ratio = sums.max_ratio.max(overlap / ri);
+        let on_wall = -DVec3::from(r.force_a);
+        let arm = cp - b.pose.origin;
+        let tq = arm.cross(on_wall);
+        for q in 0..3 {
+            load.force[q] += on_wall[q];
+            load.torque[q] += tq[q];
+        }
+        hist[k] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
+        nbr[k] = if hist[k] != [0.0; 4] {
+            nbr[k] | HAS_HISTORY
+        } else {
+            nbr[k] & !HAS_HISTORY
+        };
+    }
+    // entries that do not count (out of contact, or reduced away) lose
+    // their history, after the new contacts took it over
+    for k in 0..nbr.len() {
+        if !keep[k] && had[k] {
+            hist[k] = [0.0; 4];
+            nbr[k] &= !HAS_HISTORY;
+        }
+    }
+}
+
+/// Which of a mesh's entries count as contacts (the reduction described
+/// above), into `keep`: `gaps` of each entry's triangle from `xb` (body
+/// frame).
+pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: &mut Vec<bool>) {
+    let tol = MESH_TIE * ri;
+    let x = DVec3::from(xb);
+    keep.clear();
+    keep.extend((0..nbr.len()).map(|k| {
+            let g = gaps[k];
+            if g.dist >= ri {
+                return false;
+            }
+            if g.feature == Feature::Face {
+                return true;
+            }
+            let cp = x + DVec3::from(g.normal) * g.dist;
+            !(0..nbr.len()).any(|f| {
+                let gf = gaps[f];
+                if f == k || gf.dist >= ri {
+                    return false;
+                }
+                // the same point (a shared edge or vertex): the earlier
+                // entry carries it; else the nearer triangle that holds it
+                let cf = x + DVec3::from(gf.normal) * gf.dist;
+                let same = (gf.dist - g.dist).abs() <= tol && cf.distance(cp) <= tol;
+                (if same { f < k } else { gf.dist < g.dist })
+                    && on_triangle(&c.set.prims[(nbr[f] & INDEX) as usize], cp.to_array(), tol)
+            })
+    }));
+}
