@@ -15,7 +15,7 @@ seen from the axis, so their normals face inward, toward the particles.
 Python 3 standard library only; the output is the same bytes on every run.
 
     hopper.stl       64 around x 10 rings   -> 1280 triangles, 64 kB
-    hopper_fine.stl 250 around x 20 rings   -> 10000 triangles, 0.5 MB
+    hopper_fine.stl 100 around x 50 rings   -> 10000 triangles, 0.5 MB
 """
 
 import math
@@ -102,7 +102,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     for name, around, rings, seed in [
         ("hopper", 64, 10, 1),
-        ("hopper_fine", 250, 20, 2),
+        ("hopper_fine", 100, 50, 2),
     ]:
         tris = hopper(around, rings, seed)
         check(tris)
