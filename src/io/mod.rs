@@ -1,4 +1,6 @@
-//! Files in and out: particle CSV, VTK snapshots, energy table, summary.
+//! Files in and out: particle CSV, VTK snapshots, energy table, summary,
+//! wall loads and wall geometry.
 
 pub mod csv;
 pub mod vtk;
+pub mod walls;

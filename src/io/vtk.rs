@@ -7,14 +7,21 @@ use crate::state::Particles;
 use std::io::Write;
 use std::path::Path;
 
-struct Array {
+/// One appended data array: its VTK type name, component count and raw
+/// little-endian bytes.
+pub(crate) struct Array {
     name: &'static str,
     ty: &'static str,
     comps: usize,
     bytes: Vec<u8>,
 }
 
-fn arr<T: bytemuck::Pod>(name: &'static str, ty: &'static str, comps: usize, data: &[T]) -> Array {
+pub(crate) fn arr<T: bytemuck::Pod>(
+    name: &'static str,
+    ty: &'static str,
+    comps: usize,
+    data: &[T],
+) -> Array {
     Array {
         name,
         ty,
@@ -57,6 +64,33 @@ pub fn write_vtu(path: &Path, p: &Particles<f64>, _scene: &Scene) -> std::io::Re
         arr("offsets", "Int64", 1, &offs),
         arr("types", "UInt8", 1, &types),
     ];
+    write_grid(
+        path,
+        [n, n],
+        (
+            "PointData Scalars=\"radius\" Vectors=\"velocity\"",
+            &point_data,
+        ),
+        ("CellData", &[]),
+        &pts,
+        &cells,
+    )
+}
+
+/// Writes one unstructured grid of `counts = [points, cells]`: the
+/// attribute arrays of the points and of the cells, each with the opening
+/// tag of its section (e.g. `PointData Scalars="radius"`; a section without
+/// arrays is left out), the `Points` array and the three `Cells` arrays
+/// (connectivity, offsets, types), all appended as raw binary with a UInt64
+/// byte count each.
+pub(crate) fn write_grid(
+    path: &Path,
+    counts: [usize; 2],
+    point_data: (&str, &[Array]),
+    cell_data: (&str, &[Array]),
+    pts: &Array,
+    cells: &[Array; 3],
+) -> std::io::Result<()> {
     let mut xml = String::new();
     let mut offset = 0usize;
     let mut da = |a: &Array, xml: &mut String| {
@@ -68,23 +102,34 @@ pub fn write_vtu(path: &Path, p: &Particles<f64>, _scene: &Scene) -> std::io::Re
     };
     xml.push_str("<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n");
     xml.push_str(&format!(
-        "    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{n}\">\n      <PointData Scalars=\"radius\" Vectors=\"velocity\">\n"
+        "    <Piece NumberOfPoints=\"{}\" NumberOfCells=\"{}\">\n",
+        counts[0], counts[1]
     ));
-    for a in &point_data {
-        da(a, &mut xml);
+    for (open, arrays) in [point_data, cell_data] {
+        if arrays.is_empty() {
+            continue;
+        }
+        xml.push_str(&format!("      <{open}>\n"));
+        for a in arrays {
+            da(a, &mut xml);
+        }
+        let close = open.split(' ').next().unwrap_or(open);
+        xml.push_str(&format!("      </{close}>\n"));
     }
-    xml.push_str("      </PointData>\n      <Points>\n");
-    da(&pts, &mut xml);
+    xml.push_str("      <Points>\n");
+    da(pts, &mut xml);
     xml.push_str("      </Points>\n      <Cells>\n");
-    for a in &cells {
+    for a in cells {
         da(a, &mut xml);
     }
     xml.push_str("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n  <AppendedData encoding=\"raw\">\n   _");
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     f.write_all(xml.as_bytes())?;
     for a in point_data
+        .1
         .iter()
-        .chain(std::iter::once(&pts))
+        .chain(cell_data.1)
+        .chain(std::iter::once(pts))
         .chain(cells.iter())
     {
         f.write_all(&(a.bytes.len() as u64).to_le_bytes())?;
