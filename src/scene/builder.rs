@@ -305,3 +305,56 @@ impl SceneBuilder {
         self.scene
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SceneBuilder;
+    use crate::scene::types::{Material, Servo, Shape, Side, WallMotion};
+
+    fn drum(radius: f64) -> SceneBuilder {
+        SceneBuilder::new("drum")
+            .domain([-0.02; 3], [0.02; 3])
+            .material(Material::new("m", 2500.0, 1e7))
+            .shape_wall(
+                Shape::Cylinder {
+                    center: [0.0, -0.02, 0.0],
+                    axis: [0.0, 1.0, 0.0],
+                    radius,
+                    length: Some(0.04),
+                    side: Side::Inside,
+                },
+                "m",
+            )
+            .wall_name("drum")
+            .wall_motion(WallMotion {
+                axis: [0.0, 1.0, 0.0],
+                angular_velocity: 3.0,
+                ..Default::default()
+            })
+            .particle([0.0; 3], [0.0; 3], 0.001, "m")
+    }
+
+    #[test]
+    fn any_wall_can_be_built_in_code() {
+        let s = drum(0.015).build().unwrap();
+        assert_eq!(s.walls[0].label(0), "drum");
+        assert_eq!(s.walls[0].motion.unwrap().angular_velocity, 3.0);
+        let e = drum(0.0).build().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "scene: walls[0].radius: expected a radius > 0 m, got 0"
+        );
+        let e = drum(0.015)
+            .wall_servo(Servo {
+                force: 1.0,
+                max_speed: 0.0,
+                direction: [0.0, 1.0, 0.0],
+            })
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("walls[0].servo.max_speed"), "{e}");
+        // a particle in the drum's wall
+        let e = drum(0.0004).build().unwrap_err();
+        assert!(e.to_string().contains("from walls[0]"), "{e}");
+    }
+}
