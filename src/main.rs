@@ -263,6 +263,20 @@ fn cmd_run(
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    for (i, w) in scene.walls.iter().enumerate() {
+        if let talus::scene::Shape::Mesh {
+            file, degenerate, ..
+        } = &w.shape
+        {
+            if *degenerate > 0 {
+                eprintln!(
+                    "warning: {}: {degenerate} degenerate (zero-area) triangles of {} skipped",
+                    w.label(i),
+                    file.display()
+                );
+            }
+        }
+    }
     let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
     let n_steps = scene.steps();
     if !quiet {
@@ -374,6 +388,9 @@ fn cmd_check(path: &Path) -> ExitCode {
             .join(", ")
     );
     outln!("walls        {}", scene.walls.len());
+    for i in 0..scene.walls.len() {
+        outln!("             {}", wall_line(&scene, i));
+    }
     outln!("contact      {:?}", scene.contact.model);
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
@@ -416,6 +433,45 @@ fn cmd_check(path: &Path) -> ExitCode {
     use std::io::Write as _;
     let _ = std::io::stdout().write_all(report.as_bytes());
     ExitCode::SUCCESS
+}
+
+/// One wall for `talus check`: index, name, kind (triangles for a mesh),
+/// bounding box, material and motion.
+fn wall_line(scene: &Scene, i: usize) -> String {
+    use talus::scene::Shape;
+    let w = &scene.walls[i];
+    let mut kind = w.shape.kind().to_string();
+    match &w.shape {
+        Shape::Mesh {
+            file,
+            triangles,
+            one_sided,
+            degenerate,
+        } => {
+            kind += &format!(
+                " {} ({} triangles{}{})",
+                file.display(),
+                triangles.len(),
+                if *degenerate > 0 {
+                    format!(", {degenerate} degenerate skipped")
+                } else {
+                    String::new()
+                },
+                if *one_sided { ", one-sided" } else { "" }
+            );
+        }
+        Shape::Cylinder { side, .. } | Shape::Cone { side, .. } => {
+            kind += &format!(" ({})", side.as_str());
+        }
+        Shape::Plane { .. } => {}
+    }
+    format!(
+        "[{i}] {}: {kind}, box {}, {}, {}",
+        w.label(i),
+        w.shape.bounding_box_summary(),
+        scene.materials[w.material].name,
+        w.motion_summary()
+    )
 }
 
 fn cmd_info() -> ExitCode {

@@ -808,3 +808,756 @@ fn check_into_a_closed_pipe_does_not_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.status.success(), "{stderr}");
 }
+
+// ------------------------------------------------------------------ walls
+
+/// Walls of every other kind, appended to [`BASE`] (whose floor is
+/// `walls[0]`): a rotating, oscillating drum (`walls[1]`), a cone with a
+/// servo (`walls[2]`) and the mesh `mesh.stl` (`walls[3]`, [`SQUARE_STL`]
+/// in mm, turned and moved into the domain).
+const WALLS: &str = r#"
+[[walls]]
+type = "cylinder"
+name = "drum"
+center = [0.005, 0.005, 0.0]
+axis = [0.0, 0.0, 1.0]
+radius = 0.02
+length = 0.01
+side = "inside"
+material = "glass"
+
+[walls.motion]
+axis_point = [0.005, 0.005, 0.0]
+axis = [0.0, 1.0, 0.0]
+angular_velocity = 3.0
+oscillation = { amplitude = 0.001, frequency = 4.0, direction = [1.0, 0.0, 0.0] }
+start = 0.0
+stop = 1.0
+
+[[walls]]
+type = "cone"
+center = [0.005, 0.005, -0.001]
+axis = [0.0, 0.0, 2.0]
+radius = [0.02, 0.03]
+length = 0.012
+material = "glass"
+
+[walls.servo]
+force = 100.0
+max_speed = 0.05
+direction = [0.0, 0.0, -1.0]
+
+[[walls]]
+type = "mesh"
+file = "mesh.stl"
+scale = 0.001
+translate = [0.01, 0.0, 0.0]
+rotate = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }
+material = "glass"
+"#;
+
+/// A 10 × 10 square at z = 0 (two triangles), ASCII STL.
+const SQUARE_STL: &str = "solid square
+facet normal 0 0 1
+outer loop
+vertex 0 0 0
+vertex 10 0 0
+vertex 10 10 0
+endloop
+endfacet
+facet normal 0 0 1
+outer loop
+vertex 0 0 0
+vertex 10 10 0
+vertex 0 10 0
+endloop
+endfacet
+endsolid square
+";
+
+fn walls_scene() -> String {
+    format!("{BASE}{WALLS}")
+}
+
+/// `scene` with `mesh.stl` (and any `files`) beside it; asserts the error
+/// of `check` names the scene file, `line` and `key`.
+fn walls_fail(
+    name: &str,
+    scene: &str,
+    files: &[(&str, &[u8])],
+    line: Option<usize>,
+    key: &str,
+    fragments: &[&str],
+) -> String {
+    let dir = TempDir::new(name);
+    dir.write("mesh.stl", SQUARE_STL);
+    for (f, bytes) in files {
+        std::fs::write(dir.0.join(f), bytes).unwrap();
+    }
+    let path = dir.write("scene.toml", scene);
+    expect_error(&check(&path), &path, line, key, fragments)
+}
+
+/// [`walls_scene`] with `from` replaced by `to`, then the error expected at
+/// the line holding `at` (after the edit).
+fn wall_edit_fails(name: &str, from: &str, to: &str, at: &str, key: &str, fragments: &[&str]) {
+    let scene = edit(&walls_scene(), from, to);
+    let line = line_of(&scene, at);
+    walls_fail(name, &scene, &[], Some(line), key, fragments);
+}
+
+/// A binary STL of `tris` (f32 little-endian, normals zero).
+fn binary_stl(tris: &[[[f32; 3]; 3]]) -> Vec<u8> {
+    let mut b = b"solid but binary".to_vec();
+    b.resize(80, b' ');
+    b.extend((tris.len() as u32).to_le_bytes());
+    for t in tris {
+        b.extend([0u8; 12]);
+        for v in t {
+            for c in v {
+                b.extend(c.to_le_bytes());
+            }
+        }
+        b.extend([0u8; 2]);
+    }
+    b
+}
+
+#[test]
+fn every_wall_kind_passes_check_and_is_listed() {
+    let dir = TempDir::new("walls-valid");
+    dir.write("mesh.stl", SQUARE_STL);
+    let out = check(&dir.write("scene.toml", &walls_scene()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "walls        4",
+        "[0] wall0: plane, box infinite, glass, fixed",
+        "[1] drum: cylinder (inside), box [-0.015, -0.015, 0] .. [0.025, 0.025, 0.01] m, glass, rotates 3 rad/s about [0, 1, 0] through [0.005, 0.005, 0]; oscillates 1 mm at 4 Hz along [1, 0, 0]; from 0 s to 1 s",
+        "[2] wall2: cone (inside), box",
+        "servo 100 N ≤ 0.05 m/s along [0, 0, -1]",
+        "(2 triangles), box [0, 0, 0] .. [0.01, 0.01, 0] m, glass, fixed",
+    ] {
+        assert!(stdout.contains(want), "{want:?} not in\n{stdout}");
+    }
+}
+
+#[test]
+fn unknown_wall_type() {
+    wall_edit_fails(
+        "wall-type",
+        "type = \"cone\"",
+        "type = \"sphere\"",
+        "\"sphere\"",
+        "walls[2].type",
+        &[
+            "unknown wall type \"sphere\"",
+            "\"plane\", \"cylinder\", \"cone\" or \"mesh\"",
+        ],
+    );
+}
+
+#[test]
+fn key_of_another_wall_type() {
+    // a plane has no radius
+    let scene = edit(
+        &walls_scene(),
+        "normal = [0.0, 0.0, 1.0]\n",
+        "normal = [0.0, 0.0, 1.0]\nradius = 0.1\n",
+    );
+    let line = line_of(&scene, "radius = 0.1");
+    walls_fail(
+        "plane-radius",
+        &scene,
+        &[],
+        Some(line),
+        "walls[0].radius",
+        &["unknown key", "normal, point"],
+    );
+}
+
+#[test]
+fn zero_plane_normal() {
+    let scene = edit(BASE, "normal = [0.0, 0.0, 1.0]", "normal = [0.0, 0.0, 0.0]");
+    let line = line_of(&scene, "normal =");
+    check_fails(
+        "zero-normal",
+        &scene,
+        Some(line),
+        "walls[0].normal",
+        &["expected a non-zero normal vector"],
+    );
+}
+
+#[test]
+fn zero_cylinder_and_cone_axis() {
+    wall_edit_fails(
+        "zero-axis-cyl",
+        "axis = [0.0, 0.0, 1.0]\nradius = 0.02",
+        "axis = [0.0, 0.0, 0.0]\nradius = 0.02",
+        "axis = [0.0, 0.0, 0.0]",
+        "walls[1].axis",
+        &["expected a non-zero axis vector"],
+    );
+    wall_edit_fails(
+        "zero-axis-cone",
+        "axis = [0.0, 0.0, 2.0]",
+        "axis = [0.0, 0.0, 0.0]",
+        "axis = [0.0, 0.0, 0.0]",
+        "walls[2].axis",
+        &["expected a non-zero axis vector"],
+    );
+}
+
+#[test]
+fn zero_motion_axis_and_directions() {
+    wall_edit_fails(
+        "zero-motion-axis",
+        "axis = [0.0, 1.0, 0.0]",
+        "axis = [0.0, 0.0, 0.0]",
+        "axis = [0.0, 0.0, 0.0]",
+        "walls[1].motion.axis",
+        &["expected a non-zero rotation axis vector"],
+    );
+    wall_edit_fails(
+        "zero-oscillation-direction",
+        "direction = [1.0, 0.0, 0.0]",
+        "direction = [0.0, 0.0, 0.0]",
+        "oscillation =",
+        "walls[1].motion.oscillation.direction",
+        &["expected a non-zero direction vector"],
+    );
+    wall_edit_fails(
+        "zero-servo-direction",
+        "direction = [0.0, 0.0, -1.0]",
+        "direction = [0.0, 0.0, 0.0]",
+        "direction = [0.0, 0.0, 0.0]",
+        "walls[2].servo.direction",
+        &["expected a non-zero direction vector"],
+    );
+}
+
+#[test]
+fn non_positive_cylinder_radius_and_length() {
+    // "0.000": "radius = 0.0" would also match "radius = 0.001"
+    for (v, got) in [("0.000", "got 0"), ("-0.02", "got -0.02")] {
+        wall_edit_fails(
+            "cyl-radius",
+            "radius = 0.02\n",
+            &format!("radius = {v}\n"),
+            &format!("radius = {v}"),
+            "walls[1].radius",
+            &["expected a radius > 0 m", got],
+        );
+        wall_edit_fails(
+            "cyl-length",
+            "length = 0.01\n",
+            &format!("length = {v}\n"),
+            &format!("length = {v}"),
+            "walls[1].length",
+            &["expected a length > 0 m", got],
+        );
+    }
+}
+
+#[test]
+fn non_positive_cone_length() {
+    wall_edit_fails(
+        "cone-length",
+        "length = 0.012",
+        "length = -0.012",
+        "length = -0.012",
+        "walls[2].length",
+        &["expected a length > 0 m", "got -0.012"],
+    );
+}
+
+#[test]
+fn bad_cone_radii() {
+    for v in ["[0.0, 0.0]", "[-0.01, 0.03]"] {
+        wall_edit_fails(
+            "cone-radii",
+            "radius = [0.02, 0.03]",
+            &format!("radius = {v}"),
+            &format!("radius = {v}"),
+            "walls[2].radius",
+            &["expected two radii >= 0 m, not both zero"],
+        );
+    }
+    wall_edit_fails(
+        "cone-one-radius",
+        "radius = [0.02, 0.03]",
+        "radius = [0.02]",
+        "radius = [0.02]",
+        "walls[2].radius",
+        &["expected 2 radii [r0, r1]", "found 1 values"],
+    );
+}
+
+#[test]
+fn unknown_side() {
+    wall_edit_fails(
+        "side",
+        "side = \"inside\"",
+        "side = \"in\"",
+        "side = \"in\"",
+        "walls[1].side",
+        &["unknown side \"in\" (expected \"inside\" or \"outside\")"],
+    );
+}
+
+#[test]
+fn servo_without_force_or_direction_and_with_bad_speed() {
+    let scene = edit(&walls_scene(), "force = 100.0\n", "");
+    let line = line_of(&scene, "[walls.servo]");
+    walls_fail(
+        "servo-force",
+        &scene,
+        &[],
+        Some(line),
+        "walls[2].servo.force",
+        &["missing key (expected a force in N)"],
+    );
+    // only a plane's servo has a default direction
+    let scene = edit(&walls_scene(), "direction = [0.0, 0.0, -1.0]\n", "");
+    let line = line_of(&scene, "[walls.servo]");
+    walls_fail(
+        "servo-direction",
+        &scene,
+        &[],
+        Some(line),
+        "walls[2].servo.direction",
+        &["missing key", "only a plane's servo defaults to its normal"],
+    );
+    for v in ["0.0", "-0.05"] {
+        wall_edit_fails(
+            "servo-speed",
+            "max_speed = 0.05",
+            &format!("max_speed = {v}"),
+            "max_speed",
+            "walls[2].servo.max_speed",
+            &["expected a speed > 0 m/s"],
+        );
+    }
+    wall_edit_fails(
+        "servo-negative-force",
+        "force = 100.0",
+        "force = -100.0",
+        "force = -100.0",
+        "walls[2].servo.force",
+        &["expected a target force > 0 N, got -100"],
+    );
+}
+
+#[test]
+fn negative_oscillation() {
+    wall_edit_fails(
+        "oscillation-amplitude",
+        "amplitude = 0.001",
+        "amplitude = -0.001",
+        "oscillation =",
+        "walls[1].motion.oscillation.amplitude",
+        &["expected an amplitude >= 0 m, got -0.001"],
+    );
+    wall_edit_fails(
+        "oscillation-frequency",
+        "frequency = 4.0",
+        "frequency = -4.0",
+        "oscillation =",
+        "walls[1].motion.oscillation.frequency",
+        &["expected a frequency >= 0 Hz, got -4"],
+    );
+}
+
+#[test]
+fn motion_stops_before_it_starts() {
+    wall_edit_fails(
+        "stop-before-start",
+        "start = 0.0",
+        "start = 2.0",
+        "stop = 1.0",
+        "walls[1].motion.stop",
+        &["expected stop >= start", "start = 2 s and stop = 1 s"],
+    );
+}
+
+#[test]
+fn unknown_keys_in_wall_sub_tables() {
+    wall_edit_fails(
+        "motion-key",
+        "angular_velocity = 3.0",
+        "angular_velocty = 3.0",
+        "angular_velocty",
+        "walls[1].motion.angular_velocty",
+        &["unknown key", "did you mean \"angular_velocity\"?"],
+    );
+    wall_edit_fails(
+        "servo-key",
+        "max_speed = 0.05",
+        "max_sped = 0.05",
+        "max_sped",
+        "walls[2].servo.max_sped",
+        &["unknown key", "did you mean \"max_speed\"?"],
+    );
+    wall_edit_fails(
+        "rotate-key",
+        "angle_deg = 90.0",
+        "angle = 90.0",
+        "angle = 90.0",
+        "walls[3].rotate.angle",
+        &["unknown key", "known keys here: axis, angle_deg"],
+    );
+    wall_edit_fails(
+        "oscillation-key",
+        "frequency = 4.0",
+        "freq = 4.0",
+        "freq = 4.0",
+        "walls[1].motion.oscillation.freq",
+        &[
+            "unknown key",
+            "known keys here: amplitude, frequency, direction",
+        ],
+    );
+}
+
+#[test]
+fn gravity_rotation_with_a_zero_axis() {
+    let scene = edit(
+        BASE,
+        "gravity = [0.0, 0.0, -9.81]\n",
+        "gravity = [0.0, 0.0, -9.81]\ngravity_rotation = { axis = [0.0, 0.0, 0.0], angular_velocity = 1.0 }\n",
+    );
+    let line = line_of(&scene, "gravity_rotation");
+    check_fails(
+        "gravity-rotation",
+        &scene,
+        Some(line),
+        "simulation.gravity_rotation.axis",
+        &["expected a non-zero axis vector"],
+    );
+    let scene = edit(
+        BASE,
+        "gravity = [0.0, 0.0, -9.81]\n",
+        "gravity = [0.0, 0.0, -9.81]\ngravity_rotation = { axis = [0.0, 1.0, 0.0] }\n",
+    );
+    check_fails(
+        "gravity-rotation-rate",
+        &scene,
+        Some(line),
+        "simulation.gravity_rotation.angular_velocity",
+        &["missing key (expected a rate in rad/s)"],
+    );
+}
+
+#[test]
+fn generated_particles_outside_a_cylinder_or_inside_a_pin() {
+    // a drum narrower than the lattice
+    wall_edit_fails(
+        "drum-narrow",
+        "radius = 0.02\n",
+        "radius = 0.004\n",
+        "[[particles]]",
+        "particles[0]",
+        &["from walls[1]: behind it or overlapping it"],
+    );
+    // a pin through the middle of the lattice
+    let scene = edit(&walls_scene(), "side = \"inside\"", "side = \"outside\"");
+    let scene = edit(&scene, "radius = 0.02\n", "radius = 0.001\n");
+    let line = line_of(&scene, "[[particles]]");
+    walls_fail(
+        "pin",
+        &scene,
+        &[],
+        Some(line),
+        "particles[0]",
+        &["from walls[1]: behind it or overlapping it"],
+    );
+}
+
+// ------------------------------------------------------------ mesh files
+
+/// [`walls_scene`] whose mesh is `name` holding `bytes`; asserts the error
+/// is reported at the `file` key and names the mesh file.
+fn mesh_fails(case: &str, name: &str, bytes: &[u8], fragments: &[&str]) -> String {
+    let scene = edit(
+        &walls_scene(),
+        "file = \"mesh.stl\"",
+        &format!("file = \"{name}\""),
+    );
+    let line = line_of(&scene, "file = ");
+    let msg = walls_fail(
+        case,
+        &scene,
+        &[(name, bytes)],
+        Some(line),
+        "walls[3].file",
+        fragments,
+    );
+    assert!(msg.contains(name), "{msg}");
+    msg
+}
+
+#[test]
+fn missing_mesh_file() {
+    let scene = edit(
+        &walls_scene(),
+        "file = \"mesh.stl\"",
+        "file = \"hopper.stl\"",
+    );
+    let line = line_of(&scene, "hopper.stl");
+    walls_fail(
+        "mesh-missing",
+        &scene,
+        &[],
+        Some(line),
+        "walls[3].file",
+        &["cannot read mesh file", "hopper.stl"],
+    );
+}
+
+#[test]
+fn truncated_binary_stl() {
+    let tri = [[0.0f32, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 10.0, 0.0]];
+    let mut bytes = binary_stl(&[tri, tri, tri]);
+    bytes.truncate(200);
+    mesh_fails(
+        "stl-truncated",
+        "cut.stl",
+        &bytes,
+        &["truncated binary STL", "234 bytes", "has 200 bytes"],
+    );
+}
+
+#[test]
+fn ascii_stl_syntax_error_names_the_mesh_line() {
+    let bad = SQUARE_STL
+        .replacen("endloop", "end loop", 2)
+        .replacen("end loop", "endloop", 1);
+    mesh_fails(
+        "stl-syntax",
+        "bad.stl",
+        bad.as_bytes(),
+        &["bad.stl line 14: expected \"endloop\" after 3 vertices, found \"end loop\""],
+    );
+}
+
+#[test]
+fn mesh_without_triangles() {
+    mesh_fails(
+        "stl-empty",
+        "empty.stl",
+        b"solid nothing\nendsolid nothing\n",
+        &["no triangles in the file"],
+    );
+    mesh_fails(
+        "obj-empty",
+        "empty.obj",
+        b"v 0 0 0\nv 1 0 0\n",
+        &["no triangles in the file"],
+    );
+    // every triangle degenerate
+    mesh_fails(
+        "obj-flat",
+        "flat.obj",
+        b"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n",
+        &["no triangles left: all 1 are degenerate"],
+    );
+}
+
+#[test]
+fn non_finite_mesh_coordinates() {
+    mesh_fails(
+        "stl-nan",
+        "nan.stl",
+        SQUARE_STL
+            .replacen("vertex 10 10 0", "vertex 10 nan 0", 1)
+            .as_bytes(),
+        &["line 6: non-finite vertex coordinate nan (triangle 1)"],
+    );
+    let tri = [[0.0f32, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 10.0, 0.0]];
+    let inf = [
+        [0.0f32, 0.0, 0.0],
+        [f32::INFINITY, 0.0, 0.0],
+        [0.0, 10.0, 0.0],
+    ];
+    mesh_fails(
+        "stl-inf",
+        "inf.stl",
+        &binary_stl(&[tri, inf]),
+        &["triangle 2 (of 2) has a non-finite coordinate"],
+    );
+    mesh_fails(
+        "obj-nan",
+        "nan.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 NaN 0\nf 1 2 3\n",
+        &["nan.obj line 3: non-finite vertex coordinate NaN (vertex 3)"],
+    );
+}
+
+#[test]
+fn obj_face_errors_name_the_line() {
+    mesh_fails(
+        "obj-index",
+        "bad.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",
+        &["bad.obj line 4: vertex index 4 out of range (3 vertices read so far)"],
+    );
+}
+
+#[test]
+fn unknown_mesh_extension() {
+    mesh_fails(
+        "mesh-ext",
+        "hopper.step",
+        b"ISO-10303-21;",
+        &["unknown extension \".step\" (expected .stl or .obj)"],
+    );
+}
+
+#[test]
+fn bad_mesh_transform() {
+    for v in ["0.0", "-0.001"] {
+        wall_edit_fails(
+            "mesh-scale",
+            "scale = 0.001",
+            &format!("scale = {v}"),
+            "scale =",
+            "walls[3].scale",
+            &["expected a scale factor > 0"],
+        );
+    }
+    wall_edit_fails(
+        "rotate-axis",
+        "rotate = { axis = [0.0, 0.0, 1.0]",
+        "rotate = { axis = [0.0, 0.0, 0.0]",
+        "rotate =",
+        "walls[3].rotate.axis",
+        &["expected a non-zero rotation axis"],
+    );
+}
+
+#[test]
+fn mesh_wholly_outside_the_domain() {
+    wall_edit_fails(
+        "mesh-outside",
+        "translate = [0.01, 0.0, 0.0]",
+        "translate = [0.5, 0.0, 0.0]",
+        "file = ",
+        "walls[3].file",
+        &[
+            "lies wholly outside the domain",
+            "bounding box [0.49, 0, 0] .. [0.5, ",
+            "check scale, rotate and translate",
+        ],
+    );
+}
+
+// ------------------------------------------------- mesh files that load
+
+/// Loads [`walls_scene`] with its mesh in `name` (holding `bytes`) and
+/// `transform` in place of the scene's scale/translate/rotate lines;
+/// returns the mesh wall's triangles and degenerate count.
+fn load_mesh(
+    case: &str,
+    name: &str,
+    bytes: &[u8],
+    transform: &str,
+) -> (Vec<[[f64; 3]; 3]>, usize, String) {
+    let dir = TempDir::new(case);
+    std::fs::write(dir.0.join(name), bytes).unwrap();
+    let scene = edit(
+        &walls_scene(),
+        "file = \"mesh.stl\"\nscale = 0.001\ntranslate = [0.01, 0.0, 0.0]\nrotate = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }\n",
+        &format!("file = \"{name}\"\n{transform}"),
+    );
+    let path = dir.write("scene.toml", &scene);
+    let s = talus::Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let stdout = String::from_utf8_lossy(&check(&path).stdout).into_owned();
+    match &s.walls[3].shape {
+        talus::scene::Shape::Mesh {
+            triangles,
+            degenerate,
+            one_sided,
+            file,
+        } => {
+            assert!(!one_sided);
+            assert_eq!(file, &dir.0.join(name));
+            (triangles.clone(), *degenerate, stdout)
+        }
+        other => panic!("not a mesh: {other:?}"),
+    }
+}
+
+fn assert_close(got: [f64; 3], want: [f64; 3]) {
+    for k in 0..3 {
+        assert!((got[k] - want[k]).abs() < 1e-9, "{got:?} vs {want:?}");
+    }
+}
+
+#[test]
+fn binary_stl_loads_scaled_rotated_translated() {
+    let a = [[0.0f32, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 5.0, 0.0]];
+    let b = [[0.0f32, 0.0, 1.0], [10.0, 0.0, 1.0], [0.0, 5.0, 1.0]];
+    // scale 1e-3, then 90° about +z (x → y, y → −x), then +[0.01, 0, 0.002]
+    let (t, degenerate, stdout) = load_mesh(
+        "load-binary",
+        "part.stl",
+        &binary_stl(&[a, b]),
+        "scale = 0.001\nrotate = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }\ntranslate = [0.01, 0.0, 0.002]\n",
+    );
+    assert_eq!((t.len(), degenerate), (2, 0));
+    assert_close(t[0][0], [0.01, 0.0, 0.002]);
+    assert_close(t[0][1], [0.01, 0.01, 0.002]);
+    assert_close(t[0][2], [0.005, 0.0, 0.002]);
+    assert_close(t[1][2], [0.005, 0.0, 0.003]);
+    assert!(stdout.contains("part.stl (2 triangles)"), "{stdout}");
+}
+
+#[test]
+fn ascii_stl_loads_with_defaults_and_translation() {
+    // no scale (1), no rotation: only the translation
+    let small = SQUARE_STL.replace(" 10", " 0.005");
+    let (t, degenerate, _) = load_mesh(
+        "load-ascii",
+        "square.STL",
+        small.as_bytes(),
+        "translate = [0.001, 0.002, 0.003]\n",
+    );
+    assert_eq!((t.len(), degenerate), (2, 0));
+    assert_close(t[0][1], [0.006, 0.002, 0.003]);
+    assert_close(t[1][2], [0.001, 0.007, 0.003]);
+}
+
+#[test]
+fn obj_loads_fanned_and_counts_degenerate_triangles() {
+    // a pentagon fanned into 3 triangles, plus 2 degenerate faces
+    let obj = "# pentagon\nv 0 0 0\nv 4 0 0\nv 5 3 0\nv 2 5 0\nv -1 3 0\n\
+               vn 0 0 1\nf 1//1 2//1 3//1 4//1 5//1\nf 1 2 2\nf -5 -4 -4\n";
+    let (t, degenerate, stdout) = load_mesh(
+        "load-obj",
+        "pent.obj",
+        obj.as_bytes(),
+        "scale = 0.001\nrotate = { axis = [1.0, 0.0, 0.0], angle_deg = 90.0 }\none_sided = false\n",
+    );
+    assert_eq!((t.len(), degenerate), (3, 2));
+    // 90° about +x: y → z
+    assert_close(t[1][2], [0.002, 0.0, 0.005]);
+    assert!(
+        stdout.contains("pent.obj (3 triangles, 2 degenerate skipped)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn plane_servo_defaults_to_the_normal() {
+    let scene = format!("{BASE}\n[walls.servo]\nforce = 10.0\nmax_speed = 0.01\n");
+    let dir = TempDir::new("plane-servo");
+    let s = talus::Scene::load(&dir.write("scene.toml", &scene)).unwrap_or_else(|e| panic!("{e}"));
+    let servo = s.walls[0].servo.expect("a servo");
+    assert_eq!(servo.direction, [0.0, 0.0, 1.0]);
+    assert_eq!((servo.force, servo.max_speed), (10.0, 0.01));
+}

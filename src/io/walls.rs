@@ -48,13 +48,9 @@ fn at_path<T>(r: std::io::Result<T>, path: &Path) -> Result<T, WriteError> {
 }
 
 /// The load on one wall at one output: the total force the particles exert
-/// on it (N) and their total torque on it (N m; about the point the engine
-/// documents, e.g. the wall's motion axis point or the origin).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct WallLoad {
-    pub force: [f64; 3],
-    pub torque: [f64; 3],
-}
+/// on it (N) and their torque on it (N m) about its axis point as moved by
+/// the wall (the origin for a resting wall): `walls::WallLoad`.
+pub use crate::walls::WallLoad;
 
 /// `walls.csv`: `t,wall,fx,fy,fz,tx,ty,tz`, one row per wall per output,
 /// `wall` the wall's name ([`Wall::label`]; quoted when it holds a comma or

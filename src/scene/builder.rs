@@ -5,8 +5,8 @@ use super::error::SceneError;
 use super::generate::{generate_lattice, generate_random};
 use super::radius::RadiusDist;
 use super::types::{
-    Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit, Scene, Simulation,
-    SourceInfo, Wall,
+    unit_or_given, Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit,
+    Scene, Servo, Shape, Simulation, SourceInfo, Wall, WallMotion,
 };
 use std::collections::HashMap;
 
@@ -150,12 +150,67 @@ impl SceneBuilder {
         });
         self
     }
-    /// A plane wall; the normal is normalised here.
+    /// A plane wall (the scene's `type = "plane"`); the normal is
+    /// normalised here.
     pub fn wall(mut self, point: [f64; 3], normal: [f64; 3], material: &str) -> Self {
         let key = format!("walls[{}]", self.scene.walls.len());
         let m = self.mat(material, &key);
         self.scene.walls.push(Wall::plane(point, normal, m));
         self
+    }
+    /// Any wall (its material index already resolved, e.g. with
+    /// [`SceneBuilder::material_index`]); axes and normals must be unit
+    /// (see [`crate::scene::types::unit_or_given`]).
+    pub fn add_wall(mut self, wall: Wall) -> Self {
+        self.scene.walls.push(wall);
+        self
+    }
+    /// A resting wall of any shape made of the named material.
+    pub fn shape_wall(mut self, shape: Shape, material: &str) -> Self {
+        let key = format!("walls[{}]", self.scene.walls.len());
+        let m = self.mat(material, &key);
+        self.scene.walls.push(Wall {
+            name: None,
+            shape,
+            material: m,
+            motion: None,
+            servo: None,
+        });
+        self
+    }
+    /// Names the last wall added.
+    pub fn wall_name(mut self, name: &str) -> Self {
+        match self.scene.walls.last_mut() {
+            Some(w) => w.name = Some(name.to_string()),
+            None => self.fail("walls", "wall_name before any wall".into()),
+        }
+        self
+    }
+    /// Gives the last wall added a prescribed motion.
+    pub fn wall_motion(mut self, motion: WallMotion) -> Self {
+        match self.scene.walls.last_mut() {
+            Some(w) => w.motion = Some(motion),
+            None => self.fail("walls", "wall_motion before any wall".into()),
+        }
+        self
+    }
+    /// Gives the last wall added a servo.
+    pub fn wall_servo(mut self, servo: Servo) -> Self {
+        match self.scene.walls.last_mut() {
+            Some(w) => w.servo = Some(servo),
+            None => self.fail("walls", "wall_servo before any wall".into()),
+        }
+        self
+    }
+    /// Gravity turning about `axis` (normalised here) at `angular_velocity`
+    /// rad/s.
+    pub fn gravity_rotation(mut self, axis: [f64; 3], angular_velocity: f64) -> Self {
+        self.scene.simulation.gravity_rotation = Some((unit_or_given(axis), angular_velocity));
+        self
+    }
+    /// The index of a material added so far.
+    pub fn material_index(&self, name: &str) -> Option<usize> {
+        self.scene.material_index(name)
     }
     /// One particle (its own source, treated like a file particle).
     pub fn particle(
@@ -248,5 +303,58 @@ impl SceneBuilder {
     /// The scene without validation (for tests of the validation itself).
     pub fn build_unchecked(self) -> Scene {
         self.scene
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SceneBuilder;
+    use crate::scene::types::{Material, Servo, Shape, Side, WallMotion};
+
+    fn drum(radius: f64) -> SceneBuilder {
+        SceneBuilder::new("drum")
+            .domain([-0.02; 3], [0.02; 3])
+            .material(Material::new("m", 2500.0, 1e7))
+            .shape_wall(
+                Shape::Cylinder {
+                    center: [0.0, -0.02, 0.0],
+                    axis: [0.0, 1.0, 0.0],
+                    radius,
+                    length: Some(0.04),
+                    side: Side::Inside,
+                },
+                "m",
+            )
+            .wall_name("drum")
+            .wall_motion(WallMotion {
+                axis: [0.0, 1.0, 0.0],
+                angular_velocity: 3.0,
+                ..Default::default()
+            })
+            .particle([0.0; 3], [0.0; 3], 0.001, "m")
+    }
+
+    #[test]
+    fn any_wall_can_be_built_in_code() {
+        let s = drum(0.015).build().unwrap();
+        assert_eq!(s.walls[0].label(0), "drum");
+        assert_eq!(s.walls[0].motion.unwrap().angular_velocity, 3.0);
+        let e = drum(0.0).build().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "scene: walls[0].radius: expected a radius > 0 m, got 0"
+        );
+        let e = drum(0.015)
+            .wall_servo(Servo {
+                force: 1.0,
+                max_speed: 0.0,
+                direction: [0.0, 1.0, 0.0],
+            })
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("walls[0].servo.max_speed"), "{e}");
+        // a particle in the drum's wall
+        let e = drum(0.0004).build().unwrap_err();
+        assert!(e.to_string().contains("from walls[0]"), "{e}");
     }
 }

@@ -14,15 +14,18 @@
 //!   the same checks as scenes read from files.
 //! - `resolve`: what a run derives ([`Scene::dt`] with `"auto"` resolved,
 //!   [`Scene::steps`], [`Scene::output_every`]); `load`: [`Scene::load`].
-//! - `builder`: [`SceneBuilder`].
+//! - `builder`: [`SceneBuilder`]; [`mesh_file`]: STL and OBJ triangles for
+//!   mesh walls; `describe`: what `talus check` says about a wall.
 //!
 //! Code inside `scene` imports items from the file that defines them
 //! (`super::types::Scene`), never through these re-exports.
 
 mod builder;
+mod describe;
 pub mod error;
 mod generate;
 mod load;
+pub mod mesh_file;
 pub mod parse;
 pub mod radius;
 mod resolve;
@@ -34,6 +37,6 @@ pub use error::SceneError;
 pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
 pub use types::{
-    Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit, Scene, Simulation,
-    Oscillation, Servo, Shape, Side, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
+    Contact, ContactModel, Domain, Dt, End, Interaction, Material, Oscillation, ParticleInit,
+    Scene, Servo, Shape, Side, Simulation, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
 };

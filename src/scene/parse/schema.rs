@@ -4,10 +4,13 @@
 
 use super::reader::{join, kind, Reader, Tab, V};
 use crate::scene::error::SceneError;
+use crate::scene::mesh_file;
 use crate::scene::radius::RadiusDist;
 use crate::scene::types::{
-    Contact, ContactModel, Domain, Dt, End, Interaction, Material, Simulation, Wall,
+    unit_or_given, Contact, ContactModel, Domain, Dt, End, Interaction, Material, Oscillation,
+    Servo, Shape, Side, Simulation, Wall, WallMotion,
 };
+use std::path::Path;
 use toml::de::DeValue;
 
 pub(super) const ROOT_KEYS: &[&str] = &[
@@ -28,7 +31,9 @@ pub(super) const SIMULATION_KEYS: &[&str] = &[
     "output_interval",
     "seed",
     "neighbour_skin",
+    "gravity_rotation",
 ];
+pub(super) const GRAVITY_ROTATION_KEYS: &[&str] = &["axis", "angular_velocity"];
 pub(super) const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 pub(super) const CONTACT_KEYS: &[&str] = &[
     "model",
@@ -48,7 +53,37 @@ pub(super) const MATERIAL_KEYS: &[&str] = &[
 ];
 pub(super) const INTERACTION_KEYS: &[&str] =
     &["materials", "restitution", "friction", "rolling_friction"];
-pub(super) const WALL_KEYS: &[&str] = &["type", "point", "normal", "material"];
+pub(super) const WALL_KEYS: &[&str] = &[
+    "type",
+    "name",
+    "material",
+    "point",
+    "normal",
+    "center",
+    "axis",
+    "radius",
+    "length",
+    "side",
+    "file",
+    "scale",
+    "translate",
+    "rotate",
+    "one_sided",
+    "motion",
+    "servo",
+];
+pub(super) const MOTION_KEYS: &[&str] = &[
+    "velocity",
+    "axis_point",
+    "axis",
+    "angular_velocity",
+    "oscillation",
+    "start",
+    "stop",
+];
+pub(super) const OSCILLATION_KEYS: &[&str] = &["amplitude", "frequency", "direction"];
+pub(super) const SERVO_KEYS: &[&str] = &["force", "max_speed", "direction"];
+pub(super) const ROTATE_KEYS: &[&str] = &["axis", "angle_deg"];
 pub(super) const PARTICLES_KEYS: &[&str] = &[
     "file",
     "generator",
@@ -116,6 +151,14 @@ impl Reader<'_> {
                     e
                 })?),
             };
+        }
+        if let Some(v) = self.get(&mut t, "gravity_rotation") {
+            let mut g = self.tab("simulation.gravity_rotation", v, GRAVITY_ROTATION_KEYS)?;
+            let v = self.required(&mut g, "axis", "[x, y, z]")?;
+            let axis = self.vec3("simulation.gravity_rotation.axis", v)?;
+            let w = self.req_num(&mut g, "angular_velocity", "a rate in rad/s")?;
+            self.finish(g)?;
+            s.gravity_rotation = Some((unit_or_given(axis), w));
         }
         self.finish(t)?;
         Ok(s)
@@ -211,22 +254,247 @@ impl Reader<'_> {
     }
 
     pub(super) fn wall(&self, t: &mut Tab, materials: &[Material]) -> Result<Wall, SceneError> {
-        let v = self.required(t, "type", "\"plane\"")?;
+        let types = "\"plane\", \"cylinder\", \"cone\" or \"mesh\"";
+        let v = self.required(t, "type", types)?;
         let ty = self.string(&join(&t.path, "type"), v)?;
-        if ty != "plane" {
-            return Err(self.err(
-                self.vline(v),
-                &join(&t.path, "type"),
-                format!("unknown wall type \"{ty}\" (expected \"plane\")"),
-            ));
-        }
-        let v = self.required(t, "point", "[x, y, z] in m")?;
-        let point = self.vec3(&join(&t.path, "point"), v)?;
-        let v = self.required(t, "normal", "[x, y, z]")?;
-        let normal = self.vec3(&join(&t.path, "normal"), v)?;
+        let ty_line = self.vline(v);
+        let name = match self.get(t, "name") {
+            Some(v) => Some(self.string(&join(&t.path, "name"), v)?.to_string()),
+            None => None,
+        };
+        let shape = match ty {
+            "plane" => {
+                let point = self.req_vec3(t, "point", "[x, y, z] in m")?;
+                let normal = self.req_vec3(t, "normal", "[x, y, z]")?;
+                Shape::Plane {
+                    point,
+                    normal: unit_or_given(normal),
+                }
+            }
+            "cylinder" => Shape::Cylinder {
+                center: self.req_vec3(t, "center", "[x, y, z] in m")?,
+                axis: unit_or_given(self.req_vec3(t, "axis", "[x, y, z]")?),
+                radius: self.req_num(t, "radius", "a radius in m")?,
+                length: self.opt_num(t, "length")?,
+                side: self.side(t)?,
+            },
+            "cone" => {
+                let center = self.req_vec3(t, "center", "[x, y, z] in m")?;
+                let axis = unit_or_given(self.req_vec3(t, "axis", "[x, y, z]")?);
+                let path = join(&t.path, "radius");
+                let v = self.required(t, "radius", "[r0, r1] in m")?;
+                let a = self.array(&path, v)?;
+                if a.len() != 2 {
+                    return Err(self.err(
+                        self.vline(v),
+                        &path,
+                        format!(
+                            "expected 2 radii [r0, r1] (at center and at center + length × axis), found {} values",
+                            a.len()
+                        ),
+                    ));
+                }
+                let radius = [
+                    self.num(&format!("{path}[0]"), &a[0])?,
+                    self.num(&format!("{path}[1]"), &a[1])?,
+                ];
+                Shape::Cone {
+                    center,
+                    axis,
+                    radius,
+                    length: self.req_num(t, "length", "a length in m")?,
+                    side: self.side(t)?,
+                }
+            }
+            "mesh" => self.mesh(t)?,
+            other => {
+                return Err(self.err(
+                    ty_line,
+                    &join(&t.path, "type"),
+                    format!("unknown wall type \"{other}\" (expected {types})"),
+                ))
+            }
+        };
         let v = self.required(t, "material", "a material name")?;
         let material = self.material_ref(&join(&t.path, "material"), v, materials)?;
-        Ok(Wall::plane(point, normal, material))
+        let motion = match self.get(t, "motion") {
+            Some(v) => Some(self.motion(&join(&t.path, "motion"), v)?),
+            None => None,
+        };
+        let servo = match self.get(t, "servo") {
+            Some(v) => Some(self.servo(&join(&t.path, "servo"), v, &shape)?),
+            None => None,
+        };
+        Ok(Wall {
+            name,
+            shape,
+            material,
+            motion,
+            servo,
+        })
+    }
+
+    fn req_vec3(&self, t: &mut Tab, key: &'static str, what: &str) -> Result<[f64; 3], SceneError> {
+        let v = self.required(t, key, what)?;
+        self.vec3(&join(&t.path, key), v)
+    }
+
+    /// `side = "inside" | "outside"` (default inside).
+    fn side(&self, t: &mut Tab) -> Result<Side, SceneError> {
+        let Some(v) = self.get(t, "side") else {
+            return Ok(Side::Inside);
+        };
+        let path = join(&t.path, "side");
+        match self.string(&path, v)? {
+            "inside" => Ok(Side::Inside),
+            "outside" => Ok(Side::Outside),
+            other => Err(self.err(
+                self.vline(v),
+                &path,
+                format!("unknown side \"{other}\" (expected \"inside\" or \"outside\")"),
+            )),
+        }
+    }
+
+    /// `type = "mesh"`: the file read, transformed, degenerate triangles
+    /// dropped. Errors about the file are reported at the `file` key.
+    fn mesh(&self, t: &mut Tab) -> Result<Shape, SceneError> {
+        let fpath = join(&t.path, "file");
+        let v = self.required(t, "file", "a mesh file name, \"*.stl\" or \"*.obj\"")?;
+        let fname = self.string(&fpath, v)?;
+        let file_line = self.vline(v);
+        let base = self
+            .file
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let file = base.join(fname);
+        let scale = match self.get(t, "scale") {
+            Some(v) => {
+                let spath = join(&t.path, "scale");
+                let x = self.num(&spath, v)?;
+                if x <= 0.0 {
+                    return Err(self.err(
+                        self.vline(v),
+                        &spath,
+                        format!("expected a scale factor > 0, got {x}"),
+                    ));
+                }
+                x
+            }
+            None => 1.0,
+        };
+        let translate = match self.get(t, "translate") {
+            Some(v) => self.vec3(&join(&t.path, "translate"), v)?,
+            None => [0.0; 3],
+        };
+        let rotation = match self.get(t, "rotate") {
+            Some(v) => {
+                let rpath = join(&t.path, "rotate");
+                let mut r = self.tab(&rpath, v, ROTATE_KEYS)?;
+                let av = self.required(&mut r, "axis", "[x, y, z]")?;
+                let axis = self.vec3(&join(&rpath, "axis"), av)?;
+                let angle = self.req_num(&mut r, "angle_deg", "an angle in degrees")?;
+                self.finish(r)?;
+                let unit = unit_or_given(axis);
+                let n2 = unit.iter().map(|x| x * x).sum::<f64>();
+                if (n2 - 1.0).abs() > 1e-9 {
+                    return Err(self.err(
+                        self.vline(av),
+                        &join(&rpath, "axis"),
+                        "expected a non-zero rotation axis",
+                    ));
+                }
+                Some((unit, angle.to_radians()))
+            }
+            None => None,
+        };
+        let one_sided = match self.get(t, "one_sided") {
+            Some(v) => self.boolean(&join(&t.path, "one_sided"), v)?,
+            None => false,
+        };
+        let mut triangles = mesh_file::read(&file).map_err(|m| self.err(file_line, &fpath, m))?;
+        mesh_file::transform(&mut triangles, scale, rotation, translate);
+        let degenerate = mesh_file::drop_degenerate(&mut triangles);
+        if triangles.is_empty() {
+            return Err(self.err(
+                file_line,
+                &fpath,
+                format!(
+                    "mesh file {}: no triangles left: all {degenerate} are degenerate (zero area)",
+                    file.display()
+                ),
+            ));
+        }
+        Ok(Shape::Mesh {
+            file,
+            triangles,
+            one_sided,
+            degenerate,
+        })
+    }
+
+    /// `[walls.motion]`: every key optional.
+    fn motion(&self, path: &str, v: &V) -> Result<WallMotion, SceneError> {
+        let mut t = self.tab(path, v, MOTION_KEYS)?;
+        let mut m = WallMotion::default();
+        if let Some(v) = self.get(&mut t, "velocity") {
+            m.velocity = self.vec3(&join(path, "velocity"), v)?;
+        }
+        if let Some(v) = self.get(&mut t, "axis_point") {
+            m.axis_point = self.vec3(&join(path, "axis_point"), v)?;
+        }
+        if let Some(v) = self.get(&mut t, "axis") {
+            m.axis = unit_or_given(self.vec3(&join(path, "axis"), v)?);
+        }
+        if let Some(x) = self.opt_num(&mut t, "angular_velocity")? {
+            m.angular_velocity = x;
+        }
+        if let Some(v) = self.get(&mut t, "oscillation") {
+            let opath = join(path, "oscillation");
+            let mut o = self.tab(&opath, v, OSCILLATION_KEYS)?;
+            let amplitude = self.req_num(&mut o, "amplitude", "an amplitude in m")?;
+            let frequency = self.req_num(&mut o, "frequency", "a frequency in Hz")?;
+            let direction = unit_or_given(self.req_vec3(&mut o, "direction", "[x, y, z]")?);
+            self.finish(o)?;
+            m.oscillation = Some(Oscillation {
+                amplitude,
+                frequency,
+                direction,
+            });
+        }
+        if let Some(x) = self.opt_num(&mut t, "start")? {
+            m.start = x;
+        }
+        if let Some(x) = self.opt_num(&mut t, "stop")? {
+            m.stop = x;
+        }
+        self.finish(t)?;
+        Ok(m)
+    }
+
+    /// `[walls.servo]`: `direction` defaults to a plane's normal.
+    fn servo(&self, path: &str, v: &V, shape: &Shape) -> Result<Servo, SceneError> {
+        let mut t = self.tab(path, v, SERVO_KEYS)?;
+        let force = self.req_num(&mut t, "force", "a force in N")?;
+        let max_speed = self.req_num(&mut t, "max_speed", "a speed in m/s")?;
+        let direction =
+            match (self.get(&mut t, "direction"), shape) {
+                (Some(v), _) => unit_or_given(self.vec3(&join(path, "direction"), v)?),
+                (None, Shape::Plane { normal, .. }) => *normal,
+                (None, _) => return Err(self.err(
+                    t.line,
+                    &join(path, "direction"),
+                    "missing key (expected [x, y, z]; only a plane's servo defaults to its normal)",
+                )),
+            };
+        self.finish(t)?;
+        Ok(Servo {
+            force,
+            max_speed,
+            direction,
+        })
     }
 
     pub(super) fn radius_dist(&self, path: &str, v: &V) -> Result<RadiusDist, SceneError> {

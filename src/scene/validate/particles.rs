@@ -1,10 +1,10 @@
 //! The particles, one by one: how many, positive finite radius, a known
 //! material, finite state, inside the domain and on the right side of every
-//! wall.
+//! plane, cylinder and cone (meshes are left to the run's overlap limit).
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::scene::error::SceneError;
-use crate::scene::types::{ParticleInit, Scene};
+use crate::scene::types::{ParticleInit, Scene, Shape, Side};
 use crate::state::MAX_PARTICLES;
 use glam::DVec3;
 
@@ -67,10 +67,9 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
         }
         let generated = s.sources.get(p.source).is_some_and(|src| src.generated);
         for (wi, w) in s.walls.iter().enumerate() {
-            let Some((point, normal)) = w.as_plane() else {
+            let Some(dist) = distance_to(&w.shape, DVec3::from(p.position)) else {
                 continue;
             };
-            let dist = (DVec3::from(p.position) - DVec3::from(point)).dot(DVec3::from(normal));
             // generated particles may not touch a wall; file particles (a
             // settled bed) may, up to the run's overlap limit
             let min_dist = if generated {
@@ -91,4 +90,105 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
         }
     }
     Ok(())
+}
+
+/// The distance from `p` to a wall's surface at time 0, positive on the
+/// particles' side and negative behind it; None for a mesh. Beyond the end
+/// of a finite cylinder or cone (where no side applies) the distance to its
+/// rim.
+fn distance_to(shape: &Shape, p: DVec3) -> Option<f64> {
+    // (h, ρ): position along the axis and distance from it
+    let axial = |center: [f64; 3], axis: [f64; 3]| {
+        let d = p - DVec3::from(center);
+        let a = DVec3::from(axis);
+        let h = d.dot(a);
+        (h, (d - h * a).length())
+    };
+    let sign = |side: Side, inside: bool| {
+        if inside == (side == Side::Inside) {
+            1.0
+        } else {
+            -1.0
+        }
+    };
+    match *shape {
+        Shape::Plane { point, normal } => Some((p - DVec3::from(point)).dot(DVec3::from(normal))),
+        Shape::Cylinder {
+            center,
+            axis,
+            radius,
+            length,
+            side,
+        } => {
+            let (h, rho) = axial(center, axis);
+            let l = length.unwrap_or(f64::INFINITY);
+            if (0.0..=l).contains(&h) || length.is_none() {
+                Some(sign(side, rho < radius) * (rho - radius).abs())
+            } else {
+                let dh = h - h.clamp(0.0, l);
+                Some((dh * dh + (rho - radius) * (rho - radius)).sqrt())
+            }
+        }
+        Shape::Cone {
+            center,
+            axis,
+            radius,
+            length,
+            side,
+        } => {
+            let (h, rho) = axial(center, axis);
+            // the surface in the (h, ρ) half-plane: the segment A–B
+            let a = glam::DVec2::new(0.0, radius[0]);
+            let b = glam::DVec2::new(length, radius[1]);
+            let q = glam::DVec2::new(h, rho);
+            let ab = b - a;
+            let t = ((q - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+            let dist = (q - (a + t * ab)).length();
+            if (0.0..=length).contains(&h) {
+                let r_at = radius[0] + (radius[1] - radius[0]) * h / length;
+                Some(sign(side, rho < r_at) * dist)
+            } else {
+                Some(dist)
+            }
+        }
+        Shape::Mesh { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distance_to;
+    use crate::scene::types::{Shape, Side};
+    use glam::DVec3;
+
+    #[test]
+    fn distances_to_cylinders_and_cones() {
+        let cyl = |side, length| Shape::Cylinder {
+            center: [0.0; 3],
+            axis: [0.0, 0.0, 1.0],
+            radius: 1.0,
+            length,
+            side,
+        };
+        let d = |s: &Shape, p: [f64; 3]| distance_to(s, DVec3::from(p)).unwrap();
+        let close = |a: f64, b: f64| assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        close(d(&cyl(Side::Inside, None), [0.25, 0.0, -5.0]), 0.75);
+        close(d(&cyl(Side::Inside, None), [1.5, 0.0, 5.0]), -0.5);
+        close(d(&cyl(Side::Outside, None), [1.5, 0.0, 5.0]), 0.5);
+        close(d(&cyl(Side::Outside, Some(1.0)), [0.0, 0.0, 0.5]), -1.0);
+        // below a finite drum: the distance to its rim
+        close(d(&cyl(Side::Inside, Some(1.0)), [1.0, 0.0, -0.5]), 0.5);
+        let cone = |side| Shape::Cone {
+            center: [0.0; 3],
+            axis: [0.0, 0.0, 1.0],
+            radius: [0.0, 1.0],
+            length: 1.0,
+            side,
+        };
+        // on the axis at h = 0.5: ρ = 0 and the wall at 45°: 0.5 / √2
+        close(d(&cone(Side::Inside), [0.0, 0.0, 0.5]), 0.5 / 2f64.sqrt());
+        close(d(&cone(Side::Outside), [0.0, 0.0, 0.5]), -0.5 / 2f64.sqrt());
+        close(d(&cone(Side::Outside), [1.0, 0.0, 0.0]), 0.5 * 2f64.sqrt());
+        close(d(&cone(Side::Inside), [0.0, 0.0, 2.0]), 2f64.sqrt());
+    }
 }

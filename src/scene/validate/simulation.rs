@@ -47,5 +47,20 @@ pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
             ));
         }
     }
+    if let Some((axis, w)) = sim.gravity_rotation {
+        let n2 = axis.iter().map(|x| x * x).sum::<f64>();
+        if !(n2 > 0.0) || !n2.is_finite() || (n2 - 1.0).abs() > 1e-12 {
+            return Err(s.error(
+                "simulation.gravity_rotation.axis",
+                "expected a non-zero axis vector",
+            ));
+        }
+        if !w.is_finite() {
+            return Err(s.error(
+                "simulation.gravity_rotation.angular_velocity",
+                format!("expected a finite rate in rad/s, got {w}"),
+            ));
+        }
+    }
     Ok(())
 }

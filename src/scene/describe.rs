@@ -1,0 +1,246 @@
+//! What `talus check` says about a wall: its kind, its bounding box at
+//! time 0 and a one-line summary of its motion.
+
+use super::mesh_file;
+use super::types::{Shape, Side, Wall, WallMotion};
+use glam::DVec3;
+
+impl Shape {
+    /// `"plane"`, `"cylinder"`, `"cone"` or `"mesh"` (the scene's `type`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Shape::Plane { .. } => "plane",
+            Shape::Cylinder { .. } => "cylinder",
+            Shape::Cone { .. } => "cone",
+            Shape::Mesh { .. } => "mesh",
+        }
+    }
+
+    /// The axis-aligned box (min, max) around the surface at time 0; None
+    /// for an infinite plane or cylinder.
+    pub fn bounding_box(&self) -> Option<([f64; 3], [f64; 3])> {
+        // a circle of radius r about `c` in the plane normal to unit `a`
+        // spans r √(1 − a_k²) either side of c_k on axis k
+        let disk = |c: DVec3, a: DVec3, r: f64| {
+            let e = DVec3::new(
+                (1.0 - a.x * a.x).max(0.0).sqrt(),
+                (1.0 - a.y * a.y).max(0.0).sqrt(),
+                (1.0 - a.z * a.z).max(0.0).sqrt(),
+            ) * r;
+            (c - e, c + e)
+        };
+        let ends = |center: [f64; 3], axis: [f64; 3], r: [f64; 2], length: f64| {
+            let (c, a) = (DVec3::from(center), DVec3::from(axis));
+            let (lo0, hi0) = disk(c, a, r[0]);
+            let (lo1, hi1) = disk(c + length * a, a, r[1]);
+            (lo0.min(lo1).to_array(), hi0.max(hi1).to_array())
+        };
+        match self {
+            Shape::Plane { .. } => None,
+            Shape::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+                ..
+            } => length.map(|l| ends(*center, *axis, [*radius; 2], l)),
+            Shape::Cone {
+                center,
+                axis,
+                radius,
+                length,
+                ..
+            } => Some(ends(*center, *axis, *radius, *length)),
+            Shape::Mesh { triangles, .. } => mesh_file::bounds(triangles),
+        }
+    }
+}
+
+impl Shape {
+    /// The bounding box as `[x, y, z] .. [x, y, z] m`, or "infinite".
+    pub fn bounding_box_summary(&self) -> String {
+        match self.bounding_box() {
+            None => "infinite".to_string(),
+            Some((lo, hi)) => format!("{} .. {} m", v3(lo), v3(hi)),
+        }
+    }
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Inside => "inside",
+            Side::Outside => "outside",
+        }
+    }
+}
+
+/// `[x, y, z]` with 4 significant digits each (round-off below 1e-12 of
+/// the largest component shown as 0).
+fn v3(v: [f64; 3]) -> String {
+    let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let f = |x: f64| {
+        if x.abs() <= 1e-12 * big {
+            "0".to_string()
+        } else {
+            fmt_g(x)
+        }
+    };
+    format!("[{}, {}, {}]", f(v[0]), f(v[1]), f(v[2]))
+}
+
+/// A length in mm (up to 4 significant digits).
+fn mm(x: f64) -> String {
+    format!("{} mm", fmt_g(x * 1e3))
+}
+
+fn fmt_g(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+impl WallMotion {
+    /// e.g. `rotates 3 rad/s about [0, 1, 0] through [0, 0, 0]; translates
+    /// [0.1, 0, 0] m/s; oscillates 3 mm at 4 Hz along [0, 0, 1]; from 0.5 s
+    /// to 2 s` ("fixed" when it does not move).
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if self.angular_velocity != 0.0 {
+            parts.push(format!(
+                "rotates {} rad/s about {} through {}",
+                fmt_g(self.angular_velocity),
+                v3(self.axis),
+                v3(self.axis_point)
+            ));
+        }
+        if self.velocity != [0.0; 3] {
+            parts.push(format!("translates {} m/s", v3(self.velocity)));
+        }
+        if let Some(o) = &self.oscillation {
+            if o.amplitude != 0.0 && o.frequency != 0.0 {
+                parts.push(format!(
+                    "oscillates {} at {} Hz along {}",
+                    mm(o.amplitude),
+                    fmt_g(o.frequency),
+                    v3(o.direction)
+                ));
+            }
+        }
+        if parts.is_empty() {
+            return "fixed".to_string();
+        }
+        let d = WallMotion::default();
+        if self.start != d.start || self.stop != d.stop {
+            parts.push(if self.stop != d.stop {
+                format!("from {} s to {} s", fmt_g(self.start), fmt_g(self.stop))
+            } else {
+                format!("from {} s", fmt_g(self.start))
+            });
+        }
+        parts.join("; ")
+    }
+}
+
+impl Wall {
+    /// Its motion and servo in a few words, or "fixed".
+    pub fn motion_summary(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(m) = &self.motion {
+            let s = m.summary();
+            if s != "fixed" {
+                parts.push(s);
+            }
+        }
+        if let Some(s) = &self.servo {
+            parts.push(format!(
+                "servo {} N ≤ {} m/s along {}",
+                fmt_g(s.force),
+                fmt_g(s.max_speed),
+                v3(s.direction)
+            ));
+        }
+        if parts.is_empty() {
+            "fixed".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::types::{Oscillation, Servo, Shape, Side, Wall, WallMotion};
+
+    #[test]
+    fn motion_summaries() {
+        let mut w = Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0);
+        assert_eq!(w.motion_summary(), "fixed");
+        w.motion = Some(WallMotion {
+            angular_velocity: 3.0,
+            axis: [0.0, 1.0, 0.0],
+            ..Default::default()
+        });
+        assert_eq!(
+            w.motion_summary(),
+            "rotates 3 rad/s about [0, 1, 0] through [0, 0, 0]"
+        );
+        w.motion = Some(WallMotion {
+            oscillation: Some(Oscillation {
+                amplitude: 0.003,
+                frequency: 4.0,
+                direction: [0.0, 0.0, 1.0],
+            }),
+            stop: 2.0,
+            ..Default::default()
+        });
+        w.servo = Some(Servo {
+            force: 100.0,
+            max_speed: 0.05,
+            direction: [0.0, 0.0, -1.0],
+        });
+        assert_eq!(
+            w.motion_summary(),
+            "oscillates 3 mm at 4 Hz along [0, 0, 1]; from 0 s to 2 s; servo 100 N ≤ 0.05 m/s along [0, 0, -1]"
+        );
+    }
+
+    #[test]
+    fn bounding_boxes() {
+        let cyl = Shape::Cylinder {
+            center: [1.0, 0.0, 0.0],
+            axis: [0.0, 0.0, 1.0],
+            radius: 0.5,
+            length: Some(2.0),
+            side: Side::Inside,
+        };
+        assert_eq!(
+            cyl.bounding_box(),
+            Some(([0.5, -0.5, 0.0], [1.5, 0.5, 2.0]))
+        );
+        let cone = Shape::Cone {
+            center: [0.0; 3],
+            axis: [1.0, 0.0, 0.0],
+            radius: [1.0, 0.25],
+            length: 3.0,
+            side: Side::Outside,
+        };
+        assert_eq!(
+            cone.bounding_box(),
+            Some(([0.0, -1.0, -1.0], [3.0, 1.0, 1.0]))
+        );
+        assert_eq!(
+            Wall::plane([0.0; 3], [1.0, 0.0, 0.0], 0)
+                .shape
+                .bounding_box(),
+            None
+        );
+    }
+}
