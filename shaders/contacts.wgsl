@@ -54,14 +54,14 @@ struct RunOut {
 }
 
 // Whether mesh entry e of the run lo..hi counts as a contact (twin of
-// `wall_contacts::keeps`): a face contact always; an edge or vertex contact
-// unless its closest point lies on another triangle of the run in contact
-// that is nearer, or whose own closest point is the same point and comes
-// earlier.
+// `wall_contacts::keeps`): two entries whose closest points are the same
+// point at the same distance are one contact, the earlier's; else a face
+// contact counts, and an edge or vertex contact unless its closest point
+// lies on another triangle of the run in contact that is nearer.
 fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
     let g = wall_gap(walls[nbr[e] & PRIM], xb);
     if (g.dist >= ri) { return false; }
-    if (g.feature == 0u) { return true; }
+    let face = g.feature == 0u;
     let tol = MESH_TIE * ri;
     let cp = xb + g.normal * g.dist;
     for (var q = lo; q < hi; q++) {
@@ -73,7 +73,7 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
         // carries it; else the nearer triangle that holds it
         let cq = xb + gq.normal * gq.dist;
         let same = abs(gq.dist - g.dist) <= tol && distance(cq, cp) <= tol;
-        let wins = select(gq.dist < g.dist, q < e, same);
+        let wins = select(!face && gq.dist < g.dist, q < e, same);
         if (wins && on_triangle(wq, cp, tol)) { return false; }
     }
     return true;

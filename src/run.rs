@@ -3,6 +3,7 @@
 //! only reads back at output intervals.
 
 use crate::backend::{Backend, Diagnostics, RunError};
+use crate::io::walls::{WallSeries, WallsCsv, WriteError};
 use crate::io::{csv, vtk};
 use crate::scene::{ParticleInit, Scene};
 use crate::state::Particles;
@@ -66,6 +67,10 @@ impl std::fmt::Display for RunFailure {
 }
 
 impl std::error::Error for RunFailure {}
+
+fn wio<T>(r: Result<T, WriteError>) -> Result<T, RunFailure> {
+    r.map_err(|e| RunFailure::Io(e.source, e.path))
+}
 
 fn io<T>(r: std::io::Result<T>, p: &Path) -> Result<T, RunFailure> {
     r.map_err(|e| RunFailure::Io(e, p.to_path_buf()))
@@ -197,6 +202,30 @@ pub fn run(
         io(vtk::write_pvd(&pvd_path, pvd), &pvd_path)
     };
     write_snapshot(&last_good, 0, 0.0, &mut pvd)?;
+    // the walls: their loads beside the energy rows (walls.csv), their
+    // geometry at its pose beside each particle snapshot (walls.pvd)
+    let mut walls_out = if scene.walls.is_empty() {
+        None
+    } else {
+        let csv = wio(WallsCsv::for_walls(&out.join("walls.csv"), &scene.walls))?;
+        Some((csv, WallSeries::new(out, &scene.walls, &scene.domain)))
+    };
+    let write_walls = |series: &mut WallSeries,
+                       b: &mut dyn Backend,
+                       k: usize,
+                       t: f64|
+     -> Result<(), RunFailure> {
+        let poses = b.walls();
+        wio(series.write(k, t, |w, p| {
+            poses[w]
+                .0
+                .to_world(glam::DVec3::from(p))
+                .to_array()
+        }))
+    };
+    if let Some((_, series)) = walls_out.as_mut() {
+        write_walls(series, backend, 0, 0.0)?;
+    }
 
     let mut rep = Reporter::new(cfg.progress, cfg.steps, n);
     let start = Instant::now();
@@ -248,9 +277,16 @@ pub fn run(
                 &energy_path,
             )?;
             io(energy.flush(), &energy_path)?;
+            if let Some((csv, _)) = walls_out.as_mut() {
+                let loads: Vec<_> = backend.walls().iter().map(|w| w.1).collect();
+                wio(csv.row(t, &loads))?;
+            }
             if done > 1 || at_end {
                 last_good = backend.snapshot();
                 write_snapshot(&last_good, snapshot_k, done as f64 * dt, &mut pvd)?;
+                if let Some((_, series)) = walls_out.as_mut() {
+                    write_walls(series, backend, snapshot_k, done as f64 * dt)?;
+                }
                 snapshot_k += 1;
             }
             next_row += every;

@@ -6,11 +6,14 @@
 //! - *Analytic walls* (plane, cylinder, cone) are one primitive each: a
 //!   contact when the gap is below the radius.
 //! - *Meshes* are reduced to one contact per smooth region before the law
-//!   ([`keeps`]): a triangle whose closest point is inside it (a face
-//!   contact) always counts; an edge or vertex contact is dropped when its
-//!   closest point lies on another triangle of the mesh in contact that is
-//!   nearer, or whose own closest point is the same point (a shared edge
-//!   or vertex, within [`MESH_TIE`] × r) and comes earlier in the row. On a flat or convex patch
+//!   ([`keeps`]): two triangles whose closest points are the same point (a
+//!   shared edge or vertex, within [`MESH_TIE`] × r, at the same distance)
+//!   are one contact, carried by the earlier entry of the row; else a
+//!   triangle whose closest point is inside it (a face contact) counts,
+//!   and an edge or vertex contact is dropped when its closest point lies
+//!   on another triangle of the mesh in contact that is nearer. (Where a
+//!   point lies on an edge or a vertex, rounding may call it inside two
+//!   triangles at once: the first rule keeps one.) On a flat or convex patch
 //!   this leaves exactly the triangle under the centre (a sphere over an
 //!   edge or a vertex shared by six triangles keeps one of them, at the
 //!   same point, with the plane's normal); in a concave corner both faces
@@ -210,9 +213,7 @@ pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: 
             if g.dist >= ri {
                 return false;
             }
-            if g.feature == Feature::Face {
-                return true;
-            }
+            let face = g.feature == Feature::Face;
             let cp = x + DVec3::from(g.normal) * g.dist;
             !(0..nbr.len()).any(|f| {
                 let gf = gaps[f];
@@ -223,7 +224,7 @@ pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: 
                 // entry carries it; else the nearer triangle that holds it
                 let cf = x + DVec3::from(gf.normal) * gf.dist;
                 let same = (gf.dist - g.dist).abs() <= tol && cf.distance(cp) <= tol;
-                (if same { f < k } else { gf.dist < g.dist })
+                (if same { f < k } else { !face && gf.dist < g.dist })
                     && on_triangle(&c.set.prims[(nbr[f] & INDEX) as usize], cp.to_array(), tol)
             })
     }));
