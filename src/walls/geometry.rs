@@ -222,3 +222,166 @@ pub fn triangle_gap(p: &Primitive, x: DVec3, one_sided: bool) -> WallGap {
         feature,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cyl(len: f64, r0: f64, r1: f64, side: f64) -> Primitive {
+        // axis along z from (1, 2, 3)
+        Primitive {
+            kind: if r0 == r1 { Kind::Cylinder } else { Kind::Cone },
+            material: 0,
+            wall: 0,
+            a: [1.0, 2.0, 3.0, len],
+            b: [0.0, 0.0, 1.0, side],
+            c: [r0, r1, 0.0, 0.0],
+        }
+    }
+
+    fn tri(one_sided: bool) -> Primitive {
+        Primitive {
+            kind: Kind::Triangle,
+            material: 0,
+            wall: 0,
+            a: [0.0, 0.0, 0.0, if one_sided { 1.0 } else { 0.0 }],
+            b: [1.0, 0.0, 0.0, 0.0],
+            c: [0.0, 1.0, 0.0, 0.0],
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    fn close3(a: [f64; 3], b: [f64; 3]) -> bool {
+        (0..3).all(|k| close(a[k], b[k]))
+    }
+
+    #[test]
+    fn cylinder_inside_and_outside() {
+        for len in [-1.0, 4.0] {
+            let g = gap(&cyl(len, 2.0, 2.0, 1.0), [1.5, 2.0, 4.0]);
+            assert!(close(g.dist, 1.5), "{g:?}");
+            assert!(close3(g.normal, [1.0, 0.0, 0.0]));
+            assert_eq!(g.feature, Feature::Face);
+            // behind the wall: negative
+            let g = gap(&cyl(len, 2.0, 2.0, 1.0), [1.0, 5.0, 4.0]);
+            assert!(close(g.dist, -1.0) && close3(g.normal, [0.0, 1.0, 0.0]));
+            let g = gap(&cyl(len, 2.0, 2.0, -1.0), [1.0, 5.0, 4.0]);
+            assert!(close(g.dist, 1.0) && close3(g.normal, [0.0, -1.0, 0.0]));
+        }
+        // infinite: far along the axis still the face
+        let g = gap(&cyl(-1.0, 2.0, 2.0, 1.0), [1.5, 2.0, -100.0]);
+        assert!(close(g.dist, 1.5));
+        // finite, beyond the end: the rim point
+        let g = gap(&cyl(4.0, 2.0, 2.0, 1.0), [2.0, 2.0, 10.0]);
+        assert!(close(g.dist, (1.0f64 + 9.0).sqrt()), "{g:?}");
+        let n = [1.0 / 10f64.sqrt(), 0.0, -3.0 / 10f64.sqrt()];
+        assert!(close3(g.normal, n), "{g:?}");
+        let g = gap(&cyl(4.0, 2.0, 2.0, 1.0), [1.0, 0.5, 1.0]);
+        assert!(close(g.dist, (0.25f64 + 4.0).sqrt()), "{g:?}");
+        // on the axis: a fixed perpendicular, dist R
+        let g = gap(&cyl(4.0, 2.0, 2.0, 1.0), [1.0, 2.0, 5.0]);
+        assert!(close(g.dist, 2.0));
+        let e = perpendicular(DVec3::Z).to_array();
+        assert!(close3(g.normal, e) && close(e[2], 0.0) && close(DVec3::from(e).length(), 1.0));
+    }
+
+    #[test]
+    fn cylinder_is_continuous_at_the_ends() {
+        let p = cyl(4.0, 2.0, 2.0, 1.0);
+        for (rho, s) in [(1.0, 0.0), (0.3, 4.0), (1.9, 0.0)] {
+            let a = gap(&p, [1.0 + rho, 2.0, 3.0 + s - 1e-9]);
+            let b = gap(&p, [1.0 + rho, 2.0, 3.0 + s + 1e-9]);
+            assert!((a.dist - b.dist).abs() < 1e-8, "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn cone_known_values() {
+        // a hopper: radius 2 at s = 0 down to 1 at s = 1 (45°), inside
+        let p = cyl(1.0, 2.0, 1.0, 1.0);
+        let h = 0.5f64.sqrt();
+        // on the axis at s = 0.5 the foot on the generatrix' line is past
+        // the narrow end (τ = 1.25): the rim (s, ρ) = (1, 1)
+        let g = gap(&p, [1.0, 2.0, 3.5]);
+        assert!(close(g.dist, 1.25f64.sqrt()), "{g:?}");
+        let e = perpendicular(DVec3::Z);
+        let n = ((DVec3::Z * 0.5 + e) / 1.25f64.sqrt()).to_array();
+        assert!(close3(g.normal, n), "{g:?}");
+        // off the axis along +x: foot inside the segment
+        let g = gap(&p, [2.0, 2.0, 3.5]);
+        assert!(
+            close(g.dist, 0.5 * h) && close3(g.normal, [h, 0.0, h]),
+            "{g:?}"
+        );
+        // outside cone: the opposite sign and normal
+        let q = cyl(1.0, 2.0, 1.0, -1.0);
+        let g = gap(&q, [2.0, 2.0, 3.5]);
+        assert!(
+            close(g.dist, -0.5 * h) && close3(g.normal, [-h, 0.0, -h]),
+            "{g:?}"
+        );
+        // past the narrow end: the rim (ρ = 1, s = 1)
+        let g = gap(&p, [1.5, 2.0, 5.0]);
+        assert!(close(g.dist, 1.25f64.sqrt()), "{g:?}");
+        // continuous where the foot leaves the segment (τ = 0 from inside)
+        let p0 = [1.0 + 2.0 - 0.5, 2.0, 3.0 + 0.5];
+        let g = gap(&p, [p0[0] + 0.5, p0[1], p0[2] - 0.5]); // on the rim
+        assert!(close(g.dist, 0.0));
+        let above = gap(&p, [2.2, 2.0, 3.0 - 0.8 + 1e-9]);
+        let below = gap(&p, [2.2, 2.0, 3.0 - 0.8 - 1e-9]);
+        assert!(
+            (above.dist - below.dist).abs() < 1e-8,
+            "{above:?} {below:?}"
+        );
+    }
+
+    #[test]
+    fn triangle_regions() {
+        let p = tri(false);
+        let g = gap(&p, [0.2, 0.3, 0.5]);
+        assert!(close(g.dist, 0.5) && close3(g.normal, [0.0, 0.0, -1.0]));
+        assert_eq!(g.feature, Feature::Face);
+        let g = gap(&p, [0.2, 0.3, -0.5]);
+        assert!(close(g.dist, 0.5) && close3(g.normal, [0.0, 0.0, 1.0]));
+        // edge AB (y < 0)
+        let g = gap(&p, [0.5, -0.3, 0.4]);
+        assert!(close(g.dist, 0.5) && g.feature == Feature::Edge, "{g:?}");
+        assert!(close3(g.normal, [0.0, 0.6, -0.8]));
+        // edge BC (x + y > 1)
+        let g = gap(&p, [1.0, 1.0, 0.0]);
+        assert!(close(g.dist, 0.5f64.sqrt()) && g.feature == Feature::Edge);
+        // edge AC
+        let g = gap(&p, [-1.0, 0.5, 0.0]);
+        assert!(close(g.dist, 1.0) && g.feature == Feature::Edge);
+        // vertices
+        for (x, d) in [
+            ([-1.0, -1.0, 0.0], 2f64.sqrt()),
+            ([2.0, -1.0, 1.0], 3f64.sqrt()),
+            ([-0.5, 2.0, 0.0], 1.25f64.sqrt()),
+        ] {
+            let g = gap(&p, x);
+            assert!(
+                close(g.dist, d) && g.feature == Feature::Vertex,
+                "{x:?} {g:?}"
+            );
+        }
+        // on it: the face normal, no NaN
+        let g = gap(&p, [0.2, 0.2, 0.0]);
+        assert!(g.dist == 0.0 && close3(g.normal, [0.0, 0.0, -1.0]));
+        let g = gap(&p, [0.5, 0.0, 0.0]);
+        assert!(g.dist == 0.0 && close3(g.normal, [0.0, 0.0, -1.0]));
+        // one-sided: behind is never near, in front as two-sided
+        let q = tri(true);
+        assert_eq!(gap(&q, [0.2, 0.3, -0.01]).dist, f64::INFINITY);
+        assert_eq!(gap(&q, [2.0, 2.0, -0.01]).dist, f64::INFINITY);
+        assert_eq!(gap(&q, [0.2, 0.3, 0.5]), gap(&p, [0.2, 0.3, 0.5]));
+        // on_triangle ignores sidedness
+        assert!(on_triangle(&q, [0.2, 0.3, -0.01], 0.02));
+        assert!(!on_triangle(&q, [0.2, 0.3, -0.03], 0.02));
+        assert!(on_triangle(&p, [1.01, 0.0, 0.0], 0.02));
+        assert!(!on_triangle(&p, [0.6, 0.6, 0.0], 0.05));
+    }
+}

@@ -189,3 +189,108 @@ impl MeshGrid {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+    use crate::walls::primitive::Kind;
+
+    /// A UV sphere of radius `r` about `c`, `n` bands.
+    fn sphere(c: [f64; 3], r: f64, n: usize) -> Vec<Primitive> {
+        let pt = |i: usize, j: usize| {
+            let th = std::f64::consts::PI * i as f64 / n as f64;
+            let ph = 2.0 * std::f64::consts::PI * j as f64 / (2 * n) as f64;
+            [
+                c[0] + r * th.sin() * ph.cos(),
+                c[1] + r * th.sin() * ph.sin(),
+                c[2] + r * th.cos(),
+                0.0,
+            ]
+        };
+        let mut v = Vec::new();
+        for i in 0..n {
+            for j in 0..2 * n {
+                let (a, b, cc, d) = (pt(i, j), pt(i + 1, j), pt(i + 1, j + 1), pt(i, j + 1));
+                for t in [[a, b, cc], [a, cc, d]] {
+                    let p = Primitive {
+                        kind: Kind::Triangle,
+                        material: 0,
+                        wall: 0,
+                        a: t[0],
+                        b: t[1],
+                        c: t[2],
+                    };
+                    let e = |u: [f64; 4], w: [f64; 4]| {
+                        DVec3::new(u[0] - w[0], u[1] - w[1], u[2] - w[2])
+                    };
+                    if e(t[1], t[0]).cross(e(t[2], t[0])).length() > 1e-12 {
+                        v.push(p);
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn candidates_hold_every_triangle_within_reach() {
+        let mut rng = Rng::new(7);
+        for (reach, n) in [(0.05, 12), (0.2, 24), (0.011, 40)] {
+            let prims = sphere([0.3, -1.2, 2.0], 0.8, n);
+            let first = 5;
+            let g = build(&prims, first, reach);
+            assert_eq!(g.start.len() as u32, g.dims.iter().product::<u32>() + 1);
+            assert!(g.start.windows(2).all(|w| w[0] <= w[1]));
+            for k in 0..g.start.len() - 1 {
+                let l = &g.tris[g.start[k] as usize..g.start[k + 1] as usize];
+                assert!(l.windows(2).all(|w| w[0] < w[1]));
+            }
+            let mut listed = 0usize;
+            for _ in 0..4000 {
+                // points near the surface (inside and out) and around it
+                let u = DVec3::from(rng.in_unit_ball());
+                let dir = if u.length() > 0.0 {
+                    u / u.length()
+                } else {
+                    DVec3::X
+                };
+                let rr = 0.8 + rng.range(-3.0, 3.0) * reach;
+                let x = (DVec3::new(0.3, -1.2, 2.0) + dir * rr).to_array();
+                let cand = g.candidates(x);
+                // the cell the GPU finds, in f32 (clamped)
+                let inv = g.inv_cell() as f32;
+                let cf: [u32; 3] = std::array::from_fn(|k| {
+                    let f = ((x[k] as f32 - g.min[k] as f32) * inv).floor();
+                    f.clamp(0.0, (g.dims[k] - 1) as f32) as u32
+                });
+                let cand32 = g.cell_tris(cf);
+                for (t, p) in prims.iter().enumerate() {
+                    if triangle_gap(p, DVec3::from(x), false).dist < reach {
+                        let id = first + t as u32;
+                        assert!(cand.contains(&id), "reach {reach}: {x:?} misses {t}");
+                        assert!(cand32.contains(&id), "f32 cell of {x:?} misses {t}");
+                        listed += 1;
+                    }
+                }
+            }
+            assert!(listed > 1000, "{listed}");
+            // far away: nothing
+            assert!(g.candidates([10.0, 0.0, 0.0]).is_empty());
+        }
+    }
+
+    #[test]
+    fn big_meshes_get_bigger_cells() {
+        let prims = sphere([0.0; 3], 100.0, 20);
+        let g = build(&prims, 0, 0.001);
+        let cells: u64 = g.dims.iter().map(|&d| d as u64).product();
+        assert!(
+            cells <= MAX_CELLS && g.cell > 0.001,
+            "{:?} {}",
+            g.dims,
+            g.cell
+        );
+        assert!(g.tris.len() as u64 <= MAX_ENTRIES);
+    }
+}

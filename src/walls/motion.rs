@@ -201,3 +201,105 @@ pub fn reach(prims: &[Primitive], axis_point: [f64; 3], domain: &Domain) -> f64 
         })
         .fold(0.0, f64::max)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::types::Oscillation;
+
+    fn close(a: DVec3, b: DVec3) -> bool {
+        (a - b).length() < 1e-12
+    }
+
+    #[test]
+    fn a_resting_wall_is_the_identity_bit_for_bit() {
+        let p = pose_at(&WallMotion::default(), 3.7, DVec3::ZERO, DVec3::ZERO);
+        assert!(!p.moving);
+        let x = DVec3::new(0.1, -2.3, 1e-17);
+        assert_eq!(p.to_body(x), x);
+        assert_eq!(p.to_world(x), x);
+        assert_eq!(p.dir_to_world(x), x);
+        assert_eq!(p.velocity_at(x), DVec3::ZERO);
+        assert!(!Pose::identity().moving);
+    }
+
+    #[test]
+    fn rotation_translation_and_oscillation() {
+        let m = WallMotion {
+            velocity: [1.0, 0.0, 0.0],
+            axis_point: [0.0, 1.0, 0.0],
+            axis: [0.0, 0.0, 1.0],
+            angular_velocity: std::f64::consts::FRAC_PI_2,
+            oscillation: Some(Oscillation {
+                amplitude: 0.1,
+                frequency: 0.25,
+                direction: [0.0, 0.0, 1.0],
+            }),
+            start: 1.0,
+            stop: 3.0,
+        };
+        // before the start: rests
+        let p = pose_at(&m, 0.5, DVec3::ZERO, DVec3::ZERO);
+        assert!(!p.moving && p.velocity == DVec3::ZERO);
+        // t' = 1: a quarter turn, 1 m along x, 0.1 sin(π/2) along z
+        let p = pose_at(&m, 2.0, DVec3::ZERO, DVec3::ZERO);
+        assert!(p.moving);
+        assert!(close(p.translation, DVec3::new(1.0, 0.0, 0.1)));
+        let xb = DVec3::new(1.0, 1.0, 0.0); // 1 m from the axis along x
+        let xw = p.to_world(xb);
+        assert!(close(xw, DVec3::new(1.0, 2.0, 0.1)), "{xw}");
+        assert!(close(p.to_body(xw), xb));
+        assert!(close(p.dir_to_world(DVec3::X), DVec3::Y));
+        // velocity: 1 along x (the oscillation's cos(π/2) = 0) + ω × r
+        let v = p.velocity_at(xw);
+        assert!(
+            close(v, DVec3::new(1.0 - std::f64::consts::FRAC_PI_2, 0.0, 0.0)),
+            "{v}"
+        );
+        // after the stop: the pose at stop, still
+        let q = pose_at(&m, 10.0, DVec3::ZERO, DVec3::ZERO);
+        assert_eq!(
+            q.translation,
+            pose_at(&m, 3.0, DVec3::ZERO, DVec3::ZERO).translation
+        );
+        assert!(q.velocity == DVec3::ZERO && q.omega == DVec3::ZERO);
+        // a servo alone moves it
+        let s = pose_at(
+            &WallMotion::default(),
+            0.0,
+            DVec3::new(0.0, 0.0, -0.01),
+            DVec3::new(0.0, 0.0, -0.1),
+        );
+        assert!(s.moving && close(s.velocity, DVec3::new(0.0, 0.0, -0.1)));
+    }
+
+    #[test]
+    fn reach_of_each_kind() {
+        let domain = Domain {
+            min: [-1.0, -1.0, -1.0],
+            max: [1.0, 1.0, 1.0],
+            periodic: [false; 3],
+        };
+        let plane = Primitive::plane([0.0; 3], [0.0, 0.0, 1.0], 0, 0);
+        assert!((reach(&[plane], [1.0, 1.0, 1.0], &domain) - 12f64.sqrt()).abs() < 1e-12);
+        let cyl = Primitive {
+            kind: Kind::Cylinder,
+            material: 0,
+            wall: 0,
+            a: [0.0, 0.0, 0.0, 2.0],
+            b: [0.0, 0.0, 1.0, 1.0],
+            c: [0.5, 0.5, 0.0, 0.0],
+        };
+        // from (1, 0, 0): the far rim at (−0.5, 0, 2)
+        let r = reach(&[cyl], [1.0, 0.0, 0.0], &domain);
+        assert!((r - (1.5f64 * 1.5 + 4.0).sqrt()).abs() < 1e-12, "{r}");
+        let tri = Primitive {
+            kind: Kind::Triangle,
+            a: [0.0, 0.0, 0.0, 0.0],
+            b: [3.0, 0.0, 0.0, 0.0],
+            c: [0.0, 4.0, 0.0, 0.0],
+            ..cyl
+        };
+        assert_eq!(reach(&[tri, cyl], [0.0; 3], &domain), 4.0);
+    }
+}
