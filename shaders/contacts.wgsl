@@ -57,7 +57,7 @@ struct RunOut {
 // `wall_contacts::keeps`): two entries whose closest points are the same
 // point at the same distance are one contact, the earlier's; else a face
 // contact counts, and an edge or vertex contact unless its closest point
-// lies on another triangle of the run in contact that is nearer.
+// lies on another triangle of the run in contact (no distances compared).
 fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
     let g = wall_gap(walls[nbr[e] & PRIM], xb);
     if (g.dist >= ri) { return false; }
@@ -73,8 +73,18 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
         // carries it; else the nearer triangle that holds it
         let cq = xb + gq.normal * gq.dist;
         let same = abs(gq.dist - g.dist) <= tol && distance(cq, cp) <= tol;
-        let wins = select(!face && gq.dist < g.dist, q < e, same);
-        if (wins && on_triangle(wq, cp, tol)) { return false; }
+        if (same) {
+            // a shared edge or vertex: the earlier entry carries it
+            if (q < e) { return false; }
+            continue;
+        }
+        // a triangle holding this edge or vertex point is at least as near:
+        // it carries the contact, unless the two hold each other's points
+        // and this entry is the earlier
+        if (!face && on_triangle(wq, cp, tol)
+            && !(gq.feature != 0u && e < q && on_triangle(walls[nbr[e] & PRIM], cq, tol))) {
+            return false;
+        }
     }
     return true;
 }

@@ -391,7 +391,7 @@ fn gpu_neighbour_list_matches_cpu() {
         if b & WALL != 0 {
             // f32 and f64 may decide apart where the wall lies at the reach
             let x = p.pos_rad[cpu_at[&a]];
-            let dist = talus::walls::gap(&st.walls[(b & INDEX) as usize], [x[0], x[1], x[2]]).dist;
+            let dist = talus::walls::gap(&st.walls.prims[(b & INDEX) as usize], [x[0], x[1], x[2]]).dist;
             let reach = x[3] + skin;
             return (dist - reach).abs() < 1e-5 * reach;
         }
@@ -433,7 +433,7 @@ fn gpu_neighbour_list_matches_cpu() {
 
     println!("{walls_near} (particle, wall) pairs within reach");
     // the packing's outer layers reach the walls, its inside does not
-    let n_walls = st.walls.len();
+    let n_walls = st.walls.prims.len();
     assert!(
         walls_near > n / 10 && walls_near < n * n_walls / 2,
         "{walls_near} of {} (particle, wall) pairs within reach",

@@ -345,7 +345,7 @@ fn wall_entries_never_miss_a_wall_contact() {
                 })
                 .collect();
             assert!(listed.windows(2).all(|x| x[0] < x[1]), "{listed:?}");
-            for (k, wd) in st.walls.iter().enumerate() {
+            for (k, wd) in st.walls.prims.iter().enumerate() {
                 let (point, normal) = ([wd.a[0], wd.a[1], wd.a[2]], [wd.b[0], wd.b[1], wd.b[2]]);
                 let in_contact = touches_wall(p.pos_rad[i], point, normal);
                 assert!(

@@ -606,23 +606,3 @@ fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
         );
     }
 }
-
-#[test]
-fn zz_debug_vertex() {
-    let (tris, verts) = irregular_floor(0.04, 8, 7);
-    let r = 0.004;
-    let vertex = verts[4 * 9 + 4];
-    let x = [vertex[0], vertex[1], r * 1.0002];
-    let s = one_sphere(x, [0.6, 0.0, -0.5], [0.0; 3], r, [0.0; 3], beads(0.7, 0.1), Some(tris.clone()));
-    let mut b = CpuBackend::new(&s).unwrap();
-    for k in 0..400 {
-        b.advance(1).unwrap();
-        let st = &b.st;
-        let n = st.work.nbr.len();
-        let hist: Vec<_> = (0..n).filter(|&e| st.work.nbr_hist[e] != [0.0; 4]).map(|e| (st.work.nbr[e] & 0x3fffffff, st.walls.prims[(st.work.nbr[e] & 0x3fffffff) as usize].a)).collect();
-        if k % 5 == 0 && k < 70 {
-            let x = st.particles.pos_rad[0];
-            let gaps: Vec<_> = st.work.nbr.iter().map(|&e| { let g = talus::walls::gap(&st.walls.prims[(e & 0x3fffffff) as usize], [x[0], x[1], x[2]]); (e & 0x3fffffff, g.dist - x[3], g.feature, g.normal[2]) }).collect();
-            println!("{k} x {:?} vz {:.4} hist {:?}\n   {:?}", x, st.particles.vel_invm[0][2], hist, gaps); }
-    }
-}

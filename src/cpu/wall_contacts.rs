@@ -11,9 +11,11 @@
 //!   are one contact, carried by the earlier entry of the row; else a
 //!   triangle whose closest point is inside it (a face contact) counts,
 //!   and an edge or vertex contact is dropped when its closest point lies
-//!   on another triangle of the mesh in contact that is nearer. (Where a
-//!   point lies on an edge or a vertex, rounding may call it inside two
-//!   triangles at once: the first rule keeps one.) On a flat or convex patch
+//!   on another triangle of the mesh in contact (whose own closest point
+//!   is then no farther: no distances are compared, which f32 cannot
+//!   resolve near a vertex). Where a point lies on an edge or a vertex,
+//!   rounding may call it inside two triangles at once: the first rule
+//!   keeps one. On a flat or convex patch
 //!   this leaves exactly the triangle under the centre (a sphere over an
 //!   edge or a vertex shared by six triangles keeps one of them, at the
 //!   same point, with the plane's normal); in a concave corner both faces
@@ -215,17 +217,27 @@ pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: 
             }
             let face = g.feature == Feature::Face;
             let cp = x + DVec3::from(g.normal) * g.dist;
+            let prim = |f: usize| &c.set.prims[(nbr[f] & INDEX) as usize];
             !(0..nbr.len()).any(|f| {
                 let gf = gaps[f];
                 if f == k || gf.dist >= ri {
                     return false;
                 }
-                // the same point (a shared edge or vertex): the earlier
-                // entry carries it; else the nearer triangle that holds it
                 let cf = x + DVec3::from(gf.normal) * gf.dist;
                 let same = (gf.dist - g.dist).abs() <= tol && cf.distance(cp) <= tol;
-                (if same { f < k } else { !face && gf.dist < g.dist })
-                    && on_triangle(&c.set.prims[(nbr[f] & INDEX) as usize], cp.to_array(), tol)
+                if same {
+                    // a shared edge or vertex: the earlier entry carries it
+                    return f < k;
+                }
+                // a triangle holding this edge or vertex point is at least
+                // as near (its own closest point is no farther): it carries
+                // the contact, unless the two hold each other's points (a
+                // tie rounding made) and this entry is the earlier
+                !face
+                    && on_triangle(prim(f), cp.to_array(), tol)
+                    && !(gf.feature != Feature::Face
+                        && k < f
+                        && on_triangle(prim(k), cf.to_array(), tol))
             })
     }));
 }

@@ -28,5 +28,5 @@ pub mod set;
 pub use geometry::{gap, on_triangle, Feature, WallGap};
 pub use mesh_grid::MeshGrid;
 pub use motion::{pose_at, reach, Pose};
-pub use primitive::{primitives, Kind, Primitive};
-pub use set::{WallBody, WallLoad, WallSet};
+pub use primitive::{Kind, Primitive};
+pub use set::{primitives, WallBody, WallLoad, WallSet};

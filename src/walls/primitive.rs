@@ -1,6 +1,5 @@
 //! A wall primitive and how a scene's walls become primitives.
 
-use crate::scene::Scene;
 
 /// What a primitive is. The GPU carries it as `Wall::kind` (`WALL_*` in
 /// `shaders/walls.wgsl`, checked equal by `tests/shaders.rs`).
@@ -61,10 +60,4 @@ impl Primitive {
             c: [0.0; 4],
         }
     }
-}
-
-/// The primitives of a scene's walls, in wall order (a primitive's index
-/// is what a neighbour-list entry names).
-pub fn primitives(scene: &Scene) -> Vec<Primitive> {
-    super::set::WallSet::new(scene).prims
 }

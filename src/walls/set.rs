@@ -236,6 +236,12 @@ impl WallSet {
     }
 }
 
+/// The primitives of a scene's walls, in wall order (a primitive's index
+/// is what a neighbour-list entry names).
+pub fn primitives(scene: &Scene) -> Vec<Primitive> {
+    WallSet::new(scene).prims
+}
+
 impl Primitive {
     /// A cylinder or cone (see [`Kind`] for the packing).
     #[allow(clippy::too_many_arguments)]
