@@ -40,6 +40,11 @@ pub enum Bed {
     /// A column discharging through an outlet: the flowing bed users run.
     /// Not built yet ([`discharge_bed`]).
     Discharge,
+    /// The `settled` packing in a conical hopper, analytic cone walls
+    /// ([`hopper_bed`]).
+    Hopper,
+    /// The same bed in the same hopper as a ~10⁴-triangle mesh.
+    HopperMesh,
 }
 
 impl Bed {
@@ -50,6 +55,8 @@ impl Bed {
             Bed::Settled => "settled",
             Bed::Chute => "chute",
             Bed::Discharge => "discharge",
+            Bed::Hopper => "hopper",
+            Bed::HopperMesh => "hopper mesh",
         }
     }
 }
@@ -67,6 +74,8 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Result<Scene, String> {
         Bed::Settled => Ok(settled_bed(&cached_cell()?, n)),
         Bed::Chute => Ok(chute_bed(&cached_cell()?, n)),
         Bed::Discharge => discharge_bed(n, seed),
+        Bed::Hopper => Ok(hopper_bed(&cached_cell()?, n, false)),
+        Bed::HopperMesh => Ok(hopper_bed(&cached_cell()?, n, true)),
     }
 }
 
@@ -296,6 +305,108 @@ pub fn chute_bed(cell: &JammedCell, n: usize) -> Scene {
         b = b.particle([q[0], q[1], q[2]], [u, 0.0, 0.0], q[3], "bead");
     }
     b.build_unchecked()
+}
+
+/// Half-angle of the `hopper` beds' cone from the vertical (degrees).
+pub const HOPPER_HALF_ANGLE_DEG: f64 = 30.0;
+/// Triangles around and rings up the `hopper mesh` bed's cone: 2 × 100 ×
+/// 50 = 10⁴ triangles.
+pub const HOPPER_MESH: (usize, usize) = (100, 50);
+
+/// `hopper` / `hopper mesh`: the [`JammedCell`] cut to a conical hopper
+/// (half-angle [`HOPPER_HALF_ANGLE_DEG`], outlet radius 6 R closed by a
+/// floor plane), the `n` lowest spheres, under gravity: a bed resting in
+/// equipment, most particles in the bulk, those at the cone pressed
+/// against it. With `mesh` the cone is [`HOPPER_MESH`] triangles with
+/// their vertices on the cone (every quad of the grid split along a
+/// diagonal), the same bed: the two rows price a mesh wall against the
+/// analytic one it tessellates.
+pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
+    use crate::scene::{Shape, Side, Wall};
+    let tan = HOPPER_HALF_ANGLE_DEG.to_radians().tan();
+    let r_out = 6.0 * R;
+    // the height that holds n at the packing's solid fraction, with room
+    let v = 4.0 / 3.0 * std::f64::consts::PI * (0.9 * R).powi(3);
+    let vol = 1.6 * n as f64 * v / cell.solid_fraction.max(0.5);
+    let z0 = r_out / tan;
+    let h =
+        ((3.0 * vol / (std::f64::consts::PI * tan * tan) + z0.powi(3)).cbrt() - z0).max(10.0 * R);
+    let r_top = r_out + h * tan;
+    let lx = 2.0 * r_top + 2.0 * R;
+    let c = 0.5 * lx;
+    // inside the cone by the sphere's radius, judged 2 R lower (the bed is
+    // lowered onto the floor by about that), then again where it landed
+    let inside = |p: [f64; 4], drop: f64| {
+        let rho = ((p[0] - c).powi(2) + (p[1] - c).powi(2)).sqrt();
+        let z = (p[2] - drop).max(0.0);
+        let wall = r_out + z * tan;
+        (wall - rho) * HOPPER_HALF_ANGLE_DEG.to_radians().cos() > p[3] * 1.01
+    };
+    let mut p = tile(cell, n + n / 10 + 10, lx, lx, |p| {
+        p[2] >= p[3] && inside(p, 2.0 * R)
+    });
+    p.retain(|&q| inside(q, 0.0));
+    p.sort_by(|a, b| a[2].total_cmp(&b[2]));
+    p.truncate(n);
+    let top = p.iter().map(|p| p[2] + p[3]).fold(0.0, f64::max);
+    let mut b = SceneBuilder::new(&format!(
+        "bed-hopper{}-{n}",
+        if mesh { "-mesh" } else { "" }
+    ))
+    .domain([0.0, 0.0, -2.0 * R], [lx, lx, h.max(top) + 4.0 * R])
+    .gravity([0.0, 0.0, -9.81])
+    .dt_auto(0.2)
+    .steps(1)
+    .material(bead())
+    .wall([c, c, 0.0], [0.0, 0.0, 1.0], "bead");
+    for q in &p {
+        b = b.particle([q[0], q[1], q[2]], [0.0; 3], q[3], "bead");
+    }
+    let mut s = b.build_unchecked();
+    let shape = if mesh {
+        let (k, rings) = HOPPER_MESH;
+        let at = |i: usize, j: usize| {
+            let z = h * j as f64 / rings as f64;
+            let rad = r_out + z * tan;
+            let a = 2.0 * std::f64::consts::PI * (i % k) as f64 / k as f64;
+            [c + rad * a.cos(), c + rad * a.sin(), z]
+        };
+        let mut t = Vec::with_capacity(2 * k * rings);
+        for j in 0..rings {
+            for i in 0..k {
+                let (p00, p10, p11, p01) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+                if (i + j) % 2 == 0 {
+                    t.push([p00, p10, p11]);
+                    t.push([p00, p11, p01]);
+                } else {
+                    t.push([p00, p10, p01]);
+                    t.push([p10, p11, p01]);
+                }
+            }
+        }
+        Shape::Mesh {
+            file: "hopper (bench)".into(),
+            triangles: t,
+            one_sided: false,
+            degenerate: 0,
+        }
+    } else {
+        Shape::Cone {
+            center: [c, c, 0.0],
+            axis: [0.0, 0.0, 1.0],
+            radius: [r_out, r_top],
+            length: h,
+            side: Side::Inside,
+        }
+    };
+    s.walls.push(Wall {
+        name: Some("hopper".into()),
+        shape,
+        material: 0,
+        motion: None,
+        servo: None,
+    });
+    s
 }
 
 /// `discharge`: the flowing bed users run, and the hook for it. It is to

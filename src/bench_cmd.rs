@@ -39,9 +39,11 @@ pub fn run(o: Opts) -> ExitCode {
             "settled" => beds.push(Bed::Settled),
             "chute" => beds.push(Bed::Chute),
             "discharge" => beds.push(Bed::Discharge),
+            "hopper" => beds.push(Bed::Hopper),
+            "hopper-mesh" => beds.push(Bed::HopperMesh),
             other => {
                 eprintln!(
-                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge)"
+                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge, hopper, hopper-mesh)"
                 );
                 return ExitCode::FAILURE;
             }

@@ -101,7 +101,9 @@ enum Command {
         /// Beds, comma-separated: mono, poly (the dense lattice beds compared
         /// across versions), settled (a jammed periodic bed, ~6 contacts per
         /// particle), chute (a dense flow down a tilted periodic floor),
-        /// discharge (needs mesh walls and outlets: skipped for now).
+        /// hopper and hopper-mesh (that packing at rest in a conical
+        /// hopper: analytic cone walls, or the cone as 10^4 triangles),
+        /// discharge (needs outlets: skipped for now).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
         /// Where to write the table as JSON.

@@ -217,10 +217,7 @@ pub fn run(
      -> Result<(), RunFailure> {
         let poses = b.walls();
         wio(series.write(k, t, |w, p| {
-            poses[w]
-                .0
-                .to_world(glam::DVec3::from(p))
-                .to_array()
+            poses[w].0.to_world(glam::DVec3::from(p)).to_array()
         }))
     };
     if let Some((_, series)) = walls_out.as_mut() {

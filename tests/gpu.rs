@@ -391,7 +391,8 @@ fn gpu_neighbour_list_matches_cpu() {
         if b & WALL != 0 {
             // f32 and f64 may decide apart where the wall lies at the reach
             let x = p.pos_rad[cpu_at[&a]];
-            let dist = talus::walls::gap(&st.walls.prims[(b & INDEX) as usize], [x[0], x[1], x[2]]).dist;
+            let dist =
+                talus::walls::gap(&st.walls.prims[(b & INDEX) as usize], [x[0], x[1], x[2]]).dist;
             let reach = x[3] + skin;
             return (dist - reach).abs() < 1e-5 * reach;
         }

@@ -96,7 +96,12 @@ fn turntable() -> Scene {
             let a = 2.0 * std::f64::consts::PI * (k as f64 + 0.5 * layer as f64) / 20.0;
             let rho = h - r * 0.999;
             let q = |v: f64| v as f32 as f64;
-            b = b.particle([q(rho * a.cos()), q(rho * a.sin()), q(z)], [0.0; 3], r, "glass");
+            b = b.particle(
+                [q(rho * a.cos()), q(rho * a.sin()), q(z)],
+                [0.0; 3],
+                r,
+                "glass",
+            );
             n += 1;
         }
     }
@@ -197,7 +202,13 @@ fn gpu_wall_stages_match_cpu_on_moving_walls() {
     // f32 rounding of the reach
     let (cr, gr) = (cpu_wall_rows(&c), gpu_wall_rows(&g));
     let st = &c.st;
-    let at: HashMap<u32, usize> = st.particles.id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let at: HashMap<u32, usize> = st
+        .particles
+        .id
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
     let (mut entries, mut borderline) = (0, 0);
     for (id, cw) in &cr {
         let gw = &gr[id];
@@ -216,7 +227,10 @@ fn gpu_wall_stages_match_cpu_on_moving_walls() {
         }
     }
     println!("{entries} wall entries, {borderline} at the reach");
-    assert!(entries > 150, "too few wall entries to mean much: {entries}");
+    assert!(
+        entries > 150,
+        "too few wall entries to mean much: {entries}"
+    );
 
     // forces and torques, norm-wise
     let ids = g.ids();
@@ -249,7 +263,10 @@ fn gpu_wall_stages_match_cpu_on_moving_walls() {
         // torques relative to their size or the force's at the bed's size
         let tn = DVec3::from(cl.torque).length() + norm * 0.012;
         let et = (DVec3::from(cl.torque) - DVec3::from(gl.torque)).length() / tn;
-        println!("wall {k}: load {:?} vs {:?} ({e:e}, torque {et:e})", cl.force, gl.force);
+        println!(
+            "wall {k}: load {:?} vs {:?} ({e:e}, torque {et:e})",
+            cl.force, gl.force
+        );
         assert!(e < 2e-3 && et < 2e-3, "wall {k}: load {cl:?} vs GPU {gl:?}");
         let scale = 1e-3 + cp.origin.length();
         assert!(

@@ -234,7 +234,11 @@ fn sphere_rolls_across_mesh_edges_like_on_the_plane() {
             "{}: mesh {vb} vs plane {va} m/s",
             a.name()
         );
-        assert!(rel(va, theory) < 0.01, "{}: plane {va} vs 5/7 g sinθ t {theory}", a.name());
+        assert!(
+            rel(va, theory) < 0.01,
+            "{}: plane {va} vs 5/7 g sinθ t {theory}",
+            a.name()
+        );
         assert!(
             max_up < 1e-3 * vb,
             "{}: bounced (vz up to {max_up} m/s at {vb} m/s)",
@@ -243,7 +247,13 @@ fn sphere_rolls_across_mesh_edges_like_on_the_plane() {
     }
 }
 
-fn cylinder(axis: [f64; 3], center: [f64; 3], radius: f64, side: Side, motion: Option<WallMotion>) -> Wall {
+fn cylinder(
+    axis: [f64; 3],
+    center: [f64; 3],
+    radius: f64,
+    side: Side,
+    motion: Option<WallMotion>,
+) -> Wall {
     Wall {
         name: Some("drum".into()),
         shape: Shape::Cylinder {
@@ -268,7 +278,11 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
     let (big_r, r) = (0.02, 0.002);
     let g = 9.81;
     let theta0: f64 = 0.05;
-    let x0 = [(big_r - r) * theta0.sin(), 0.0, -(big_r - r) * theta0.cos() + 1e-7];
+    let x0 = [
+        (big_r - r) * theta0.sin(),
+        0.0,
+        -(big_r - r) * theta0.cos() + 1e-7,
+    ];
     let mut s = build(
         SceneBuilder::new("cyl")
             .domain([-0.03, -0.01, -0.03], [0.03, 0.01, 0.03])
@@ -278,8 +292,13 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
             .material(beads(0.3, 0.8))
             .particle(x0, [0.0; 3], r, "glass"),
     );
-    s.walls
-        .push(cylinder([0.0, 1.0, 0.0], [0.0; 3], big_r, Side::Inside, None));
+    s.walls.push(cylinder(
+        [0.0, 1.0, 0.0],
+        [0.0; 3],
+        big_r,
+        Side::Inside,
+        None,
+    ));
     let period = 2.0 * std::f64::consts::PI * (7.0 * (big_r - r) / (5.0 * g)).sqrt();
     for mut b in backends(&s) {
         let dt = s.dt();
@@ -591,7 +610,11 @@ fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
         println!("{}: bed at {aa}° (analytic), {ab}° (mesh)", a.name());
         // ω along +y turns x toward −z: the bed is dragged toward −x... the
         // rising side is where the wall moves up: v = ω ŷ × r, at x < 0 v_z > 0
-        assert!(aa < -3.0, "{}: analytic drum bed at {aa}°: not dragged", a.name());
+        assert!(
+            aa < -3.0,
+            "{}: analytic drum bed at {aa}°: not dragged",
+            a.name()
+        );
         assert!(
             (aa - ab).abs() < 2.0,
             "{}: bed at {aa}° (analytic) vs {ab}° (mesh)",

@@ -21,14 +21,11 @@
 
 use super::data::Step;
 use super::lanes;
-use super::law::{
-    add, dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes,
-    LANES, V3,
-};
+use super::law::{add, dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes, LANES, V3};
+use super::wall_contacts::{particle_walls, MeshScratch, WallCtx, WallSums};
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
-use super::wall_contacts::{particle_walls, MeshScratch, WallCtx, WallSums};
 use crate::walls::WallLoad;
 
 /// What the contact stage reports besides the per-particle arrays.
@@ -329,7 +326,11 @@ impl Batch {
             self.count.push((self.pending.len() - before) as u32);
         }
         self.law(c, out);
-        let mut acc: Partial = (0.0, None, vec![WallLoad::default(); c.walls.set.bodies.len()]);
+        let mut acc: Partial = (
+            0.0,
+            None,
+            vec![WallLoad::default(); c.walls.set.bodies.len()],
+        );
         let mut q = 0;
         for (b, i) in range.enumerate() {
             let k = i - lo;

@@ -211,33 +211,33 @@ pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: 
     let x = DVec3::from(xb);
     keep.clear();
     keep.extend((0..nbr.len()).map(|k| {
-            let g = gaps[k];
-            if g.dist >= ri {
+        let g = gaps[k];
+        if g.dist >= ri {
+            return false;
+        }
+        let face = g.feature == Feature::Face;
+        let cp = x + DVec3::from(g.normal) * g.dist;
+        let prim = |f: usize| &c.set.prims[(nbr[f] & INDEX) as usize];
+        !(0..nbr.len()).any(|f| {
+            let gf = gaps[f];
+            if f == k || gf.dist >= ri {
                 return false;
             }
-            let face = g.feature == Feature::Face;
-            let cp = x + DVec3::from(g.normal) * g.dist;
-            let prim = |f: usize| &c.set.prims[(nbr[f] & INDEX) as usize];
-            !(0..nbr.len()).any(|f| {
-                let gf = gaps[f];
-                if f == k || gf.dist >= ri {
-                    return false;
-                }
-                let cf = x + DVec3::from(gf.normal) * gf.dist;
-                let same = (gf.dist - g.dist).abs() <= tol && cf.distance(cp) <= tol;
-                if same {
-                    // a shared edge or vertex: the earlier entry carries it
-                    return f < k;
-                }
-                // a triangle holding this edge or vertex point is at least
-                // as near (its own closest point is no farther): it carries
-                // the contact, unless the two hold each other's points (a
-                // tie rounding made) and this entry is the earlier
-                !face
-                    && on_triangle(prim(f), cp.to_array(), tol)
-                    && !(gf.feature != Feature::Face
-                        && k < f
-                        && on_triangle(prim(k), cf.to_array(), tol))
-            })
+            let cf = x + DVec3::from(gf.normal) * gf.dist;
+            let same = (gf.dist - g.dist).abs() <= tol && cf.distance(cp) <= tol;
+            if same {
+                // a shared edge or vertex: the earlier entry carries it
+                return f < k;
+            }
+            // a triangle holding this edge or vertex point is at least
+            // as near (its own closest point is no farther): it carries
+            // the contact, unless the two hold each other's points (a
+            // tie rounding made) and this entry is the earlier
+            !face
+                && on_triangle(prim(f), cp.to_array(), tol)
+                && !(gf.feature != Feature::Face
+                    && k < f
+                    && on_triangle(prim(k), cf.to_array(), tol))
+        })
     }));
 }

@@ -9,7 +9,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, N, R, RW, U};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct ContactKernels {
     pub contacts: Kernel,
@@ -21,33 +21,21 @@ pub struct ContactBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
     pub g2: wgpu::BindGroup,
-    pub loads: [wgpu::BindGroup; 3],
-    pub loads_sum: wgpu::BindGroup,
 }
 
 impl ContactKernels {
     /// `contacts`, `wall_loads`, `wall_loads_sum`. Group 0: params, ctl,
     /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_partial;
     /// group 1: pos, motion; group 2: force, torque, nbr_hist.
+    /// One layout for the three (and one set of bind groups: see
+    /// `NeighbourKernels::DECLS` for why).
     pub const DECLS: [KernelDecl; 3] = {
         const S: &str = "contacts.wgsl";
-        const G1: &[Access] = &[R, R];
+        const G: &[&[Access]] = &[&[U, RW, R, RW, R, R, R, RW, RW], &[R, R], &[RW, RW, RW]];
         [
-            KernelDecl::new(
-                S,
-                "contacts",
-                &[&[U, RW, R, RW, R, R, R, RW, N], G1, &[RW, RW, RW]],
-            ),
-            KernelDecl::new(
-                S,
-                "wall_loads",
-                &[&[U, RW, R, RW, R, R, R, RW, RW], G1, &[N, N, RW]],
-            ),
-            KernelDecl::new(
-                S,
-                "wall_loads_sum",
-                &[&[U, RW, N, N, N, N, N, RW, RW]],
-            ),
+            KernelDecl::new(S, "contacts", G),
+            KernelDecl::new(S, "wall_loads", G),
+            KernelDecl::new(S, "wall_loads_sum", G),
         ]
     };
 
@@ -76,13 +64,10 @@ impl ContactKernels {
         let g1 = [&b.pos, &b.motion];
         let g2 = [&d.force, &d.torque, &d.nbr_hist];
         let k = &self.contacts;
-        let l = &self.loads;
         ContactBinds {
             g0: k.bind(ctx, 0, &g0),
             g1: k.bind(ctx, 1, &g1),
             g2: k.bind(ctx, 2, &g2),
-            loads: [l.bind(ctx, 0, &g0), l.bind(ctx, 1, &g1), l.bind(ctx, 2, &g2)],
-            loads_sum: self.loads_sum.bind(ctx, 0, &g0),
         }
     }
 
@@ -91,12 +76,14 @@ impl ContactKernels {
             dispatch_indirect(
                 pass,
                 &self.loads,
-                &[(0, &c.loads[0]), (1, &c.loads[1]), (2, &c.loads[2])],
+                &[(0, &c.g0), (1, &c.g1), (2, &c.g2)],
                 d.args_for(Over::EveryStep),
             );
             // one workgroup per scene wall
             pass.set_pipeline(&self.loads_sum.pipeline);
-            pass.set_bind_group(0, &c.loads_sum, &[]);
+            pass.set_bind_group(0, &c.g0, &[]);
+            pass.set_bind_group(1, &c.g1, &[]);
+            pass.set_bind_group(2, &c.g2, &[]);
             pass.dispatch_workgroups(d.n_bodies as u32, 1, 1);
         }
         dispatch_indirect(

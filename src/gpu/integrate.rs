@@ -5,7 +5,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, N, R, RW, U};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct IntegrateKernels {
     pub integrate: Kernel,
@@ -16,20 +16,19 @@ pub struct IntegrateKernels {
 pub struct IntegrateBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
-    pub finish: wgpu::BindGroup,
-    pub walls: wgpu::BindGroup,
 }
 
 impl IntegrateKernels {
     /// `integrate`, `finish_step`, `move_walls`.
     pub const DECLS: [KernelDecl; 3] = {
-        const G0: &[Access] = &[U, RW, R, R, R, N, N];
-        const G1: &[Access] = &[RW, RW, RW, RW];
+        // one layout for the three (and one set of bind groups: see
+        // `NeighbourKernels::DECLS` for why)
+        const G: &[&[Access]] = &[&[U, RW, R, R, R, R, RW], &[RW, RW, RW, RW]];
         const S: &str = "integrate.wgsl";
         [
-            KernelDecl::new(S, "integrate", &[G0, G1]),
-            KernelDecl::new(S, "finish_step", &[&[N, RW, N, N, N, N, N]]),
-            KernelDecl::new(S, "move_walls", &[&[U, RW, N, N, N, R, RW]]),
+            KernelDecl::new(S, "integrate", G),
+            KernelDecl::new(S, "finish_step", G),
+            KernelDecl::new(S, "move_walls", G),
         ]
     };
 
@@ -56,8 +55,6 @@ impl IntegrateKernels {
         IntegrateBinds {
             g0: k.bind(ctx, 0, &g0),
             g1: k.bind(ctx, 1, &[&b.pos, &b.diss, &b.motion, &b.pos_fx]),
-            finish: self.finish.bind(ctx, 0, &g0),
-            walls: self.walls.bind(ctx, 0, &g0),
         }
     }
 
@@ -68,12 +65,11 @@ impl IntegrateKernels {
             &[(0, &b.g0), (1, &b.g1)],
             d.args_for(Over::EveryStep),
         );
+        // the bind groups stay set
         pass.set_pipeline(&self.finish.pipeline);
-        pass.set_bind_group(0, &b.finish, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         if d.moving_walls {
             pass.set_pipeline(&self.walls.pipeline);
-            pass.set_bind_group(0, &b.walls, &[]);
             pass.dispatch_workgroups(1, 1, 1);
         }
     }

@@ -32,16 +32,20 @@ pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{Pair, Params};
 use walls::WallTables;
 
-/// Storage buffers the widest kernel binds in one stage: 17, the
-/// neighbour list's `fill` (the list, the previous list it moves history
-/// from, and the walls: primitives, where each scene wall's are, motion,
-/// pose and the meshes' grids; each kernel binds only what it uses;
-/// checked against every `KernelDecl` in `tests/shaders.rs`). Desktop
-/// Vulkan, Metal and DX12 adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 17;
+/// Storage buffers the widest layout binds in one stage: 19, the
+/// neighbour list's (the list, the previous list it moves history from,
+/// and the walls: primitives, where each scene wall's are, motion, pose
+/// and the meshes' grids; the kernels of a stage share one layout, see
+/// `neighbours::NeighbourKernels::DECLS`; checked against every
+/// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
+/// adapters offer more; WebGPU's default is 8.
+pub const STORAGE_BINDINGS_NEEDED: u32 = 19;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
+/// Submissions of steps queued at once by `advance` (it waits for the
+/// oldest beyond that, which bounds the command memory held).
+const MAX_IN_FLIGHT: usize = 3;
 
 /// Every kernel of a step, built once per backend (`GpuBackend::from_state`;
 /// pipelines are not shared between backends on one device).
@@ -256,7 +260,11 @@ impl GpuBackend {
     }
 
     /// Records `f` in one compute pass and submits it.
-    pub fn submit(&self, label: &str, f: impl FnOnce(&mut wgpu::ComputePass)) {
+    pub fn submit(
+        &self,
+        label: &str,
+        f: impl FnOnce(&mut wgpu::ComputePass),
+    ) -> wgpu::SubmissionIndex {
         let mut enc = self
             .ctx
             .device
@@ -268,7 +276,7 @@ impl GpuBackend {
             });
             f(&mut pass);
         }
-        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.queue.submit([enc.finish()])
     }
 
     /// Records one whole step: the stages of [`Stage::STEP`]. Bin, sort
@@ -599,14 +607,26 @@ impl Backend for GpuBackend {
         }
         while self.steps < target {
             let mut left = target - self.steps;
+            let mut in_flight = std::collections::VecDeque::new();
             while left > 0 {
                 let k = left.min(STEPS_PER_SUBMIT);
-                self.submit("steps", |pass| {
+                in_flight.push_back(self.submit("steps", |pass| {
                     for _ in 0..k {
                         self.encode_step(pass);
                     }
-                });
+                }));
                 left -= k;
+                // at most MAX_IN_FLIGHT submissions queued: each holds its
+                // command memory until it completes (without this a long
+                // advance on lavapipe grew by ~1.5 kB per dispatch, 24 GB
+                // over 50 000 steps); the GPU still never waits on the host
+                if in_flight.len() > MAX_IN_FLIGHT {
+                    let oldest = in_flight.pop_front().expect("queued");
+                    let _ = self.ctx.device.poll(wgpu::PollType::Wait {
+                        submission_index: Some(oldest),
+                        timeout: None,
+                    });
+                }
             }
             let ctl = self.ctl();
             self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;

@@ -10,7 +10,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch, dispatch_indirect, Kernel, KernelDecl, N, R, RW, U};
+use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 
 pub struct NeighbourKernels {
@@ -44,50 +44,17 @@ impl NeighbourKernels {
     /// widest, `fill`, binds 17 storage buffers.
     pub const DECLS: [KernelDecl; 6] = {
         const S: &str = "neighbours.wgsl";
+        const G: &[&[Access]] = &[
+            &[U, RW, R, R, R, R, R, RW, R],
+            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
+        ];
         [
-            KernelDecl::new(
-                S,
-                "drop_removed",
-                &[
-                    &[U, RW, R, R, N, N, N, N, N],
-                    &[N, N, RW, N, N, N, RW, N, N, RW, N],
-                ],
-            ),
-            KernelDecl::new(
-                S,
-                "keep",
-                &[
-                    &[N, RW, N, R, N, N, N, N, N],
-                    &[N, N, RW, RW, N, RW, RW, RW, RW, RW, RW],
-                ],
-            ),
-            KernelDecl::new(
-                S,
-                "count_candidates",
-                // nbr_start, nbr and nbr_hist are the fill's (the same
-                // search writes them there), named in the shared function
-                &[
-                    &[U, RW, R, N, R, R, R, RW, R],
-                    &[R, RW, RW, RW, N, RW, N, N, N, N, N],
-                ],
-            ),
-            KernelDecl::new(
-                S,
-                "check_list",
-                &[
-                    &[N, RW, N, N, N, N, N, N, N],
-                    &[N, N, RW, N, N, N, N, N, N, N, N],
-                ],
-            ),
-            KernelDecl::new(
-                S,
-                "fill",
-                &[
-                    &[U, RW, R, N, R, R, R, RW, R],
-                    &[R, N, RW, RW, RW, RW, RW, RW, RW, RW, RW],
-                ],
-            ),
-            KernelDecl::new(S, "finish_build", &[&[U, RW, N, N, N, N, R, RW, N]]),
+            KernelDecl::new(S, "drop_removed", G),
+            KernelDecl::new(S, "keep", G),
+            KernelDecl::new(S, "count_candidates", G),
+            KernelDecl::new(S, "check_list", G),
+            KernelDecl::new(S, "fill", G),
+            KernelDecl::new(S, "finish_build", G),
         ]
     };
 
@@ -128,14 +95,14 @@ impl NeighbourKernels {
             &d.new_at,
             &d.old_index,
         ];
-        let both = |k: &Kernel| [k.bind(ctx, 0, &g0), k.bind(ctx, 1, &g1)];
+        let shared = [self.fill.bind(ctx, 0, &g0), self.fill.bind(ctx, 1, &g1)];
         NeighbourBinds {
-            drop_removed: both(&self.drop_removed),
-            keep: both(&self.keep),
-            count: both(&self.count),
-            check: both(&self.check),
-            fill: both(&self.fill),
-            finish: self.finish.bind(ctx, 0, &g0),
+            drop_removed: shared.clone(),
+            keep: shared.clone(),
+            count: shared.clone(),
+            check: shared.clone(),
+            fill: shared.clone(),
+            finish: shared[0].clone(),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -158,6 +125,6 @@ impl NeighbourKernels {
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &g(&b.check), 1);
         dispatch_indirect(pass, &self.fill, &g(&b.fill), particles);
-        dispatch(pass, &self.finish, &[(0, &b.finish)], 1);
+        dispatch(pass, &self.finish, &[(0, &b.finish), (1, &b.fill[1])], 1);
     }
 }

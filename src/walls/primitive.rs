@@ -1,6 +1,5 @@
 //! A wall primitive and how a scene's walls become primitives.
 
-
 /// What a primitive is. The GPU carries it as `Wall::kind` (`WALL_*` in
 /// `shaders/walls.wgsl`, checked equal by `tests/shaders.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -153,7 +153,14 @@ impl WallSet {
                     length,
                     side,
                 } => set.prims.push(Primitive::revolution(
-                    Kind::Cone, *center, *axis, *radius, *length, *side, mat, wall,
+                    Kind::Cone,
+                    *center,
+                    *axis,
+                    *radius,
+                    *length,
+                    *side,
+                    mat,
+                    wall,
                 )),
                 Shape::Mesh {
                     triangles,
@@ -174,7 +181,11 @@ impl WallSet {
             let end = set.prims.len() as u32;
             let moves = w.motion.is_some() || w.servo.is_some();
             let motion = w.motion.unwrap_or_default();
-            let reach = reach(&set.prims[first as usize..end as usize], motion.axis_point, d);
+            let reach = reach(
+                &set.prims[first as usize..end as usize],
+                motion.axis_point,
+                d,
+            );
             set.bodies.push(WallBody {
                 first,
                 end,
