@@ -287,7 +287,7 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
         SceneBuilder::new("cyl")
             .domain([-0.03, -0.01, -0.03], [0.03, 0.01, 0.03])
             .gravity([0.0, 0.0, -g])
-            .dt_auto(0.1)
+            .dt_auto(0.2)
             .steps(1)
             .material(beads(0.3, 0.8))
             .particle(x0, [0.0; 3], r, "glass"),
@@ -302,11 +302,11 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
     let period = 2.0 * std::f64::consts::PI * (7.0 * (big_r - r) / (5.0 * g)).sqrt();
     for mut b in backends(&s) {
         let dt = s.dt();
-        let per = 20u64;
+        let per = 50u64;
         let mut prev = b.snapshot().pos_rad[0][0];
         let mut crossings = Vec::new();
         let mut step = 0u64;
-        while crossings.len() < 5 && (step as f64) * dt < 4.0 * period {
+        while crossings.len() < 3 && (step as f64) * dt < 2.0 * period {
             b.advance(per).unwrap();
             step += per;
             let x = b.snapshot().pos_rad[0][0];
@@ -317,8 +317,8 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
             }
             prev = x;
         }
-        assert!(crossings.len() >= 5, "{}: {crossings:?}", b.name());
-        let measured = (crossings[4] - crossings[0]) / 2.0;
+        assert!(crossings.len() >= 3, "{}: {crossings:?}", b.name());
+        let measured = crossings[2] - crossings[0];
         assert!(
             rel(measured, period) < 0.01,
             "{}: period {measured} s vs theory {period} s",
@@ -428,7 +428,7 @@ fn bed(n: usize, h: f64, top: f64, r: f64, seed: u64) -> SceneBuilder {
 fn settled_bed_on_a_mesh_floor_weighs_on_it() {
     let h = 0.01;
     let (tris, _) = irregular_floor(h * 1.5, 6, 3);
-    let mut b = bed(150, h, 0.02, 0.001, 5);
+    let mut b = bed(100, h, 0.015, 0.001, 5);
     for (p, n) in [
         ([-h, 0.0, 0.0], [1.0, 0.0, 0.0]),
         ([h, 0.0, 0.0], [-1.0, 0.0, 0.0]),
@@ -441,7 +441,7 @@ fn settled_bed_on_a_mesh_floor_weighs_on_it() {
     s.walls.push(mesh_wall(tris, 0));
     let mass = s.total_mass();
     for mut be in backends(&s) {
-        be.advance((0.4 / s.dt()) as u64).unwrap();
+        be.advance((0.3 / s.dt()) as u64).unwrap();
         let walls = be.walls();
         let floor = walls[4].1;
         let w = mass * 9.81;
@@ -455,12 +455,12 @@ fn settled_bed_on_a_mesh_floor_weighs_on_it() {
 }
 
 /// A servo piston (a plane above a bed, pushing down) reaches its force
-/// and holds it: over the last third of the run the force it exerts stays
-/// within 2 % of the target.
+/// and holds it: over the second half of the run (0.15–0.3 s) the force it
+/// exerts stays within 2 % of the target.
 #[test]
 fn servo_piston_reaches_and_holds_its_force() {
     let h = 0.008;
-    let mut b = bed(100, h, 0.006, 0.001, 9);
+    let mut b = bed(80, h, 0.006, 0.001, 9);
     for (p, n) in [
         ([-h, 0.0, 0.0], [1.0, 0.0, 0.0]),
         ([h, 0.0, 0.0], [-1.0, 0.0, 0.0]),
@@ -482,14 +482,14 @@ fn servo_piston_reaches_and_holds_its_force() {
         motion: None,
         servo: Some(Servo {
             force: target,
-            max_speed: 0.05,
+            max_speed: 0.1,
             direction: [0.0, 0.0, -1.0],
         }),
     });
     for mut be in backends(&s) {
         let dt = s.dt();
         let rows = 60;
-        let per = (0.45 / dt) as u64 / rows;
+        let per = (0.3 / dt) as u64 / rows;
         let mut pushes = Vec::new();
         for _ in 0..rows {
             be.advance(per).unwrap();
@@ -497,7 +497,7 @@ fn servo_piston_reaches_and_holds_its_force() {
             // the force the piston exerts on the bed along its direction
             pushes.push(load.force[2]);
         }
-        let tail = &pushes[2 * rows as usize / 3..];
+        let tail = &pushes[rows as usize / 2..];
         for f in tail {
             assert!(
                 rel(*f, target) < 0.02,
@@ -594,37 +594,57 @@ fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
             .fold((0.0, 0.0), |(a, b), q| (a + q[0] / n, b + q[2] / n));
         sx.atan2(-sz).to_degrees()
     };
-    for (mut a, mut b) in backends(&analytic).into_iter().zip(backends(&meshed)) {
-        // the bed's mean angle over 0.3–0.8 s (one sample per 10 ms: the
-        // flowing bed fluctuates by a few degrees)
+    // the bed's mean angle over [t0, t1] (one sample per 10 ms: the flowing
+    // bed fluctuates by several degrees)
+    let mean_angle = |b: &mut dyn Backend, t0: f64, t1: f64| {
         let per = (0.01 / analytic.dt()) as u64;
-        a.advance(30 * per).unwrap();
-        b.advance(30 * per).unwrap();
-        let (mut aa, mut ab) = (0.0, 0.0);
-        for _ in 0..50 {
-            a.advance(per).unwrap();
+        b.advance((t0 / 0.01) as u64 * per).unwrap();
+        let k = ((t1 - t0) / 0.01) as usize;
+        let mut sum = 0.0;
+        for _ in 0..k {
             b.advance(per).unwrap();
-            aa += angle(&a.snapshot()) / 50.0;
-            ab += angle(&b.snapshot()) / 50.0;
+            sum += angle(&b.snapshot());
         }
-        println!("{}: bed at {aa}° (analytic), {ab}° (mesh)", a.name());
-        // ω along +y turns x toward −z: the bed is dragged toward −x... the
-        // rising side is where the wall moves up: v = ω ŷ × r, at x < 0 v_z > 0
+        sum / k as f64
+    };
+    // the CPU: the analytic drum, the same with one sphere moved by 1 µm
+    // (the flow's own scatter), and the meshed drum, averaged over 1 s
+    let mut perturbed = analytic.clone();
+    perturbed.particles[0].position[0] += 1e-6;
+    let run = |s: &Scene| {
+        let mut c = CpuBackend::new(s).unwrap();
+        let m = mean_angle(&mut c, 0.3, 1.3);
+        (m, c.walls()[0].1)
+    };
+    let ((aa, load), (ap, _), (am, _)) = (run(&analytic), run(&perturbed), run(&meshed));
+    println!("cpu: bed at {aa}° (analytic), {ap}° (perturbed), {am}° (mesh)");
+    // ω along +y turns +z toward +x: the wall rises at x < 0, where the bed
+    // is dragged
+    assert!(aa < -10.0, "analytic drum bed at {aa}°: not dragged");
+    assert!(
+        (aa - am).abs() < 2.0,
+        "bed at {aa}° (analytic) vs {am}° (mesh); the same drum perturbed: {ap}°"
+    );
+    assert!(
+        load.torque[1] * omega < 0.0,
+        "the bed's torque on the drum {:?} does not oppose ω",
+        load.torque
+    );
+    // the GPU (slow on lavapipe: 0.3 s of it): the meshed drum drags its bed
+    // as the CPU's does, early in the same flow
+    if let Some(ctx) = test_context() {
+        let mut g = GpuBackend::new(&meshed, ctx).unwrap();
+        let mut c = CpuBackend::new(&meshed).unwrap();
+        let (gm, cm) = (mean_angle(&mut g, 0.1, 0.3), mean_angle(&mut c, 0.1, 0.3));
+        println!("gpu: meshed bed at {gm}° over 0.1–0.3 s (cpu {cm}°)");
         assert!(
-            aa < -3.0,
-            "{}: analytic drum bed at {aa}°: not dragged",
-            a.name()
+            (gm - cm).abs() < 2.0,
+            "meshed drum bed at {gm}° on the GPU, {cm}° on the CPU"
         );
-        assert!(
-            (aa - ab).abs() < 2.0,
-            "{}: bed at {aa}° (analytic) vs {ab}° (mesh)",
-            a.name()
-        );
-        let (_, load) = a.walls()[0];
+        let (_, load) = g.walls()[0];
         assert!(
             load.torque[1] * omega < 0.0,
-            "{}: the bed's torque on the drum {:?} does not oppose ω",
-            a.name(),
+            "gpu: torque {:?}",
             load.torque
         );
     }
