@@ -315,12 +315,17 @@ pub const HOPPER_MESH: (usize, usize) = (100, 50);
 
 /// `hopper` / `hopper mesh`: the [`JammedCell`] cut to a conical hopper
 /// (half-angle [`HOPPER_HALF_ANGLE_DEG`], outlet radius 6 R closed by a
-/// floor plane), the `n` lowest spheres, under gravity: a bed resting in
-/// equipment, most particles in the bulk, those at the cone pressed
-/// against it. With `mesh` the cone is [`HOPPER_MESH`] triangles with
-/// their vertices on the cone (every quad of the grid split along a
-/// diagonal), the same bed: the two rows price a mesh wall against the
-/// analytic one it tessellates.
+/// floor plane), the `n` lowest spheres, those at the cone pressed 1e-3 r
+/// into it (as the packing's own contacts are), no gravity. Not a bed at
+/// rest: cut out of its periodic cell the packing loosens (0.05–0.16
+/// contacts per particle over the bench's steps; with gravity it falls
+/// apart for thousands of steps, 0.1–2), so what the rows price is the
+/// list traversal and the wall entries along the cone, where a mesh costs
+/// more than the cone: that is the comparison they are for. A settled
+/// hopper bed needs pouring (issue 15). With `mesh` the cone is
+/// [`HOPPER_MESH`] triangles with their vertices on the cone (every quad of
+/// the grid split along a diagonal), the same bed: the two rows price a
+/// mesh wall against the analytic one it tessellates.
 pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
     use crate::scene::{Shape, Side, Wall};
     let tan = HOPPER_HALF_ANGLE_DEG.to_radians().tan();
@@ -340,7 +345,7 @@ pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
         let rho = ((p[0] - c).powi(2) + (p[1] - c).powi(2)).sqrt();
         let z = (p[2] - drop).max(0.0);
         let wall = r_out + z * tan;
-        (wall - rho) * HOPPER_HALF_ANGLE_DEG.to_radians().cos() > p[3] * 1.01
+        (wall - rho) * HOPPER_HALF_ANGLE_DEG.to_radians().cos() > p[3] * (1.0 - 1e-3)
     };
     let mut p = tile(cell, n + n / 10 + 10, lx, lx, |p| {
         p[2] >= p[3] && inside(p, 2.0 * R)
@@ -354,7 +359,7 @@ pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
         if mesh { "-mesh" } else { "" }
     ))
     .domain([0.0, 0.0, -2.0 * R], [lx, lx, h.max(top) + 4.0 * R])
-    .gravity([0.0, 0.0, -9.81])
+    .gravity([0.0; 3])
     .dt_auto(0.2)
     .steps(1)
     .material(bead())
