@@ -93,31 +93,10 @@ impl WallTables {
                 grid_dims,
                 prims: [b.first, b.end, 0, 0],
             });
-            let m = &b.motion;
-            let (osc, two_pi_f) = match m.oscillation {
-                Some(o) => (
-                    DVec3::from(o.direction) * o.amplitude,
-                    2.0 * std::f64::consts::PI * o.frequency,
-                ),
-                None => (DVec3::ZERO, 0.0),
-            };
-            let (sdir, sforce, smax) = match b.servo {
-                Some(s) => (DVec3::from(s.direction), s.force, s.max_speed),
-                None => (DVec3::ZERO, 0.0, 0.0),
-            };
-            motion.push(WallMotion {
-                axis_point: f4(DVec3::from(m.axis_point), m.angular_velocity),
-                axis: f4(DVec3::from(m.axis), m.start),
-                velocity: f4(DVec3::from(m.velocity), m.stop),
-                oscillation: f4(osc, two_pi_f),
-                servo: f4(sdir, sforce),
-                extra: [
-                    smax as f32,
-                    b.reach as f32,
-                    if b.moves { 1.0 } else { 0.0 },
-                    0.0,
-                ],
-            });
+            // a body that moves has its motion (the default when only a
+            // servo moves it)
+            let m = b.moves.then_some(&b.motion);
+            motion.push(WallMotion::from_scene(m, b.servo.as_ref(), b.reach));
             let mut p = pose_to_gpu(&b.pose, (b.servo_s, b.servo_v), &b.load);
             p.built = f4(b.built.0, b.built.1);
             pose.push(p);

@@ -1,5 +1,7 @@
 //! A wall primitive and how a scene's walls become primitives.
 
+use crate::scene::{Shape, Side};
+
 /// What a primitive is. The GPU carries it as `Wall::kind` (`WALL_*` in
 /// `shaders/walls.wgsl`, checked equal by `tests/shaders.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +59,88 @@ impl Primitive {
             a: [px, py, pz, 0.0],
             b: [nx, ny, nz, 0.0],
             c: [0.0; 4],
+        }
+    }
+}
+
+impl Primitive {
+    /// The one primitive of an analytic wall shape (plane, cylinder,
+    /// cone); None for a mesh (its triangles: [`Primitive::triangle`]).
+    pub fn analytic(shape: &Shape, material: u32, wall: u32) -> Option<Primitive> {
+        Some(match *shape {
+            Shape::Plane { point, normal } => Primitive::plane(point, normal, material, wall),
+            Shape::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+                side,
+            } => Primitive::revolution(
+                Kind::Cylinder,
+                center,
+                axis,
+                [radius; 2],
+                length.unwrap_or(-1.0),
+                side,
+                material,
+                wall,
+            ),
+            Shape::Cone {
+                center,
+                axis,
+                radius,
+                length,
+                side,
+            } => Primitive::revolution(
+                Kind::Cone,
+                center,
+                axis,
+                radius,
+                length,
+                side,
+                material,
+                wall,
+            ),
+            Shape::Mesh { .. } => return None,
+        })
+    }
+
+    /// A cylinder or cone (see [`Kind`] for the packing).
+    #[allow(clippy::too_many_arguments)]
+    pub fn revolution(
+        kind: Kind,
+        center: [f64; 3],
+        axis: [f64; 3],
+        radius: [f64; 2],
+        length: f64,
+        side: Side,
+        material: u32,
+        wall: u32,
+    ) -> Primitive {
+        let s = match side {
+            Side::Inside => 1.0,
+            Side::Outside => -1.0,
+        };
+        Primitive {
+            kind,
+            material,
+            wall,
+            a: [center[0], center[1], center[2], length],
+            b: [axis[0], axis[1], axis[2], s],
+            c: [radius[0], radius[1], 0.0, 0.0],
+        }
+    }
+
+    /// One triangle of a mesh.
+    pub fn triangle(v: [[f64; 3]; 3], one_sided: bool, material: u32, wall: u32) -> Primitive {
+        let p = |x: [f64; 3], w: f64| [x[0], x[1], x[2], w];
+        Primitive {
+            kind: Kind::Triangle,
+            material,
+            wall,
+            a: p(v[0], if one_sided { 1.0 } else { 0.0 }),
+            b: p(v[1], 0.0),
+            c: p(v[2], 0.0),
         }
     }
 }

@@ -15,8 +15,8 @@
 
 use super::mesh_grid::MeshGrid;
 use super::motion::{pose_at, reach, Pose};
-use super::primitive::{Kind, Primitive};
-use crate::scene::{Scene, Servo, Shape, Side, WallMotion};
+use super::primitive::Primitive;
+use crate::scene::{Scene, Servo, Shape, WallMotion};
 use glam::DVec3;
 
 /// The force the particles exert on a wall and their torque about its
@@ -127,41 +127,6 @@ impl WallSet {
             let first = set.prims.len() as u32;
             let mut grid = None;
             match &w.shape {
-                Shape::Plane { point, normal } => {
-                    set.prims.push(Primitive::plane(*point, *normal, mat, wall))
-                }
-                Shape::Cylinder {
-                    center,
-                    axis,
-                    radius,
-                    length,
-                    side,
-                } => set.prims.push(Primitive::revolution(
-                    Kind::Cylinder,
-                    *center,
-                    *axis,
-                    [*radius; 2],
-                    length.unwrap_or(-1.0),
-                    *side,
-                    mat,
-                    wall,
-                )),
-                Shape::Cone {
-                    center,
-                    axis,
-                    radius,
-                    length,
-                    side,
-                } => set.prims.push(Primitive::revolution(
-                    Kind::Cone,
-                    *center,
-                    *axis,
-                    *radius,
-                    *length,
-                    *side,
-                    mat,
-                    wall,
-                )),
                 Shape::Mesh {
                     triangles,
                     one_sided,
@@ -177,6 +142,7 @@ impl WallSet {
                         reach_r,
                     ));
                 }
+                analytic => set.prims.extend(Primitive::analytic(analytic, mat, wall)),
             }
             let end = set.prims.len() as u32;
             let moves = w.motion.is_some() || w.servo.is_some();
@@ -251,45 +217,4 @@ impl WallSet {
 /// is what a neighbour-list entry names).
 pub fn primitives(scene: &Scene) -> Vec<Primitive> {
     WallSet::new(scene).prims
-}
-
-impl Primitive {
-    /// A cylinder or cone (see [`Kind`] for the packing).
-    #[allow(clippy::too_many_arguments)]
-    pub fn revolution(
-        kind: Kind,
-        center: [f64; 3],
-        axis: [f64; 3],
-        radius: [f64; 2],
-        length: f64,
-        side: Side,
-        material: u32,
-        wall: u32,
-    ) -> Primitive {
-        let s = match side {
-            Side::Inside => 1.0,
-            Side::Outside => -1.0,
-        };
-        Primitive {
-            kind,
-            material,
-            wall,
-            a: [center[0], center[1], center[2], length],
-            b: [axis[0], axis[1], axis[2], s],
-            c: [radius[0], radius[1], 0.0, 0.0],
-        }
-    }
-
-    /// One triangle of a mesh.
-    pub fn triangle(v: [[f64; 3]; 3], one_sided: bool, material: u32, wall: u32) -> Primitive {
-        let p = |x: [f64; 3], w: f64| [x[0], x[1], x[2], w];
-        Primitive {
-            kind: Kind::Triangle,
-            material,
-            wall,
-            a: p(v[0], if one_sided { 1.0 } else { 0.0 }),
-            b: p(v[1], 0.0),
-            c: p(v[2], 0.0),
-        }
-    }
 }

@@ -4,8 +4,10 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::scene::error::SceneError;
-use crate::scene::types::{ParticleInit, Scene, Shape, Side};
+use crate::scene::types::{ParticleInit, Scene, Shape};
 use crate::state::MAX_PARTICLES;
+use crate::walls::geometry::gap;
+use crate::walls::primitive::Primitive;
 use glam::DVec3;
 
 pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
@@ -93,66 +95,11 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
 }
 
 /// The distance from `p` to a wall's surface at time 0, positive on the
-/// particles' side and negative behind it; None for a mesh. Beyond the end
-/// of a finite cylinder or cone (where no side applies) the distance to its
-/// rim.
+/// particles' side and negative behind it (`walls::gap`, what the run
+/// uses); None for a mesh. Beyond the end of a finite cylinder or cone
+/// (where no side applies) the distance to its rim.
 fn distance_to(shape: &Shape, p: DVec3) -> Option<f64> {
-    // (h, ρ): position along the axis and distance from it
-    let axial = |center: [f64; 3], axis: [f64; 3]| {
-        let d = p - DVec3::from(center);
-        let a = DVec3::from(axis);
-        let h = d.dot(a);
-        (h, (d - h * a).length())
-    };
-    let sign = |side: Side, inside: bool| {
-        if inside == (side == Side::Inside) {
-            1.0
-        } else {
-            -1.0
-        }
-    };
-    match *shape {
-        Shape::Plane { point, normal } => Some((p - DVec3::from(point)).dot(DVec3::from(normal))),
-        Shape::Cylinder {
-            center,
-            axis,
-            radius,
-            length,
-            side,
-        } => {
-            let (h, rho) = axial(center, axis);
-            let l = length.unwrap_or(f64::INFINITY);
-            if (0.0..=l).contains(&h) || length.is_none() {
-                Some(sign(side, rho < radius) * (rho - radius).abs())
-            } else {
-                let dh = h - h.clamp(0.0, l);
-                Some((dh * dh + (rho - radius) * (rho - radius)).sqrt())
-            }
-        }
-        Shape::Cone {
-            center,
-            axis,
-            radius,
-            length,
-            side,
-        } => {
-            let (h, rho) = axial(center, axis);
-            // the surface in the (h, ρ) half-plane: the segment A–B
-            let a = glam::DVec2::new(0.0, radius[0]);
-            let b = glam::DVec2::new(length, radius[1]);
-            let q = glam::DVec2::new(h, rho);
-            let ab = b - a;
-            let t = ((q - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
-            let dist = (q - (a + t * ab)).length();
-            if (0.0..=length).contains(&h) {
-                let r_at = radius[0] + (radius[1] - radius[0]) * h / length;
-                Some(sign(side, rho < r_at) * dist)
-            } else {
-                Some(dist)
-            }
-        }
-        Shape::Mesh { .. } => None,
-    }
+    Primitive::analytic(shape, 0, 0).map(|prim| gap(&prim, p.to_array()).dist)
 }
 
 #[cfg(test)]
