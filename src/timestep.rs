@@ -14,14 +14,15 @@ use std::f64::consts::PI;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
-    /// Smallest Rayleigh time over the particles (Hertz only; ∞ for linear).
+    /// Smallest Rayleigh time over the particles and the `[[insert]]`
+    /// distributions (Hertz only; ∞ for linear).
     pub rayleigh: f64,
-    /// Shortest contact duration over the particle sizes present, at
-    /// `impact_speed`.
+    /// Shortest contact duration over the particle sizes present or
+    /// inserted, at `impact_speed`.
     pub contact_time: f64,
     /// Characteristic impact speed used for the Hertz contact time: the
-    /// largest of 2 × the fastest initial particle, the free-fall speed over
-    /// the domain, and 0.1 m/s.
+    /// largest of 2 × the fastest initial or inserted particle, the
+    /// free-fall speed over the domain, and 0.1 m/s.
     pub impact_speed: f64,
     /// Largest dt accepted.
     pub stable_limit: f64,
@@ -83,10 +84,15 @@ pub fn estimate(scene: &Scene) -> Estimate {
     let table = PairTable::new(scene);
     let gmag = DVec3::from(scene.simulation.gravity).length();
     let ext = (DVec3::from(scene.domain.max) - DVec3::from(scene.domain.min)).length();
+    // insertions count like particles: their velocity, their smallest
+    // radius (a scene that starts empty gets the same dt as one that
+    // starts with what it pours)
     let vmax = scene
         .particles
         .iter()
-        .map(|p| DVec3::from(p.velocity).length())
+        .map(|p| p.velocity)
+        .chain(scene.inserts.iter().map(|i| i.velocity))
+        .map(|v| DVec3::from(v).length())
         .fold(0.0, f64::max);
     let v = (2.0 * vmax).max((2.0 * gmag * ext).sqrt()).max(0.1);
 
@@ -95,6 +101,11 @@ pub fn estimate(scene: &Scene) -> Estimate {
     let mut rmin = vec![f64::INFINITY; nm];
     for p in &scene.particles {
         rmin[p.material] = rmin[p.material].min(p.radius);
+    }
+    for i in &scene.inserts {
+        if let Some(r) = rmin.get_mut(i.material) {
+            *r = r.min(i.radius.min());
+        }
     }
     let mut rayleigh = f64::INFINITY;
     let mut contact = f64::INFINITY;
@@ -143,5 +154,58 @@ pub fn estimate(scene: &Scene) -> Estimate {
         impact_speed: v,
         stable_limit,
         auto_dt,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate;
+    use crate::scene::types::{Insert, InsertRate, Material, Region};
+    use crate::scene::{RadiusDist, SceneBuilder};
+
+    /// A scene that starts empty and pours gets the time step of one that
+    /// starts with the smallest, fastest particle it pours.
+    #[test]
+    fn insertions_count_like_particles() {
+        let base = || {
+            SceneBuilder::new("pour")
+                .domain([0.0; 3], [0.02, 0.02, 0.04])
+                .material(Material::new("m", 2500.0, 1e7))
+                .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+        };
+        let insert = Insert {
+            region: Region::Box {
+                min: [0.0, 0.0, 0.03],
+                max: [0.02, 0.02, 0.04],
+            },
+            rate: InsertRate::Count(100.0),
+            radius: RadiusDist::Uniform {
+                min: 0.0005,
+                max: 0.001,
+            },
+            material: 0,
+            velocity: [0.0, 0.0, -3.0],
+            start: 0.0,
+            stop: None,
+            count: None,
+            interval: None,
+        };
+        let empty = base().add_insert(insert.clone()).build().unwrap();
+        let present = base()
+            .particle([0.01, 0.01, 0.035], [0.0, 0.0, -3.0], 0.0005, "m")
+            .build()
+            .unwrap();
+        let e = estimate(&empty);
+        assert_eq!(e, estimate(&present));
+        assert_eq!(e.impact_speed, 6.0);
+        assert!(e.auto_dt.is_finite() && e.auto_dt > 0.0);
+        // large slow particles present, small fast ones poured: the poured
+        // ones set the step
+        let both = base()
+            .particle([0.01, 0.01, 0.01], [0.0; 3], 0.002, "m")
+            .add_insert(insert)
+            .build()
+            .unwrap();
+        assert_eq!(estimate(&both), e);
     }
 }

@@ -1561,3 +1561,366 @@ fn plane_servo_defaults_to_the_normal() {
     assert_eq!(servo.direction, [0.0, 0.0, 1.0]);
     assert_eq!((servo.force, servo.max_speed), (10.0, 0.01));
 }
+
+// ------------------------------------------------------ insertion, outlets
+
+/// An insertion above the bed of [`BASE`] and an outlet below its floor
+/// (holding no particle centre), appended to [`BASE`].
+const FLOW: &str = r#"
+[[insert]]
+region = { min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.01] }
+rate = 1000.0
+radius = [{ radius = 0.0004, mass_fraction = 0.5 }, { radius = 0.0005, mass_fraction = 0.5 }]
+material = "glass"
+velocity = [0.0, 0.0, -0.5]
+stop = 0.005
+interval = "auto"
+
+[[outlets]]
+name = "drain"
+region = { min = [0.0, 0.0, -0.002], max = [0.01, 0.01, 0.0005] }
+"#;
+
+fn flow_scene() -> String {
+    format!("{BASE}{FLOW}")
+}
+
+/// [`flow_scene`] with `from` replaced by `to`; the error expected at the
+/// line holding `at` (after the edit).
+fn flow_edit_fails(name: &str, from: &str, to: &str, at: &str, key: &str, fragments: &[&str]) {
+    let scene = edit(&flow_scene(), from, to);
+    let line = line_of(&scene, at);
+    check_fails(name, &scene, Some(line), key, fragments);
+}
+
+#[test]
+fn flow_scenes_pass_check() {
+    let dir = TempDir::new("flow-valid");
+    for (name, scene) in [
+        ("with-bed.toml", flow_scene()),
+        // no [[particles]]: the insertion fills the box
+        ("empty.toml", edit(&flow_scene(), GENERATOR, "").replace("[[particles]]\n", "")),
+        (
+            "cylinder.toml",
+            edit(
+                &flow_scene(),
+                "min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.01]",
+                "center = [0.005, 0.005, 0.006], axis = [0.0, 0.0, 1.0], radius = 0.003, length = 0.004",
+            ),
+        ),
+    ] {
+        let out = check(&dir.write(name, &scene));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{name}: {stderr}");
+        assert!(!stderr.contains("error"), "{name}: {stderr}");
+    }
+}
+
+#[test]
+fn nothing_to_simulate() {
+    let scene = edit(&flow_scene(), GENERATOR, "").replace("[[particles]]\n", "");
+    let start = scene.find("[[insert]]").unwrap();
+    let end = scene.find("[[outlets]]").unwrap();
+    let scene = format!("{}{}", &scene[..start], &scene[end..]);
+    check_fails(
+        "no-particles-no-insert",
+        &scene,
+        None,
+        "particles",
+        &["no [[particles]] and no [[insert]]"],
+    );
+}
+
+#[test]
+fn insertion_region_outside_the_domain() {
+    flow_edit_fails(
+        "insert-outside",
+        "max = [0.008, 0.008, 0.01]",
+        "max = [0.008, 0.008, 0.012]",
+        "max = [0.008, 0.008, 0.012]",
+        "insert[0].region",
+        &[
+            "insertion region outside the domain",
+            "[0.002, 0.002, 0.006] .. [0.008, 0.008, 0.012]",
+            "must lie within the domain [0, 0, 0] .. [0.01, 0.01, 0.01]",
+        ],
+    );
+    // a cylinder poking out sideways
+    flow_edit_fails(
+        "insert-cylinder-outside",
+        "min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.01]",
+        "center = [0.005, 0.005, 0.006], axis = [0.0, 0.0, 1.0], radius = 0.006, length = 0.004",
+        "radius = 0.006",
+        "insert[0].region",
+        &["insertion region outside the domain"],
+    );
+}
+
+#[test]
+fn bad_insertion_regions() {
+    flow_edit_fails(
+        "insert-min-max",
+        "max = [0.008, 0.008, 0.01]",
+        "max = [0.008, 0.001, 0.01]",
+        "max = [0.008, 0.001, 0.01]",
+        "insert[0].region.max",
+        &["expected max > min on every axis; y has min 0.002 and max 0.001"],
+    );
+    flow_edit_fails(
+        "insert-zero-axis",
+        "min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.01]",
+        "center = [0.005, 0.005, 0.006], axis = [0.0, 0.0, 0.0], radius = 0.003, length = 0.004",
+        "axis = [0.0, 0.0, 0.0]",
+        "insert[0].region.axis",
+        &["expected a non-zero axis vector"],
+    );
+    flow_edit_fails(
+        "insert-too-thin",
+        "max = [0.008, 0.008, 0.01]",
+        "max = [0.008, 0.008, 0.0065]",
+        "max = [0.008, 0.008, 0.0065]",
+        "insert[0].region",
+        &[
+            "0.0005 m wide along z",
+            "at least the largest diameter 0.001 m",
+        ],
+    );
+    flow_edit_fails(
+        "insert-region-key",
+        "min = [0.002, 0.002, 0.006], max",
+        "min = [0.002, 0.002, 0.006], radius = 0.001, max",
+        "radius = 0.001, max",
+        "insert[0].region.radius",
+        &["unknown key (known keys here: max, min)"],
+    );
+}
+
+#[test]
+fn insertion_region_overlapping_a_wall() {
+    // a shelf through the middle of the region (the bed removed: it would
+    // be behind the shelf)
+    let scene = edit(&flow_scene(), GENERATOR, "").replace("[[particles]]\n", "")
+        + "\n[[walls]]\ntype = \"plane\"\nname = \"shelf\"\npoint = [0.0, 0.0, 0.008]\nnormal = [0.0, 0.0, 1.0]\nmaterial = \"glass\"\n";
+    let line = line_of(&scene, "max = [0.008, 0.008, 0.01]");
+    check_fails(
+        "insert-through-plane",
+        &scene,
+        Some(line),
+        "insert[0].region",
+        &["insertion region overlaps wall \"shelf\" (walls[1], plane)"],
+    );
+    // the square of WALLS turned upright into the plane y = 0.005, across
+    // the region; a box and a cylinder
+    let upright = "\n[[walls]]\ntype = \"mesh\"\nfile = \"mesh.stl\"\nscale = 0.001\nrotate = { axis = [1.0, 0.0, 0.0], angle_deg = 90.0 }\ntranslate = [0.0, 0.005, 0.0]\nmaterial = \"glass\"\n";
+    let scene = flow_scene() + upright;
+    walls_fail(
+        "insert-through-mesh",
+        &scene,
+        &[],
+        Some(line_of(&scene, "max = [0.008, 0.008, 0.01]")),
+        "insert[0].region",
+        &[
+            "insertion region overlaps wall \"wall1\" (walls[1], mesh): triangle ",
+            "mesh.stl passes through the region",
+        ],
+    );
+    let scene = edit(
+        &flow_scene(),
+        "min = [0.002, 0.002, 0.006], max = [0.008, 0.008, 0.01]",
+        "center = [0.005, 0.005, 0.006], axis = [0.0, 0.0, 1.0], radius = 0.003, length = 0.004",
+    ) + upright;
+    walls_fail(
+        "insert-cylinder-through-mesh",
+        &scene,
+        &[],
+        Some(line_of(&scene, "radius = 0.003")),
+        "insert[0].region",
+        &["overlaps wall \"wall1\" (walls[1], mesh)"],
+    );
+}
+
+#[test]
+fn insertion_rates() {
+    for v in ["0.0", "-5.0"] {
+        flow_edit_fails(
+            "insert-rate",
+            "rate = 1000.0",
+            &format!("rate = {v}"),
+            "rate =",
+            "insert[0].rate",
+            &[
+                "expected a rate > 0 particles/s",
+                &format!("got {}", v.trim_end_matches(".0")),
+            ],
+        );
+    }
+    flow_edit_fails(
+        "insert-mass-rate",
+        "rate = 1000.0",
+        "mass_rate = 0.0",
+        "mass_rate",
+        "insert[0].mass_rate",
+        &["expected a mass rate > 0 kg/s, got 0"],
+    );
+    flow_edit_fails(
+        "insert-both-rates",
+        "rate = 1000.0",
+        "rate = 1000.0\nmass_rate = 0.01",
+        "mass_rate",
+        "insert[0].mass_rate",
+        &["give either rate (particles/s) or mass_rate (kg/s), not both"],
+    );
+    let scene = edit(&flow_scene(), "rate = 1000.0\n", "");
+    check_fails(
+        "insert-no-rate",
+        &scene,
+        Some(line_of(&scene, "[[insert]]")),
+        "insert[0].rate",
+        &["missing key (expected rate = <particles/s> or mass_rate = <kg/s>)"],
+    );
+}
+
+#[test]
+fn insertion_times_count_and_interval() {
+    flow_edit_fails(
+        "insert-stop-before-start",
+        "stop = 0.005",
+        "start = 0.01\nstop = 0.005",
+        "stop =",
+        "insert[0].stop",
+        &["expected stop > start", "start = 0.01 s and stop = 0.005 s"],
+    );
+    flow_edit_fails(
+        "insert-stop-at-start",
+        "stop = 0.005",
+        "start = 0.005\nstop = 0.005",
+        "stop =",
+        "insert[0].stop",
+        &["expected stop > start"],
+    );
+    flow_edit_fails(
+        "insert-negative-start",
+        "stop = 0.005",
+        "start = -1.0",
+        "start =",
+        "insert[0].start",
+        &["expected a start time >= 0 s, got -1"],
+    );
+    flow_edit_fails(
+        "insert-count",
+        "stop = 0.005",
+        "count = 0",
+        "count =",
+        "insert[0].count",
+        &["expected a count >= 1, got 0"],
+    );
+    flow_edit_fails(
+        "insert-interval",
+        "interval = \"auto\"",
+        "interval = 0.0",
+        "interval =",
+        "insert[0].interval",
+        &["expected an interval > 0 s or \"auto\", got 0"],
+    );
+    flow_edit_fails(
+        "insert-interval-word",
+        "interval = \"auto\"",
+        "interval = \"often\"",
+        "interval =",
+        "insert[0].interval",
+        &["expected an interval in seconds or \"auto\""],
+    );
+}
+
+#[test]
+fn insertion_radius_and_material() {
+    flow_edit_fails(
+        "insert-mass-fraction",
+        "mass_fraction = 0.5 }]",
+        "mass_fraction = -0.5 }]",
+        "mass_fraction = -0.5",
+        "insert[0].radius",
+        &["expected a fraction > 0, got -0.5"],
+    );
+    flow_edit_fails(
+        "insert-mixed-fractions",
+        "mass_fraction = 0.5 }]",
+        "fraction = 0.5 }]",
+        "fraction = 0.5 }]",
+        "insert[0].radius[1].fraction",
+        &["not a mix"],
+    );
+    flow_edit_fails(
+        "insert-material",
+        "material = \"glass\"\nvelocity",
+        "material = \"sand\"\nvelocity",
+        "material = \"sand\"",
+        "insert[0].material",
+        &["unknown material \"sand\" (defined: glass)"],
+    );
+}
+
+#[test]
+fn unknown_key_in_insert_and_outlets() {
+    flow_edit_fails(
+        "insert-key",
+        "velocity = [0.0, 0.0, -0.5]",
+        "velocty = [0.0, 0.0, -0.5]",
+        "velocty",
+        "insert[0].velocty",
+        &["unknown key", "did you mean \"velocity\"?"],
+    );
+    flow_edit_fails(
+        "outlet-key",
+        "name = \"drain\"",
+        "nam = \"drain\"",
+        "nam = ",
+        "outlets[0].nam",
+        &["unknown key", "did you mean \"name\"?"],
+    );
+    // [[inserts]] is not a table of a scene
+    flow_edit_fails(
+        "inserts-table",
+        "[[insert]]",
+        "[[inserts]]",
+        "[[inserts]]",
+        "inserts",
+        &["unknown key", "did you mean \"insert\"?"],
+    );
+}
+
+#[test]
+fn outlet_entirely_outside_the_domain() {
+    flow_edit_fails(
+        "outlet-outside",
+        "max = [0.01, 0.01, 0.0005]",
+        "max = [0.01, 0.01, -0.001]",
+        "max = [0.01, 0.01, -0.001]",
+        "outlets[0].region",
+        &[
+            "outlet region entirely outside the domain",
+            "[0, 0, -0.002] .. [0.01, 0.01, -0.001] does not meet the domain",
+        ],
+    );
+}
+
+#[test]
+fn checkpoint_interval_must_be_positive() {
+    for v in ["0.0", "-60.0"] {
+        let scene = edit(
+            &flow_scene(),
+            "duration = 0.01\n",
+            &format!("duration = 0.01\ncheckpoint_interval = {v}\n"),
+        );
+        check_fails(
+            "checkpoint-interval",
+            &scene,
+            Some(line_of(&scene, "checkpoint_interval")),
+            "simulation.checkpoint_interval",
+            &[
+                "expected an interval > 0 s",
+                &format!("got {}", v.trim_end_matches(".0")),
+            ],
+        );
+    }
+}

@@ -5,8 +5,8 @@ use super::error::SceneError;
 use super::generate::{generate_lattice, generate_random};
 use super::radius::RadiusDist;
 use super::types::{
-    unit_or_given, Contact, ContactModel, Domain, Dt, End, Interaction, Material, ParticleInit,
-    Scene, Servo, Shape, Simulation, SourceInfo, Wall, WallMotion,
+    unit_or_given, Contact, ContactModel, Domain, Dt, End, Insert, Interaction, Material, Outlet,
+    ParticleInit, Scene, Servo, Shape, Simulation, SourceInfo, Wall, WallMotion,
 };
 use std::collections::HashMap;
 
@@ -35,6 +35,8 @@ impl SceneBuilder {
                 interactions: Vec::new(),
                 particles: Vec::new(),
                 walls: Vec::new(),
+                inserts: Vec::new(),
+                outlets: Vec::new(),
                 sources: Vec::new(),
                 key_lines: HashMap::new(),
             },
@@ -208,6 +210,25 @@ impl SceneBuilder {
         self.scene.simulation.gravity_rotation = Some((unit_or_given(axis), angular_velocity));
         self
     }
+    /// Wall-clock seconds between checkpoints of a run (see
+    /// [`Simulation::checkpoint_interval`]).
+    pub fn checkpoint_interval(mut self, seconds: f64) -> Self {
+        self.scene.simulation.checkpoint_interval = seconds;
+        self
+    }
+    /// An `[[insert]]` (its material index resolved, e.g. with
+    /// [`SceneBuilder::material_index`]; a cylinder region's axis unit, see
+    /// [`crate::scene::types::unit_or_given`]). A scene with an insertion
+    /// may start without particles.
+    pub fn add_insert(mut self, insert: Insert) -> Self {
+        self.scene.inserts.push(insert);
+        self
+    }
+    /// An `[[outlets]]` entry.
+    pub fn add_outlet(mut self, outlet: Outlet) -> Self {
+        self.scene.outlets.push(outlet);
+        self
+    }
     /// The index of a material added so far.
     pub fn material_index(&self, name: &str) -> Option<usize> {
         self.scene.material_index(name)
@@ -309,7 +330,10 @@ impl SceneBuilder {
 #[cfg(test)]
 mod tests {
     use super::SceneBuilder;
-    use crate::scene::types::{Material, Servo, Shape, Side, WallMotion};
+    use crate::scene::radius::RadiusDist;
+    use crate::scene::types::{
+        Insert, InsertRate, Material, Outlet, Region, Servo, Shape, Side, WallMotion,
+    };
 
     fn drum(radius: f64) -> SceneBuilder {
         SceneBuilder::new("drum")
@@ -356,5 +380,129 @@ mod tests {
         // a particle in the drum's wall
         let e = drum(0.0004).build().unwrap_err();
         assert!(e.to_string().contains("from walls[0]"), "{e}");
+    }
+
+    fn pour(region: Region) -> Insert {
+        Insert {
+            region,
+            rate: InsertRate::Count(1000.0),
+            radius: RadiusDist::Uniform {
+                min: 0.0008,
+                max: 0.001,
+            },
+            material: 0,
+            velocity: [0.0, 0.0, -0.5],
+            start: 0.0,
+            stop: Some(0.05),
+            count: None,
+            interval: None,
+        }
+    }
+
+    /// A box on a floor with no particles, filled by an insertion and
+    /// emptied through an outlet.
+    fn hopper() -> SceneBuilder {
+        SceneBuilder::new("pour")
+            .domain([0.0; 3], [0.02, 0.02, 0.04])
+            .material(Material::new("m", 2500.0, 1e7))
+            .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
+            .wall_name("floor")
+            .checkpoint_interval(30.0)
+    }
+
+    #[test]
+    fn insertions_and_outlets_in_code() {
+        let top = Region::Box {
+            min: [0.0, 0.0, 0.03],
+            max: [0.02, 0.02, 0.04],
+        };
+        let s = hopper()
+            .add_insert(pour(top))
+            .add_outlet(Outlet {
+                name: Some("orifice".into()),
+                region: Region::Cylinder {
+                    center: [0.01, 0.01, 0.0],
+                    axis: [0.0, 0.0, 1.0],
+                    radius: 0.003,
+                    length: 0.002,
+                },
+            })
+            .build()
+            .unwrap();
+        assert_eq!(s.simulation.checkpoint_interval, 30.0);
+        assert_eq!((s.inserts.len(), s.outlets.len()), (1, 1));
+        assert!(s.particles.is_empty() && s.warnings().is_empty());
+        // nothing at all to simulate
+        let e = hopper().build().unwrap_err();
+        assert!(
+            e.to_string().contains("no particles and no [[insert]]"),
+            "{e}"
+        );
+        // a shelf through the insertion region
+        let low = Region::Box {
+            min: [0.0, 0.0, 0.0],
+            max: [0.02, 0.02, 0.01],
+        };
+        hopper().add_insert(pour(low)).build().unwrap();
+        let e = hopper()
+            .wall([0.0, 0.0, 0.005], [0.0, 0.0, 1.0], "m")
+            .wall_name("shelf")
+            .add_insert(pour(low))
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "scene: insert[0].region: insertion region overlaps wall \"shelf\" (walls[1], plane): the plane passes through the region or the region lies behind it"
+        );
+        // an outlet around the particles: a warning, not an error
+        let s = hopper()
+            .particle([0.01, 0.01, 0.01], [0.0; 3], 0.001, "m")
+            .particle([0.005, 0.005, 0.01], [0.0; 3], 0.001, "m")
+            .add_outlet(Outlet {
+                name: None,
+                region: Region::Box {
+                    min: [0.0; 3],
+                    max: [0.02, 0.02, 0.02],
+                },
+            })
+            .checkpoint_interval(0.0)
+            .build()
+            .unwrap_err();
+        assert!(
+            s.to_string().contains("simulation.checkpoint_interval"),
+            "{s}"
+        );
+        let s = hopper()
+            .particle([0.01, 0.01, 0.01], [0.0; 3], 0.001, "m")
+            .particle([0.005, 0.005, 0.03], [0.0; 3], 0.001, "m")
+            .add_outlet(Outlet {
+                name: None,
+                region: Region::Box {
+                    min: [0.0; 3],
+                    max: [0.02, 0.02, 0.02],
+                },
+            })
+            .build()
+            .unwrap();
+        let w: Vec<String> = s.warnings().iter().map(|w| w.to_string()).collect();
+        let all = hopper()
+            .particle([0.01, 0.01, 0.01], [0.0; 3], 0.001, "m")
+            .add_outlet(Outlet {
+                name: Some("drain".into()),
+                region: Region::Box {
+                    min: [0.0; 3],
+                    max: [0.02, 0.02, 0.02],
+                },
+            })
+            .build()
+            .unwrap();
+        assert_eq!(
+            all.warnings()[0].to_string(),
+            "scene: outlets[0].region: outlet \"drain\" holds the centre of every initial particle (1) at t = 0: all of them are removed when the run starts"
+        );
+        assert_eq!(
+            w,
+            ["scene: outlets[0].region: outlet \"outlet0\" holds the centres of 1 of the 2 initial particles at t = 0: they are removed when the run starts"]
+        );
     }
 }

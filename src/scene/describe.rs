@@ -1,8 +1,10 @@
-//! What `talus check` says about a wall: its kind, its bounding box at
-//! time 0 and a one-line summary of its motion.
+//! What `talus check` says about a wall (its kind, its bounding box at
+//! time 0 and a one-line summary of its motion) and about each
+//! `[[insert]]` and `[[outlets]]` entry.
 
 use super::mesh_file;
-use super::types::{Shape, Side, Wall, WallMotion};
+use super::radius::RadiusDist;
+use super::types::{InsertRate, Region, Scene, Shape, Side, Wall, WallMotion};
 use glam::DVec3;
 
 impl Shape {
@@ -175,9 +177,166 @@ impl Wall {
     }
 }
 
+impl Region {
+    /// e.g. `box [0, 0, 0.1] .. [0.1, 0.1, 0.2] m` or `cylinder from [0,
+    /// 0, 0] along [0, 0, 1], radius 10 mm, length 5 mm`.
+    pub fn summary(&self) -> String {
+        match *self {
+            Region::Box { min, max } => format!("box {} .. {} m", v3(min), v3(max)),
+            Region::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+            } => format!(
+                "cylinder from {} m along {}, radius {}, length {}",
+                v3(center),
+                v3(axis),
+                mm(radius),
+                mm(length)
+            ),
+        }
+    }
+}
+
+impl RadiusDist {
+    /// e.g. `r 1 mm`, `r 0.8–1.2 mm`, `r 1–3 mm (3 sizes)`.
+    pub fn summary(&self) -> String {
+        match self {
+            RadiusDist::Constant(r) => format!("r {}", mm(*r)),
+            RadiusDist::Uniform { min, max } => {
+                format!("r {}–{} mm", fmt_g(min * 1e3), fmt_g(max * 1e3))
+            }
+            RadiusDist::Discrete(l) => format!(
+                "r {}–{} mm ({} sizes)",
+                fmt_g(self.min() * 1e3),
+                fmt_g(self.max() * 1e3),
+                l.len()
+            ),
+        }
+    }
+}
+
+impl Scene {
+    /// One line per `[[insert]]` and per `[[outlets]]` entry, for `talus
+    /// check`, e.g. `insert[0]: box [0, 0, 0.1] .. [0.1, 0.1, 0.2] m,
+    /// 20000 particles/s, r 0.8–1.2 mm, glass, at [0, 0, -0.5] m/s, 0–0.5
+    /// s, cap 100000, interval auto` and `outlets[0] orifice: cylinder
+    /// from [0.05, 0.05, 0] m along [0, 0, 1], radius 10 mm, length 5 mm`.
+    pub fn describe_flow(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, ins) in self.inserts.iter().enumerate() {
+            let mut parts = vec![
+                ins.region.summary(),
+                match ins.rate {
+                    InsertRate::Count(n) => format!("{} particles/s", fmt_g(n)),
+                    InsertRate::Mass(m) => format!("{} kg/s", fmt_g(m)),
+                },
+                ins.radius.summary(),
+                self.materials
+                    .get(ins.material)
+                    .map_or("?".to_string(), |m| m.name.clone()),
+            ];
+            if ins.velocity != [0.0; 3] {
+                parts.push(format!("at {} m/s", v3(ins.velocity)));
+            }
+            parts.push(match ins.stop {
+                Some(stop) => format!("{}–{} s", fmt_g(ins.start), fmt_g(stop)),
+                None => format!("from {} s", fmt_g(ins.start)),
+            });
+            if let Some(n) = ins.count {
+                parts.push(format!("cap {n}"));
+            }
+            parts.push(match ins.interval {
+                Some(dt) => format!("interval {} s", fmt_g(dt)),
+                None => "interval auto".to_string(),
+            });
+            out.push(format!("insert[{i}]: {}", parts.join(", ")));
+        }
+        for (i, o) in self.outlets.iter().enumerate() {
+            out.push(format!(
+                "outlets[{i}] {}: {}",
+                o.label(i),
+                o.region.summary()
+            ));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::scene::types::{Oscillation, Servo, Shape, Side, Wall, WallMotion};
+    use crate::scene::builder::SceneBuilder;
+    use crate::scene::radius::RadiusDist;
+    use crate::scene::types::{
+        Insert, InsertRate, Material, Oscillation, Outlet, Region, Servo, Shape, Side, Wall,
+        WallMotion,
+    };
+
+    #[test]
+    fn flow_lines() {
+        let s = SceneBuilder::new("pour")
+            .material(Material::new("glass", 2500.0, 1e7))
+            .add_insert(Insert {
+                region: Region::Box {
+                    min: [0.0, 0.0, 0.1],
+                    max: [0.1, 0.1, 0.2],
+                },
+                rate: InsertRate::Count(20000.0),
+                radius: RadiusDist::Uniform {
+                    min: 0.0008,
+                    max: 0.0012,
+                },
+                material: 0,
+                velocity: [0.0, 0.0, -0.5],
+                start: 0.0,
+                stop: Some(0.5),
+                count: Some(100000),
+                interval: None,
+            })
+            .add_insert(Insert {
+                region: Region::Cylinder {
+                    center: [0.05, 0.05, 0.1],
+                    axis: [0.0, 0.0, 1.0],
+                    radius: 0.02,
+                    length: 0.05,
+                },
+                rate: InsertRate::Mass(0.5),
+                radius: RadiusDist::Discrete(vec![(0.001, 0.5), (0.002, 0.25), (0.003, 0.25)]),
+                material: 0,
+                velocity: [0.0; 3],
+                start: 0.1,
+                stop: None,
+                count: None,
+                interval: Some(0.01),
+            })
+            .add_outlet(Outlet {
+                name: Some("orifice".into()),
+                region: Region::Cylinder {
+                    center: [0.05, 0.05, 0.0],
+                    axis: [0.0, 0.0, 1.0],
+                    radius: 0.01,
+                    length: 0.005,
+                },
+            })
+            .add_outlet(Outlet {
+                name: None,
+                region: Region::Box {
+                    min: [0.0; 3],
+                    max: [0.1, 0.1, 0.001],
+                },
+            })
+            .build_unchecked();
+        assert_eq!(
+            s.describe_flow(),
+            [
+                "insert[0]: box [0, 0, 0.1] .. [0.1, 0.1, 0.2] m, 20000 particles/s, r 0.8–1.2 mm, glass, at [0, 0, -0.5] m/s, 0–0.5 s, cap 100000, interval auto",
+                "insert[1]: cylinder from [0.05, 0.05, 0.1] m along [0, 0, 1], radius 20 mm, length 50 mm, 0.5 kg/s, r 1–3 mm (3 sizes), glass, from 0.1 s, interval 0.01 s",
+                "outlets[0] orifice: cylinder from [0.05, 0.05, 0] m along [0, 0, 1], radius 10 mm, length 5 mm",
+                "outlets[1] outlet1: box [0, 0, 0] .. [0.1, 0.1, 0.001] m",
+            ]
+        );
+    }
 
     #[test]
     fn motion_summaries() {

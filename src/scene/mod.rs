@@ -37,6 +37,7 @@ pub use error::SceneError;
 pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
 pub use types::{
-    Contact, ContactModel, Domain, Dt, End, Interaction, Material, Oscillation, ParticleInit,
-    Scene, Servo, Shape, Side, Simulation, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
+    Contact, ContactModel, Domain, Dt, End, Insert, InsertRate, Interaction, Material, Oscillation,
+    Outlet, ParticleInit, Region, Scene, Servo, Shape, Side, Simulation, SourceInfo, Wall,
+    WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
 };

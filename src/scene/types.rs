@@ -47,7 +47,15 @@ pub struct Simulation {
     /// `axis` (unit) at this rate (rad/s, right-hand rule) from t = 0 (an
     /// hourglass turned over). None: fixed.
     pub gravity_rotation: Option<([f64; 3], f64)>,
+    /// Wall-clock seconds between checkpoints of a run (default
+    /// [`DEFAULT_CHECKPOINT_INTERVAL`]); a run also writes one at its end
+    /// and when it is interrupted.
+    pub checkpoint_interval: f64,
 }
+
+/// `checkpoint_interval` by default: ten minutes of wall clock, what a
+/// pre-empted cloud run can afford to lose.
+pub const DEFAULT_CHECKPOINT_INTERVAL: f64 = 600.0;
 
 /// `neighbour_skin = "auto"`: this fraction of the largest diameter. Small
 /// enough that a dense monodisperse bed keeps only its first shell (12
@@ -66,6 +74,7 @@ impl Default for Simulation {
             seed: 1,
             neighbour_skin: None,
             gravity_rotation: None,
+            checkpoint_interval: DEFAULT_CHECKPOINT_INTERVAL,
         }
     }
 }
@@ -326,6 +335,126 @@ pub fn unit_or_given(v: [f64; 3]) -> [f64; 3] {
     }
 }
 
+/// A region of space (insertion, outlets): `{ min, max }` (a box) or
+/// `{ center, axis, radius, length }` (a solid cylinder from `center` to
+/// `center + length * axis`, axis unit).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Region {
+    Box {
+        min: [f64; 3],
+        max: [f64; 3],
+    },
+    Cylinder {
+        center: [f64; 3],
+        axis: [f64; 3],
+        radius: f64,
+        length: f64,
+    },
+}
+
+impl Region {
+    /// Whether `p` lies inside (boundary included).
+    pub fn contains(&self, p: [f64; 3]) -> bool {
+        match *self {
+            Region::Box { min, max } => (0..3).all(|k| p[k] >= min[k] && p[k] <= max[k]),
+            Region::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+            } => {
+                let d = DVec3::from(p) - DVec3::from(center);
+                let a = DVec3::from(axis);
+                let h = d.dot(a);
+                h >= 0.0 && h <= length && (d - h * a).length_squared() <= radius * radius
+            }
+        }
+    }
+
+    /// The axis-aligned bounding box (min, max).
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        match *self {
+            Region::Box { min, max } => (min, max),
+            Region::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+            } => {
+                let (c0, a) = (DVec3::from(center), DVec3::from(axis));
+                let c1 = c0 + length * a;
+                // the disc of radius r normal to a reaches r·sqrt(1 − a_k²) along k
+                let e = DVec3::new(
+                    (1.0 - a.x * a.x).max(0.0).sqrt(),
+                    (1.0 - a.y * a.y).max(0.0).sqrt(),
+                    (1.0 - a.z * a.z).max(0.0).sqrt(),
+                ) * radius;
+                ((c0.min(c1) - e).to_array(), (c0.max(c1) + e).to_array())
+            }
+        }
+    }
+
+    /// Volume (m³).
+    pub fn volume(&self) -> f64 {
+        match *self {
+            Region::Box { min, max } => (0..3).map(|k| (max[k] - min[k]).max(0.0)).product(),
+            Region::Cylinder { radius, length, .. } => {
+                std::f64::consts::PI * radius * radius * length
+            }
+        }
+    }
+}
+
+/// How fast a `[[insert]]` pours.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InsertRate {
+    /// `rate`: particles per second.
+    Count(f64),
+    /// `mass_rate`: kg per second (turned into particles per second with
+    /// the distribution's mean particle mass).
+    Mass(f64),
+}
+
+/// `[[insert]]`: particles poured into `region` from `start` to `stop` at
+/// `rate`, in batches every `interval`, never overlapping what is there
+/// (see `flow::plan`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Insert {
+    pub region: Region,
+    pub rate: InsertRate,
+    /// Radii (number fractions; `mass_fraction` lists are converted to
+    /// number fractions when read).
+    pub radius: super::radius::RadiusDist,
+    pub material: usize,
+    /// m/s, every inserted particle.
+    pub velocity: [f64; 3],
+    /// s.
+    pub start: f64,
+    /// s; None: until the run ends.
+    pub stop: Option<f64>,
+    /// Total cap on the particles this entry inserts.
+    pub count: Option<u64>,
+    /// s between batches; None: `"auto"` (see `flow::plan::auto_interval`).
+    pub interval: Option<f64>,
+}
+
+/// `[[outlets]]`: particles whose centre enters `region` are removed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outlet {
+    /// `name` (flow.csv; else `outlet<index>`).
+    pub name: Option<String>,
+    pub region: Region,
+}
+
+impl Outlet {
+    /// The name flow.csv gives outlet `index`.
+    pub fn label(&self, index: usize) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("outlet{index}"))
+    }
+}
+
 /// One `[[particles]]` source.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceInfo {
@@ -348,6 +477,10 @@ pub struct Scene {
     pub interactions: Vec<Interaction>,
     pub particles: Vec<ParticleInit>,
     pub walls: Vec<Wall>,
+    /// `[[insert]]` entries, in order.
+    pub inserts: Vec<Insert>,
+    /// `[[outlets]]` entries, in order.
+    pub outlets: Vec<Outlet>,
     /// The particle sources, in order.
     pub sources: Vec<SourceInfo>,
     /// TOML line of each key path, for error messages.
@@ -389,16 +522,25 @@ impl Scene {
         self.particles.iter().map(|p| self.particle_mass(p)).sum()
     }
 
-    /// (smallest, largest) radius; (0, 0) without particles.
+    /// (smallest, largest) radius of the particles present at the start
+    /// and of every `[[insert]]`'s distribution: what the grid, the skin
+    /// and the walls' reach are sized for; (0, 0) without either.
     pub fn radius_range(&self) -> (f64, f64) {
-        if self.particles.is_empty() {
-            return (0.0, 0.0);
-        }
-        self.particles
+        let parts = self.particles.iter().map(|p| (p.radius, p.radius));
+        let ins = self
+            .inserts
             .iter()
-            .fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
-                (lo.min(p.radius), hi.max(p.radius))
-            })
+            .map(|i| (i.radius.min(), i.radius.max()));
+        let (lo, hi) = parts
+            .chain(ins)
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), (a, b)| {
+                (lo.min(a), hi.max(b))
+            });
+        if lo.is_finite() {
+            (lo, hi)
+        } else {
+            (0.0, 0.0)
+        }
     }
 
     /// The neighbour-list skin the run will use (auto resolved).

@@ -5,14 +5,20 @@
 //!
 //! `reader.rs` is the line-keeping TOML reader, `schema.rs` the tables and
 //! keys of a scene with their types and defaults, `particles.rs` the
-//! particle sources; this file reads a whole document in order.
+//! particle sources, `flow.rs` the insertions and outlets (and their
+//! regions); this file reads a whole document in order. `tests.rs` reads
+//! whole scene texts.
 
+mod flow;
 mod particles;
 mod reader;
 mod schema;
+#[cfg(test)]
+mod tests;
 
 use crate::scene::error::SceneError;
 use crate::scene::types::{Contact, Scene};
+use flow::{INSERT_KEYS, OUTLET_KEYS};
 use reader::Reader;
 use schema::{INTERACTION_KEYS, MATERIAL_KEYS, PARTICLES_KEYS, ROOT_KEYS, WALL_KEYS};
 use std::path::Path;
@@ -97,19 +103,29 @@ impl Reader<'_> {
         let mut sources = Vec::new();
         let mut rng_seed = simulation.seed;
         let sources_t = self.table_array(&mut root, "particles", PARTICLES_KEYS)?;
-        if sources_t.is_empty() {
-            return Err(self.err(
-                None,
-                "particles",
-                "no [[particles]] table: give a CSV file or a generator",
-            ));
-        }
         for (si, mut t) in sources_t.into_iter().enumerate() {
             rng_seed = rng_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
             let (label, ps) = self.particle_source(&mut t, si, &materials, &particles, rng_seed)?;
             self.finish(t)?;
             sources.push(label);
             particles.extend(ps);
+        }
+        let mut inserts = Vec::new();
+        for mut t in self.table_array(&mut root, "insert", INSERT_KEYS)? {
+            inserts.push(self.insert(&mut t, &materials)?);
+            self.finish(t)?;
+        }
+        let mut outlets = Vec::new();
+        for mut t in self.table_array(&mut root, "outlets", OUTLET_KEYS)? {
+            outlets.push(self.outlet(&mut t)?);
+            self.finish(t)?;
+        }
+        if sources.is_empty() && inserts.is_empty() {
+            return Err(self.err(
+                None,
+                "particles",
+                "no [[particles]] and no [[insert]] table: give a CSV file, a generator or an insertion",
+            ));
         }
         self.finish(root)?;
         Ok(Scene {
@@ -122,6 +138,8 @@ impl Reader<'_> {
             interactions,
             particles,
             walls,
+            inserts,
+            outlets,
             sources,
             key_lines: self.lines.borrow().clone(),
         })

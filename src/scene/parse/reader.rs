@@ -148,6 +148,12 @@ impl<'a> Reader<'a> {
         Some(v)
     }
 
+    /// Whether `t` holds `key`, without taking it (to tell a table's
+    /// forms apart before reading one).
+    pub(super) fn has(&self, t: &Tab, key: &str) -> bool {
+        t.table.get(key).is_some()
+    }
+
     pub(super) fn finish(&self, t: Tab) -> Result<(), SceneError> {
         for (k, _) in t.table.iter() {
             if !t.used.contains(k.get_ref().as_ref()) {

@@ -21,6 +21,8 @@ pub(super) const ROOT_KEYS: &[&str] = &[
     "interactions",
     "walls",
     "particles",
+    "insert",
+    "outlets",
 ];
 pub(super) const SIMULATION_KEYS: &[&str] = &[
     "duration",
@@ -32,6 +34,7 @@ pub(super) const SIMULATION_KEYS: &[&str] = &[
     "seed",
     "neighbour_skin",
     "gravity_rotation",
+    "checkpoint_interval",
 ];
 pub(super) const GRAVITY_ROTATION_KEYS: &[&str] = &["axis", "angular_velocity"];
 pub(super) const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
@@ -95,7 +98,7 @@ pub(super) const PARTICLES_KEYS: &[&str] = &[
     "spacing",
 ];
 pub(super) const MIN_MAX_KEYS: &[&str] = &["min", "max"];
-pub(super) const RADIUS_ITEM_KEYS: &[&str] = &["radius", "fraction"];
+pub(super) const RADIUS_ITEM_KEYS: &[&str] = &["radius", "fraction", "mass_fraction"];
 
 impl Reader<'_> {
     pub(super) fn simulation(&self, v: &V) -> Result<Simulation, SceneError> {
@@ -159,6 +162,9 @@ impl Reader<'_> {
             let w = self.req_num(&mut g, "angular_velocity", "a rate in rad/s")?;
             self.finish(g)?;
             s.gravity_rotation = Some((unit_or_given(axis), w));
+        }
+        if let Some(x) = self.opt_num(&mut t, "checkpoint_interval")? {
+            s.checkpoint_interval = x;
         }
         self.finish(t)?;
         Ok(s)
@@ -334,7 +340,12 @@ impl Reader<'_> {
         })
     }
 
-    fn req_vec3(&self, t: &mut Tab, key: &'static str, what: &str) -> Result<[f64; 3], SceneError> {
+    pub(super) fn req_vec3(
+        &self,
+        t: &mut Tab,
+        key: &'static str,
+        what: &str,
+    ) -> Result<[f64; 3], SceneError> {
         let v = self.required(t, key, what)?;
         self.vec3(&join(&t.path, key), v)
     }
@@ -508,13 +519,49 @@ impl Reader<'_> {
                 Ok(RadiusDist::Uniform { min, max })
             }
             DeValue::Array(a) => {
+                // every item by number (`fraction`) or every item by mass
+                // (`mass_fraction`), the first item deciding
                 let mut list = Vec::new();
+                let mut by_mass = None;
                 for (i, item) in a.iter().enumerate() {
-                    let mut t = self.tab(&format!("{path}[{i}]"), item, RADIUS_ITEM_KEYS)?;
+                    let ipath = format!("{path}[{i}]");
+                    let mut t = self.tab(&ipath, item, RADIUS_ITEM_KEYS)?;
+                    let mass = self.has(&t, "mass_fraction");
+                    if mass && self.has(&t, "fraction") {
+                        return Err(self.err(
+                            t.line,
+                            &ipath,
+                            "give either fraction (by number) or mass_fraction, not both",
+                        ));
+                    }
                     let r = self.req_num(&mut t, "radius", "a radius in m")?;
-                    let f = self.req_num(&mut t, "fraction", "a number fraction > 0")?;
+                    let first = *by_mass.get_or_insert(mass);
+                    let f = if mass {
+                        self.req_num(&mut t, "mass_fraction", "a mass fraction > 0")?
+                    } else {
+                        self.req_num(
+                            &mut t,
+                            "fraction",
+                            "fraction = <number fraction > 0> or mass_fraction = <mass fraction > 0>",
+                        )?
+                    };
+                    if mass != first {
+                        let key = if mass { "mass_fraction" } else { "fraction" };
+                        let line = self.lines.borrow().get(&join(&ipath, key)).copied();
+                        return Err(self.err(
+                            line.or(t.line),
+                            &join(&ipath, key),
+                            "a list gives every fraction by number (fraction) or every one by mass (mass_fraction), not a mix",
+                        ));
+                    }
                     self.finish(t)?;
                     list.push((r, f));
+                }
+                if by_mass == Some(true) {
+                    RadiusDist::Discrete(list.clone())
+                        .check()
+                        .map_err(|m| self.err(self.vline(v), path, m))?;
+                    list = number_fractions(&list);
                 }
                 Ok(RadiusDist::Discrete(list))
             }
@@ -522,7 +569,7 @@ impl Reader<'_> {
                 self.vline(v),
                 path,
                 format!(
-                    "expected a radius (m), {{ min, max }} or a list of {{ radius, fraction }}, found {}",
+                    "expected a radius (m), {{ min, max }} or a list of {{ radius, fraction }} or {{ radius, mass_fraction }}, found {}",
                     kind(other)
                 ),
             )),
@@ -555,4 +602,17 @@ impl Reader<'_> {
                 )
             })
     }
+}
+
+/// (radius, mass fraction) pairs as (radius, number fraction): a size
+/// class of mass fraction w_i holds a number of particles ∝ w_i / r_i³
+/// (one material, one density), normalised to sum 1.
+pub(super) fn number_fractions(by_mass: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let n: Vec<f64> = by_mass.iter().map(|&(r, w)| w / (r * r * r)).collect();
+    let total: f64 = n.iter().sum();
+    by_mass
+        .iter()
+        .zip(n)
+        .map(|(&(r, _), x)| (r, x / total))
+        .collect()
 }

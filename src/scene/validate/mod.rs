@@ -4,6 +4,7 @@
 
 mod contact;
 mod domain;
+mod flow;
 mod materials;
 mod overlaps;
 mod particles;
@@ -23,9 +24,18 @@ impl Scene {
         materials::check_materials(self)?;
         materials::check_interactions(self)?;
         walls::check_walls(self)?;
+        flow::check_flow(self)?;
         particles::check_particles(self)?;
         let grid = domain::check_grid(self)?;
         overlaps::check_overlaps(self, &grid)?;
         stability::check_dt_limit(self)
+    }
+
+    /// What is allowed but probably not meant, one located line each
+    /// (print it as `warning: {w}`): an outlet holding initial particle
+    /// centres at t = 0. Call it on a valid scene (after
+    /// [`Scene::validate`]); an empty list when there is nothing to say.
+    pub fn warnings(&self) -> Vec<SceneError> {
+        flow::outlet_warnings(self)
     }
 }

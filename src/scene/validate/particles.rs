@@ -1,6 +1,7 @@
-//! The particles, one by one: how many, positive finite radius, a known
-//! material, finite state, inside the domain and on the right side of every
-//! plane, cylinder and cone (meshes are left to the run's overlap limit).
+//! The particles, one by one: how many (none only with an `[[insert]]`),
+//! positive finite radius, a known material, finite state, inside the
+//! domain and on the right side of every plane, cylinder and cone (meshes
+//! are left to the run's overlap limit).
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::scene::error::SceneError;
@@ -11,8 +12,8 @@ use crate::walls::primitive::Primitive;
 use glam::DVec3;
 
 pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
-    if s.particles.is_empty() {
-        return Err(s.error("particles", "the scene has no particles"));
+    if s.particles.is_empty() && s.inserts.is_empty() {
+        return Err(s.error("particles", "the scene has no particles and no [[insert]]"));
     }
     if s.particles.len() > MAX_PARTICLES {
         return Err(s.error(

@@ -1,4 +1,5 @@
-//! `[simulation]`: end, time step, safety factor, skin and output interval.
+//! `[simulation]`: end, time step, safety factor, skin, output and
+//! checkpoint intervals.
 // `!(x > 0.0)` is deliberate throughout: it also rejects NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
@@ -46,6 +47,13 @@ pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
                 format!("expected an interval > 0 s, got {oi}"),
             ));
         }
+    }
+    let ci = sim.checkpoint_interval;
+    if !(ci > 0.0 && ci.is_finite()) {
+        return Err(s.error(
+            "simulation.checkpoint_interval",
+            format!("expected an interval > 0 s (of wall-clock time), got {ci}"),
+        ));
     }
     if let Some((axis, w)) = sim.gravity_rotation {
         let n2 = axis.iter().map(|x| x * x).sum::<f64>();

@@ -1,0 +1,255 @@
+//! Tests of the reader on whole scene texts: the `[[insert]]` and
+//! `[[outlets]]` tables, their regions, radius lists by number and by
+//! mass, `checkpoint_interval`, and scenes without them.
+
+use crate::scene::parse::parse_str;
+use crate::scene::radius::RadiusDist;
+use crate::scene::types::{InsertRate, Region, Scene, DEFAULT_CHECKPOINT_INTERVAL};
+
+const HEAD: &str = r#"
+[simulation]
+duration = 0.1
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.1, 0.1, 0.2]
+
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.5
+"#;
+
+fn parse(tail: &str) -> Result<Scene, String> {
+    parse_str(&format!("{HEAD}{tail}"), None).map_err(|e| e.to_string())
+}
+
+fn close(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-14 * b.abs().max(1e-300), "{a} vs {b}");
+}
+
+#[test]
+fn scenes_without_flow_keys_parse_as_before() {
+    let s = parse(
+        "[[particles]]\ngenerator = \"lattice\"\nregion = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }\nradius = 0.001\nmaterial = \"glass\"\n",
+    )
+    .unwrap();
+    assert!(s.inserts.is_empty() && s.outlets.is_empty());
+    assert_eq!(
+        s.simulation.checkpoint_interval,
+        DEFAULT_CHECKPOINT_INTERVAL
+    );
+    // no particles and no insertion: still refused while reading
+    let e = parse("").unwrap_err();
+    assert!(e.contains("no [[particles]] and no [[insert]]"), "{e}");
+}
+
+#[test]
+fn a_box_insertion_with_every_key() {
+    let s = parse(
+        r#"
+[[insert]]
+region = { min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2] }
+rate = 20000.0
+radius = { min = 0.0008, max = 0.0012 }
+material = "glass"
+velocity = [0.0, 0.0, -0.5]
+start = 0.01
+stop = 0.5
+count = 100000
+interval = 0.01
+
+[[outlets]]
+name = "orifice"
+region = { center = [0.05, 0.05, 0.0], axis = [0.0, 0.0, 2.0], radius = 0.01, length = 0.005 }
+
+[[outlets]]
+region = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.001] }
+"#,
+    )
+    .unwrap();
+    assert!(s.particles.is_empty());
+    let i = &s.inserts[0];
+    assert_eq!(
+        i.region,
+        Region::Box {
+            min: [0.0, 0.0, 0.1],
+            max: [0.1, 0.1, 0.2]
+        }
+    );
+    assert_eq!(i.rate, InsertRate::Count(20000.0));
+    assert_eq!(
+        i.radius,
+        RadiusDist::Uniform {
+            min: 0.0008,
+            max: 0.0012
+        }
+    );
+    assert_eq!(i.material, 0);
+    assert_eq!(i.velocity, [0.0, 0.0, -0.5]);
+    assert_eq!((i.start, i.stop), (0.01, Some(0.5)));
+    assert_eq!((i.count, i.interval), (Some(100000), Some(0.01)));
+    assert_eq!(s.outlets.len(), 2);
+    assert_eq!(s.outlets[0].name.as_deref(), Some("orifice"));
+    assert_eq!(
+        s.outlets[0].region,
+        Region::Cylinder {
+            center: [0.05, 0.05, 0.0],
+            axis: [0.0, 0.0, 1.0],
+            radius: 0.01,
+            length: 0.005
+        }
+    );
+    assert_eq!(s.outlets[1].label(1), "outlet1");
+    // HEAD's 15 lines, a blank one, [[insert]], region, rate
+    assert_eq!(HEAD.lines().count(), 15);
+    assert_eq!(s.key_lines.get("insert[0].rate"), Some(&19));
+    assert_eq!(s.key_lines.get("outlets[0].region"), Some(&30));
+}
+
+#[test]
+fn defaults_mass_rate_auto_interval_and_checkpoints() {
+    let s = parse(
+        r#"
+[[insert]]
+region = { center = [0.05, 0.05, 0.1], axis = [0.0, 0.0, 1.0], radius = 0.02, length = 0.05 }
+mass_rate = 0.5
+radius = 0.001
+material = "glass"
+interval = "auto"
+"#,
+    )
+    .unwrap();
+    let i = &s.inserts[0];
+    assert_eq!(i.rate, InsertRate::Mass(0.5));
+    assert_eq!(i.radius, RadiusDist::Constant(0.001));
+    assert_eq!((i.velocity, i.start, i.stop), ([0.0; 3], 0.0, None));
+    assert_eq!((i.count, i.interval), (None, None));
+    let s = parse_str(
+        &format!("{HEAD}[[particles]]\ngenerator = \"lattice\"\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }}\nradius = 0.001\nmaterial = \"glass\"\n")
+            .replace("duration = 0.1", "duration = 0.1\ncheckpoint_interval = 30.0"),
+        None,
+    )
+    .unwrap();
+    assert_eq!(s.simulation.checkpoint_interval, 30.0);
+}
+
+#[test]
+fn radius_lists_by_number_and_by_mass() {
+    let ins = |radius: &str| {
+        parse(&format!(
+            "[[insert]]\nregion = {{ min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2] }}\nrate = 100.0\nmaterial = \"glass\"\nradius = {radius}\n"
+        ))
+        .map(|s| s.inserts[0].radius.clone())
+    };
+    assert_eq!(
+        ins("[{ radius = 0.001, fraction = 3.0 }, { radius = 0.002, fraction = 1.0 }]").unwrap(),
+        RadiusDist::Discrete(vec![(0.001, 3.0), (0.002, 1.0)])
+    );
+    // equal masses of 1 mm and 2 mm beads: 8 small ones per large one
+    let RadiusDist::Discrete(l) =
+        ins("[{ radius = 0.001, mass_fraction = 0.5 }, { radius = 0.002, mass_fraction = 0.5 }]")
+            .unwrap()
+    else {
+        panic!("not a list")
+    };
+    assert_eq!((l[0].0, l[1].0), (0.001, 0.002));
+    close(l[0].1, 8.0 / 9.0);
+    close(l[1].1, 1.0 / 9.0);
+    // three classes, mass fractions 0.2, 0.3, 0.5 of radii 1, 1.5, 3 mm
+    let RadiusDist::Discrete(l) = ins(
+        "[{ radius = 0.001, mass_fraction = 0.2 }, { radius = 0.0015, mass_fraction = 0.3 }, { radius = 0.003, mass_fraction = 0.5 }]",
+    )
+    .unwrap() else {
+        panic!("not a list")
+    };
+    let n = [0.2 / 1.0, 0.3 / 3.375, 0.5 / 27.0];
+    let total: f64 = n.iter().sum();
+    for k in 0..3 {
+        close(l[k].1, n[k] / total);
+    }
+    // the mass of each class over the mass of all, back from the numbers
+    let m: Vec<f64> = l.iter().map(|(r, f)| f * r * r * r).collect();
+    let mt: f64 = m.iter().sum();
+    for (k, w) in [0.2, 0.3, 0.5].iter().enumerate() {
+        assert!((m[k] / mt - w).abs() < 1e-14);
+    }
+    let e = ins("[{ radius = 0.001, fraction = 0.5 }, { radius = 0.002, mass_fraction = 0.5 }]")
+        .unwrap_err();
+    assert!(
+        e.contains("insert[0].radius[1].mass_fraction") && e.contains("not a mix"),
+        "{e}"
+    );
+    let e = ins("[{ radius = 0.001, fraction = 0.5, mass_fraction = 0.5 }]").unwrap_err();
+    assert!(e.contains("insert[0].radius[0]: give either"), "{e}");
+    let e = ins("[{ radius = 0.001, mass_fraction = 0.0 }]").unwrap_err();
+    assert!(
+        e.contains("insert[0].radius: expected a fraction > 0"),
+        "{e}"
+    );
+    let e = ins("[{ radius = 0.001 }]").unwrap_err();
+    assert!(
+        e.contains("insert[0].radius[0].fraction: missing key"),
+        "{e}"
+    );
+}
+
+#[test]
+fn reading_errors() {
+    let base = "[[insert]]\nregion = { min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2] }\nrate = 100.0\nradius = 0.001\nmaterial = \"glass\"\n";
+    let err = |from: &str, to: &str| {
+        assert!(base.contains(from));
+        parse(&base.replacen(from, to, 1)).unwrap_err()
+    };
+    let e = err("rate = 100.0", "rate = 100.0\nmass_rate = 1.0");
+    assert!(e.contains("insert[0].mass_rate: give either rate"), "{e}");
+    let e = err("rate = 100.0\n", "");
+    assert!(e.contains("insert[0].rate: missing key"), "{e}");
+    let e = err("rate = 100.0", "rte = 100.0");
+    assert!(
+        e.contains("insert[0].rte: unknown key (did you mean \"rate\"?"),
+        "{e}"
+    );
+    let e = err("material = \"glass\"", "material = \"sand\"");
+    assert!(e.contains("unknown material \"sand\""), "{e}");
+    let e = err("rate = 100.0", "rate = 100.0\ninterval = \"often\"");
+    assert!(
+        e.contains("insert[0].interval: expected an interval in seconds or \"auto\""),
+        "{e}"
+    );
+    let e = err("rate = 100.0", "rate = 100.0\ncount = 1.5");
+    assert!(
+        e.contains("insert[0].count: expected a non-negative integer"),
+        "{e}"
+    );
+    let e = err(
+        "max = [0.1, 0.1, 0.2] }",
+        "max = [0.1, 0.1, 0.2], radius = 0.01 }",
+    );
+    assert!(
+        e.contains("insert[0].region.radius: unknown key (known keys here: max, min)"),
+        "{e}"
+    );
+    let e = err(
+        "min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2]",
+        "centre = [0.0, 0.0, 0.0]",
+    );
+    assert!(
+        e.contains("insert[0].region.centre: unknown key (did you mean \"center\"?"),
+        "{e}"
+    );
+    let e = err(
+        "min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2]",
+        "center = [0.0, 0.0, 0.0], axis = [0.0, 0.0, 1.0], radius = 0.01",
+    );
+    assert!(e.contains("insert[0].region.length: missing key"), "{e}");
+    let e = err("min = [0.0, 0.0, 0.1], max = [0.1, 0.1, 0.2]", "");
+    assert!(e.contains("insert[0].region: expected { min"), "{e}");
+    let e =
+        parse("[[outlets]]\nname = 3\nregion = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1] }\n")
+            .unwrap_err();
+    assert!(e.contains("outlets[0].name: expected a string"), "{e}");
+}
