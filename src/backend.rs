@@ -94,6 +94,11 @@ pub enum RunErrorKind {
     ListTooLarge {
         entries: u64,
     },
+    /// Insertion would hold more particles than the list's indices (or
+    /// the GPU's buffers) allow (`particle` is meaningless then).
+    TooManyParticles {
+        count: u64,
+    },
 }
 
 /// A run that blew up: which step, which particle (by id), what.
@@ -107,13 +112,21 @@ pub struct RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "step {}: ", self.step)?;
-        if !matches!(self.kind, RunErrorKind::ListTooLarge { .. }) {
+        if !matches!(
+            self.kind,
+            RunErrorKind::ListTooLarge { .. } | RunErrorKind::TooManyParticles { .. }
+        ) {
             write!(f, "particle {}: ", self.particle)?;
         }
         match self.kind {
             RunErrorKind::ListTooLarge { entries } => write!(
                 f,
                 "the neighbour list needs {entries} entries, more than one storage binding of this GPU holds; lower [simulation] neighbour_skin or use --backend cpu"
+            ),
+            RunErrorKind::TooManyParticles { count } => write!(
+                f,
+                "insertion needs room for {count} particles, more than a run holds ({} at most); lower the [[insert]] rate or count",
+                crate::state::MAX_PARTICLES
             ),
             RunErrorKind::NonFinite => write!(
                 f,
@@ -130,6 +143,8 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+use crate::checkpoint::Saved;
+use crate::flow::FlowEvent;
 use crate::walls::{Pose, WallLoad};
 
 pub trait Backend {
@@ -150,6 +165,12 @@ pub trait Backend {
     /// Each scene wall's pose now and the load the particles put on it at
     /// the last step's contact stage (walls.csv, walls_NNNNN.vtu).
     fn walls(&mut self) -> Vec<(Pose, WallLoad)>;
+    /// The particles inserted and removed since the last call (each once).
+    fn flow_events(&mut self) -> Vec<FlowEvent>;
+    /// Particles present now.
+    fn particle_count(&mut self) -> u64;
+    /// Everything the next step depends on ([`crate::checkpoint`]).
+    fn save(&mut self) -> Saved;
 }
 
 /// How the neighbour list is doing (benchmarks print it).

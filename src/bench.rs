@@ -14,8 +14,8 @@
 //!   rest: a jammed random packing, periodic ([`settled_bed`]).
 //! - `chute`: a periodic inclined chute started as a dense shear flow
 //!   ([`chute_bed`]): the flowing bed possible without mesh walls.
-//! - `discharge`: the hook for a draining column, waiting on mesh walls
-//!   and insertion/removal ([`discharge_bed`]).
+//! - `discharge`: the hopper bed draining through its orifice into an
+//!   outlet while beads are poured back at the top ([`discharge_bed`]).
 //!
 //! Timings are medians over repeats of the timed block; nothing here asserts
 //! a speed.
@@ -37,8 +37,8 @@ pub enum Bed {
     Settled,
     /// A periodic inclined chute, sheared as it flows ([`chute_bed`]).
     Chute,
-    /// A column discharging through an outlet: the flowing bed users run.
-    /// Not built yet ([`discharge_bed`]).
+    /// The hopper draining through an outlet, refilled at the top: the
+    /// flowing bed users run ([`discharge_bed`]).
     Discharge,
     /// The `settled` packing in a conical hopper, analytic cone walls
     /// ([`hopper_bed`]).
@@ -414,15 +414,61 @@ pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
     s
 }
 
-/// `discharge`: the flowing bed users run, and the hook for it. It is to
-/// be the `settled` packing in a column or hopper draining through an
-/// outlet in its floor, the spheres that leave put back at the top so the
-/// count stays `n` and the timed steps see a steady discharge. That needs
-/// mesh walls (hopper, outlet) and particle insertion/removal, issues 14
-/// and 15; until they land this reports so and `talus bench` skips the
-/// row. When they do, this is the one function to write.
-pub fn discharge_bed(_n: usize, _seed: u64) -> Result<Scene, String> {
-    Err("needs mesh walls and particle insertion/removal at an outlet (issues 14/15)".into())
+/// `discharge`: the flowing bed users run. The `hopper` bed (analytic
+/// cone) under gravity with its floor taken away: the packing drains
+/// through the 12 R orifice into an outlet below it, and beads are poured
+/// back in at the top at the rate Beverloo gives for that orifice
+/// (C = 0.58, k = 1.5, bulk density 0.6 ρ), so the count stays near `n`
+/// and the timed steps see insertion, removal and a steady discharge.
+pub fn discharge_bed(n: usize, seed: u64) -> Result<Scene, String> {
+    use crate::scene::{Insert, InsertRate, Outlet, RadiusDist, Region, Shape};
+    let cell = cached_cell()?;
+    let mut s = hopper_bed(&cell, n, false);
+    s.name = format!("bed-discharge-{n}");
+    s.simulation.gravity = [0.0, 0.0, -9.81];
+    s.simulation.seed = seed;
+    // no floor: the orifice opens into the outlet
+    s.walls.retain(|w| !matches!(w.shape, Shape::Plane { .. }));
+    let (lo, hi) = (s.domain.min, s.domain.max);
+    s.domain.min[2] = -12.0 * R;
+    s.outlets.push(Outlet {
+        name: Some("orifice".into()),
+        region: Region::Box {
+            min: [lo[0], lo[1], -12.0 * R],
+            max: [hi[0], hi[1], -4.0 * R],
+        },
+    });
+    let rho = s.materials[0].density;
+    let (d, orifice) = (1.8 * R, 12.0 * R);
+    let w = 0.58 * 0.6 * rho * 9.81f64.sqrt() * (orifice - 1.5 * d).powf(2.5);
+    let m = rho * 4.0 / 3.0 * std::f64::consts::PI * (0.9 * R).powi(3);
+    let c = 0.5 * (lo[0] + hi[0]);
+    let top = s
+        .particles
+        .iter()
+        .map(|p| p.position[2])
+        .fold(0.0, f64::max);
+    s.domain.max[2] = s.domain.max[2].max(top + 14.0 * R);
+    s.inserts.push(Insert {
+        region: Region::Cylinder {
+            center: [c, c, top + 3.0 * R],
+            axis: [0.0, 0.0, 1.0],
+            radius: 0.35 * (hi[0] - lo[0]),
+            length: 8.0 * R,
+        },
+        rate: InsertRate::Count(w / m),
+        radius: RadiusDist::Uniform {
+            min: 0.8 * R,
+            max: R,
+        },
+        material: 0,
+        velocity: [0.0, 0.0, -0.2],
+        start: 0.0,
+        stop: None,
+        count: None,
+        interval: None,
+    });
+    Ok(s)
 }
 
 /// Version of the cached [`JammedCell`]: bump it when the cell's recipe
@@ -866,8 +912,13 @@ mod tests {
     }
 
     #[test]
-    fn discharge_bed_says_what_it_needs() {
-        let e = bed(Bed::Discharge, 1000, 1).unwrap_err();
-        assert!(e.contains("issues 14/15"), "{e}");
+    fn discharge_bed_drains_and_refills() {
+        let s = bed(Bed::Discharge, 2000, 1).unwrap();
+        s.validate().unwrap();
+        assert_eq!(s.outlets.len(), 1);
+        assert_eq!(s.inserts.len(), 1);
+        let plan = crate::flow::InsertPlan::new(&s);
+        let rate = plan.entries[0].rate;
+        assert!((1000.0..10000.0).contains(&rate), "{rate} beads/s");
     }
 }

@@ -9,7 +9,9 @@
 
 pub mod backend;
 pub mod bench;
+pub mod checkpoint;
 pub mod cpu;
+pub mod flow;
 pub mod gpu;
 pub mod grid;
 pub mod io;

@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
 
 mod bench_cmd;
 use talus::backend::Backend;
@@ -79,6 +81,14 @@ enum Command {
         /// Use the GPU adapter whose name contains this (see `talus info`).
         #[arg(long)]
         adapter: Option<String>,
+        /// Continue the run whose outputs are in this folder from its last
+        /// checkpoint, writing into it (--steps / --duration count from t = 0).
+        #[arg(long, value_name = "DIR", conflicts_with = "out")]
+        resume: Option<PathBuf>,
+        /// With --resume: accept a checkpoint written for another version of
+        /// the scene file.
+        #[arg(long, requires = "resume")]
+        force: bool,
     },
     /// List the GPU adapters with the limits that matter for talus.
     Info,
@@ -103,7 +113,8 @@ enum Command {
         /// particle), chute (a dense flow down a tilted periodic floor),
         /// hopper and hopper-mesh (that packing at rest in a conical
         /// hopper: analytic cone walls, or the cone as 10^4 triangles),
-        /// discharge (needs outlets: skipped for now).
+        /// discharge (the hopper draining into an outlet, refilled at the
+        /// top).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
         /// Where to write the table as JSON.
@@ -154,15 +165,19 @@ fn main() -> ExitCode {
             duration,
             quiet,
             adapter,
-        } => cmd_run(
-            &scene,
-            backend,
+            resume,
+            force,
+        } => cmd_run(RunArgs {
+            path: &scene,
+            choice: backend,
             out,
             steps,
             duration,
             quiet,
-            adapter.as_deref(),
-        ),
+            adapter: adapter.as_deref(),
+            resume,
+            force,
+        }),
         Command::Check { scene } => cmd_check(&scene),
         Command::Info => cmd_info(),
         Command::Validate { backend, full, out } => talus::validate::cli(&backend, full, &out),
@@ -225,37 +240,149 @@ fn load(path: &Path, steps: Option<u64>, duration: Option<f64>) -> Result<Scene,
     Ok(scene)
 }
 
-fn cmd_run(
-    path: &Path,
+struct RunArgs<'a> {
+    path: &'a Path,
     choice: BackendChoice,
     out: Option<PathBuf>,
     steps: Option<u64>,
     duration: Option<f64>,
     quiet: bool,
-    adapter: Option<&str>,
-) -> ExitCode {
-    let scene = match load(path, steps, duration) {
+    adapter: Option<&'a str>,
+    resume: Option<PathBuf>,
+    force: bool,
+}
+
+/// SIGINT and SIGTERM: the first asks the run to stop at the next chunk
+/// (the flag becomes the signal's number), a second exits at once.
+fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
+    let flag = Arc::new(AtomicI32::new(0));
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+            let f = flag.clone();
+            std::thread::spawn(move || {
+                for sig in signals.forever() {
+                    if f.load(Ordering::SeqCst) != 0 {
+                        eprintln!("\nsecond signal: exiting at once (the last checkpoint stays)");
+                        std::process::exit(128 + sig);
+                    }
+                    f.store(sig, Ordering::SeqCst);
+                    if !quiet {
+                        eprintln!(
+                            "\nstopping at the next chunk to write a checkpoint (send it again to quit at once)"
+                        );
+                    }
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = quiet;
+    flag
+}
+
+/// The scene file's hash, as checkpoints record it.
+fn file_hash(path: &Path) -> Result<String, String> {
+    std::fs::read(path)
+        .map(|b| talus::checkpoint::scene_hash(&b))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn cmd_run(a: RunArgs) -> ExitCode {
+    let path = a.path;
+    let scene = match load(path, a.steps, a.duration) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    for w in scene.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let hash = match file_hash(path) {
+        Ok(h) => h,
+        Err(e) => return fail(e),
+    };
+    // a resumed run: its checkpoint, checked against the scene
+    let ckpt = match &a.resume {
+        None => None,
+        Some(dir) => match talus::checkpoint::read(dir) {
+            Err(e) => return fail(e),
+            Ok((h, saved)) => {
+                if h.scene_hash != hash && !a.force {
+                    return fail(format!(
+                        "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",
+                        dir.display(),
+                        h.scene_file.as_deref().unwrap_or("(none)"),
+                        h.scene_hash,
+                        hash
+                    ));
+                }
+                if (h.dt - scene.dt()).abs() > 1e-12 * h.dt.abs() {
+                    return fail(format!(
+                        "{}: the checkpoint ran with dt = {:e} s, the scene now gives {:e} s; a run cannot change its time step midway",
+                        dir.display(),
+                        h.dt,
+                        scene.dt()
+                    ));
+                }
+                if saved.scalars.step >= scene.steps() {
+                    return fail(format!(
+                        "{}: the run is already at step {} (t = {:.4e} s), not before step {}: ask for more with --steps or --duration (they count from t = 0)",
+                        dir.display(),
+                        saved.scalars.step,
+                        saved.scalars.step as f64 * h.dt,
+                        scene.steps()
+                    ));
+                }
+                Some((dir.clone(), h, saved))
+            }
+        },
+    };
+    let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
+    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
     let cpu = |why: String| -> Result<(Box<dyn Backend>, String), String> {
-        Ok((Box::new(CpuBackend::new(&scene)?), why))
+        let b = match &ckpt {
+            Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+            None => CpuBackend::new(&scene)?,
+        };
+        Ok((Box::new(b), why))
+    };
+    let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
+        match &ckpt {
+            Some((_, _, _saved)) => {
+                Err::<GpuBackend, String>(format!("PENDING-GPU-RESTORE {}", ctx.info.name))
+            }
+            None => GpuBackend::new(&scene, ctx).map_err(|e| e.to_string()),
+        }
+    };
+    // a checkpoint resumes on the backend that wrote it unless told
+    let choice = match (a.choice, written_by.as_deref()) {
+        (BackendChoice::Auto, Some("cpu")) => BackendChoice::Cpu,
+        (BackendChoice::Auto, Some("gpu")) => BackendChoice::Gpu,
+        (c, _) => c,
     };
     let chosen = match choice {
         BackendChoice::Cpu => cpu(String::new()),
-        BackendChoice::Gpu => GpuContext::new(adapter)
-            .and_then(|ctx| GpuBackend::new(&scene, ctx))
+        BackendChoice::Gpu => GpuContext::new(a.adapter)
+            .map_err(|e| e.to_string())
+            .and_then(gpu)
             .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
-            .map_err(|e| format!("--backend gpu: {e}")),
-        BackendChoice::Auto => match GpuContext::new(adapter) {
+            .map_err(|e| {
+                if written_by.as_deref() == Some("gpu") && a.choice == BackendChoice::Auto {
+                    format!("the checkpoint was written by the GPU path (f32) and the GPU cannot continue it here ({e}); pass --backend cpu to continue on the CPU path (within tolerance, not bit for bit)")
+                } else {
+                    format!("--backend gpu: {e}")
+                }
+            }),
+        BackendChoice::Auto => match GpuContext::new(a.adapter) {
             // a software rasteriser (lavapipe) is slower than the CPU path
-            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && adapter.is_none() => {
+            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {
                 cpu(format!(
                     " (auto: the only GPU adapter, {}, is a software one)",
                     ctx.info.name
                 ))
             }
-            Ok(ctx) => GpuBackend::new(&scene, ctx)
+            Ok(ctx) => gpu(ctx)
                 .map(|b| (Box::new(b) as Box<dyn Backend>, " (auto)".to_string()))
                 .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
             Err(e) => cpu(format!(" (auto: {e})")),
@@ -265,6 +392,15 @@ fn cmd_run(
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    if let (Some(p), Some(by)) = (precision, &written_by) {
+        if by != backend.name() && !a.quiet {
+            eprintln!(
+                "note: continuing a {by} ({}) checkpoint on the {} path: the run goes on within the usual tolerances, not bit for bit",
+                p.name(),
+                backend.name()
+            );
+        }
+    }
     for (i, w) in scene.walls.iter().enumerate() {
         if let talus::scene::Shape::Mesh {
             file, degenerate, ..
@@ -279,34 +415,50 @@ fn cmd_run(
             }
         }
     }
-    let out_dir = out.unwrap_or_else(|| PathBuf::from("out").join(&scene.name));
+    let out_dir = match &ckpt {
+        Some((dir, _, _)) => dir.clone(),
+        None => a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("out").join(&scene.name)),
+    };
     let n_steps = scene.steps();
-    if !quiet {
+    let from = backend.steps_done();
+    if !a.quiet {
         eprintln!("backend: {} on {}{why}", backend.name(), backend.adapter());
         eprintln!(
-            "{}: {} particles, dt = {:.4e} s, {} steps ({:.4e} s), output every {} steps -> {}",
+            "{}: {} particles{}, dt = {:.4e} s, {} steps ({:.4e} s){}, output every {} steps -> {}",
             path.display(),
-            scene.particles.len(),
+            backend.particle_count(),
+            if scene.inserts.is_empty() {
+                String::new()
+            } else {
+                format!(" (+ {} [[insert]])", scene.inserts.len())
+            },
             scene.dt(),
             n_steps,
             n_steps as f64 * scene.dt(),
+            if from > 0 {
+                format!(", resumed at step {from}")
+            } else {
+                String::new()
+            },
             scene.output_every(),
             out_dir.display()
         );
     }
-    let cfg = RunConfig {
-        out_dir,
-        steps: n_steps,
-        output_every: scene.output_every(),
-        progress: if quiet {
-            Progress::Quiet
-        } else {
-            Progress::Auto
-        },
+    let progress = if a.quiet {
+        Progress::Quiet
+    } else {
+        Progress::Auto
     };
+    let mut cfg = RunConfig::new(&scene, out_dir, n_steps, progress);
+    cfg.scene_hash = hash;
+    cfg.resume = ckpt.map(|c| c.1.driver);
+    cfg.stop = Some(stop_flag(a.quiet));
     match run::run(&scene, backend.as_mut(), &cfg) {
         Ok(s) => {
-            if !quiet {
+            if !a.quiet {
                 eprintln!(
                     "done: {} steps in {:.2} s, {:.3e} particle-steps/s, max overlap {:.4} of the smaller radius, energy residual {:.2e} (relative); outputs in {}",
                     s.steps,
@@ -318,6 +470,35 @@ fn cmd_run(
                 );
             }
             ExitCode::SUCCESS
+        }
+        Err(RunFailure::Interrupted { signal, summary }) => {
+            let mut cmd = format!(
+                "talus run {} --resume {} --backend {}",
+                path.display(),
+                cfg.out_dir.display(),
+                summary.backend
+            );
+            if let Some(n) = a.steps {
+                cmd += &format!(" --steps {n}");
+            }
+            if let Some(t) = a.duration {
+                cmd += &format!(" --duration {t}");
+            }
+            if let Some(ad) = a.adapter {
+                cmd += &format!(" --adapter '{ad}'");
+            }
+            eprintln!(
+                "interrupted ({}) at step {} of {} (t = {:.4e} s); checkpoint, final.csv and summary.json written; resume with: {cmd}",
+                match signal {
+                    2 => "SIGINT".to_string(),
+                    15 => "SIGTERM".to_string(),
+                    s => format!("signal {s}"),
+                },
+                summary.steps,
+                n_steps,
+                summary.simulated_time
+            );
+            ExitCode::from((128 + signal).clamp(0, 255) as u8)
         }
         Err(RunFailure::Blowup(e, _)) => fail(format!(
             "run stopped at {e}; the last good state is in {}",
@@ -343,6 +524,9 @@ fn cmd_check(path: &Path) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    for w in scene.warnings() {
+        eprintln!("warning: {w}");
+    }
     // Written in one go, ignoring errors: `talus check scene | head` must not
     // panic on the closed pipe.
     let mut report = String::new();
@@ -363,8 +547,13 @@ fn cmd_check(path: &Path) -> ExitCode {
     // neighbour list: ~12–16 entries per particle in a dense bed (the
     // walls within reach are entries too); 64 B per wall primitive
     let walls = 64.0 * n_walls as f64;
-    let cpu_mem = n as f64 * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
-    let gpu_mem = n as f64 * talus::gpu::data::bytes_per_particle(16) as f64 + cells + walls;
+    // pouring: the most particles the run can hold (the rate's total, no
+    // removal counted), what memory is planned for
+    let plan = talus::flow::InsertPlan::new(&scene);
+    let poured = plan.max_inserted(steps);
+    let n_max = n as f64 + poured as f64;
+    let cpu_mem = n_max * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
+    let gpu_mem = n_max * talus::gpu::data::bytes_per_particle(16) as f64 + cells + walls;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {
@@ -375,7 +564,28 @@ fn cmd_check(path: &Path) -> ExitCode {
             .count();
         outln!("             {}: {k}", s.label);
     }
-    outln!("total mass   {:.6e} kg", scene.total_mass());
+    outln!("total mass   {:.6e} kg", scene.total_mass() + 0.0);
+    if !scene.inserts.is_empty() || !scene.outlets.is_empty() {
+        outln!("flow");
+        for l in scene.describe_flow() {
+            outln!("             {l}");
+        }
+    }
+    if !scene.inserts.is_empty() {
+        for (k, e) in plan.entries.iter().enumerate() {
+            outln!(
+                "             insert[{k}]: {:.4e} particles/s in batches every {} steps ({:.3e} s), {} particles by the end",
+                e.rate,
+                e.every,
+                e.every as f64 * dt,
+                plan.target_before(k, steps)
+            );
+        }
+        outln!(
+            "particles    at most {} at the end ({n} + {poured} poured, before any removal)",
+            n + poured as usize
+        );
+    }
     outln!(
         "radius       {rmin:.4e} .. {rmax:.4e} m (ratio {:.2})",
         rmax / rmin
@@ -429,8 +639,22 @@ fn cmd_check(path: &Path) -> ExitCode {
         human_bytes(gpu_mem)
     );
     outln!(
-        "work         {:.3e} particle-steps",
-        n as f64 * steps as f64
+        "work         {:.3e} particle-steps{}",
+        if poured > 0 {
+            0.5 * (n as f64 + n_max)
+        } else {
+            n as f64
+        } * steps as f64,
+        if poured > 0 {
+            " (pouring at a steady rate)"
+        } else {
+            ""
+        }
+    );
+    outln!(
+        "checkpoints  every {} s of wall clock, at the end and when interrupted ({} in the output folder)",
+        scene.simulation.checkpoint_interval,
+        talus::checkpoint::CHECKPOINT_FILE
     );
     use std::io::Write as _;
     let _ = std::io::stdout().write_all(report.as_bytes());

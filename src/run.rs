@@ -1,8 +1,14 @@
 //! The run driver: advances a backend, writes snapshots, the energy table,
-//! `final.csv` and `summary.json`, and shows progress. Backend-agnostic: it
-//! only reads back at output intervals.
+//! `walls.csv`, `flow.csv`, checkpoints, `final.csv` and `summary.json`,
+//! and shows progress. Backend-agnostic: it only reads back at output
+//! intervals and checkpoints. A run resumed from a checkpoint
+//! ([`RunConfig::resume`]) cuts every table back to the length it had at
+//! that checkpoint and continues it; a stop request ([`RunConfig::stop`],
+//! set by a signal) ends the run at the next chunk with a checkpoint.
 
 use crate::backend::{Backend, Diagnostics, RunError};
+use crate::checkpoint::{self, DriverState, Header};
+use crate::flow::{FlowTally, InsertPlan, OutletSet};
 use crate::io::walls::{WallSeries, WallsCsv, WriteError};
 use crate::io::{csv, vtk};
 use crate::scene::{ParticleInit, Scene};
@@ -10,6 +16,8 @@ use crate::state::Particles;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How progress is shown.
@@ -23,18 +31,69 @@ pub enum Progress {
 #[derive(Debug, Clone)]
 pub struct RunConfig {
     pub out_dir: PathBuf,
+    /// The step to run to, counted from t = 0 (a resumed run too).
     pub steps: u64,
     pub output_every: u64,
     pub progress: Progress,
+    /// Wall-clock seconds between checkpoints (one is also written at the
+    /// end and on a stop request).
+    pub checkpoint_interval: f64,
+    /// The scene file's hash for the checkpoint header
+    /// ([`checkpoint::scene_hash`]; empty for a scene built in code).
+    pub scene_hash: String,
+    /// Continue from this driver state (the backend was restored from the
+    /// same checkpoint).
+    pub resume: Option<DriverState>,
+    /// Becomes the signal's number when the run should stop (0: go on).
+    pub stop: Option<Arc<AtomicI32>>,
+}
+
+impl RunConfig {
+    /// A fresh run with checkpoints every `scene`'s interval and no stop
+    /// flag.
+    pub fn new(scene: &Scene, out_dir: PathBuf, steps: u64, progress: Progress) -> Self {
+        RunConfig {
+            out_dir,
+            steps,
+            output_every: scene.output_every(),
+            progress,
+            checkpoint_interval: scene.simulation.checkpoint_interval,
+            scene_hash: String::new(),
+            resume: None,
+            stop: None,
+        }
+    }
 }
 
 /// `summary.json`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
     pub scene: String,
+    /// "ok", "failed" or "interrupted".
     pub status: String,
     pub error: Option<String>,
+    /// Particles at the start (of the run, not of a resumed part).
     pub particles: usize,
+    /// Particles at the end.
+    pub particles_end: u64,
+    /// Particles poured in by `[[insert]]` and taken out by the outlets
+    /// and the open domain, since t = 0.
+    pub inserted: u64,
+    pub removed: u64,
+    pub inserted_mass: f64,
+    pub removed_mass: f64,
+    /// Per `[[insert]]` entry: particles asked for by its rate up to the
+    /// end and not placed (the region was full).
+    pub insert_shortfall: Vec<u64>,
+    /// Per outlet (the domain's boundary last): particles removed.
+    pub removed_by_outlet: Vec<(String, u64)>,
+    /// Step the run was resumed from (None: started at t = 0).
+    pub resumed_from: Option<u64>,
+    /// The checkpoint written at the end (None: none written), its size
+    /// (bytes) and the seconds taken to save and write it.
+    pub checkpoint: Option<String>,
+    pub checkpoint_bytes: u64,
+    pub checkpoint_seconds: f64,
     pub steps: u64,
     pub dt: f64,
     pub simulated_time: f64,
@@ -55,6 +114,11 @@ pub struct Summary {
 pub enum RunFailure {
     Io(std::io::Error, PathBuf),
     Blowup(RunError, Box<Summary>),
+    /// Stopped on request (signal `signal`), checkpoint written.
+    Interrupted {
+        signal: i32,
+        summary: Box<Summary>,
+    },
 }
 
 impl std::fmt::Display for RunFailure {
@@ -62,6 +126,9 @@ impl std::fmt::Display for RunFailure {
         match self {
             RunFailure::Io(e, p) => write!(f, "{}: {e}", p.display()),
             RunFailure::Blowup(e, _) => write!(f, "run stopped at {e}"),
+            RunFailure::Interrupted { signal, summary } => {
+                write!(f, "interrupted (signal {signal}) at step {}", summary.steps)
+            }
         }
     }
 }
@@ -103,14 +170,17 @@ struct Reporter {
     start: Instant,
     last_plain: Instant,
     total: u64,
-    n: usize,
+    /// The step the run (or its resumed part) started from.
+    first: u64,
 }
 
 impl Reporter {
-    fn new(progress: Progress, total: u64, n: usize) -> Self {
+    fn new(progress: Progress, total: u64, first: u64) -> Self {
         let quiet = progress == Progress::Quiet;
         let plain = !std::io::stderr().is_terminal();
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        bar.set_position(first);
+        bar.reset_eta();
         bar.set_style(
             ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:30}] {pos}/{len} steps, ETA {eta} {msg}",
@@ -126,20 +196,21 @@ impl Reporter {
             start: Instant::now(),
             last_plain: Instant::now(),
             total,
-            n,
+            first,
         }
     }
 
-    fn update(&mut self, done: u64) {
+    fn update(&mut self, done: u64, particle_steps: f64) {
         if self.quiet {
             return;
         }
         let el = self.start.elapsed();
-        let rate = self.n as f64 * done as f64 / el.as_secs_f64().max(1e-9);
+        let rate = particle_steps / el.as_secs_f64().max(1e-9);
         if self.plain {
             if el > Duration::from_secs(1) && self.last_plain.elapsed() >= Duration::from_secs(5) {
                 self.last_plain = Instant::now();
-                let eta = el.as_secs_f64() * (self.total - done) as f64 / done.max(1) as f64;
+                let eta = el.as_secs_f64() * (self.total - done) as f64
+                    / done.saturating_sub(self.first).max(1) as f64;
                 eprintln!(
                     "step {done}/{} ({:.0}%), {:.1} s elapsed, ETA {:.0} s, {:.3e} particle-steps/s",
                     self.total,
@@ -166,8 +237,46 @@ impl Reporter {
     }
 }
 
-/// Runs `cfg.steps` steps of `scene` on `backend`, writing outputs into
-/// `cfg.out_dir`.
+/// What a checkpoint's header needs besides the backend.
+fn header(
+    scene: &Scene,
+    cfg: &RunConfig,
+    b: &dyn Backend,
+    saved: &checkpoint::Saved,
+    driver: DriverState,
+) -> Header {
+    Header {
+        talus: env!("CARGO_PKG_VERSION").to_string(),
+        scene: scene.name.clone(),
+        scene_file: scene.file.as_ref().map(|f| f.display().to_string()),
+        scene_hash: cfg.scene_hash.clone(),
+        backend: b.name().to_string(),
+        adapter: b.adapter(),
+        dt: scene.dt(),
+        state: saved.scalars.clone(),
+        driver,
+    }
+}
+
+/// Cuts `path` back to `len` bytes (a resumed run's table).
+fn cut_back(path: &Path, len: u64) -> Result<(), RunFailure> {
+    let f = io(std::fs::OpenOptions::new().write(true).open(path), path)?;
+    io(f.set_len(len), path)
+}
+
+/// Bytes in `path` now (0 when missing).
+fn file_len(path: &Path) -> u64 {
+    std::fs::metadata(path).map_or(0, |m| m.len())
+}
+
+/// The tables whose length a checkpoint keeps.
+const TABLES: [&str; 3] = ["energy.csv", "walls.csv", "flow.csv"];
+
+/// `flow.csv`'s header: cumulative removals per outlet.
+pub const FLOW_CSV_HEADER: &str = "t,outlet,count,mass";
+
+/// Runs `scene` on `backend` up to step `cfg.steps`, writing outputs into
+/// `cfg.out_dir` (continuing them when `cfg.resume` is given).
 pub fn run(
     scene: &Scene,
     backend: &mut dyn Backend,
@@ -175,19 +284,46 @@ pub fn run(
 ) -> Result<Summary, RunFailure> {
     let out = &cfg.out_dir;
     io(std::fs::create_dir_all(out), out)?;
-    let n = scene.particles.len();
+    let n0 = scene.particles.len();
     let dt = scene.dt();
     let every = cfg.output_every.max(1);
+    let resumed = cfg.resume.clone();
+    let mut st = resumed.clone().unwrap_or_else(|| DriverState {
+        flow: FlowTally::new(scene.inserts.len(), scene.outlets.len()),
+        ..Default::default()
+    });
+    let first_step = backend.steps_done();
+    // the tables: cut back to the checkpoint and appended to, or new
+    let open_table = |name: &str, header: &str| -> Result<std::fs::File, RunFailure> {
+        let path = out.join(name);
+        match &resumed {
+            Some(r) => {
+                let len = r.tables.iter().find(|t| t.0 == name).map_or(0, |t| t.1);
+                if len > 0 && path.exists() {
+                    cut_back(&path, len)?;
+                    io(std::fs::OpenOptions::new().append(true).open(&path), &path)
+                } else {
+                    let mut f = io(std::fs::File::create(&path), &path)?;
+                    io(writeln!(f, "{header}"), &path)?;
+                    Ok(f)
+                }
+            }
+            None => {
+                let mut f = io(std::fs::File::create(&path), &path)?;
+                io(writeln!(f, "{header}"), &path)?;
+                Ok(f)
+            }
+        }
+    };
     let energy_path = out.join("energy.csv");
-    let mut energy = io(std::fs::File::create(&energy_path), &energy_path)?;
-    io(
-        writeln!(
-            energy,
-            "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,residual"
-        ),
-        &energy_path,
+    let mut energy = open_table(
+        "energy.csv",
+        "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,residual",
     )?;
-    let mut pvd: Vec<(f64, String)> = Vec::new();
+    let flow_path = out.join("flow.csv");
+    let mut flow_csv = open_table("flow.csv", FLOW_CSV_HEADER)?;
+    let outlets = OutletSet::new(scene);
+    let plan = InsertPlan::new(scene);
     let pvd_path = out.join("particles.pvd");
     let mut last_good = backend.snapshot();
     let write_snapshot = |p: &Particles<f64>,
@@ -201,14 +337,27 @@ pub fn run(
         pvd.push((t, name));
         io(vtk::write_pvd(&pvd_path, pvd), &pvd_path)
     };
-    write_snapshot(&last_good, 0, 0.0, &mut pvd)?;
     // the walls: their loads beside the energy rows (walls.csv), their
     // geometry at its pose beside each particle snapshot (walls.pvd)
+    let walls_csv_path = out.join("walls.csv");
     let mut walls_out = if scene.walls.is_empty() {
         None
     } else {
-        let csv = wio(WallsCsv::for_walls(&out.join("walls.csv"), &scene.walls))?;
-        Some((csv, WallSeries::new(out, &scene.walls, &scene.domain)))
+        let mut series = WallSeries::new(out, &scene.walls, &scene.domain);
+        let csv = match &resumed {
+            Some(r) if walls_csv_path.exists() => {
+                let len = r
+                    .tables
+                    .iter()
+                    .find(|t| t.0 == "walls.csv")
+                    .map_or(0, |t| t.1);
+                cut_back(&walls_csv_path, len)?;
+                series.resume(r.walls_pvd.clone());
+                wio(WallsCsv::append(&walls_csv_path, &scene.walls))?
+            }
+            _ => wio(WallsCsv::for_walls(&walls_csv_path, &scene.walls))?,
+        };
+        Some((csv, series))
     };
     let write_walls = |series: &mut WallSeries,
                        b: &mut dyn Backend,
@@ -220,44 +369,99 @@ pub fn run(
             poses[w].0.to_world(glam::DVec3::from(p)).to_array()
         }))
     };
-    if let Some((_, series)) = walls_out.as_mut() {
-        write_walls(series, backend, 0, 0.0)?;
+    if resumed.is_none() {
+        st.snapshot_k = 1;
+        write_snapshot(&last_good, 0, 0.0, &mut st.pvd)?;
+        if let Some((_, series)) = walls_out.as_mut() {
+            write_walls(series, backend, 0, 0.0)?;
+        }
+    } else {
+        io(vtk::write_pvd(&pvd_path, &st.pvd), &pvd_path)?;
     }
 
-    let mut rep = Reporter::new(cfg.progress, cfg.steps, n);
+    let mut rep = Reporter::new(cfg.progress, cfg.steps, first_step);
     let start = Instant::now();
-    let mut e0: Option<(f64, f64)> = None;
+    let wall_before = st.wall_seconds;
     let mut last_diag = Diagnostics::default();
-    let mut residual_ratio = 0.0;
     let mut chunk = 1u64;
-    let mut next_row = 0u64; // step index of the next energy row
-    let mut snapshot_k = 1usize;
     let mut failure: Option<RunError> = None;
+    let mut stop_signal = 0;
+    let mut particle_steps = 0.0;
+    let mut last_checkpoint = Instant::now();
+    let mut told_short = vec![false; scene.inserts.len()];
+    let mut told_domain = st.flow.removed[outlets.domain()].count;
+    let mut pre_end: Option<DriverState> = None;
+    let tables_now = || -> Vec<(String, u64)> {
+        TABLES
+            .iter()
+            .map(|t| (t.to_string(), file_len(&out.join(t))))
+            .collect()
+    };
+    let save = |b: &mut dyn Backend, st: &DriverState| -> Result<(u64, f64), RunFailure> {
+        let t = Instant::now();
+        let saved = b.save();
+        let h = header(scene, cfg, b, &saved, st.clone());
+        let bytes = io(checkpoint::write(out, &h, &saved), out)?;
+        Ok((bytes, t.elapsed().as_secs_f64()))
+    };
     while backend.steps_done() < cfg.steps {
         let done = backend.steps_done();
         // run up to the step after which the next energy row is due
-        let target = (next_row + 1).min(cfg.steps);
-        let todo = chunk.min(target - done).max(1);
+        let target = (st.next_row + 1).min(cfg.steps);
+        let todo = chunk.min(target.saturating_sub(done)).max(1);
         let t0 = Instant::now();
-        if let Err(e) = backend.advance(todo) {
+        let n_before = backend.particle_count();
+        let res = backend.advance(todo);
+        let mut events = backend.flow_events();
+        st.flow.add(&mut events);
+        if let Err(e) = res {
             failure = Some(e);
             break;
         }
+        particle_steps += n_before as f64 * todo as f64;
         if t0.elapsed() < Duration::from_millis(100) {
             chunk = (chunk * 2).min(1 << 20);
         } else if chunk > 1 {
             chunk /= 2;
         }
         let done = backend.steps_done();
-        let at_row = done == next_row + 1;
+        // a region too full to place what the rate asks: said once per entry
+        for (k, told) in told_short.iter_mut().enumerate() {
+            let asked = plan.target_before(k, done);
+            let placed = st.flow.inserted[k].count;
+            if placed < asked && !*told {
+                *told = true;
+                if cfg.progress != Progress::Quiet {
+                    eprintln!(
+                        "insert[{k}]: the region is too full: {placed} of {asked} particles placed by t = {:.4e} s (the shortfall is made up when room appears; summary.json reports what is left)",
+                        done as f64 * dt
+                    );
+                }
+            } else if placed >= asked {
+                *told = false;
+            }
+        }
+        let at_row = done == st.next_row + 1;
         let at_end = done == cfg.steps;
+        if at_end && !at_row {
+            // the outputs of the end alone: a run resumed from this end's
+            // checkpoint writes over them, so its tables and snapshots are
+            // those of a run that went straight on
+            let mut before = st.clone();
+            before.tables = tables_now();
+            pre_end = Some(before);
+        }
         if at_row || at_end {
             let d = backend.diagnostics();
             let total = d.total();
             let moving = d.kinetic_translational + d.kinetic_rotational + d.elastic;
-            let (e_ref, moving0) = *e0.get_or_insert((total, moving));
-            let residual = total - e_ref;
-            residual_ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
+            // particles brought in or taken out carry their energy: the
+            // balance counts what is present against its reference plus
+            // what came in minus what went out
+            let own = total - st.flow.net_energy();
+            let (e_ref, moving0) = *st.e0.get_or_insert((own, moving));
+            let residual = own - e_ref;
+            st.residual_ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
             last_diag = d;
             let t = (done - 1) as f64 * dt;
             io(
@@ -274,39 +478,116 @@ pub fn run(
                 &energy_path,
             )?;
             io(energy.flush(), &energy_path)?;
+            let mut rows = String::new();
+            for (name, c) in outlets.names.iter().zip(&st.flow.removed) {
+                rows += &format!("{t:e},{name},{},{:e}\n", c.count, c.mass);
+            }
+            io(flow_csv.write_all(rows.as_bytes()), &flow_path)?;
+            io(flow_csv.flush(), &flow_path)?;
+            let gone = st.flow.removed[outlets.domain()].count;
+            if gone > told_domain && cfg.progress != Progress::Quiet {
+                eprintln!(
+                    "{} particles left the open domain and were removed by t = {:.4e} s (flow.csv, outlet \"domain\")",
+                    gone - told_domain,
+                    done as f64 * dt
+                );
+                told_domain = gone;
+            }
             if let Some((csv, _)) = walls_out.as_mut() {
                 let loads: Vec<_> = backend.walls().iter().map(|w| w.1).collect();
                 wio(csv.row(t, &loads))?;
             }
             if done > 1 || at_end {
                 last_good = backend.snapshot();
-                write_snapshot(&last_good, snapshot_k, done as f64 * dt, &mut pvd)?;
+                write_snapshot(&last_good, st.snapshot_k, done as f64 * dt, &mut st.pvd)?;
                 if let Some((_, series)) = walls_out.as_mut() {
-                    write_walls(series, backend, snapshot_k, done as f64 * dt)?;
+                    write_walls(series, backend, st.snapshot_k, done as f64 * dt)?;
+                    st.walls_pvd = series.entries().to_vec();
                 }
-                snapshot_k += 1;
+                st.snapshot_k += 1;
             }
-            next_row += every;
+            st.next_row += every;
         }
-        rep.update(done);
+        rep.update(done, particle_steps);
+        if let Some(flag) = &cfg.stop {
+            stop_signal = flag.load(Ordering::SeqCst);
+            if stop_signal != 0 {
+                break;
+            }
+        }
+        if last_checkpoint.elapsed().as_secs_f64() >= cfg.checkpoint_interval && !at_end {
+            st.tables = tables_now();
+            st.wall_seconds = wall_before + start.elapsed().as_secs_f64();
+            save(backend, &st)?;
+            last_checkpoint = Instant::now();
+        }
     }
     rep.finish();
     let wall = start.elapsed().as_secs_f64();
     let done = backend.steps_done();
+    st.wall_seconds = wall_before + wall;
+    // the end (or the stop) gets a checkpoint; a failed run keeps its
+    // last good one
+    let mut ckpt = None;
+    let mut ckpt_cost = (0, 0.0);
+    if failure.is_none() {
+        st.tables = tables_now();
+        let mut at = pre_end.take().unwrap_or_else(|| st.clone());
+        at.wall_seconds = st.wall_seconds;
+        at.flow = st.flow.clone();
+        at.residual_ratio = st.residual_ratio;
+        ckpt_cost = save(backend, &at)?;
+        ckpt = Some(out.join(checkpoint::CHECKPOINT_FILE).display().to_string());
+    }
+    let ins = st.flow.inserted_total();
+    let rem = st.flow.removed_total();
+    let particles_end = if failure.is_some() {
+        last_good.len() as u64
+    } else {
+        backend.particle_count()
+    };
     let summary = Summary {
         scene: scene.name.clone(),
-        status: if failure.is_some() { "failed" } else { "ok" }.into(),
+        status: if failure.is_some() {
+            "failed"
+        } else if stop_signal != 0 {
+            "interrupted"
+        } else {
+            "ok"
+        }
+        .into(),
         error: failure.map(|e| e.to_string()),
-        particles: n,
+        particles: n0,
+        particles_end,
+        inserted: ins.count,
+        removed: rem.count,
+        inserted_mass: ins.mass,
+        removed_mass: rem.mass,
+        insert_shortfall: (0..scene.inserts.len())
+            .map(|k| {
+                plan.target_before(k, done)
+                    .saturating_sub(st.flow.inserted[k].count)
+            })
+            .collect(),
+        removed_by_outlet: outlets
+            .names
+            .iter()
+            .zip(&st.flow.removed)
+            .map(|(n, c)| (n.clone(), c.count))
+            .collect(),
+        resumed_from: resumed.as_ref().map(|_| first_step),
+        checkpoint: ckpt,
+        checkpoint_bytes: ckpt_cost.0,
+        checkpoint_seconds: ckpt_cost.1,
         steps: done,
         dt,
         simulated_time: done as f64 * dt,
-        wall_seconds: wall,
-        particle_steps_per_second: n as f64 * done as f64 / wall.max(1e-9),
+        wall_seconds: st.wall_seconds,
+        particle_steps_per_second: particle_steps / wall.max(1e-9),
         backend: backend.name().into(),
         adapter: backend.adapter(),
         max_overlap_ratio: backend.max_overlap_ratio(),
-        energy_residual_relative: residual_ratio,
+        energy_residual_relative: st.residual_ratio,
         final_energy: last_diag,
     };
     // On failure the last good state is the last snapshot taken.
@@ -325,6 +606,10 @@ pub fn run(
     io(std::fs::write(&sum_path, json + "\n"), &sum_path)?;
     match failure {
         Some(e) => Err(RunFailure::Blowup(e, Box::new(summary))),
+        None if stop_signal != 0 => Err(RunFailure::Interrupted {
+            signal: stop_signal,
+            summary: Box::new(summary),
+        }),
         None => Ok(summary),
     }
 }

@@ -678,12 +678,8 @@ fn blowup_stops_and_keeps_last_good_state() {
     );
     let out = std::env::temp_dir().join(format!("talus-blowup-{}", std::process::id()));
     let mut b = CpuBackend::new(&scene).unwrap();
-    let cfg = RunConfig {
-        out_dir: out.clone(),
-        steps: 200,
-        output_every: 1,
-        progress: Progress::Quiet,
-    };
+    let mut cfg = RunConfig::new(&scene, out.clone(), 200, Progress::Quiet);
+    cfg.output_every = 1;
     let err = match run(&scene, &mut b, &cfg) {
         Err(RunFailure::Blowup(e, summary)) => {
             assert_eq!(summary.status, "failed");

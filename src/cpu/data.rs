@@ -4,8 +4,10 @@
 
 use super::law::LawParams;
 use crate::backend::StageTimes;
+use crate::flow::{FlowEvent, InsertPlan, OutletSet};
 use crate::grid::Grid;
 use crate::pair::PairTable;
+use crate::scene::Scene;
 use crate::state::{Motion, Particles};
 use crate::walls::WallSet;
 
@@ -80,4 +82,28 @@ pub struct Step {
     pub stage_seconds: StageTimes,
     /// The id the next inserted particle gets (ids are never reused).
     pub next_id: u32,
+    /// Insertion and outlets (`cpu/flow.rs`).
+    pub flow: CpuFlow,
+}
+
+/// The CPU's insertion and outlet state.
+#[derive(Debug, Clone)]
+pub struct CpuFlow {
+    pub plan: InsertPlan,
+    pub outlets: OutletSet,
+    /// Particles each `[[insert]]` entry has inserted so far.
+    pub inserted: Vec<u64>,
+    /// Events not yet handed out.
+    pub events: Vec<FlowEvent>,
+}
+
+impl CpuFlow {
+    pub fn new(scene: &Scene) -> Self {
+        CpuFlow {
+            plan: InsertPlan::new(scene),
+            outlets: OutletSet::new(scene),
+            inserted: vec![0; scene.inserts.len()],
+            events: Vec::new(),
+        }
+    }
 }

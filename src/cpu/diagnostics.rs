@@ -10,37 +10,51 @@ use super::data::Step;
 use crate::backend::Diagnostics;
 
 pub fn diagnostics(st: &Step) -> Diagnostics {
-    let dt = st.law.dt;
     let g = st.gravity_now();
-    let p = &st.particles;
-    let w = &st.work;
     let mut d = Diagnostics::default();
-    for i in 0..p.len() {
-        let mo = w.motion[i];
-        let (inv_m, inv_i) = (mo[0][3], mo[1][3]);
-        let f = w.force[i];
-        let t = w.torque[i];
-        let m = 1.0 / inv_m;
-        let inertia = 1.0 / inv_i;
-        let mut v2 = 0.0;
-        let mut w2 = 0.0;
-        let mut gx = 0.0;
-        for k in 0..3 {
-            let a = f[k] * inv_m + g[k];
-            let v_half = mo[2][k];
-            let vn = v_half - 0.5 * dt * a;
-            let wn = mo[3][k] - 0.5 * dt * t[k] * inv_i;
-            let xn = p.pos_rad[i][k] - v_half * dt;
-            v2 += vn * vn;
-            w2 += wn * wn;
-            gx += g[k] * xn;
-        }
-        d.kinetic_translational += 0.5 * m * v2;
-        d.kinetic_rotational += 0.5 * inertia * w2;
-        d.potential -= m * gx;
-        d.elastic += f[3];
-        d.dissipated += p.dissipated[i];
-        d.max_speed = d.max_speed.max(v2.sqrt());
+    for i in 0..st.particles.len() {
+        let e = particle_energy(st, i, g);
+        d.kinetic_translational += e.kinetic_translational;
+        d.kinetic_rotational += e.kinetic_rotational;
+        d.potential += e.potential;
+        d.elastic += e.elastic;
+        d.dissipated += e.dissipated;
+        d.max_speed = d.max_speed.max(e.max_speed);
     }
     d
+}
+
+/// Particle `i`'s share of [`diagnostics`] in gravity `g` (its speed in
+/// `max_speed`): what the run's energy total loses when an outlet takes it.
+pub fn particle_energy(st: &Step, i: usize, g: [f64; 3]) -> Diagnostics {
+    let dt = st.law.dt;
+    let p = &st.particles;
+    let w = &st.work;
+    let mo = w.motion[i];
+    let (inv_m, inv_i) = (mo[0][3], mo[1][3]);
+    let f = w.force[i];
+    let t = w.torque[i];
+    let m = 1.0 / inv_m;
+    let inertia = 1.0 / inv_i;
+    let mut v2 = 0.0;
+    let mut w2 = 0.0;
+    let mut gx = 0.0;
+    for k in 0..3 {
+        let a = f[k] * inv_m + g[k];
+        let v_half = mo[2][k];
+        let vn = v_half - 0.5 * dt * a;
+        let wn = mo[3][k] - 0.5 * dt * t[k] * inv_i;
+        let xn = p.pos_rad[i][k] - v_half * dt;
+        v2 += vn * vn;
+        w2 += wn * wn;
+        gx += g[k] * xn;
+    }
+    Diagnostics {
+        kinetic_translational: 0.5 * m * v2,
+        kinetic_rotational: 0.5 * inertia * w2,
+        potential: -(m * gx),
+        elastic: f[3],
+        dissipated: p.dissipated[i],
+        max_speed: v2.sqrt(),
+    }
 }

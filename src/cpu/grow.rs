@@ -35,7 +35,7 @@ impl Step {
         let ids = self.next_id..self.next_id + k as u32;
         let mut add = add.clone();
         add.id = ids.clone().collect();
-        let motion = add.initial_motion(self.gravity, self.law.dt);
+        let motion = add.initial_motion(self.gravity_now(), self.law.dt);
         let p = &mut self.particles;
         p.pos_rad.extend_from_slice(&add.pos_rad);
         p.vel_invm.extend_from_slice(&add.vel_invm);

@@ -10,6 +10,7 @@
 //! | `data.rs` | `Step` (parameters + arrays), `Work` |
 //! | `step.rs` | the driver (`Step::step`) and `CpuBackend` |
 //! | `grow.rs` | inserting and removing particles (`Step::insert`, `Step::remove`) |
+//! | `flow.rs` | pouring and outlets: the batches due inserted at a step's start, the particles outlets take removed at its end (`CpuFlow`) |
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
 //! | `bin.rs`, `sort.rs`, `neighbours.rs`, `contacts.rs`, `integrate.rs`, `diagnostics.rs` | the stages |
@@ -19,11 +20,13 @@ pub mod bin;
 pub mod contacts;
 pub mod data;
 pub mod diagnostics;
+pub mod flow;
 pub mod grow;
 pub mod integrate;
 pub mod lanes;
 pub mod law;
 pub mod neighbours;
+pub mod save;
 pub mod sort;
 pub mod step;
 pub mod wall_contacts;

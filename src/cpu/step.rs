@@ -51,6 +51,7 @@ impl Step {
             builds: 0,
             stage_seconds: Default::default(),
             next_id: n as u32,
+            flow: super::data::CpuFlow::new(scene),
         })
     }
 
@@ -194,6 +195,13 @@ impl Step {
     /// velocities are left as they were (the driver keeps the last good
     /// snapshot).
     pub fn step(&mut self) -> Result<(), RunError> {
+        if let Err(count) = self.insert_due() {
+            return Err(RunError {
+                step: self.step,
+                particle: u32::MAX,
+                kind: RunErrorKind::TooManyParticles { count },
+            });
+        }
         if self.rebuild {
             self.timed(Stage::Bin, Step::bin_stage);
             self.timed(Stage::Sort, Step::sort_stage);
@@ -220,6 +228,9 @@ impl Step {
         let t = self.step as f64 * self.law.dt;
         let walls_moved = self.walls.advance(t, self.law.dt, 0.5 * self.skin);
         self.rebuild = done.rebuild || walls_moved;
+        // outlets and the open domain take their particles (the list stays
+        // valid); insertion comes at the next step's start
+        self.drain_outlets();
         Ok(())
     }
 }
@@ -236,6 +247,13 @@ impl CpuBackend {
             st: Step::new(scene)?,
             threads: rayon::current_num_threads(),
         })
+    }
+
+    /// Continues a saved run of `scene` (either backend's checkpoint).
+    pub fn restore(scene: &Scene, saved: &crate::checkpoint::Saved) -> Result<Self, String> {
+        let mut b = Self::new(scene)?;
+        b.st.restore(saved)?;
+        Ok(b)
     }
 }
 
@@ -276,6 +294,18 @@ impl Backend for CpuBackend {
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
         let b = &self.st.walls.bodies;
         b.iter().map(|b| (b.pose, b.load)).collect()
+    }
+
+    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        std::mem::take(&mut self.st.flow.events)
+    }
+
+    fn particle_count(&mut self) -> u64 {
+        self.st.particles.len() as u64
+    }
+
+    fn save(&mut self) -> crate::checkpoint::Saved {
+        self.st.save()
     }
 
     fn list_stats(&mut self) -> ListStats {

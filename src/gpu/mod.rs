@@ -722,6 +722,18 @@ impl Backend for GpuBackend {
             .collect()
     }
 
+    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        Vec::new()
+    }
+
+    fn particle_count(&mut self) -> u64 {
+        self.data.n
+    }
+
+    fn save(&mut self) -> crate::checkpoint::Saved {
+        unimplemented!("GPU checkpoint")
+    }
+
     fn list_stats(&mut self) -> ListStats {
         let c = self.ctl();
         let d = &self.data;

@@ -77,6 +77,21 @@ impl WallsCsv {
         })
     }
 
+    /// Opens `path` to append rows after those already there (a resumed
+    /// run: the caller has cut it back to its last checkpoint's length).
+    pub fn append(path: &Path, walls: &[Wall]) -> Result<WallsCsv, WriteError> {
+        let f = std::fs::OpenOptions::new().append(true).open(path);
+        Ok(WallsCsv {
+            path: path.to_path_buf(),
+            names: walls
+                .iter()
+                .enumerate()
+                .map(|(i, w)| csv_field(&w.label(i)))
+                .collect(),
+            out: std::io::BufWriter::new(at_path(f, path)?),
+        })
+    }
+
     /// [`create`](Self::create) with the scene walls' labels.
     pub fn for_walls(path: &Path, walls: &[Wall]) -> Result<WallsCsv, WriteError> {
         let names = walls.iter().enumerate().map(|(i, w)| w.label(i)).collect();
@@ -325,6 +340,16 @@ impl WallSeries {
                 .collect(),
             pvd: Vec::new(),
         }
+    }
+
+    /// `walls.pvd`'s entries so far (a checkpoint keeps them).
+    pub fn entries(&self) -> &[(f64, String)] {
+        &self.pvd
+    }
+
+    /// Continues a series whose `walls.pvd` listed `entries`.
+    pub fn resume(&mut self, entries: Vec<(f64, String)>) {
+        self.pvd = entries;
     }
 
     /// The body-frame triangles, per wall.

@@ -1,0 +1,153 @@
+//! Particles in and out on the CPU path (the twin of the GPU's insertion
+//! kernels in `shaders/flow.wgsl` and the outlet test in
+//! `shaders/integrate.wgsl`):
+//!
+//! - at the end of a step, every particle whose centre is in an outlet or
+//!   has left the open domain is removed ([`Step::remove`]: the list stays
+//!   valid);
+//! - at the start of a step, the batches of `flow::InsertPlan` due then
+//!   are accepted by the rule of `flow::plan` (in order, no overlap with a
+//!   particle present, up to the entry's target) and appended
+//!   ([`Step::insert`]: the step rebuilds the list).
+//!
+//! Each particle in or out is a [`FlowEvent`] kept in `CpuFlow::events`
+//! until the backend hands them to the run driver (`data::CpuFlow`).
+
+use super::data::Step;
+use super::diagnostics::particle_energy;
+use crate::flow::{FlowEvent, FlowKind};
+use crate::state::Particles;
+use std::collections::{HashMap, HashSet};
+
+impl Step {
+    /// Removes the particles the outlets take (their centre now), with an
+    /// event each (energy as the diagnostics would count it now).
+    pub fn drain_outlets(&mut self) {
+        let outlets = &self.flow.outlets;
+        let taken: Vec<(usize, usize)> = self
+            .particles
+            .pos_rad
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| outlets.which([p[0], p[1], p[2]]).map(|k| (i, k)))
+            .collect();
+        if taken.is_empty() {
+            return;
+        }
+        let g = self.gravity_now();
+        let mut ids = HashSet::new();
+        for &(i, k) in &taken {
+            let e = particle_energy(self, i, g);
+            let id = self.particles.id[i];
+            ids.insert(id);
+            self.flow.events.push(FlowEvent {
+                step: self.step,
+                id,
+                kind: FlowKind::Removed(k),
+                mass: 1.0 / self.particles.vel_invm[i][3],
+                energy: e.total(),
+            });
+        }
+        self.remove(&ids);
+    }
+
+    /// Inserts the batches due at the start of this step; Err(count) when
+    /// the particles would exceed `state::MAX_PARTICLES`.
+    pub fn insert_due(&mut self) -> Result<(), u64> {
+        let due = self.flow.plan.schedule(self.step, self.step + 1);
+        for at in due {
+            let batch = self.flow.plan.batch(at);
+            let want = at.target.saturating_sub(self.flow.inserted[at.entry]);
+            let c = &batch.candidates;
+            let accepted = accept(&self.particles, c, want as usize);
+            if accepted.is_empty() {
+                continue;
+            }
+            let mut add = Particles::<f64> {
+                pos_rad: Vec::new(),
+                vel_invm: Vec::new(),
+                omega_invi: Vec::new(),
+                material: Vec::new(),
+                id: Vec::new(),
+                dissipated: Vec::new(),
+            };
+            for &i in &accepted {
+                add.pos_rad.push(c.pos_rad[i]);
+                add.vel_invm.push(c.vel_invm[i]);
+                add.omega_invi.push(c.omega_invi[i]);
+                add.material.push(c.material[i]);
+                add.id.push(0);
+                add.dissipated.push(0.0);
+            }
+            let count = (self.particles.len() + add.len()) as u64;
+            let ids = self.insert(&add).map_err(|_| count)?;
+            for (&i, id) in accepted.iter().zip(ids) {
+                self.flow.events.push(FlowEvent {
+                    step: self.step,
+                    id,
+                    kind: FlowKind::Inserted(at.entry),
+                    mass: 1.0 / c.vel_invm[i][3],
+                    energy: batch.energy[i],
+                });
+            }
+            self.flow.inserted[at.entry] += accepted.len() as u64;
+        }
+        Ok(())
+    }
+}
+
+/// The candidates accepted, in order: at most `want`, each at least
+/// r_c + r_j from every particle of `present` (f64).
+pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> Vec<usize> {
+    if want == 0 || cand.is_empty() {
+        return Vec::new();
+    }
+    // the present particles near the candidates, hashed in cells of the
+    // largest reach
+    let r_max = |p: &Particles<f64>| p.pos_rad.iter().map(|x| x[3]).fold(0.0, f64::max);
+    let cell = (r_max(present) + r_max(cand)).max(1e-300);
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for x in &cand.pos_rad {
+        for k in 0..3 {
+            lo[k] = lo[k].min(x[k] - cell);
+            hi[k] = hi[k].max(x[k] + cell);
+        }
+    }
+    let key = |x: &[f64; 4]| -> [i64; 3] { std::array::from_fn(|k| (x[k] / cell).floor() as i64) };
+    let mut cells: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for (j, x) in present.pos_rad.iter().enumerate() {
+        if (0..3).all(|k| x[k] >= lo[k] && x[k] <= hi[k]) {
+            cells.entry(key(x)).or_default().push(j);
+        }
+    }
+    let mut out = Vec::new();
+    for (c, x) in cand.pos_rad.iter().enumerate() {
+        if out.len() == want {
+            break;
+        }
+        let k = key(x);
+        let mut free = true;
+        'search: for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let Some(js) = cells.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
+                        continue;
+                    };
+                    for &j in js {
+                        let y = present.pos_rad[j];
+                        let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
+                        let reach = x[3] + y[3];
+                        if d2 < reach * reach {
+                            free = false;
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+        if free {
+            out.push(c);
+        }
+    }
+    out
+}

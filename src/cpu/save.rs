@@ -1,0 +1,168 @@
+//! The CPU path's checkpoint: [`Step::save`] and [`Step::restore`] (the
+//! twin of the GPU's in `gpu/save.rs`). Everything the next step reads and
+//! no step rewrites before reading is saved in storage order: the state,
+//! the motion records (v(n−½) and ω(n−½)), the neighbour list with its
+//! history, the positions of the last build, the walls' servo state and
+//! build poses, the counters. A restored step continues bit for bit.
+//! A GPU checkpoint (f32) restores here too, widened: exact positions from
+//! its fixed point, the rest as stored.
+
+use super::data::Step;
+use crate::checkpoint::{Precision, Saved, SavedScalars};
+use crate::state::{Motion, Particles};
+use glam::DVec3;
+
+/// Per wall, the portable (f64) servo and build state both backends save
+/// as section `walls`: servo displacement and velocity, translation and
+/// angle at the last build, load force and torque.
+pub const WALL_WORDS: usize = 12;
+
+/// Converts a list-entry history or position array between precisions.
+fn widen4(v: &[[f32; 4]]) -> Vec<[f64; 4]> {
+    v.iter().map(|x| x.map(f64::from)).collect()
+}
+
+impl Step {
+    pub fn save(&self) -> Saved {
+        let p = &self.particles;
+        let w = &self.work;
+        let mut s = Saved {
+            scalars: SavedScalars {
+                precision: Precision::F64,
+                step: self.step,
+                particles: p.len() as u64,
+                next_id: self.next_id,
+                builds: self.builds,
+                rebuild: self.rebuild,
+                max_overlap: self.max_overlap_ratio,
+                inserted: self.flow.inserted.clone(),
+            },
+            sections: Vec::new(),
+        };
+        s.put("pos_rad", &p.pos_rad);
+        s.put("vel_invm", &p.vel_invm);
+        s.put("omega_invi", &p.omega_invi);
+        s.put("material", &p.material);
+        s.put("id", &p.id);
+        s.put("dissipated", &p.dissipated);
+        s.put("motion", &w.motion);
+        s.put("pos_ref", &w.pos_ref);
+        s.put("nbr_start", &w.nbr_start);
+        s.put("nbr", &w.nbr);
+        s.put("nbr_hist", &w.nbr_hist);
+        let walls: Vec<f64> = self
+            .walls
+            .bodies
+            .iter()
+            .flat_map(|b| {
+                let (t, a) = b.built;
+                let (f, q) = (b.load.force, b.load.torque);
+                [
+                    b.servo_s, b.servo_v, t.x, t.y, t.z, a, f[0], f[1], f[2], q[0], q[1], q[2],
+                ]
+            })
+            .collect();
+        s.put("walls", &walls);
+        s
+    }
+
+    /// Continues from `saved` (this scene's; `Step::new` made the rest).
+    pub fn restore(&mut self, saved: &Saved) -> Result<(), String> {
+        let sc = &saved.scalars;
+        let n = sc.particles as usize;
+        type Arrays = (
+            Particles<f64>,
+            Vec<Motion<f64>>,
+            Vec<[f64; 3]>,
+            Vec<[f64; 4]>,
+        );
+        let (particles, motion, pos_ref, hist): Arrays = match sc.precision {
+            Precision::F64 => (
+                Particles {
+                    pos_rad: saved.array("pos_rad", n)?,
+                    vel_invm: saved.array("vel_invm", n)?,
+                    omega_invi: saved.array("omega_invi", n)?,
+                    material: saved.array("material", n)?,
+                    id: saved.array("id", n)?,
+                    dissipated: saved.array("dissipated", n)?,
+                },
+                saved.array("motion", n)?,
+                saved.array("pos_ref", n)?,
+                saved.array_any("nbr_hist")?,
+            ),
+            Precision::F32 => {
+                let m32: Vec<Motion<f32>> = saved.array("motion", n)?;
+                let motion: Vec<Motion<f64>> = crate::state::convert_motion(&m32);
+                let pos32: Vec<[f32; 4]> = saved.array("pos_rad", n)?;
+                let exact: Vec<[f64; 3]> = saved.array("pos_exact", n)?;
+                let pos_rad = pos32
+                    .iter()
+                    .zip(&exact)
+                    .map(|(p, x)| [x[0], x[1], x[2], p[3] as f64])
+                    .collect();
+                let diss: Vec<f32> = saved.array("dissipated", n)?;
+                let pref: Vec<[f32; 4]> = saved.array("pos_ref", n)?;
+                let h32: Vec<[f32; 4]> = saved.array_any("nbr_hist")?;
+                (
+                    Particles {
+                        pos_rad,
+                        vel_invm: motion.iter().map(|m| m[0]).collect(),
+                        omega_invi: motion.iter().map(|m| m[1]).collect(),
+                        material: motion.iter().map(|m| m[2][3].to_bits() as u32).collect(),
+                        id: motion.iter().map(|m| m[3][3].to_bits() as u32).collect(),
+                        dissipated: diss.iter().map(|&d| d as f64).collect(),
+                    },
+                    motion,
+                    pref.iter()
+                        .map(|x| [x[0] as f64, x[1] as f64, x[2] as f64])
+                        .collect(),
+                    widen4(&h32),
+                )
+            }
+        };
+        let start: Vec<u32> = saved.array("nbr_start", n + 1)?;
+        let nbr: Vec<u32> = saved.array_any("nbr")?;
+        if hist.len() != nbr.len() || start.last().copied() != Some(nbr.len() as u32) {
+            return Err(format!(
+                "the neighbour list does not add up ({} entries, {} history, ends at {:?})",
+                nbr.len(),
+                hist.len(),
+                start.last()
+            ));
+        }
+        let walls: Vec<f64> = saved.array("walls", WALL_WORDS * self.walls.bodies.len())?;
+        if sc.inserted.len() != self.flow.inserted.len() {
+            return Err(format!(
+                "{} [[insert]] counters, the scene has {} entries",
+                sc.inserted.len(),
+                self.flow.inserted.len()
+            ));
+        }
+        let w = &mut self.work;
+        w.force = vec![[0.0; 4]; n];
+        w.torque = vec![[0.0; 4]; n];
+        w.motion = motion;
+        w.pos_ref = pos_ref;
+        w.nbr_count = (0..n).map(|i| start[i + 1] - start[i]).collect();
+        w.nbr_start = start;
+        w.nbr = nbr;
+        w.nbr_hist = hist;
+        w.scratch = None;
+        self.particles = particles;
+        for (b, x) in self.walls.bodies.iter_mut().zip(walls.chunks(WALL_WORDS)) {
+            b.servo_s = x[0];
+            b.servo_v = x[1];
+            b.built = (DVec3::new(x[2], x[3], x[4]), x[5]);
+            b.load.force = [x[6], x[7], x[8]];
+            b.load.torque = [x[9], x[10], x[11]];
+        }
+        self.step = sc.step;
+        self.walls.pose_at(sc.step as f64 * self.law.dt);
+        self.next_id = sc.next_id;
+        self.builds = sc.builds;
+        self.rebuild = sc.rebuild;
+        self.max_overlap_ratio = sc.max_overlap;
+        self.flow.inserted = sc.inserted.clone();
+        Ok(())
+    }
+}

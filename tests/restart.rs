@@ -1,0 +1,449 @@
+//! Checkpoints and exact restart through the real binary: a run cut and
+//! resumed gives the bytes of a run that went straight on (final.csv and
+//! every table), with particles poured in, an outlet taking them and a
+//! wall moving; SIGINT and SIGTERM stop a run with a checkpoint and the
+//! command that resumes it; a damaged or foreign checkpoint is refused in
+//! one line. GPU cases run where an adapter is (lavapipe in CI).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_talus");
+
+/// A small pouring scene: 2 × 2 cm box, beads poured in from above, a
+/// side wall oscillating, an outlet in one corner of the floor.
+const SCENE: &str = r#"
+[simulation]
+duration = 0.2
+dt = 2e-5
+gravity = [0.0, 0.0, -9.81]
+output_interval = 0.002
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.04]
+
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.3
+
+[[insert]]
+region = { min = [0.002, 0.002, 0.025], max = [0.018, 0.018, 0.035] }
+rate = 20000.0
+count = 400
+radius = { min = 0.0008, max = 0.001 }
+material = "glass"
+velocity = [0.0, 0.0, -0.3]
+interval = 0.004
+
+[[outlets]]
+name = "corner"
+region = { min = [0.0, 0.0, 0.0], max = [0.006, 0.006, 0.002] }
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+material = "glass"
+
+[[walls]]
+name = "shaker"
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [1.0, 0.0, 0.0]
+material = "glass"
+motion = { oscillation = { amplitude = 0.001, frequency = 20.0, direction = [1.0, 0.0, 0.0] } }
+
+[[walls]]
+type = "plane"
+point = [0.02, 0.0, 0.0]
+normal = [-1.0, 0.0, 0.0]
+material = "glass"
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+material = "glass"
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.02, 0.0]
+normal = [0.0, -1.0, 0.0]
+material = "glass"
+"#;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("talus-restart-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn scene_in(d: &Path) -> PathBuf {
+    let p = d.join("pour.toml");
+    std::fs::write(&p, SCENE).unwrap();
+    p
+}
+
+fn talus(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn ok(o: &Output) {
+    assert!(
+        o.status.success(),
+        "talus failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Whether a GPU adapter is there (lavapipe counts); CI must have one.
+fn have_gpu() -> bool {
+    if talus::gpu::context::test_context().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("TALUS_REQUIRE_GPU").is_none(),
+        "TALUS_REQUIRE_GPU is set but no GPU adapter was found"
+    );
+    eprintln!("skipped the GPU half: no GPU adapter (install mesa-vulkan-drivers for lavapipe)");
+    false
+}
+
+/// The outputs a resumed run must reproduce byte for byte.
+const SAME: [&str; 6] = [
+    "final.csv",
+    "energy.csv",
+    "flow.csv",
+    "walls.csv",
+    "particles.pvd",
+    "walls.pvd",
+];
+
+fn assert_same(a: &Path, b: &Path, what: &str) {
+    for f in SAME {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{what}: {f} differs between the straight and the resumed run"
+        );
+    }
+}
+
+/// 1000 steps + resume to 2000 = 2000 straight, bit for bit, on the CPU
+/// (and the GPU): with a moving wall, batches poured in and an outlet.
+#[test]
+fn resumed_runs_are_bit_identical() {
+    let mut backends = vec!["cpu"];
+    if have_gpu() {
+        backends.push("gpu");
+    }
+    for be in backends {
+        let d = dir(&format!("exact-{be}"));
+        let sc = scene_in(&d);
+        let (a, b) = (d.join("straight"), d.join("cut"));
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            be,
+            "--steps",
+            "2000",
+            "--out",
+            s(&a),
+            "--quiet",
+        ]));
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            be,
+            "--steps",
+            "1000",
+            "--out",
+            s(&b),
+            "--quiet",
+        ]));
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            be,
+            "--steps",
+            "2000",
+            "--resume",
+            s(&b),
+            "--quiet",
+        ]));
+        assert_same(&a, &b, be);
+        let sum = std::fs::read_to_string(b.join("summary.json")).unwrap();
+        assert!(sum.contains("\"resumed_from\": 1000"), "{sum}");
+        // something happened in both halves: particles poured and removed
+        let v: serde_json::Value = serde_json::from_str(&sum).unwrap();
+        assert!(v["inserted"].as_u64().unwrap() > 100, "{sum}");
+    }
+}
+
+/// A checkpoint resumes on the other backend, within tolerance of the
+/// straight run: the same ids present, positions close.
+#[test]
+fn a_checkpoint_resumes_on_the_other_backend() {
+    if !have_gpu() {
+        return;
+    }
+    for (from, to) in [("cpu", "gpu"), ("gpu", "cpu")] {
+        let d = dir(&format!("cross-{from}"));
+        let sc = scene_in(&d);
+        let (a, b) = (d.join("straight"), d.join("cut"));
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            from,
+            "--steps",
+            "600",
+            "--out",
+            s(&a),
+            "--quiet",
+        ]));
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            from,
+            "--steps",
+            "500",
+            "--out",
+            s(&b),
+            "--quiet",
+        ]));
+        let o = talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            to,
+            "--steps",
+            "600",
+            "--resume",
+            s(&b),
+        ]);
+        ok(&o);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("not bit for bit"), "{err}");
+        let read = |p: &Path| {
+            let t = std::fs::read_to_string(p.join("final.csv")).unwrap();
+            t.lines()
+                .skip(1)
+                .map(|l| {
+                    l.split(',')
+                        .take(3)
+                        .map(|x| x.parse::<f64>().unwrap())
+                        .collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>()
+        };
+        let (x, y) = (read(&a), read(&b));
+        assert_eq!(x.len(), y.len(), "{from} -> {to}: particle counts");
+        let worst = x
+            .iter()
+            .zip(&y)
+            .flat_map(|(p, q)| p.iter().zip(q).map(|(u, v)| (u - v).abs()))
+            .fold(0.0, f64::max);
+        // 100 steps of a pour: f32 rounding of 0.02 m positions ~1e-9 m,
+        // grown by collisions
+        assert!(
+            worst < 2e-5,
+            "{from} -> {to}: positions differ by {worst} m"
+        );
+    }
+}
+
+/// Sends `sig` to a running long run once it has written a few rows;
+/// returns the run's output.
+fn interrupt(sig: &str, d: &Path, sc: &Path) -> Output {
+    let out = d.join("run");
+    let child = Command::new(BIN)
+        .args([
+            "run",
+            s(sc),
+            "--backend",
+            "cpu",
+            "--duration",
+            "100",
+            "--out",
+            s(&out),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        let rows = std::fs::read_to_string(out.join("energy.csv")).map_or(0, |t| t.lines().count());
+        if rows > 5 {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the run did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = Instant::now();
+    let st = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "stopping took {:?}",
+        sent.elapsed()
+    );
+    o
+}
+
+/// SIGINT and SIGTERM stop the run at the next chunk: exit 130 / 143, a
+/// checkpoint, final.csv and summary.json ("interrupted"), and the
+/// command printed resumes it to the same bytes as a straight run.
+#[test]
+fn signals_stop_with_a_checkpoint_that_resumes() {
+    for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
+        let d = dir(&format!("sig{code}"));
+        let sc = scene_in(&d);
+        let o = interrupt(sig, &d, &sc);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(code), "{err}");
+        let run = d.join("run");
+        for f in ["checkpoint.bin", "final.csv", "summary.json"] {
+            assert!(run.join(f).exists(), "{sig}: no {f}");
+        }
+        let sum: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap())
+                .unwrap();
+        assert_eq!(sum["status"], "interrupted");
+        let at = sum["steps"].as_u64().unwrap();
+        let line = err
+            .lines()
+            .find(|l| l.contains("resume with: "))
+            .expect(&err);
+        assert!(line.contains(&format!("at step {at}")), "{line}");
+        let cmd = line.split("resume with: ").nth(1).unwrap();
+        assert!(
+            cmd.starts_with("talus run ") && cmd.contains("--resume"),
+            "{cmd}"
+        );
+        // resume as printed (less the long duration, to end soon) ...
+        let to = (at + 300).to_string();
+        let mut args: Vec<String> = cmd.split_whitespace().skip(1).map(String::from).collect();
+        if let Some(k) = args.iter().position(|a| a == "--duration") {
+            args.drain(k..k + 2);
+        }
+        args.extend(["--steps".into(), to.clone(), "--quiet".into()]);
+        let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+        ok(&talus(&args));
+        // ... against a straight run to the same step
+        let straight = d.join("straight");
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            "cpu",
+            "--steps",
+            &to,
+            "--out",
+            s(&straight),
+            "--quiet",
+        ]));
+        let f = |p: &Path| std::fs::read(p.join("final.csv")).unwrap();
+        assert!(
+            f(&run) == f(&straight),
+            "{sig}: final.csv differs after resuming"
+        );
+    }
+}
+
+/// Every bad checkpoint gets one line that says what and how to go on,
+/// and no state is read: none there, truncated, a flipped byte, another
+/// version, another scene (unless --force), a run already past --steps.
+#[test]
+fn bad_checkpoints_are_refused_in_one_line() {
+    let d = dir("bad");
+    let sc = scene_in(&d);
+    let run = d.join("run");
+    let one_line = |o: &Output, want: &str| {
+        assert!(!o.status.success());
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+        assert!(e.contains(want), "expected '{want}' in: {e}");
+        assert!(!e.contains("panicked"), "{e}");
+    };
+    let resume = |steps: &str| {
+        talus(&[
+            "run",
+            s(&sc),
+            "--resume",
+            s(&run),
+            "--steps",
+            steps,
+            "--backend",
+            "cpu",
+        ])
+    };
+    one_line(&resume("400"), "no checkpoint here");
+    ok(&talus(&[
+        "run",
+        s(&sc),
+        "--backend",
+        "cpu",
+        "--steps",
+        "200",
+        "--out",
+        s(&run),
+        "--quiet",
+    ]));
+    let ck = run.join("checkpoint.bin");
+    let good = std::fs::read(&ck).unwrap();
+    one_line(&resume("100"), "already at step 200");
+    std::fs::write(&ck, &good[..good.len() / 3]).unwrap();
+    one_line(&resume("400"), "truncated");
+    let mut bad = good.clone();
+    let k = bad.len() / 2;
+    bad[k] ^= 1;
+    std::fs::write(&ck, &bad).unwrap();
+    one_line(&resume("400"), "checksum");
+    let mut v = good.clone();
+    v[8] = 7;
+    std::fs::write(&ck, &v).unwrap();
+    one_line(&resume("400"), "format version 7");
+    std::fs::write(&ck, &good).unwrap();
+    // the scene file edited: refused, then accepted with --force
+    std::fs::write(&sc, SCENE.replace("friction = 0.3", "friction = 0.4")).unwrap();
+    one_line(&resume("400"), "--force");
+    ok(&talus(&[
+        "run",
+        s(&sc),
+        "--resume",
+        s(&run),
+        "--steps",
+        "400",
+        "--backend",
+        "cpu",
+        "--force",
+        "--quiet",
+    ]));
+}
