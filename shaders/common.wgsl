@@ -21,7 +21,39 @@ const CTL_COUNT: u32 = 11u;       // active particles: indices 0..count of the p
 const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
 const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count it was built over, plus rows added empty for inserted particles)
 const CTL_LOADS_AT: u32 = 14u;    // the step whose contacts reduce the wall loads (also every step with a servo)
-const CTL_LEN: u32 = 15u;
+const CTL_LOG: u32 = 15u;         // records in the flow log (insertions, removals) since the host last read it
+const CTL_LEN: u32 = 16u;
+
+// The flow log (src/gpu/layout.rs, FlowRecord): a particle inserted by
+// entry `kind` or removed by outlet `kind & ~LOG_REMOVED`, at the start of
+// step `step`.
+const LOG_REMOVED: u32 = 0x80000000u;
+struct FlowRecord {
+    id: u32,
+    kind: u32,
+    step: u32,
+    mass: f32,    // a removal's (an insertion's comes from the host's f64 candidate)
+    energy: f32,  // a removal's: what the diagnostics counted for it
+    cand: u32,    // an insertion's candidate (the host's list)
+    pad0: u32,
+    pad1: u32,
+}
+
+// An outlet's test (src/gpu/layout.rs, OutletRegion; flow::OutletShape):
+// removed when the centre is inside the box a..b, inside the cylinder
+// (a: base centre, radius; b: unit axis, length), or outside the box a..b
+// (the open domain, ±f32::MAX along periodic axes).
+const OUTLET_BOX: u32 = 0u;
+const OUTLET_CYLINDER: u32 = 1u;
+const OUTLET_OUTSIDE: u32 = 2u;
+struct OutletRegion {
+    a: vec4<f32>,
+    b: vec4<f32>,
+    kind: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
 
 // A neighbour-list entry (src/state.rs): the partner's index, in bit 30
 // whether the partner is a wall primitive (a row lists them last), and in

@@ -2,6 +2,8 @@
 // deterministic) of the energies and the largest speed, reconstructed at the
 // full step as in src/cpu/diagnostics.rs. The host adds the partials in f64.
 // Runs only when an energy row is due, after `integrate` (reads the working set B).
+// A particle an outlet has marked (id NONE; dropped at the next build) is
+// gone already: it counts nothing, as on the CPU.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read> pos_rad: array<vec4<f32>>;
@@ -21,7 +23,9 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
                @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     var e = array<f32, 6>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
-    if (i < ctl[CTL_COUNT]) {
+    var live = i < ctl[CTL_COUNT];
+    if (live) { live = bitcast<u32>(motion[i].omega_half.w) != NONE; }
+    if (live) {
         let dt = P.gravity_dt.w;
         let g = gravity_at(P, ctl[CTL_STEP]);
         let m = motion[i];

@@ -5,6 +5,13 @@
 // particle has moved more than skin / 2 since the last build. Also
 // `finish_step`: one thread that either counts the step or, if a kernel
 // flagged an error, freezes the run at this step.
+// The outlets are tested here too, on the new centre (no pass of their
+// own): a particle the first outlet takes (the open domain last, the order
+// of `OutletSet::which`) is marked removed as `GpuBackend::remove` marks
+// (its id lane becomes NONE; the next step's build drops it), asks for that
+// build, and appends a record to the flow log with its mass and its energy
+// as diagnostics.wgsl counts it at the end of this step. Twin of
+// `Step::drain_outlets`.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
@@ -14,6 +21,9 @@
 // the walls' motion and pose (`move_walls` poses them for the next step)
 @group(0) @binding(5) var<storage, read> wall_motion: array<WallMotion>;
 @group(0) @binding(6) var<storage, read_write> wall_pose: array<WallPose>;
+// the outlets, in order (the open domain last), and the flow log
+@group(0) @binding(7) var<storage, read> outlets: array<OutletRegion>;
+@group(0) @binding(8) var<storage, read_write> flow_log: array<FlowRecord>;
 
 // Set B, updated in place: thread i reads and writes element i only.
 // v*, ω* (with 1/m, 1/I) live in the motion record only.
@@ -44,6 +54,27 @@ fn fx_add(h: u32, l: u32, q: f32) -> vec2<u32> {
 fn fx_to_f32(h: u32, l: u32, k: u32) -> f32 {
     let s = bitcast<i32>(h ^ 0x80000000u);
     return P.grid_min[k] + (f32(s) * TWO32 + f32(l)) * (P.grid_len[k] / TWO40);
+}
+
+// Index of the first outlet that takes centre x, or NONE (twin of
+// `OutletSet::which`, in f32).
+fn outlet_of(x: vec3<f32>) -> u32 {
+    let n = arrayLength(&outlets);
+    for (var k = 0u; k < n; k++) {
+        let o = outlets[k];
+        var takes = false;
+        if (o.kind == OUTLET_CYLINDER) {
+            let d = x - o.a.xyz;
+            let h = dot(d, o.b.xyz);
+            let r = d - h * o.b.xyz;
+            takes = h >= 0.0 && h <= o.b.w && dot(r, r) <= o.a.w * o.a.w;
+        } else {
+            let inside = all(x >= o.a.xyz) && all(x <= o.b.xyz);
+            takes = inside == (o.kind == OUTLET_BOX);
+        }
+        if (takes) { return k; }
+    }
+    return NONE;
 }
 
 fn is_finite(x: f32) -> bool {
@@ -101,14 +132,38 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     m.omega_invi = vec4<f32>(om_new, om.w);
     m.vel_half = vec4<f32>(v_half, m.vel_half.w);
     m.omega_half = vec4<f32>(w_half, m.omega_half.w);
+    let id = bitcast<u32>(m.omega_half.w);
+    let d_new = diss[i] + t.w;
+    // an outlet takes it (a particle already marked is not taken twice)
+    var out = NONE;
+    if (id != NONE) { out = outlet_of(p); }
+    if (out != NONE) {
+        // its energy at the end of this step, as diagnostics.wgsl counts it
+        // (gravity of the next step, the full-step velocities)
+        let gn = gravity_at(P, atomicLoad(&ctl[CTL_STEP]) + 1u);
+        let an = f.xyz * v.w + gn;
+        let vn = v_half - 0.5 * dt * an;
+        let wn = w_half - 0.5 * dt * t.xyz * om.w;
+        let xn = p - v_half * dt;
+        let e = 0.5 / v.w * dot(vn, vn) + 0.5 / om.w * dot(wn, wn) - dot(gn, xn) / v.w
+            + f.w + d_new;
+        // NONE (from a runtime value: a constant NaN is refused by WGSL)
+        m.omega_half.w = bitcast<f32>(id | NONE);
+        atomicStore(&ctl[CTL_REBUILD], 1u);
+        let k = atomicAdd(&ctl[CTL_LOG], 1u);
+        if (k < arrayLength(&flow_log)) {
+            flow_log[k] = FlowRecord(id, LOG_REMOVED | out, atomicLoad(&ctl[CTL_STEP]) + 1u,
+                                     1.0 / v.w, e, NONE, 0u, 0u);
+        }
+    }
     motion[i] = m;
-    diss[i] = diss[i] + t.w;
+    diss[i] = d_new;
     posfx[i] = fx;
     var ok = true;
     for (var k = 0u; k < 3u; k++) {
         ok = ok && is_finite(p[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
     }
-    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], bitcast<u32>(m.omega_half.w)); }
+    if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], id); }
     let moved = min_image(P, pos_ref[i].xyz, p);
     if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }

@@ -349,8 +349,8 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     };
     let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
         match &ckpt {
-            Some((_, _, _saved)) => {
-                Err::<GpuBackend, String>(format!("PENDING-GPU-RESTORE {}", ctx.info.name))
+            Some((_, _, saved)) => {
+                GpuBackend::restore(&scene, ctx, saved).map_err(|e| e.to_string())
             }
             None => GpuBackend::new(&scene, ctx).map_err(|e| e.to_string()),
         }

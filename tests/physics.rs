@@ -612,7 +612,9 @@ fn cpu_runs_are_deterministic() {
 fn dropped_sphere_energy_balance_closes() {
     let scene = common::build(
         SceneBuilder::new("drop")
-            .domain([0.0; 3], [0.02, 0.02, 0.05])
+            // wide enough in x that the rolling sphere stays inside (an
+            // open domain removes what leaves it)
+            .domain([0.0; 3], [0.06, 0.02, 0.05])
             .dt_auto(0.2)
             .duration(0.25)
             .material(Material::new("m", 2500.0, 5e6))
@@ -853,7 +855,11 @@ fn removal_keeps_the_list_and_history_of_the_rest() {
     for _ in 0..3000 {
         st.step().unwrap();
     }
-    let gone: std::collections::HashSet<u32> = (0..300).step_by(7).collect();
+    // a seventh of the particles still there (the bed's open sides have
+    // let some out of the domain by now)
+    let mut ids = st.particles.id.clone();
+    ids.sort();
+    let gone: std::collections::HashSet<u32> = ids.into_iter().step_by(7).collect();
     let before: Vec<_> = st
         .pair_history()
         .into_iter()

@@ -273,14 +273,14 @@ fn a_checkpoint_resumes_on_the_other_backend() {
 
 /// Sends `sig` to a running long run once it has written a few rows;
 /// returns the run's output.
-fn interrupt(sig: &str, d: &Path, sc: &Path) -> Output {
+fn interrupt(sig: &str, d: &Path, sc: &Path, be: &str) -> Output {
     let out = d.join("run");
     let child = Command::new(BIN)
         .args([
             "run",
             s(sc),
             "--backend",
-            "cpu",
+            be,
             "--duration",
             "100",
             "--out",
@@ -319,13 +319,18 @@ fn interrupt(sig: &str, d: &Path, sc: &Path) -> Output {
 
 /// SIGINT and SIGTERM stop the run at the next chunk: exit 130 / 143, a
 /// checkpoint, final.csv and summary.json ("interrupted"), and the
-/// command printed resumes it to the same bytes as a straight run.
+/// command printed resumes it to the same bytes as a straight run (CPU:
+/// SIGINT and SIGTERM; GPU: SIGTERM, the pre-emption signal).
 #[test]
 fn signals_stop_with_a_checkpoint_that_resumes() {
-    for (sig, code) in [("-INT", 130), ("-TERM", 143)] {
-        let d = dir(&format!("sig{code}"));
+    let mut cases = vec![("-INT", 130, "cpu"), ("-TERM", 143, "cpu")];
+    if have_gpu() {
+        cases.push(("-TERM", 143, "gpu"));
+    }
+    for (sig, code, be) in cases {
+        let d = dir(&format!("sig{code}{be}"));
         let sc = scene_in(&d);
-        let o = interrupt(sig, &d, &sc);
+        let o = interrupt(sig, &d, &sc, be);
         let err = String::from_utf8_lossy(&o.stderr).to_string();
         assert_eq!(o.status.code(), Some(code), "{err}");
         let run = d.join("run");
@@ -362,7 +367,7 @@ fn signals_stop_with_a_checkpoint_that_resumes() {
             "run",
             s(&sc),
             "--backend",
-            "cpu",
+            be,
             "--steps",
             &to,
             "--out",
@@ -372,7 +377,7 @@ fn signals_stop_with_a_checkpoint_that_resumes() {
         let f = |p: &Path| std::fs::read(p.join("final.csv")).unwrap();
         assert!(
             f(&run) == f(&straight),
-            "{sig}: final.csv differs after resuming"
+            "{be} {sig}: final.csv differs after resuming"
         );
     }
 }

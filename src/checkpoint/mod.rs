@@ -17,4 +17,6 @@ pub mod file;
 pub mod state;
 
 pub use file::{read, write, CheckpointError, CHECKPOINT_FILE, FORMAT_VERSION};
-pub use state::{hash64, scene_hash, DriverState, Header, Precision, Saved, SavedScalars};
+pub use state::{
+    hash64, scene_hash, DriverState, Header, Precision, Saved, SavedScalars, WALL_WORDS,
+};

@@ -39,6 +39,11 @@ pub struct SavedScalars {
     pub inserted: Vec<u64>,
 }
 
+/// Per wall, the portable (f64) state both backends save as section
+/// `walls`: servo displacement and velocity, translation and angle at the
+/// last build, load force and torque.
+pub const WALL_WORDS: usize = 12;
+
 /// A backend's state: scalars and named arrays (little-endian bytes of
 /// the backend's own types; see each backend's `save` for the names).
 #[derive(Debug, Clone, PartialEq)]

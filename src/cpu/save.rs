@@ -8,14 +8,9 @@
 //! its fixed point, the rest as stored.
 
 use super::data::Step;
-use crate::checkpoint::{Precision, Saved, SavedScalars};
+use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::state::{Motion, Particles};
 use glam::DVec3;
-
-/// Per wall, the portable (f64) servo and build state both backends save
-/// as section `walls`: servo displacement and velocity, translation and
-/// angle at the last build, load force and torque.
-pub const WALL_WORDS: usize = 12;
 
 /// Converts a list-entry history or position array between precisions.
 fn widen4(v: &[[f32; 4]]) -> Vec<[f64; 4]> {
@@ -163,6 +158,11 @@ impl Step {
         self.rebuild = sc.rebuild;
         self.max_overlap_ratio = sc.max_overlap;
         self.flow.inserted = sc.inserted.clone();
+        // a GPU checkpoint may hold particles an outlet marked (id NONE)
+        // that its next build would have dropped: drop them now
+        if sc.precision == Precision::F32 {
+            self.remove(&std::collections::HashSet::from([u32::MAX]));
+        }
         Ok(())
     }
 }

@@ -13,6 +13,9 @@ pub enum GpuError {
     /// The scene does not fit the device's buffers.
     #[error("{0}")]
     TooLarge(String),
+    /// A checkpoint that does not fit the scene or is inconsistent.
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
 }
 
 pub struct GpuContext {

@@ -5,9 +5,13 @@
 //! apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{ArgSlot, Gather, Pair, Params, ScanParams, WG};
+use super::layout::{
+    ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, OUTLET_BOX,
+    WG,
+};
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
+use std::mem::size_of;
 use wgpu::util::DeviceExt;
 
 /// One set of per-particle arrays: `state::Particles` less what the motion
@@ -278,13 +282,93 @@ pub struct GpuData {
     pub partials: wgpu::Buffer,
     /// Persistent readback buffer, large enough for the whole state.
     pub staging: wgpu::Buffer,
+    /// Insertion and outlets.
+    pub flow: FlowBuffers,
 }
 
 pub use super::layout::{
     CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN,
-    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_MAX_OVERLAP, CTL_NEXT_ID,
+    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP, CTL_NEXT_ID,
     CTL_REBUILD, CTL_ROWS, CTL_STEP,
 };
+
+/// `fstate` words before the per-entry counters (`FS_ENTRIES` in
+/// flow.wgsl: the batch cursor and `insert_pick`'s batch for
+/// `insert_write`); entry k's inserted count is word `FS_ENTRIES + 2k`, its
+/// batches applied `FS_ENTRIES + 2k + 1`.
+pub const FS_ENTRIES: usize = 8;
+/// `fstate` word: the batch the next `insert_check` / `insert_pick` take
+/// (the host resets it to 0 before each submission).
+pub const FS_CURSOR: usize = 0;
+
+/// The buffers of insertion and outlets (`gpu::flow`, `shaders/flow.wgsl`,
+/// the outlet test in `integrate.wgsl`): the outlet table, the flow log,
+/// the device's insertion counters (`fstate`), and a submission's batches
+/// and candidates. The log and the candidate buffers grow as `advance`
+/// needs ([`GpuData::reserve_flow`]); bind groups over them are rebuilt then.
+pub struct FlowBuffers {
+    /// `OutletRegion`s in `OutletSet` order (the open domain last).
+    pub outlets: wgpu::Buffer,
+    /// `FlowRecord`s; `ctl[CTL_LOG]` of them written since the host read it.
+    pub log: wgpu::Buffer,
+    pub log_cap: u64,
+    /// `FS_*` words and per entry (inserted, batches applied).
+    pub state: wgpu::Buffer,
+    /// A submission's `InsertBatch`es.
+    pub batches: wgpu::Buffer,
+    pub batch_cap: u64,
+    /// A submission's candidates: f32 position and radius, fixed point,
+    /// motion record (id lane filled on the device), and the slot each
+    /// takes (`insert_check`, `insert_pick`).
+    pub cand_pos: wgpu::Buffer,
+    pub cand_fx: wgpu::Buffer,
+    pub cand_motion: wgpu::Buffer,
+    pub cand_slot: wgpu::Buffer,
+    pub cand_cap: u64,
+}
+
+impl FlowBuffers {
+    /// Room for `entries` `[[insert]]` counters (`state`, from `words`
+    /// when given), the outlets, and small logs and candidate buffers.
+    pub fn new(
+        ctx: &GpuContext,
+        outlets: &[OutletRegion],
+        entries: usize,
+        words: Option<&[u32]>,
+    ) -> FlowBuffers {
+        let never = [OutletRegion {
+            a: [f32::MAX; 4],
+            b: [-f32::MAX; 4],
+            kind: OUTLET_BOX,
+            pad: [0; 3],
+        }];
+        let outlets = if outlets.is_empty() { &never } else { outlets };
+        let zero = vec![0u32; FS_ENTRIES + 2 * entries];
+        let (log_cap, batch_cap, cand_cap) = (64, 16, 256);
+        FlowBuffers {
+            outlets: init(ctx, "outlets", bytemuck::cast_slice(outlets), STORAGE),
+            log: zeroed(ctx, "flow log", log_cap * size_of::<FlowRecord>() as u64),
+            log_cap,
+            state: init(
+                ctx,
+                "flow state",
+                bytemuck::cast_slice(words.unwrap_or(&zero)),
+                STORAGE,
+            ),
+            batches: zeroed(
+                ctx,
+                "insert batches",
+                batch_cap * size_of::<InsertBatch>() as u64,
+            ),
+            batch_cap,
+            cand_pos: zeroed(ctx, "candidates pos_rad", 16 * cand_cap),
+            cand_fx: zeroed(ctx, "candidates pos_fx", 32 * cand_cap),
+            cand_motion: zeroed(ctx, "candidates motion", 64 * cand_cap),
+            cand_slot: zeroed(ctx, "candidates slot", 4 * cand_cap),
+            cand_cap,
+        }
+    }
+}
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
 /// the first step builds the neighbour list into `cap` entries (nothing
@@ -357,18 +441,19 @@ impl ParticleBuffers {
     /// Buffers for `cap` particles, the first ones `init0`'s.
     fn new(ctx: &GpuContext, set: &str, init0: &GpuInit, cap: u64) -> Self {
         let s = init0.state;
-        let n = s.len() as u64;
-        let b = |name: &str, bytes: &[u8]| {
-            let per = bytes.len() as u64 / n.max(1);
+        // (bytes per particle: known however many particles start)
+        let b = |name: &str, bytes: &[u8], per: u64| {
             let buf = zeroed(ctx, &format!("{set}.{name}"), per * cap);
-            ctx.queue.write_buffer(&buf, 0, bytes);
+            if !bytes.is_empty() {
+                ctx.queue.write_buffer(&buf, 0, bytes);
+            }
             buf
         };
         ParticleBuffers {
-            pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad)),
-            diss: b("dissipated", bytemuck::cast_slice(&s.dissipated)),
-            motion: b("motion", bytemuck::cast_slice(init0.motion)),
-            pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx)),
+            pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad), 16),
+            diss: b("dissipated", bytemuck::cast_slice(&s.dissipated), 4),
+            motion: b("motion", bytemuck::cast_slice(init0.motion), 64),
+            pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx), 32),
         }
     }
 
@@ -409,14 +494,15 @@ pub struct ParticleArray<'a> {
 /// material and id only in the motion record) plus force, torque, key and
 /// order (40), the reference positions (16), the list's count and start,
 /// the old start and the maps between the previous and the new order (20),
-/// and per entry the partner and the history (20), twice (the list and the
-/// one a build moves the history from). Cells add 8 bytes each, wall
-/// primitives 64. (Before the arrays that duplicated the motion record
+/// the flow log's record (32: each particle present can leave once per
+/// `advance`, see `gpu::flow`), and per entry the partner and the history
+/// (20), twice (the list and the one a build moves the history from).
+/// Cells add 8 bytes each, wall primitives 64. (Before the arrays that duplicated the motion record
 /// were dropped: 2 × 40 + 4 more, the identity order of the old
 /// copy-back; before walls became list entries, 16 B × walls per set and 4
 /// for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64) -> u64 {
-    2 * 116 + 40 + 16 + 20 + 2 * 20 * entries
+    2 * 116 + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
 impl GpuData {
@@ -489,7 +575,12 @@ impl GpuData {
             .min(max / 16)
             .max(given)
             .max(1);
-        let next_id = state.id.iter().max().map_or(0, |&m| m + 1);
+        let next_id = state
+            .id
+            .iter()
+            .filter(|&&i| i != super::layout::NONE)
+            .max()
+            .map_or(0, |&m| m + 1);
         let mut ctl = ctl_init(nbr_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
         // the list, or an empty one (all starts 0)
@@ -632,7 +723,47 @@ impl GpuData {
                     .max(32 * cap.div_ceil(WG as u64))
                     .max(16 * nbr_cap),
             ),
+            flow: FlowBuffers::new(ctx, &[], 0, None),
         })
+    }
+
+    /// Makes sure the staging buffer holds `bytes` (a readback's parts,
+    /// each at a 256-byte boundary).
+    pub fn reserve_staging(&mut self, ctx: &GpuContext, bytes: u64) {
+        if self.staging.size() < bytes {
+            self.staging = staging(ctx, bytes.max(self.staging.size() * 3 / 2));
+        }
+    }
+
+    /// Makes room for `cands` candidates, `batches` batches and `log`
+    /// records (each buffer grown to at least twice its size when it
+    /// grows; the staging buffer grows when a read needs it). True when a
+    /// buffer was replaced: the bind groups over it must be rebuilt.
+    pub fn reserve_flow(&mut self, ctx: &GpuContext, cands: u64, batches: u64, log: u64) -> bool {
+        let f = &mut self.flow;
+        let mut changed = false;
+        if cands > f.cand_cap {
+            let cap = cands.max(2 * f.cand_cap);
+            f.cand_pos = zeroed(ctx, "candidates pos_rad", 16 * cap);
+            f.cand_fx = zeroed(ctx, "candidates pos_fx", 32 * cap);
+            f.cand_motion = zeroed(ctx, "candidates motion", 64 * cap);
+            f.cand_slot = zeroed(ctx, "candidates slot", 4 * cap);
+            f.cand_cap = cap;
+            changed = true;
+        }
+        if batches > f.batch_cap {
+            let cap = batches.max(2 * f.batch_cap);
+            f.batches = zeroed(ctx, "insert batches", cap * size_of::<InsertBatch>() as u64);
+            f.batch_cap = cap;
+            changed = true;
+        }
+        if log > f.log_cap {
+            let cap = log.max(2 * f.log_cap);
+            f.log = zeroed(ctx, "flow log", cap * size_of::<FlowRecord>() as u64);
+            f.log_cap = cap;
+            changed = true;
+        }
+        changed
     }
 
     /// Replaces the neighbour list with one of at least `need` entries (and
@@ -679,5 +810,7 @@ impl GpuData {
             + 40 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()
+            + self.flow.log_cap * size_of::<FlowRecord>() as u64
+            + self.flow.cand_cap * (16 + 32 + 64 + 4)
     }
 }

@@ -1,7 +1,8 @@
 //! Stage 5, integrate (`shaders/integrate.wgsl`): set B + forces → set B in
 //! place (each thread its own particle), the rebuild test against the
-//! reference positions, then the one-thread `finish_step` (count the step,
-//! or freeze on error).
+//! reference positions and the outlets (a particle an outlet takes is
+//! marked removed and logged, see `gpu::flow`), then the one-thread
+//! `finish_step` (count the step, or freeze on error).
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
@@ -23,7 +24,7 @@ impl IntegrateKernels {
     pub const DECLS: [KernelDecl; 3] = {
         // one layout for the three (and one set of bind groups: see
         // `NeighbourKernels::DECLS` for why)
-        const G: &[&[Access]] = &[&[U, RW, R, R, R, R, RW], &[RW, RW, RW, RW]];
+        const G: &[&[Access]] = &[&[U, RW, R, R, R, R, RW, R, RW], &[RW, RW, RW, RW]];
         const S: &str = "integrate.wgsl";
         [
             KernelDecl::new(S, "integrate", G),
@@ -51,6 +52,8 @@ impl IntegrateKernels {
             &d.pos_ref,
             &d.wall_motion,
             &d.wall_pose,
+            &d.flow.outlets,
+            &d.flow.log,
         ];
         IntegrateBinds {
             g0: k.bind(ctx, 0, &g0),

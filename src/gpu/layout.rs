@@ -8,7 +8,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 15;
+pub const CTL_LEN: usize = 16;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -33,6 +33,20 @@ pub const CTL_ROWS: usize = 13;
 /// `advance`: what walls.csv reads), besides every step when a wall has a
 /// servo.
 pub const CTL_LOADS_AT: usize = 14;
+/// Records in the flow log (`GpuData::flow_log`): the cursor the
+/// insertion and outlet kernels append through (`atomicAdd`); the host
+/// reads it with the other words at the end of `advance` and resets it.
+pub const CTL_LOG: usize = 15;
+
+/// A [`FlowRecord`]'s `kind` flag: a removal (by the outlet in the low
+/// bits), else an insertion (by the `[[insert]]` entry in the low bits).
+pub const LOG_REMOVED: u32 = 0x8000_0000;
+/// [`OutletRegion::kind`]: removed when the centre is inside the box
+/// `a..b` / inside the cylinder (`a`: centre and radius, `b`: unit axis
+/// and length) / outside the box `a..b` (the open domain).
+pub const OUTLET_BOX: u32 = 0;
+pub const OUTLET_CYLINDER: u32 = 1;
+pub const OUTLET_OUTSIDE: u32 = 2;
 
 /// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
 /// name: `tests/shaders.rs` checks that each WGSL `const` there has this
@@ -59,6 +73,11 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_NEXT_ID", CTL_NEXT_ID as u32),
         ("CTL_ROWS", CTL_ROWS as u32),
         ("CTL_LOADS_AT", CTL_LOADS_AT as u32),
+        ("CTL_LOG", CTL_LOG as u32),
+        ("LOG_REMOVED", LOG_REMOVED),
+        ("OUTLET_BOX", OUTLET_BOX),
+        ("OUTLET_CYLINDER", OUTLET_CYLINDER),
+        ("OUTLET_OUTSIDE", OUTLET_OUTSIDE),
         ("CTL_LEN", CTL_LEN as u32),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
@@ -202,6 +221,92 @@ pub struct WallPose {
     pub force: [f32; 4],
     /// xyz: their torque about `origin`.
     pub torque: [f32; 4],
+}
+
+/// One outlet's test (`OutletRegion` in `shaders/common.wgsl`), the f32
+/// twin of a `flow::OutletShape`, in `OutletSet` order (the open domain
+/// last); `integrate` marks a particle whose new centre the first of them
+/// takes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct OutletRegion {
+    /// Box: min (xyz). Cylinder: the centre of its base (xyz), radius (w).
+    pub a: [f32; 4],
+    /// Box: max (xyz). Cylinder: unit axis (xyz), length (w).
+    pub b: [f32; 4],
+    /// [`OUTLET_BOX`], [`OUTLET_CYLINDER`] or [`OUTLET_OUTSIDE`].
+    pub kind: u32,
+    pub pad: [u32; 3],
+}
+
+impl OutletRegion {
+    /// The f32 twin of an outlet (infinite bounds become ±`f32::MAX`,
+    /// which every finite coordinate lies within).
+    pub fn from_shape(s: &crate::flow::OutletShape) -> OutletRegion {
+        use crate::flow::OutletShape;
+        use crate::scene::Region;
+        let f = |v: [f64; 3], w: f64| {
+            let c = |x: f64| (x as f32).clamp(-f32::MAX, f32::MAX);
+            [c(v[0]), c(v[1]), c(v[2]), w as f32]
+        };
+        let (a, b, kind) = match *s {
+            OutletShape::Inside(Region::Box { min, max }) => (f(min, 0.0), f(max, 0.0), OUTLET_BOX),
+            OutletShape::Inside(Region::Cylinder {
+                center,
+                axis,
+                radius,
+                length,
+            }) => (f(center, radius), f(axis, length), OUTLET_CYLINDER),
+            OutletShape::Outside { min, max } => (f(min, 0.0), f(max, 0.0), OUTLET_OUTSIDE),
+        };
+        OutletRegion {
+            a,
+            b,
+            kind,
+            pad: [0; 3],
+        }
+    }
+}
+
+/// One record of the flow log (`FlowRecord` in `shaders/common.wgsl`): a
+/// particle inserted (`kind` = its entry) or removed (`kind` =
+/// [`LOG_REMOVED`] | its outlet) at the start of step `step`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct FlowRecord {
+    pub id: u32,
+    pub kind: u32,
+    pub step: u32,
+    /// A removal's mass and energy (f32; an insertion's come from the
+    /// host's f64 candidate).
+    pub mass: f32,
+    pub energy: f32,
+    /// An insertion's candidate (`InsertBatch::tag` + its index in the
+    /// batch): the host's list of the candidates uploaded since the log
+    /// was last read.
+    pub cand: u32,
+    pub pad: [u32; 2],
+}
+
+/// One insertion batch of a submission (`InsertBatch` in
+/// `shaders/flow.wgsl`): its candidates `first..first + count` of the
+/// candidate buffers, the entry, its cumulative target and index.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct InsertBatch {
+    pub step: u32,
+    pub first: u32,
+    pub count: u32,
+    pub entry: u32,
+    /// The entry's cumulative target after it (`ScheduledBatch::target`).
+    pub goal: u32,
+    /// Its index among the entry's batches (a batch whose index is below
+    /// the entry's batches done is not applied again: a step re-run after
+    /// a list growth).
+    pub index: u32,
+    /// Index of its first candidate in the host's list (`FlowRecord::cand`).
+    pub tag: u32,
+    pub pad: u32,
 }
 
 /// Where a scene wall's primitives are and how a particle finds the ones
@@ -488,6 +593,40 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("energy", offset_of!(LawOut, energy)),
             ],
             size_of::<LawOut>(),
+        ),
+        (
+            "OutletRegion",
+            vec![
+                ("a", offset_of!(OutletRegion, a)),
+                ("b", offset_of!(OutletRegion, b)),
+                ("kind", offset_of!(OutletRegion, kind)),
+            ],
+            size_of::<OutletRegion>(),
+        ),
+        (
+            "FlowRecord",
+            vec![
+                ("id", offset_of!(FlowRecord, id)),
+                ("kind", offset_of!(FlowRecord, kind)),
+                ("step", offset_of!(FlowRecord, step)),
+                ("mass", offset_of!(FlowRecord, mass)),
+                ("energy", offset_of!(FlowRecord, energy)),
+                ("cand", offset_of!(FlowRecord, cand)),
+            ],
+            size_of::<FlowRecord>(),
+        ),
+        (
+            "InsertBatch",
+            vec![
+                ("step", offset_of!(InsertBatch, step)),
+                ("first", offset_of!(InsertBatch, first)),
+                ("count", offset_of!(InsertBatch, count)),
+                ("entry", offset_of!(InsertBatch, entry)),
+                ("goal", offset_of!(InsertBatch, goal)),
+                ("index", offset_of!(InsertBatch, index)),
+                ("tag", offset_of!(InsertBatch, tag)),
+            ],
+            size_of::<InsertBatch>(),
         ),
         (
             "ScanParams",

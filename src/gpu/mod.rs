@@ -9,11 +9,13 @@ pub mod contacts;
 pub mod context;
 pub mod data;
 pub mod diagnostics;
+pub mod flow;
 pub mod integrate;
 pub mod kernel;
 pub mod law;
 pub mod layout;
 pub mod neighbours;
+pub mod save;
 pub mod shaders;
 pub mod sort;
 pub mod wall_eval;
@@ -29,7 +31,7 @@ use crate::scene::{ContactModel, Scene};
 use crate::state::{Motion, Particles};
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
-use layout::{Pair, Params};
+use layout::{FlowRecord, Pair, Params};
 use walls::WallTables;
 
 /// Storage buffers the widest layout binds in one stage: 19, the
@@ -46,6 +48,10 @@ const STEPS_PER_SUBMIT: u64 = 256;
 /// Submissions of steps queued at once by `advance` (it waits for the
 /// oldest beyond that, which bounds the command memory held).
 const MAX_IN_FLIGHT: usize = 3;
+/// Steps `advance` runs between two reads of the control words at most
+/// when the scene inserts particles (the flow log is read, and the host's
+/// list of uploaded candidates emptied, at each read).
+const SEGMENT_STEPS: u64 = 64 * STEPS_PER_SUBMIT;
 
 /// Every kernel of a step, built once per backend (`GpuBackend::from_state`;
 /// pipelines are not shared between backends on one device).
@@ -56,6 +62,7 @@ pub struct GpuPipelines {
     pub contacts: contacts::ContactKernels,
     pub integrate: integrate::IntegrateKernels,
     pub diagnostics: diagnostics::DiagnosticsKernels,
+    pub flow: flow::FlowKernels,
 }
 
 impl GpuPipelines {
@@ -74,6 +81,7 @@ impl GpuPipelines {
             contacts: contacts::ContactKernels::new(ctx, &module("contacts.wgsl")),
             integrate: integrate::IntegrateKernels::new(ctx, &module("integrate.wgsl")),
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
+            flow: flow::FlowKernels::new(ctx, &module("flow.wgsl")),
         }
     }
 }
@@ -88,6 +96,7 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &contacts::ContactKernels::DECLS,
         &integrate::IntegrateKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
+        &flow::FlowKernels::DECLS,
         &law::LawEval::DECLS,
         &wall_eval::WallEval::DECLS,
     ]
@@ -102,6 +111,7 @@ pub struct GpuBindings {
     pub contacts: contacts::ContactBinds,
     pub integrate: integrate::IntegrateBinds,
     pub diagnostics: wgpu::BindGroup,
+    pub flow: flow::FlowBinds,
 }
 
 impl GpuBindings {
@@ -113,6 +123,7 @@ impl GpuBindings {
             contacts: p.contacts.bind(ctx, d),
             integrate: p.integrate.bind(ctx, d),
             diagnostics: p.diagnostics.bind(ctx, d),
+            flow: p.flow.bind(ctx, d),
         }
     }
 }
@@ -177,6 +188,14 @@ pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, WallTable
     (params, pairs, walls)
 }
 
+/// A scene's device tables (`scene_tables`), kept to rebuild the buffers
+/// when the particle capacity grows.
+pub struct SceneTables {
+    pub params: Params,
+    pub pairs: Vec<Pair>,
+    pub walls: WallTables,
+}
+
 /// The GPU backend.
 pub struct GpuBackend {
     pub ctx: GpuContext,
@@ -191,15 +210,32 @@ pub struct GpuBackend {
     dt: f64,
     /// The walls' static motion records (to read poses back as f64).
     wall_motion: Vec<layout::WallMotion>,
+    /// Insertion plan, outlets, the host's counters and events.
+    pub flow: flow::GpuFlow,
+    pub tables: SceneTables,
+    /// The scene's neighbour-list grid (`FixedPoint`, restore).
+    pub grid: Grid,
+}
+
+/// Particles a run of `plan` holds room for with `n` present and
+/// `inserted` inserted so far (steps to `end`): n + what the plan can still
+/// insert, at most max(n, 65 536) more (`advance` grows the buffers when a
+/// submission's batches could need more).
+pub fn default_capacity(plan: &crate::flow::InsertPlan, n: u64, inserted: u64, end: u64) -> u64 {
+    let more = plan.max_inserted(end).saturating_sub(inserted);
+    n + more.min(n.max(65_536))
 }
 
 impl GpuBackend {
+    /// With buffers for the scene's particles and what its `[[insert]]`
+    /// entries add ([`default_capacity`]).
     pub fn new(scene: &Scene, ctx: GpuContext) -> Result<GpuBackend, GpuError> {
         Self::with_capacity(scene, ctx, None)
     }
 
-    /// With buffers for `capacity` particles (at least the scene's): room
-    /// to insert particles without reallocating.
+    /// With buffers for `capacity` particles (at least the scene's; None:
+    /// [`default_capacity`]): room to insert particles without
+    /// reallocating.
     pub fn with_capacity(
         scene: &Scene,
         ctx: GpuContext,
@@ -215,6 +251,11 @@ impl GpuBackend {
             .map(|p| fp.encode([p[0], p[1], p[2]]))
             .collect();
         let motion = exact.initial_motion(scene.simulation.gravity, scene.dt());
+        let capacity = capacity.or_else(|| {
+            let plan = crate::flow::InsertPlan::new(scene);
+            (!plan.is_empty())
+                .then(|| default_capacity(&plan, exact.len() as u64, 0, scene.steps()))
+        });
         let init = GpuInit {
             state: &state,
             pos_fx: &pos_fx,
@@ -240,10 +281,26 @@ impl GpuBackend {
                 ctx.info.name
             )));
         }
-        let (mut params, pairs, walls) = scene_tables(scene, grid);
-        params.sizes[0] = init.capacity() as u32;
-        let data = GpuData::new(&ctx, &params, &pairs, &walls, init)?;
         let pipes = GpuPipelines::new(&ctx);
+        Self::assemble(scene, grid, init, ctx, pipes)
+    }
+
+    /// The buffers of `init` under `pipes` (built on `ctx`).
+    pub(crate) fn assemble(
+        scene: &Scene,
+        grid: &Grid,
+        init: &GpuInit,
+        ctx: GpuContext,
+        pipes: GpuPipelines,
+    ) -> Result<GpuBackend, GpuError> {
+        let (params, pairs, walls) = scene_tables(scene, grid);
+        let tables = SceneTables {
+            params,
+            pairs,
+            walls,
+        };
+        let flow = flow::GpuFlow::new(scene);
+        let data = Self::allocate(&ctx, &tables, &flow, init, None)?;
         let binds = GpuBindings::new(&ctx, &pipes, &data);
         Ok(GpuBackend {
             fixed: FixedPoint::new(grid),
@@ -255,8 +312,27 @@ impl GpuBackend {
             max_overlap: 0.0,
             gravity: scene.simulation.gravity,
             dt: scene.dt(),
-            wall_motion: walls.motion.clone(),
+            wall_motion: tables.walls.motion.clone(),
+            flow,
+            tables,
+            grid: *grid,
         })
+    }
+
+    /// `GpuData` for `init` (capacity `init.capacity()`), with the outlet
+    /// table and the insertion counters (`fstate` words, else zero).
+    pub(crate) fn allocate(
+        ctx: &GpuContext,
+        t: &SceneTables,
+        flow: &flow::GpuFlow,
+        init: &GpuInit,
+        fstate: Option<&[u32]>,
+    ) -> Result<GpuData, GpuError> {
+        let mut params = t.params;
+        params.sizes[0] = init.capacity() as u32;
+        let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init)?;
+        data.flow = data::FlowBuffers::new(ctx, &flow.outlet_table(), flow.inserted.len(), fstate);
+        Ok(data)
     }
 
     /// Records `f` in one compute pass and submits it.
@@ -459,6 +535,7 @@ impl GpuBackend {
             let at = (4 * data::CTL_REBUILD) as u64;
             q.write_buffer(&self.data.ctl, at, bytemuck::bytes_of(&1u32));
         }
+        self.flow.pending += k as u64;
         k
     }
 
@@ -487,6 +564,132 @@ impl GpuBackend {
         let cap = self.data.nbr_cap as u32;
         q.write_buffer(&self.data.ctl, word(CTL_LIST_CAP), bytemuck::bytes_of(&cap));
         true
+    }
+}
+
+impl GpuBackend {
+    /// Before a segment of `advance` (steps from `self.steps`): its end, at
+    /// most `target`, such that what its batches can insert fits the
+    /// buffers (grown, state kept bit for bit, when not even one submission
+    /// fits), and a flow log that cannot overflow over it.
+    fn prepare_segment(&mut self, target: u64) -> Result<u64, RunError> {
+        let n = self.data.n;
+        let mut end = target;
+        if !self.flow.plan.is_empty() {
+            // a bounded segment: the host's list of the candidates uploaded
+            // (until the log is read) and the log stay small
+            end = end.min(self.steps + SEGMENT_STEPS);
+        }
+        if !self.flow.plan.is_empty() && self.flow.need(n, end) > self.data.cap {
+            let first = end.min(self.steps + STEPS_PER_SUBMIT);
+            let need = self.flow.need(n, first);
+            if need > self.data.cap {
+                let cap = need.max(self.data.cap * 3 / 2);
+                let too_many = RunError {
+                    step: self.steps,
+                    particle: u32::MAX,
+                    kind: RunErrorKind::TooManyParticles { count: need },
+                };
+                if need > crate::state::MAX_PARTICLES as u64 {
+                    return Err(too_many);
+                }
+                let cap = cap.min(crate::state::MAX_PARTICLES as u64);
+                self.grow_capacity(cap).map_err(|_| too_many)?;
+            }
+            // the longest segment from `first` that fits
+            let cap = self.data.cap;
+            let (mut lo, mut hi) = (first, end);
+            if self.flow.need(n, hi) <= cap {
+                lo = hi;
+            }
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if self.flow.need(n, mid) <= cap {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            end = lo;
+        }
+        // each particle inserted is logged once, and each present or
+        // inserted is removed at most once (a marked one is not taken
+        // again): n + 2 × the insertions at most
+        let log = 2 * self.flow.need(n, end) - n + 16;
+        if self.data.reserve_flow(&self.ctx, 0, 0, log) {
+            self.rebind_flow();
+        }
+        Ok(end)
+    }
+
+    /// The bind groups over the flow buffers, after they grew.
+    fn rebind_flow(&mut self) {
+        let (p, d) = (&self.pipes, &self.data);
+        self.binds.flow = p.flow.bind(&self.ctx, d);
+        self.binds.integrate = p.integrate.bind(&self.ctx, d);
+    }
+
+    /// Uploads the batches of steps `from..to` (one submission) and
+    /// returns them.
+    fn upload_window(&mut self, from: u64, to: u64) -> flow::Window {
+        let w = self.flow.window(from, to, &self.fixed, self.dt);
+        if w.batches.is_empty() {
+            return w;
+        }
+        let (c, b) = (w.pos.len() as u64, w.batches.len() as u64);
+        if self.data.reserve_flow(&self.ctx, c, b, 0) {
+            self.rebind_flow();
+        }
+        let (q, f) = (&self.ctx.queue, &self.data.flow);
+        q.write_buffer(&f.cand_pos, 0, bytemuck::cast_slice(&w.pos));
+        q.write_buffer(&f.cand_fx, 0, bytemuck::cast_slice(&w.fx));
+        q.write_buffer(&f.cand_motion, 0, bytemuck::cast_slice(&w.motion));
+        q.write_buffer(&f.batches, 0, bytemuck::cast_slice(&w.batches));
+        let at = (4 * data::FS_CURSOR) as u64;
+        q.write_buffer(&f.state, at, bytemuck::bytes_of(&0u32));
+        w
+    }
+
+    /// After a segment: the control words and the insertion counters (one
+    /// read), then the flow log's records, turned into events; the log's
+    /// cursor is reset for the next segment.
+    fn read_segment(&mut self) -> [u32; data::CTL_LEN] {
+        use data::*;
+        let entries = self.flow.inserted.len();
+        let words = (FS_ENTRIES + 2 * entries) as u64;
+        let r = self.read(&[
+            (&self.data.ctl, 4 * CTL_LEN as u64),
+            (&self.data.flow.state, 4 * words),
+        ]);
+        let mut ctl = [0u32; CTL_LEN];
+        ctl.copy_from_slice(bytemuck::cast_slice(&r[0]));
+        let fs: Vec<u32> = bytemuck::pod_collect_to_vec(&r[1]);
+        for (k, n) in self.flow.inserted.iter_mut().enumerate() {
+            *n = fs[FS_ENTRIES + 2 * k] as u64;
+        }
+        let logged = ctl[CTL_LOG] as u64;
+        assert!(
+            logged <= self.data.flow.log_cap,
+            "flow log overflow: {logged} records, room for {}",
+            self.data.flow.log_cap
+        );
+        let records: Vec<FlowRecord> = if logged > 0 {
+            let bytes = logged * std::mem::size_of::<FlowRecord>() as u64;
+            self.data.reserve_staging(&self.ctx, bytes);
+            let q = &self.ctx.queue;
+            let at = (4 * CTL_LOG) as u64;
+            q.write_buffer(&self.data.ctl, at, bytemuck::bytes_of(&0u32));
+            self.read_vec(&self.data.flow.log, logged)
+        } else {
+            Vec::new()
+        };
+        let now = if ctl[CTL_FROZEN] == u32::MAX {
+            ctl[CTL_STEP]
+        } else {
+            ctl[CTL_FROZEN]
+        };
+        self.flow.take_log(&records, now as u64);
+        ctl
     }
 }
 
@@ -606,16 +809,25 @@ impl Backend for GpuBackend {
             );
         }
         while self.steps < target {
-            let mut left = target - self.steps;
+            // this segment's end, with room for what its batches can insert
+            // and for its log
+            let end = self.prepare_segment(target)?;
             let mut in_flight = std::collections::VecDeque::new();
-            while left > 0 {
-                let k = left.min(STEPS_PER_SUBMIT);
+            let mut s = self.steps;
+            while s < end {
+                let k = (end - s).min(STEPS_PER_SUBMIT);
+                let w = self.upload_window(s, s + k);
                 in_flight.push_back(self.submit("steps", |pass| {
-                    for _ in 0..k {
+                    for step in s..s + k {
+                        // the step's batches first: its dispatch sizes and
+                        // its rebuild include what they insert
+                        for count in w.at(step) {
+                            self.pipes.flow.encode_batch(&self.binds.flow, pass, count);
+                        }
                         self.encode_step(pass);
                     }
                 }));
-                left -= k;
+                s += k;
                 // at most MAX_IN_FLIGHT submissions queued: each holds its
                 // command memory until it completes (without this a long
                 // advance on lavapipe grew by ~1.5 kB per dispatch, 24 GB
@@ -628,7 +840,7 @@ impl Backend for GpuBackend {
                     });
                 }
             }
-            let ctl = self.ctl();
+            let ctl = self.read_segment();
             self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
             self.data.n = ctl[CTL_COUNT] as u64;
             if ctl[CTL_FROZEN] == u32::MAX {
@@ -697,6 +909,23 @@ impl Backend for GpuBackend {
             let e = self.fixed.decode(w);
             x[..3].copy_from_slice(&e);
         }
+        // particles marked removed (an outlet took them at the last step;
+        // the next build drops them) are gone, as on the CPU
+        if p.id.contains(&layout::NONE) {
+            let live: Vec<u32> = (0..p.len() as u32)
+                .filter(|&i| p.id[i as usize] != layout::NONE)
+                .collect();
+            let mut q = Particles {
+                pos_rad: vec![[0.0; 4]; live.len()],
+                vel_invm: vec![[0.0; 4]; live.len()],
+                omega_invi: vec![[0.0; 4]; live.len()],
+                material: vec![0; live.len()],
+                id: vec![0; live.len()],
+                dissipated: vec![0.0; live.len()],
+            };
+            p.permute_into(&live, &mut q);
+            p = q;
+        }
         p.sort_by_id();
         p
     }
@@ -723,15 +952,17 @@ impl Backend for GpuBackend {
     }
 
     fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
-        Vec::new()
+        std::mem::take(&mut self.flow.events)
     }
 
     fn particle_count(&mut self) -> u64 {
-        self.data.n
+        // the marked particles are still in the device's count until the
+        // next build
+        self.data.n - self.flow.pending.min(self.data.n)
     }
 
     fn save(&mut self) -> crate::checkpoint::Saved {
-        unimplemented!("GPU checkpoint")
+        self.save_state()
     }
 
     fn list_stats(&mut self) -> ListStats {

@@ -33,6 +33,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
             "integrate.wgsl",
             include_str!("../../shaders/integrate.wgsl"),
         ),
+        stage("flow.wgsl", include_str!("../../shaders/flow.wgsl")),
         stage(
             "diagnostics.wgsl",
             include_str!("../../shaders/diagnostics.wgsl"),

@@ -1,0 +1,268 @@
+//! Particles in and out on the GPU (`shaders/flow.wgsl`; the outlet test
+//! is fused into `integrate.wgsl`). Twin of `cpu/flow.rs`.
+//!
+//! - **Insertion**: `advance` takes each submission's batches from the
+//!   run's `flow::InsertPlan` ([`GpuFlow::window`]), uploads their
+//!   candidates and a small batch table with `queue.write_buffer` before
+//!   that submission, and records [`FlowKernels::encode_batch`] at the start
+//!   of each step that has a batch, before its `arm_rebuild`:
+//!   `insert_check` (a thread per candidate: free unless a present particle
+//!   overlaps), `insert_pick` (one thread: the acceptance rule, slots, ids,
+//!   counters, log records), `insert_write` (a thread per candidate: the
+//!   accepted ones into set B). No step without a batch records anything.
+//! - **Outlets**: `integrate` marks a particle whose new centre an outlet
+//!   takes and logs it; the next step's build drops it.
+//! - **The flow log**: both append [`FlowRecord`]s through an atomic u32
+//!   cursor, `ctl[CTL_LOG]`, read with the other control words at the end
+//!   of `advance` (the same round trip); [`GpuFlow::take_log`] turns the
+//!   records into [`FlowEvent`]s (an insertion's mass and energy from the
+//!   host's f64 candidate, so inserted mass is the CPU's exactly).
+
+use super::context::GpuContext;
+use super::data::{FixedPoint, GpuData, FS_ENTRIES};
+use super::kernel::{dispatch, Access, Kernel, KernelDecl, R, RW, U};
+use super::layout::{FlowRecord, InsertBatch, OutletRegion, LOG_REMOVED};
+use crate::flow::{FlowEvent, FlowKind, InsertPlan, OutletSet};
+use crate::scene::Scene;
+use crate::state::{convert_motion, Motion};
+
+pub struct FlowKernels {
+    pub check: Kernel,
+    pub pick: Kernel,
+    pub write: Kernel,
+}
+
+/// The two groups every insertion kernel shares.
+pub struct FlowBinds {
+    pub g0: wgpu::BindGroup,
+    pub g1: wgpu::BindGroup,
+}
+
+impl FlowKernels {
+    /// `insert_check`, `insert_pick`, `insert_write`: one layout (group 0:
+    /// params, ctl, starts, batches, fstate, log, nbr_start; group 1: set
+    /// B's pos, dissipated, motion, pos_fx, the candidates' pos, pos_fx,
+    /// motion and slot): 14 storage buffers.
+    pub const DECLS: [KernelDecl; 3] = {
+        const G: &[&[Access]] = &[&[U, RW, R, R, RW, RW, RW], &[RW, RW, RW, RW, R, R, R, RW]];
+        const S: &str = "flow.wgsl";
+        [
+            KernelDecl::new(S, "insert_check", G),
+            KernelDecl::new(S, "insert_pick", G),
+            KernelDecl::new(S, "insert_write", G),
+        ]
+    };
+
+    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+        let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
+        FlowKernels {
+            check: k(0),
+            pick: k(1),
+            write: k(2),
+        }
+    }
+
+    pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> FlowBinds {
+        let f = &d.flow;
+        let g0 = [
+            &d.params,
+            &d.ctl,
+            &d.starts,
+            &f.batches,
+            &f.state,
+            &f.log,
+            &d.nbr_start,
+        ];
+        let g1 = [
+            &d.b.pos,
+            &d.b.diss,
+            &d.b.motion,
+            &d.b.pos_fx,
+            &f.cand_pos,
+            &f.cand_fx,
+            &f.cand_motion,
+            &f.cand_slot,
+        ];
+        FlowBinds {
+            g0: self.check.bind(ctx, 0, &g0),
+            g1: self.check.bind(ctx, 1, &g1),
+        }
+    }
+
+    /// Records the next batch of the submission (`count` candidates).
+    pub fn encode_batch(&self, b: &FlowBinds, pass: &mut wgpu::ComputePass, count: u64) {
+        let g = [(0, &b.g0), (1, &b.g1)];
+        dispatch(pass, &self.check, &g, count);
+        dispatch(pass, &self.pick, &g, 1);
+        dispatch(pass, &self.write, &g, count);
+    }
+}
+
+/// One submission's batches: what [`GpuFlow::window`] uploads.
+#[derive(Debug, Default)]
+pub struct Window {
+    pub batches: Vec<InsertBatch>,
+    pub pos: Vec<[f32; 4]>,
+    pub fx: Vec<[u32; 8]>,
+    pub motion: Vec<Motion<f32>>,
+}
+
+impl Window {
+    /// The candidates of each batch at `step`, in dispatch order.
+    pub fn at(&self, step: u64) -> impl Iterator<Item = u64> + '_ {
+        self.batches
+            .iter()
+            .filter(move |b| b.step as u64 == step)
+            .map(|b| b.count as u64)
+    }
+}
+
+/// The host's side of insertion and outlets.
+#[derive(Debug, Clone)]
+pub struct GpuFlow {
+    pub plan: InsertPlan,
+    pub outlets: OutletSet,
+    /// Particles each `[[insert]]` entry had inserted at the last read.
+    pub inserted: Vec<u64>,
+    /// Events not yet handed out.
+    pub events: Vec<FlowEvent>,
+    /// The candidates uploaded since the log was last read (a record's
+    /// `cand`): entry, mass, energy (f64, the plan's).
+    cands: Vec<(usize, f64, f64)>,
+    /// Particles marked (by an outlet or `GpuBackend::remove`) and not yet
+    /// dropped by a build: still in the device's count.
+    pub pending: u64,
+    /// The run's last step (the scene's): what the capacity plans for.
+    pub end: u64,
+}
+
+impl GpuFlow {
+    pub fn new(scene: &Scene) -> Self {
+        GpuFlow {
+            plan: InsertPlan::new(scene),
+            outlets: OutletSet::new(scene),
+            inserted: vec![0; scene.inserts.len()],
+            events: Vec::new(),
+            cands: Vec::new(),
+            pending: 0,
+            end: scene.steps(),
+        }
+    }
+
+    /// The outlet table `integrate` tests, in order.
+    pub fn outlet_table(&self) -> Vec<OutletRegion> {
+        self.outlets
+            .shapes
+            .iter()
+            .map(OutletRegion::from_shape)
+            .collect()
+    }
+
+    /// The device's `fstate` at the start of step `step` with `inserted`
+    /// per entry: every batch scheduled before `step` applied.
+    pub fn state_words(&self, inserted: &[u64], step: u64) -> Vec<u32> {
+        let mut w = vec![0u32; FS_ENTRIES];
+        for (e, &n) in self.plan.entries.iter().zip(inserted) {
+            let mut done = if step <= e.first {
+                0
+            } else {
+                (step - e.first).div_ceil(e.every)
+            };
+            if let Some(m) = e.batches {
+                done = done.min(m);
+            }
+            w.push(n as u32);
+            w.push(done as u32);
+        }
+        w
+    }
+
+    /// The most particles the device can hold before step `to`, from
+    /// `count` now: what the entries' targets still ask for on top.
+    pub fn need(&self, count: u64, to: u64) -> u64 {
+        count
+            + (0..self.plan.entries.len())
+                .map(|k| {
+                    self.plan
+                        .target_before(k, to)
+                        .saturating_sub(self.inserted[k])
+                })
+                .sum::<u64>()
+    }
+
+    /// The batches activated at steps `from..to` with their candidates
+    /// (empty batches left out), appended to the candidates the log's
+    /// insertion records will name.
+    pub fn window(&mut self, from: u64, to: u64, fixed: &FixedPoint, dt: f64) -> Window {
+        let mut w = Window::default();
+        if self.plan.is_empty() {
+            return w;
+        }
+        for at in self.plan.schedule(from, to) {
+            let b = self.plan.batch(at);
+            let c = &b.candidates;
+            if c.is_empty() {
+                continue;
+            }
+            let g = self.plan.gravity_at(at.step);
+            w.batches.push(InsertBatch {
+                step: at.step as u32,
+                first: w.pos.len() as u32,
+                count: c.len() as u32,
+                entry: at.entry as u32,
+                goal: at.target.min(u32::MAX as u64) as u32,
+                index: at.index as u32,
+                tag: self.cands.len() as u32,
+                pad: 0,
+            });
+            w.motion
+                .extend(convert_motion::<f64, f32>(&c.initial_motion(g, dt)));
+            for (i, p) in c.pos_rad.iter().enumerate() {
+                w.pos.push(p.map(|x| x as f32));
+                w.fx.push(fixed.encode([p[0], p[1], p[2]]));
+                self.cands
+                    .push((at.entry, 1.0 / c.vel_invm[i][3], b.energy[i]));
+            }
+        }
+        w
+    }
+
+    /// Turns the log's records into events (kept until `flow_events`, in
+    /// a deterministic order),
+    /// forgets the candidates they named, and counts the particles marked
+    /// at the end of the last step (`now`: steps done), which the next
+    /// build drops.
+    pub fn take_log(&mut self, records: &[FlowRecord], now: u64) {
+        self.pending = 0;
+        // removals are appended in whatever order the threads got there:
+        // (step, insertions first, id), the order FlowTally sums in
+        let mut records = records.to_vec();
+        records.sort_by_key(|r| (r.step, r.kind & LOG_REMOVED != 0, r.id));
+        for r in &records {
+            let step = r.step as u64;
+            if r.kind & LOG_REMOVED != 0 {
+                if step == now {
+                    self.pending += 1;
+                }
+                self.events.push(FlowEvent {
+                    step,
+                    id: r.id,
+                    kind: FlowKind::Removed((r.kind & !LOG_REMOVED) as usize),
+                    mass: r.mass as f64,
+                    energy: r.energy as f64,
+                });
+            } else {
+                let (entry, mass, energy) = self.cands[r.cand as usize];
+                debug_assert_eq!(entry, r.kind as usize);
+                self.events.push(FlowEvent {
+                    step,
+                    id: r.id,
+                    kind: FlowKind::Inserted(entry),
+                    mass,
+                    energy,
+                });
+            }
+        }
+        self.cands.clear();
+    }
+}

@@ -1,0 +1,306 @@
+//! The GPU path's checkpoint (twin of `cpu/save.rs`):
+//! [`GpuBackend::save_state`] (`Backend::save`) reads back everything the
+//! next step reads before writing it, and [`GpuBackend::restore`] continues
+//! from it. The same pair grows the particle capacity in the middle of a
+//! run (save, new buffers, load: [`GpuBackend::grow_capacity`]).
+//!
+//! Sections (little-endian, set B's order, the first `particles` = the
+//! device's count, marked-but-not-yet-dropped particles included: the
+//! restored run drops them at its next build like the straight run):
+//! `pos_rad` ([f32; 4]), `dissipated` (f32), `motion` (`Motion<f32>`),
+//! `pos_fx` ([u32; 8]), `pos_exact` ([f64; 3], decoded from `pos_fx`: what
+//! the CPU restores), `pos_ref` ([f32; 4]), `nbr_start` (count + 1),
+//! `nbr`, `nbr_hist` ([f32; 4]), `ctl` (the raw control words),
+//! `wall_pose` (raw `WallPose`s) and the portable `walls` ([`checkpoint::WALL_WORDS`](crate::checkpoint::WALL_WORDS)
+//! f64 per wall, as the CPU's). Not saved, because every step rewrites them
+//! before reading: force, torque, the build's scratch (keys, counts,
+//! order, the previous list, `new_at`), the dispatch arguments; `starts`
+//! starts at zero, which makes the first batch's overlap test scan every
+//! particle instead of the cells around (the same answer).
+//!
+//! A GPU checkpoint restores bit for bit; a CPU one (f64) is converted:
+//! positions to f32 and fixed point, the motion records and history to
+//! f32, the list as the previous list of a build on the first step (the
+//! history moves over as at any build), the walls posed from their servo
+//! state.
+
+use super::data::{self, GpuInit};
+use super::layout::{WallPose, NONE};
+use super::walls::WallTables;
+use super::{default_capacity, GpuBackend, GpuBindings, GpuContext, GpuError};
+use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
+use crate::grid::Grid;
+use crate::scene::Scene;
+use crate::state::{convert_motion, Motion, Particles};
+use glam::DVec3;
+
+impl GpuBackend {
+    /// Everything the next step depends on (two reads: the control words,
+    /// then the arrays).
+    pub fn save_state(&mut self) -> Saved {
+        use data::*;
+        let ctl = self.ctl();
+        let n = ctl[CTL_COUNT] as u64;
+        let len = ctl[CTL_LIST_LEN] as u64;
+        let bodies = self.data.n_bodies;
+        let pose_size = std::mem::size_of::<WallPose>() as u64;
+        let sizes = [
+            16 * n,
+            4 * n,
+            64 * n,
+            32 * n,
+            16 * n,
+            4 * (n + 1),
+            4 * len,
+            16 * len,
+            pose_size * bodies,
+        ];
+        let total: u64 = sizes.iter().map(|b| b.next_multiple_of(256)).sum();
+        self.data.reserve_staging(&self.ctx, total);
+        let d = &self.data;
+        let bufs = [
+            &d.b.pos,
+            &d.b.diss,
+            &d.b.motion,
+            &d.b.pos_fx,
+            &d.pos_ref,
+            &d.nbr_start,
+            &d.nbr,
+            &d.nbr_hist,
+            &d.wall_pose,
+        ];
+        let parts: Vec<(&wgpu::Buffer, u64)> = bufs.into_iter().zip(sizes).collect();
+        let r = self.read(&parts);
+        let fx: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&r[3]);
+        let exact: Vec<[f64; 3]> = fx.iter().map(|w| self.fixed.decode(w)).collect();
+        let poses: Vec<WallPose> = bytemuck::pod_collect_to_vec(&r[8]);
+        let walls: Vec<f64> = poses
+            .iter()
+            .flat_map(|p| {
+                let (s, b, f, t) = (p.servo, p.built, p.force, p.torque);
+                [
+                    s[0], s[1], b[0], b[1], b[2], b[3], f[0], f[1], f[2], t[0], t[1], t[2],
+                ]
+                .map(f64::from)
+            })
+            .collect();
+        let mut s = Saved {
+            scalars: SavedScalars {
+                precision: Precision::F32,
+                step: ctl[CTL_STEP] as u64,
+                particles: n,
+                next_id: ctl[CTL_NEXT_ID],
+                builds: ctl[CTL_BUILDS] as u64,
+                rebuild: ctl[CTL_REBUILD] != 0,
+                max_overlap: f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64,
+                inserted: self.flow.inserted.clone(),
+            },
+            sections: Vec::new(),
+        };
+        let raw = |s: &mut Saved, name: &str, b: &[u8]| s.sections.push((name.into(), b.to_vec()));
+        raw(&mut s, "pos_rad", &r[0]);
+        raw(&mut s, "dissipated", &r[1]);
+        raw(&mut s, "motion", &r[2]);
+        raw(&mut s, "pos_fx", &r[3]);
+        s.put("pos_exact", &exact);
+        raw(&mut s, "pos_ref", &r[4]);
+        raw(&mut s, "nbr_start", &r[5]);
+        raw(&mut s, "nbr", &r[6]);
+        raw(&mut s, "nbr_hist", &r[7]);
+        s.put("ctl", &ctl);
+        raw(&mut s, "wall_pose", &r[8]);
+        s.put("walls", &walls);
+        s
+    }
+
+    /// Continues a saved run of `scene` (either backend's checkpoint) on
+    /// `ctx`: bit for bit from a GPU checkpoint; from a CPU one within f32
+    /// of it (the first step rebuilds the list, moving the history over).
+    pub fn restore(scene: &Scene, ctx: GpuContext, saved: &Saved) -> Result<GpuBackend, GpuError> {
+        let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
+        let none = Particles::<f32> {
+            pos_rad: Vec::new(),
+            vel_invm: Vec::new(),
+            omega_invi: Vec::new(),
+            material: Vec::new(),
+            id: Vec::new(),
+            dissipated: Vec::new(),
+        };
+        let init = GpuInit {
+            state: &none,
+            pos_fx: &[],
+            motion: &[],
+            list: None,
+            capacity: Some(1),
+        };
+        let mut g = GpuBackend::from_state(scene, &grid, &init, ctx)?;
+        g.load(saved, None, Some(scene))?;
+        Ok(g)
+    }
+
+    /// Buffers for `capacity` particles holding the same state, bit for
+    /// bit (save, allocate, load; the pipelines are kept).
+    pub fn grow_capacity(&mut self, capacity: u64) -> Result<(), GpuError> {
+        let saved = self.save_state();
+        self.load(&saved, Some(capacity), None)
+    }
+
+    /// Replaces the buffers with `saved`'s state, in buffers for
+    /// `capacity` particles (None: the count and what the plan can still
+    /// insert, [`default_capacity`]). A CPU checkpoint needs the scene (its
+    /// walls' poses).
+    fn load(
+        &mut self,
+        saved: &Saved,
+        capacity: Option<u64>,
+        scene: Option<&Scene>,
+    ) -> Result<(), GpuError> {
+        use data::*;
+        let bad = GpuError::Checkpoint;
+        let sc = &saved.scalars;
+        let n = sc.particles as usize;
+        let bodies = self.data.n_bodies as usize;
+        if sc.inserted.len() != self.flow.inserted.len() {
+            return Err(bad(format!(
+                "{} [[insert]] counters, the scene has {} entries",
+                sc.inserted.len(),
+                self.flow.inserted.len()
+            )));
+        }
+        let start: Vec<u32> = saved.array("nbr_start", n + 1).map_err(bad)?;
+        let nbr: Vec<u32> = saved.array_any("nbr").map_err(bad)?;
+        struct Loaded {
+            pos: Vec<[f32; 4]>,
+            diss: Vec<f32>,
+            motion: Vec<Motion<f32>>,
+            fx: Vec<[u32; 8]>,
+            pos_ref: Vec<[f32; 4]>,
+            hist: Vec<[f32; 4]>,
+            /// Control words as saved (a GPU checkpoint).
+            ctl: Option<Vec<u32>>,
+            poses: Vec<WallPose>,
+        }
+        let l = match sc.precision {
+            Precision::F32 => Loaded {
+                pos: saved.array("pos_rad", n).map_err(bad)?,
+                diss: saved.array("dissipated", n).map_err(bad)?,
+                motion: saved.array("motion", n).map_err(bad)?,
+                fx: saved.array("pos_fx", n).map_err(bad)?,
+                pos_ref: saved.array("pos_ref", n).map_err(bad)?,
+                hist: saved.array_any("nbr_hist").map_err(bad)?,
+                ctl: Some(saved.array("ctl", CTL_LEN).map_err(bad)?),
+                poses: saved.array("wall_pose", bodies).map_err(bad)?,
+            },
+            Precision::F64 => {
+                let scene = scene.ok_or_else(|| bad("a CPU checkpoint needs its scene".into()))?;
+                let pos: Vec<[f64; 4]> = saved.array("pos_rad", n).map_err(bad)?;
+                let diss: Vec<f64> = saved.array("dissipated", n).map_err(bad)?;
+                let m64: Vec<Motion<f64>> = saved.array("motion", n).map_err(bad)?;
+                let pref: Vec<[f64; 3]> = saved.array("pos_ref", n).map_err(bad)?;
+                let h64: Vec<[f64; 4]> = saved.array_any("nbr_hist").map_err(bad)?;
+                let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies).map_err(bad)?;
+                let mut set = crate::walls::WallSet::new(scene);
+                for (b, x) in set.bodies.iter_mut().zip(w.chunks(WALL_WORDS)) {
+                    b.servo_s = x[0];
+                    b.servo_v = x[1];
+                    b.built = (DVec3::new(x[2], x[3], x[4]), x[5]);
+                    b.load.force = [x[6], x[7], x[8]];
+                    b.load.torque = [x[9], x[10], x[11]];
+                }
+                set.pose_at(sc.step as f64 * self.dt);
+                let mut poses = WallTables::new(&set).pose;
+                poses.truncate(bodies);
+                Loaded {
+                    pos: pos.iter().map(|p| p.map(|x| x as f32)).collect(),
+                    diss: diss.iter().map(|&x| x as f32).collect(),
+                    motion: convert_motion(&m64),
+                    fx: pos
+                        .iter()
+                        .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
+                        .collect(),
+                    pos_ref: pref
+                        .iter()
+                        .zip(&pos)
+                        .map(|(r, p)| [r[0] as f32, r[1] as f32, r[2] as f32, p[3] as f32])
+                        .collect(),
+                    hist: h64.iter().map(|h| h.map(|x| x as f32)).collect(),
+                    ctl: None,
+                    poses,
+                }
+            }
+        };
+        if l.hist.len() != nbr.len() || start.last().copied() != Some(nbr.len() as u32) {
+            return Err(bad(format!(
+                "the neighbour list does not add up ({} entries, {} history, ends at {:?})",
+                nbr.len(),
+                l.hist.len(),
+                start.last()
+            )));
+        }
+        let m = &l.motion;
+        let state = Particles::<f32> {
+            pos_rad: l.pos.clone(),
+            vel_invm: m.iter().map(|r| r[0]).collect(),
+            omega_invi: m.iter().map(|r| r[1]).collect(),
+            material: m.iter().map(|r| r[2][3].to_bits()).collect(),
+            id: m.iter().map(|r| r[3][3].to_bits()).collect(),
+            dissipated: l.diss.clone(),
+        };
+        let inserted: u64 = sc.inserted.iter().sum();
+        let cap = capacity
+            .unwrap_or_else(|| default_capacity(&self.flow.plan, n as u64, inserted, self.flow.end))
+            .max(n as u64)
+            .max(1);
+        let init = GpuInit {
+            state: &state,
+            pos_fx: &l.fx,
+            motion: &l.motion,
+            list: Some(ListInit {
+                start: &start,
+                nbr: &nbr,
+                hist: &l.hist,
+            }),
+            capacity: Some(cap),
+        };
+        let fstate = self.flow.state_words(&sc.inserted, sc.step);
+        debug_assert_eq!(fstate.len(), FS_ENTRIES + 2 * sc.inserted.len());
+        let data = Self::allocate(&self.ctx, &self.tables, &self.flow, &init, Some(&fstate))?;
+        let mut ctl = match l.ctl {
+            Some(c) => c,
+            None => {
+                let mut c = ctl_init(data.nbr_cap, n as u64, sc.next_id).to_vec();
+                c[CTL_STEP] = sc.step as u32;
+                c[CTL_BUILDS] = sc.builds as u32;
+                c[CTL_MAX_OVERLAP] = (sc.max_overlap as f32).to_bits();
+                c[CTL_LIST_LEN] = nbr.len() as u32;
+                // the first step builds: the CPU's list is its previous
+                // list (the history moves over)
+                c[CTL_REBUILD] = 1;
+                c
+            }
+        };
+        // consistent with the new buffers: running, nothing pending
+        ctl[CTL_LIST_CAP] = data.nbr_cap as u32;
+        ctl[CTL_LIST_NEED] = 0;
+        ctl[CTL_KEPT] = 0;
+        ctl[CTL_LOG] = 0;
+        for k in [CTL_FROZEN, CTL_ERR_OVERLAP, CTL_ERR_NONFINITE] {
+            ctl[k] = NONE;
+        }
+        let q = &self.ctx.queue;
+        q.write_buffer(&data.ctl, 0, bytemuck::cast_slice(&ctl));
+        if !l.pos_ref.is_empty() {
+            q.write_buffer(&data.pos_ref, 0, bytemuck::cast_slice(&l.pos_ref));
+        }
+        if !l.poses.is_empty() {
+            q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));
+        }
+        self.data = data;
+        self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+        self.steps = sc.step;
+        self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
+        self.flow.inserted = sc.inserted.clone();
+        self.flow.pending = state.id.iter().filter(|&&i| i == NONE).count() as u64;
+        Ok(())
+    }
+}
