@@ -8,8 +8,10 @@
 #
 # Leaves in $OUT (or .): nvidia-smi.txt, info.txt, gpu_tests.txt (the GPU
 # test suite against its CPU twins, on this GPU), bench_gpu.md (the table,
-# with per-stage shares from timestamp queries and the copy bandwidth) and
-# bench_gpu.json. Sizes that do not fit are skipped with the reason.
+# with per-stage shares from timestamp queries and the copy bandwidth),
+# bench_gpu.json, and the same for the settled, chute, hopper and discharge
+# beds (bench_gpu_beds.md, .json; sizes BED_SIZES, default 1e5,1e6).
+# Sizes that do not fit are skipped with the reason.
 # Without .carry it uses target/release/talus and runs no tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,5 +38,15 @@ if [ -x .carry/gpu_tests ]; then
     echo "GPU tests FAILED: see gpu_tests.txt" >&2
   grep -E "^test result|FAILED|panicked" "$out/gpu_tests.txt" || true
 fi
+if [ -x .carry/gpu_flow_tests ]; then
+  TALUS_REQUIRE_GPU=1 .carry/gpu_flow_tests --test-threads 1 >"$out/gpu_flow_tests.txt" 2>&1 ||
+    echo "GPU flow tests FAILED: see gpu_flow_tests.txt" >&2
+  grep -E "^test result|FAILED|panicked" "$out/gpu_flow_tests.txt" || true
+fi
 "$talus" bench --backend gpu --sizes "$SIZES" --steps 200 --warmup 200 --repeats 3 \
   --json "$out/bench_gpu.json" | tee "$out/bench_gpu.md"
+# the settled, flowing, hopper and discharging beds (contacts, walls,
+# pouring and outlets) at the sizes that fit the call's time
+"$talus" bench --backend gpu --sizes "${BED_SIZES:-1e5,1e6}" --steps 200 --warmup 200 --repeats 3 \
+  --beds settled,chute,hopper,discharge \
+  --json "$out/bench_gpu_beds.json" | tee "$out/bench_gpu_beds.md"

@@ -2,7 +2,7 @@
 # Here, before a device run: packs what bench/gpu.sh needs on the lent GPU
 # machine into two folders git ignores. .gl holds the Vulkan loader (Debian
 # package libvulkan1, for x86_64); .carry holds the release binary and the
-# GPU test binary, stripped (about 8 MB each against 50 MB with debug info:
+# GPU test binaries, stripped (about 8 MB each against 50 MB with debug info:
 # a device call carries 64 MiB at most).
 #
 #   bench/gpu_pack.sh
@@ -22,13 +22,19 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   (cd .gl && apt-get "${o[@]}" download libvulkan1 >&2)
 fi
 cargo build --release
-tests=$(cargo test --release --test gpu --no-run --message-format=json 2>/dev/null |
-  python3 -c 'import json, sys
+# the GPU test binaries (the stages against their CPU twins; pouring,
+# outlets and checkpoints): name -> path of the newest build
+exe() {
+  cargo test --release --test "$1" --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json, sys
+name = sys.argv[1]
 exe = [m["executable"] for m in map(json.loads, sys.stdin)
        if m.get("reason") == "compiler-artifact" and m.get("executable")
-       and m["target"]["name"] == "gpu"]
-print(exe[-1])')
+       and m["target"]["name"] == name]
+print(exe[-1])' "$1"
+}
 mkdir -p .carry
 strip -o .carry/talus target/release/talus
-strip -o .carry/gpu_tests "$tests"
+strip -o .carry/gpu_tests "$(exe gpu)"
+strip -o .carry/gpu_flow_tests "$(exe gpu_flow)"
 du -sh .gl .carry

@@ -264,7 +264,7 @@ fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
             std::thread::spawn(move || {
                 for sig in signals.forever() {
                     if f.load(Ordering::SeqCst) != 0 {
-                        eprintln!("\nsecond signal: exiting at once (the last checkpoint stays)");
+                        eprintln!("\nsecond signal: exiting at once, without a checkpoint now (an earlier one, if any, stays)");
                         std::process::exit(128 + sig);
                     }
                     f.store(sig, Ordering::SeqCst);
