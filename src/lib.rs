@@ -22,6 +22,7 @@ pub mod scene;
 pub mod state;
 pub mod timestep;
 pub mod validate;
+pub mod view;
 pub mod walls;
 
 pub use backend::{Backend, RunError, RunErrorKind};

@@ -89,6 +89,27 @@ enum Command {
         /// the scene file.
         #[arg(long, requires = "resume")]
         force: bool,
+        /// Watch it run: a window drawing the GPU path's particles between
+        /// steps (space pauses; mouse and keys as in `talus view`; closing
+        /// the window lets the run go on).
+        #[arg(long)]
+        view: bool,
+        /// Pictures without a window: a PNG every T seconds of simulated
+        /// time (at the first snapshot at or after each multiple), in
+        /// OUT/frames, ready for a video (works on lavapipe and cloud GPUs).
+        #[arg(long, value_name = "T", allow_negative_numbers = true)]
+        render_every: Option<f64>,
+        /// With --render-every: the pictures' size, WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// With --view or --render-every: colour by speed, material, id,
+        /// radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// With --view or --render-every: camera changes to the framed view
+        /// (see `talus view --help`).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
     },
     /// List the GPU adapters with the limits that matter for talus.
     Info,
@@ -138,6 +159,51 @@ enum Command {
         #[arg(long, default_value = "validation")]
         out: PathBuf,
     },
+    /// Open a window on a run's snapshots: arrows / Home / End scrub,
+    /// space plays, left drag orbits, right (or shift) drag pans, the wheel
+    /// zooms, C cycles the colour field, X toggles a clip plane, R resets
+    /// the camera, Q / Esc quits.
+    View {
+        /// The run's output folder (with particles.pvd).
+        run: PathBuf,
+        /// Colour by: speed, material, id, radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// Camera changes to the framed view, comma-separated key=value,
+        /// angles in degrees: yaw=A, pitch=A, zoom=F, distance=D, fov=A,
+        /// target=x,y,z, eye=x,y,z (e.g. "yaw=30,pitch=20,zoom=1.5").
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Start at this snapshot (0: the first; past the end: the last).
+        #[arg(long, default_value_t = 0)]
+        start: usize,
+        #[arg(long)]
+        adapter: Option<String>,
+    },
+    /// Render a run's snapshots to PNG pictures (one per snapshot, in
+    /// order: frame_00000.png, …), the colour range fixed over the run.
+    Render {
+        /// The run's output folder (with particles.pvd).
+        run: PathBuf,
+        /// Where to write the pictures (default: RUN/frames).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Colour by: speed, material, id, radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// Picture size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// Camera changes to the framed view (see `talus view --help`).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Every Nth snapshot.
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+        /// Use the GPU adapter whose name contains this (see `talus info`).
+        #[arg(long)]
+        adapter: Option<String>,
+    },
     /// Parse and validate a scene, and print what a run would do.
     Check {
         /// Scene file (TOML).
@@ -167,6 +233,11 @@ fn main() -> ExitCode {
             adapter,
             resume,
             force,
+            view,
+            render_every,
+            size,
+            color_by,
+            camera,
         } => cmd_run(RunArgs {
             path: &scene,
             choice: backend,
@@ -177,7 +248,30 @@ fn main() -> ExitCode {
             adapter: adapter.as_deref(),
             resume,
             force,
+            render: (render_every.is_some() || !view).then(|| Render {
+                every: render_every,
+                size: size.clone(),
+                color_by: color_by.clone(),
+                camera: camera.clone(),
+            }),
+            view: view.then_some((color_by, camera)),
         }),
+        Command::View {
+            run,
+            color_by,
+            camera,
+            start,
+            adapter,
+        } => cmd_view(run, &color_by, camera, start, adapter),
+        Command::Render {
+            run,
+            out,
+            color_by,
+            size,
+            camera,
+            every,
+            adapter,
+        } => cmd_render(run, out, &color_by, &size, camera, every, adapter),
         Command::Check { scene } => cmd_check(&scene),
         Command::Info => cmd_info(),
         Command::Validate { backend, full, out } => talus::validate::cli(&backend, full, &out),
@@ -206,6 +300,117 @@ fn main() -> ExitCode {
                 export_liggghts,
             }),
         },
+    }
+}
+
+/// `talus run --view`'s options: the colour field, the camera and the
+/// `TALUS_VIEW_*` variables.
+fn live_view(
+    color_by: &str,
+    camera: Option<String>,
+    scene: &Scene,
+) -> Result<talus::view::window::ViewOpts, String> {
+    use talus::view::{colormap::ColorBy, window};
+    if !window::has_display() {
+        return Err(window::NO_DISPLAY.into());
+    }
+    if let Some(spec) = &camera {
+        // checked before the run starts
+        let d = &scene.domain;
+        talus::view::camera::Camera::frame(d.min, d.max, scene.simulation.gravity)
+            .apply_spec(spec)?;
+    }
+    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
+    opts.by = ColorBy::parse(color_by)?;
+    opts.camera = camera;
+    Ok(opts)
+}
+
+/// `talus view`: the window (`view::window::view`).
+fn cmd_view(
+    run: PathBuf,
+    color_by: &str,
+    camera: Option<String>,
+    start: usize,
+    adapter: Option<String>,
+) -> ExitCode {
+    use talus::view::{colormap::ColorBy, window};
+    let by = match ColorBy::parse(color_by) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let mut opts = match window::ViewOpts::from_env(run) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    opts.by = by;
+    opts.camera = camera;
+    opts.start = start;
+    opts.adapter = adapter;
+    match window::view(&opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        // the one line, as is
+        Err(e) if e.starts_with("no display") => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `talus render`: one PNG per snapshot (`view::headless::render_run`).
+fn cmd_render(
+    run: PathBuf,
+    out: Option<PathBuf>,
+    color_by: &str,
+    size: &str,
+    camera: Option<String>,
+    every: usize,
+    adapter: Option<String>,
+) -> ExitCode {
+    use talus::view::{colormap::ColorBy, headless};
+    let by = match ColorBy::parse(color_by) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let (width, height) = match headless::parse_size(size) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if every == 0 {
+        return fail("--every: must be at least 1");
+    }
+    let opts = headless::RenderOpts {
+        run,
+        out,
+        by,
+        width,
+        height,
+        camera,
+        every,
+        adapter,
+    };
+    match headless::render_run(&opts) {
+        Err(e) => fail(e),
+        Ok(r) => {
+            println!(
+                "{} pictures {}x{} in {} ({} {} .. {}, on {})",
+                r.files.len(),
+                width,
+                height,
+                r.dir.display(),
+                by.name(),
+                r.legend.min,
+                r.legend.max,
+                r.adapter
+            );
+            println!(
+                "video: ffmpeg -framerate 30 -i {}/frame_%05d.png -c:v libx264 -pix_fmt yuv420p -vf \"pad=ceil(iw/2)*2:ceil(ih/2)*2\" {}/movie.mp4",
+                r.dir.display(),
+                r.dir.display()
+            );
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -250,6 +455,18 @@ struct RunArgs<'a> {
     adapter: Option<&'a str>,
     resume: Option<PathBuf>,
     force: bool,
+    /// `--view`: the colour field and camera spec.
+    view: Option<(String, Option<String>)>,
+    /// `--render-every` and the picture options (also present without it,
+    /// to refuse options given without --view or --render-every).
+    render: Option<Render>,
+}
+
+struct Render {
+    every: Option<f64>,
+    size: String,
+    color_by: String,
+    camera: Option<String>,
 }
 
 /// SIGINT and SIGTERM: the first asks the run to stop at the next chunk
@@ -361,9 +578,16 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         (BackendChoice::Auto, Some("gpu")) => BackendChoice::Gpu,
         (c, _) => c,
     };
-    let chosen = match choice {
-        BackendChoice::Cpu => cpu(String::new()),
-        BackendChoice::Gpu => GpuContext::new(a.adapter)
+    let chosen = match (&a.view, choice) {
+        (Some(_), BackendChoice::Cpu) => Err("--view draws the GPU path's own buffers: run with --backend gpu (or auto), or view a CPU run's snapshots afterwards with `talus view DIR`".to_string()),
+        (Some((color_by, camera)), _) => live_view(color_by, camera.clone(), &scene)
+            .and_then(|opts| {
+                let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
+                let live = talus::view::window::Live::new(gpu(ctx)?, &scene, &opts)?;
+                Ok((Box::new(live) as Box<dyn Backend>, " (--view)".to_string()))
+            }),
+        (None, BackendChoice::Cpu) => cpu(String::new()),
+        (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
             .map_err(|e| e.to_string())
             .and_then(gpu)
             .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
@@ -374,7 +598,7 @@ fn cmd_run(a: RunArgs) -> ExitCode {
                     format!("--backend gpu: {e}")
                 }
             }),
-        BackendChoice::Auto => match GpuContext::new(a.adapter) {
+        (None, BackendChoice::Auto) => match GpuContext::new(a.adapter) {
             // a software rasteriser (lavapipe) is slower than the CPU path
             Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {
                 cpu(format!(
@@ -456,7 +680,63 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     cfg.scene_hash = hash;
     cfg.resume = ckpt.map(|c| c.1.driver);
     cfg.stop = Some(stop_flag(a.quiet));
-    match run::run(&scene, backend.as_mut(), &cfg) {
+    // headless pictures during the run
+    let mut recorder = None;
+    if let Some(r) = &a.render {
+        match r.every {
+            None => {
+                if r.color_by != "speed" || r.camera.is_some() || r.size != "1280x720" {
+                    return fail("--color-by, --camera and --size need --view or --render-every");
+                }
+            }
+            Some(every) => {
+                let made = talus::view::colormap::ColorBy::parse(&r.color_by)
+                    .map_err(|e| format!("--color-by: {e}"))
+                    .and_then(|by| {
+                        let size = talus::view::headless::parse_size(&r.size)
+                            .map_err(|e| format!("--size: {e}"))?;
+                        talus::view::record::Recorder::new(
+                            &scene,
+                            every,
+                            cfg.out_dir.join("frames"),
+                            by,
+                            size,
+                            r.camera.as_deref(),
+                            a.adapter,
+                        )
+                    });
+                match made {
+                    Ok(rec) => recorder = Some(rec),
+                    Err(e) => return fail(e),
+                }
+            }
+        }
+    }
+    let mut draw =
+        |p: &Particles<f64>, w: &[(usize, Vec<[[f64; 3]; 3]>)], t: f64, step: u64| match recorder
+            .as_mut()
+        {
+            Some(r) => r.snapshot(p, w, t, step),
+            None => Ok(()),
+        };
+    let hook: Option<&mut run::SnapshotHook> =
+        if a.render.as_ref().is_some_and(|r| r.every.is_some()) {
+            Some(&mut draw)
+        } else {
+            None
+        };
+    let result = run::run_with(&scene, backend.as_mut(), &cfg, hook);
+    if let Some(r) = &recorder {
+        if !a.quiet && r.count() > 0 {
+            eprintln!(
+                "pictures: {} in {} (video: ffmpeg -framerate 25 -i {}/frame_%05d.png -pix_fmt yuv420p run.mp4)",
+                r.count(),
+                r.out.display(),
+                r.out.display()
+            );
+        }
+    }
+    match result {
         Ok(s) => {
             if !a.quiet {
                 eprintln!(

@@ -9,7 +9,7 @@
 use crate::backend::{Backend, Diagnostics, RunError};
 use crate::checkpoint::{self, DriverState, Header};
 use crate::flow::{FlowTally, InsertPlan, OutletSet};
-use crate::io::walls::{WallSeries, WallsCsv, WriteError};
+use crate::io::walls::{Triangle, WallSeries, WallsCsv, WriteError};
 use crate::io::{csv, vtk};
 use crate::scene::{ParticleInit, Scene};
 use crate::state::Particles;
@@ -275,12 +275,29 @@ const TABLES: [&str; 3] = ["energy.csv", "walls.csv", "flow.csv"];
 /// `flow.csv`'s header: cumulative removals per outlet.
 pub const FLOW_CSV_HEADER: &str = "t,outlet,count,mass";
 
+/// Called with each snapshot the driver takes: the particles, the walls
+/// as world triangles per wall, the time and the step (`talus run
+/// --render-every` draws from it). An error is reported once and the hook
+/// dropped; the run goes on.
+pub type SnapshotHook<'a> =
+    dyn FnMut(&Particles<f64>, &[(usize, Vec<Triangle>)], f64, u64) -> Result<(), String> + 'a;
+
 /// Runs `scene` on `backend` up to step `cfg.steps`, writing outputs into
 /// `cfg.out_dir` (continuing them when `cfg.resume` is given).
 pub fn run(
     scene: &Scene,
     backend: &mut dyn Backend,
     cfg: &RunConfig,
+) -> Result<Summary, RunFailure> {
+    run_with(scene, backend, cfg, None)
+}
+
+/// [`run`], handing every snapshot to `hook`.
+pub fn run_with(
+    scene: &Scene,
+    backend: &mut dyn Backend,
+    cfg: &RunConfig,
+    mut hook: Option<&mut SnapshotHook>,
 ) -> Result<Summary, RunFailure> {
     let out = &cfg.out_dir;
     io(std::fs::create_dir_all(out), out)?;
@@ -369,9 +386,27 @@ pub fn run(
             poses[w].0.to_world(glam::DVec3::from(p)).to_array()
         }))
     };
+    // the walls where they are, for the hook (tessellated once)
+    let hook_walls = WallSeries::new(out, &scene.walls, &scene.domain);
+    let call_hook = |hook: &mut Option<&mut SnapshotHook>,
+                     b: &mut dyn Backend,
+                     p: &Particles<f64>,
+                     t: f64,
+                     step: u64| {
+        if let Some(h) = hook.as_mut() {
+            let poses = b.walls();
+            let tris =
+                hook_walls.world(|w, x| poses[w].0.to_world(glam::DVec3::from(x)).to_array());
+            if let Err(e) = h(p, &tris, t, step) {
+                eprintln!("warning: {e}; no more pictures for this run");
+                *hook = None;
+            }
+        }
+    };
     if resumed.is_none() {
         st.snapshot_k = 1;
         write_snapshot(&last_good, 0, 0.0, &mut st.pvd)?;
+        call_hook(&mut hook, backend, &last_good, 0.0, 0);
         if let Some((_, series)) = walls_out.as_mut() {
             write_walls(series, backend, 0, 0.0)?;
         }
@@ -500,6 +535,7 @@ pub fn run(
             if done > 1 || at_end {
                 last_good = backend.snapshot();
                 write_snapshot(&last_good, st.snapshot_k, done as f64 * dt, &mut st.pvd)?;
+                call_hook(&mut hook, backend, &last_good, done as f64 * dt, done);
                 if let Some((_, series)) = walls_out.as_mut() {
                     write_walls(series, backend, st.snapshot_k, done as f64 * dt)?;
                     st.walls_pvd = series.entries().to_vec();
