@@ -579,11 +579,22 @@ fn cmd_run(a: RunArgs) -> ExitCode {
         (c, _) => c,
     };
     let chosen = match (&a.view, choice) {
-        (Some(_), BackendChoice::Cpu) => Err("--view draws the GPU path's own buffers: run with --backend gpu (or auto), or view a CPU run's snapshots afterwards with `talus view DIR`".to_string()),
-        (Some((color_by, camera)), _) => live_view(color_by, camera.clone(), &scene)
+        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &scene)
             .and_then(|opts| {
+                use talus::view::window::{Live, LiveSim};
                 let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
-                let live = talus::view::window::Live::new(gpu(ctx)?, &scene, &opts)?;
+                // the CPU path is drawn from its state at each picture, on
+                // the window's own device; the GPU path from its buffers
+                let sim = if choice == BackendChoice::Cpu {
+                    let b = match &ckpt {
+                        Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+                        None => CpuBackend::new(&scene)?,
+                    };
+                    LiveSim::Cpu(Box::new((b, ctx)))
+                } else {
+                    LiveSim::Gpu(Box::new(gpu(ctx)?))
+                };
+                let live = Live::new(sim, &scene, &opts)?;
                 Ok((Box::new(live) as Box<dyn Backend>, " (--view)".to_string()))
             }),
         (None, BackendChoice::Cpu) => cpu(String::new()),

@@ -32,6 +32,7 @@ use super::overlay;
 use super::render::{Renderer, DEPTH_FORMAT};
 use super::replay::Run;
 use crate::backend::{Backend, Diagnostics, ListStats, RunError};
+use crate::cpu::CpuBackend;
 use crate::gpu::context::GpuContext;
 use crate::gpu::GpuBackend;
 use crate::io::walls::WallSeries;
@@ -760,6 +761,65 @@ impl ApplicationHandler for App {
 /// [`LIVE_FRAME`] of simulation per draw.
 const LIVE_FRAME: Duration = Duration::from_millis(33);
 
+#[cfg(any(
+    target_os = "linux",
+    target_os = "windows",
+    target_os = "macos",
+    target_os = "freebsd",
+    target_os = "dragonfly",
+    target_os = "netbsd",
+    target_os = "openbsd"
+))]
+/// What a live window watches: the GPU path, drawn from its own buffers
+/// (no readback), or the CPU path, drawn from a snapshot of its state at
+/// each picture (the device is then the window's own).
+pub enum LiveSim {
+    Gpu(Box<GpuBackend>),
+    /// The CPU backend and the window's device.
+    Cpu(Box<(CpuBackend, GpuContext)>),
+}
+
+impl LiveSim {
+    fn ctx(&self) -> &GpuContext {
+        match self {
+            LiveSim::Gpu(b) => &b.ctx,
+            LiveSim::Cpu(bc) => &bc.1,
+        }
+    }
+
+    fn backend(&mut self) -> &mut dyn Backend {
+        match self {
+            LiveSim::Gpu(b) => b.as_mut(),
+            LiveSim::Cpu(bc) => &mut bc.0,
+        }
+    }
+
+    fn get(&self) -> &dyn Backend {
+        match self {
+            LiveSim::Gpu(b) => b.as_ref(),
+            LiveSim::Cpu(bc) => &bc.0,
+        }
+    }
+
+    /// The CPU path's particles now (None on the GPU path: the renderer
+    /// binds its buffers).
+    fn host_frame(&mut self) -> Option<Frame> {
+        match self {
+            LiveSim::Gpu(_) => None,
+            LiveSim::Cpu(bc) => Some(Frame::from_particles(&bc.0.snapshot())),
+        }
+    }
+
+    /// Points `r` at the particles: the GPU's buffers, or `host`.
+    fn bind(&self, r: &mut Renderer, host: Option<&Frame>, by: ColorBy, legend: &Legend) {
+        match (self, host) {
+            (LiveSim::Gpu(b), _) => r.bind_simulation(b, by, legend),
+            (LiveSim::Cpu(_), Some(f)) => r.set_frame(f, by, legend),
+            (LiveSim::Cpu(_), None) => {}
+        }
+    }
+}
+
 /// `talus run SCENE --view`: the GPU backend with a window drawing its
 /// own buffers between steps (nothing read back but the walls' poses when
 /// they move). The run driver sees a plain [`Backend`]: `advance` runs
@@ -778,7 +838,7 @@ const LIVE_FRAME: Duration = Duration::from_millis(33);
     target_os = "openbsd"
 ))]
 pub struct Live {
-    sim: GpuBackend,
+    sim: LiveSim,
     event_loop: EventLoop<()>,
     ui: LiveUi,
     walls: WallSeries,
@@ -791,6 +851,8 @@ pub struct Live {
     piece: u64,
     last_draw: Option<Instant>,
     drawn: u64,
+    /// Particles present after the last piece of steps.
+    count: u64,
 }
 
 /// The live window's event handler: the window (its surface is made
@@ -891,7 +953,7 @@ impl Live {
     /// Opens the window for `sim` running `scene` (`opts`: the colour
     /// field, camera spec and `TALUS_VIEW_*`; its `run` is unused).
     /// Errors: one line ([`NO_DISPLAY`] without a display).
-    pub fn new(mut sim: GpuBackend, scene: &Scene, opts: &ViewOpts) -> Result<Live, String> {
+    pub fn new(mut sim: LiveSim, scene: &Scene, opts: &ViewOpts) -> Result<Live, String> {
         if !has_display() {
             return Err(NO_DISPLAY.into());
         }
@@ -904,7 +966,7 @@ impl Live {
         }
         // the colour ranges, fixed: the state now, the speed of a fall
         // across the domain, the domain's height, the materials
-        let frame = Frame::from_particles(&sim.snapshot());
+        let frame = Frame::from_particles(&sim.backend().snapshot());
         let ids = scene.particles.len() as u64
             + crate::flow::InsertPlan::new(scene).max_inserted(scene.steps());
         let legends = ColorBy::ALL
@@ -924,6 +986,7 @@ impl Live {
             piece: 1,
             last_draw: None,
             drawn: 0,
+            count: frame.len() as u64,
             ui: LiveUi {
                 by: opts.by,
                 camera: home,
@@ -953,7 +1016,7 @@ impl Live {
     }
 
     fn ensure_surface(&mut self) -> Result<(), String> {
-        let ctx = &self.sim.ctx;
+        let ctx = self.sim.ctx();
         if self.ui.win.is_none() && !self.ui.closed {
             let Some(window) = self.ui.window.clone() else {
                 return Ok(());
@@ -982,7 +1045,7 @@ impl Live {
 
     fn world_walls(&mut self) -> Vec<([[f32; 3]; 3], u32)> {
         let poses = if self.walls_move {
-            self.sim.walls()
+            self.sim.backend().walls()
         } else {
             Vec::new()
         };
@@ -1000,11 +1063,11 @@ impl Live {
     }
 
     fn lines(&self) -> Vec<String> {
-        let step = self.sim.steps_done();
+        let step = self.sim.get().steps_done();
         vec![
             self.name.clone(),
             format!("t = {:.4} s   step {step}", step as f64 * self.dt),
-            format!("{} particles", self.sim.data.n),
+            format!("{} particles", self.count),
             match self.ui.by.unit() {
                 "" => format!("colour: {}", self.ui.by.name()),
                 u => format!("colour: {} ({u})", self.ui.by.name()),
@@ -1032,7 +1095,8 @@ impl Live {
             if self.ui.paused { "  paused" } else { "" }
         );
         let clip = clip_plane(self.ui.clip, &self.ui.camera);
-        let ctx = &self.sim.ctx;
+        let host = self.sim.host_frame();
+        let ctx = self.sim.ctx();
         let w = self.ui.win.as_mut().expect("checked");
         if std::mem::take(&mut self.ui.resized) {
             w.surface.configure(&ctx.device, &w.config);
@@ -1041,7 +1105,7 @@ impl Live {
         if let Some(t) = &walls {
             w.renderer.set_walls(t);
         }
-        w.renderer.bind_simulation(&self.sim, by, &legend);
+        self.sim.bind(&mut w.renderer, host.as_ref(), by, &legend);
         w.renderer.clip = clip;
         w.hud
             .update(ctx, w.config.width, w.config.height, &lines, &legend);
@@ -1051,7 +1115,7 @@ impl Live {
         self.last_draw = Some(Instant::now());
         self.drawn += 1;
         if self.opts.frames.is_some_and(|n| self.drawn >= n) {
-            if let Some(path) = self.opts.screenshot.clone() {
+            if let Some(path) = self.opts.screenshot.take() {
                 self.screenshot(&path)?;
             }
             self.ui.close();
@@ -1068,11 +1132,12 @@ impl Live {
         let legend = self.legend();
         let walls = self.world_walls();
         let lines = self.lines();
-        let ctx = &self.sim.ctx;
+        let host = self.sim.host_frame();
+        let ctx = self.sim.ctx();
         let mut r = Renderer::new(ctx, headless::FORMAT);
         r.clip = clip_plane(self.ui.clip, &self.ui.camera);
         r.set_walls(&walls);
-        r.bind_simulation(&self.sim, self.ui.by, &legend);
+        self.sim.bind(&mut r, host.as_ref(), self.ui.by, &legend);
         let off = Offscreen::new(ctx, width, height)?;
         let mut img = off.render(ctx, &r, &self.ui.camera)?;
         overlay::composite(
@@ -1118,10 +1183,10 @@ impl Live {
 ))]
 impl Backend for Live {
     fn name(&self) -> &'static str {
-        self.sim.name()
+        self.sim.get().name()
     }
     fn adapter(&self) -> String {
-        self.sim.adapter()
+        self.sim.get().adapter()
     }
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
         let mut left = steps;
@@ -1129,7 +1194,8 @@ impl Backend for Live {
             self.service();
             let piece = left.min(self.piece);
             let t = Instant::now();
-            self.sim.advance(piece)?;
+            self.sim.backend().advance(piece)?;
+            self.count = self.sim.backend().particle_count();
             left -= piece;
             let took = t.elapsed();
             if took < LIVE_FRAME / 3 {
@@ -1142,31 +1208,52 @@ impl Backend for Live {
         Ok(())
     }
     fn diagnostics(&mut self) -> Diagnostics {
-        self.sim.diagnostics()
+        self.sim.backend().diagnostics()
     }
     fn snapshot(&mut self) -> crate::state::Particles<f64> {
-        self.sim.snapshot()
+        self.sim.backend().snapshot()
     }
     fn max_overlap_ratio(&self) -> f64 {
-        self.sim.max_overlap_ratio()
+        self.sim.get().max_overlap_ratio()
     }
     fn steps_done(&self) -> u64 {
-        self.sim.steps_done()
+        self.sim.get().steps_done()
     }
     fn list_stats(&mut self) -> ListStats {
-        self.sim.list_stats()
+        self.sim.backend().list_stats()
     }
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
-        self.sim.walls()
+        self.sim.backend().walls()
     }
     fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
-        self.sim.flow_events()
+        self.sim.backend().flow_events()
     }
     fn particle_count(&mut self) -> u64 {
-        self.sim.particle_count()
+        self.sim.backend().particle_count()
     }
     fn save(&mut self) -> crate::checkpoint::Saved {
-        self.sim.save()
+        self.sim.backend().save()
+    }
+}
+
+#[cfg(any(
+    target_os = "linux",
+    target_os = "windows",
+    target_os = "macos",
+    target_os = "freebsd",
+    target_os = "dragonfly",
+    target_os = "netbsd",
+    target_os = "openbsd"
+))]
+impl Drop for Live {
+    /// A run that ended before `TALUS_VIEW_FRAMES` pictures still leaves
+    /// its `TALUS_VIEW_SCREENSHOT` (of the last state).
+    fn drop(&mut self) {
+        if let Some(path) = self.opts.screenshot.take() {
+            if let Err(e) = self.screenshot(&path) {
+                eprintln!("warning: {e}");
+            }
+        }
     }
 }
 
