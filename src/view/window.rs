@@ -824,7 +824,7 @@ impl LiveSim {
 /// own buffers between steps (nothing read back but the walls' poses when
 /// they move). The run driver sees a plain [`Backend`]: `advance` runs
 /// its steps in pieces of about [`LIVE_FRAME`] and services the window
-/// between them. Space pauses the simulation, C, X, R and the mouse work
+/// between them. Space pauses the simulation, S steps it once while paused, C, X, R and the mouse work
 /// as in `talus view`; closing the window (Q, Esc) lets the run go on
 /// without it. `TALUS_VIEW_FRAMES` / `TALUS_VIEW_SCREENSHOT` as for
 /// `talus view` (the run goes on after the window closes).
@@ -853,6 +853,8 @@ pub struct Live {
     drawn: u64,
     /// Particles present after the last piece of steps.
     count: u64,
+    /// Particle-steps per second of the last piece (the overlay).
+    rate: f64,
 }
 
 /// The live window's event handler: the window (its surface is made
@@ -864,6 +866,8 @@ struct LiveUi {
     open_error: Option<String>,
     closed: bool,
     paused: bool,
+    /// S while paused: run one step, then pause again.
+    step_once: bool,
     clip: bool,
     by: ColorBy,
     camera: Camera,
@@ -909,6 +913,7 @@ impl ApplicationHandler for LiveUi {
                     Key::Named(NamedKey::Space) => self.paused = !self.paused,
                     Key::Character(c) => match c.to_lowercase().as_str() {
                         "q" => self.close(),
+                        "s" if self.paused => self.step_once = true,
                         "c" => self.by = self.by.next(),
                         "x" => self.clip = !self.clip,
                         "r" => self.camera = self.home,
@@ -987,6 +992,7 @@ impl Live {
             last_draw: None,
             drawn: 0,
             count: frame.len() as u64,
+            rate: 0.0,
             ui: LiveUi {
                 by: opts.by,
                 camera: home,
@@ -1067,7 +1073,10 @@ impl Live {
         vec![
             self.name.clone(),
             format!("t = {:.4} s   step {step}", step as f64 * self.dt),
-            format!("{} particles", self.count),
+            format!(
+                "{} particles   {:.3e} particle-steps/s",
+                self.count, self.rate
+            ),
             match self.ui.by.unit() {
                 "" => format!("colour: {}", self.ui.by.name()),
                 u => format!("colour: {} ({u})", self.ui.by.name()),
@@ -1164,7 +1173,7 @@ impl Live {
                     self.ui.close();
                 }
             }
-            if !self.ui.paused || self.ui.closed {
+            if !self.ui.paused || self.ui.closed || self.ui.step_once {
                 break;
             }
             self.pump(Some(Duration::from_millis(30)));
@@ -1192,12 +1201,19 @@ impl Backend for Live {
         let mut left = steps;
         while left > 0 {
             self.service();
-            let piece = left.min(self.piece);
+            // paused, S: one step, then the pause again
+            let piece = if std::mem::take(&mut self.ui.step_once) {
+                self.ui.dirty = true;
+                1
+            } else {
+                left.min(self.piece)
+            };
             let t = Instant::now();
             self.sim.backend().advance(piece)?;
+            let took = t.elapsed();
+            self.rate = self.count as f64 * piece as f64 / took.as_secs_f64().max(1e-9);
             self.count = self.sim.backend().particle_count();
             left -= piece;
-            let took = t.elapsed();
             if took < LIVE_FRAME / 3 {
                 self.piece = (self.piece * 2).min(1 << 16);
             } else if took > LIVE_FRAME && self.piece > 1 {
