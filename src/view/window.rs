@@ -663,7 +663,11 @@ impl App {
                 self.goto(self.k.saturating_sub(1))
             }
             Key::Named(NamedKey::Home) => self.goto(0),
-            Key::Named(NamedKey::End) => self.goto(self.run.len() - 1),
+            Key::Named(NamedKey::End) => {
+                // a run still going has written more snapshots since
+                self.reload();
+                self.goto(self.run.len() - 1)
+            }
             Key::Named(NamedKey::Space) => {
                 self.playing = !self.playing;
                 self.last_step = Instant::now();
@@ -684,6 +688,16 @@ impl App {
             _ => return,
         }
         self.request_redraw();
+    }
+
+    /// Reads the run's series again: a run still going has written more
+    /// snapshots (kept only when there are more than before).
+    fn reload(&mut self) {
+        if let Ok(r) = Run::open(self.run.dir()) {
+            if r.len() > self.run.len() {
+                self.run = r;
+            }
+        }
     }
 
     fn request_redraw(&self) {
@@ -743,6 +757,9 @@ impl ApplicationHandler for App {
             let now = Instant::now();
             if now >= self.last_step + period {
                 self.last_step = now;
+                if self.k + 1 >= self.run.len() {
+                    self.reload();
+                }
                 let next = if self.k + 1 >= self.run.len() {
                     0
                 } else {
