@@ -872,6 +872,8 @@ pub struct Live {
     count: u64,
     /// Particle-steps per second of the last piece (the overlay).
     rate: f64,
+    /// Wall time of the last draw (paces the next one).
+    draw_cost: Duration,
 }
 
 /// The live window's event handler: the window (its surface is made
@@ -1010,6 +1012,7 @@ impl Live {
             drawn: 0,
             count: frame.len() as u64,
             rate: 0.0,
+            draw_cost: Duration::ZERO,
             ui: LiveUi {
                 by: opts.by,
                 camera: home,
@@ -1181,14 +1184,21 @@ impl Live {
         }
         self.pump(Some(Duration::ZERO));
         loop {
+            // at most one draw per LIVE_FRAME, and no sooner than nine
+            // times the last draw's cost: drawing takes at most ~10 % of
+            // the run's time on any device (a software rasteriser draws
+            // less often, a GPU at display rate)
+            let gap = LIVE_FRAME.max(self.draw_cost * 9);
             let due = self
                 .last_draw
-                .is_none_or(|t| t.elapsed() >= LIVE_FRAME || self.ui.dirty && self.ui.paused);
+                .is_none_or(|t| t.elapsed() >= gap || self.ui.dirty && self.ui.paused);
             if due {
+                let t = Instant::now();
                 if let Err(e) = self.draw() {
                     eprintln!("view: {e}; the run goes on without it");
                     self.ui.close();
                 }
+                self.draw_cost = t.elapsed();
             }
             if !self.ui.paused || self.ui.closed || self.ui.step_once {
                 break;
