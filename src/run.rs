@@ -313,24 +313,17 @@ pub fn run_with(
     // the tables: cut back to the checkpoint and appended to, or new
     let open_table = |name: &str, header: &str| -> Result<std::fs::File, RunFailure> {
         let path = out.join(name);
-        match &resumed {
-            Some(r) => {
-                let len = r.tables.iter().find(|t| t.0 == name).map_or(0, |t| t.1);
-                if len > 0 && path.exists() {
-                    cut_back(&path, len)?;
-                    io(std::fs::OpenOptions::new().append(true).open(&path), &path)
-                } else {
-                    let mut f = io(std::fs::File::create(&path), &path)?;
-                    io(writeln!(f, "{header}"), &path)?;
-                    Ok(f)
-                }
-            }
-            None => {
-                let mut f = io(std::fs::File::create(&path), &path)?;
-                io(writeln!(f, "{header}"), &path)?;
-                Ok(f)
-            }
+        let len = resumed
+            .as_ref()
+            .and_then(|r| r.tables.iter().find(|t| t.0 == name))
+            .map_or(0, |t| t.1);
+        if len > 0 && path.exists() {
+            cut_back(&path, len)?;
+            return io(std::fs::OpenOptions::new().append(true).open(&path), &path);
         }
+        let mut f = io(std::fs::File::create(&path), &path)?;
+        io(writeln!(f, "{header}"), &path)?;
+        Ok(f)
     };
     let energy_path = out.join("energy.csv");
     let mut energy = open_table(

@@ -24,10 +24,13 @@ impl Step {
     /// event each (energy as the diagnostics would count it now).
     pub fn drain_outlets(&mut self) {
         let outlets = &self.flow.outlets;
+        // every step, over every particle: in parallel (collected in index
+        // order)
+        use rayon::prelude::*;
         let taken: Vec<(usize, usize)> = self
             .particles
             .pos_rad
-            .iter()
+            .par_iter()
             .enumerate()
             .filter_map(|(i, p)| outlets.which([p[0], p[1], p[2]]).map(|k| (i, k)))
             .collect();

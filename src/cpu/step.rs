@@ -58,14 +58,8 @@ impl Step {
     /// Gravity at the current step: `gravity` turned by
     /// `gravity_rotation` (rate × t about its axis) when it rotates.
     pub fn gravity_now(&self) -> [f64; 3] {
-        match self.gravity_rotation {
-            Some((axis, rate)) => {
-                let t = self.step as f64 * self.law.dt;
-                let q = glam::DQuat::from_axis_angle(glam::DVec3::from(axis), rate * t);
-                (q * glam::DVec3::from(self.gravity)).to_array()
-            }
-            None => self.gravity,
-        }
+        let t = self.step as f64 * self.law.dt;
+        crate::scene::gravity_at(self.gravity, self.gravity_rotation, t)
     }
 
     /// Stages 1–2: bin, sort, and reorder the particle arrays into cell order.

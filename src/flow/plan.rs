@@ -278,14 +278,7 @@ impl InsertPlan {
 
     /// Gravity at step `s` (turned by `gravity_rotation`).
     pub fn gravity_at(&self, s: u64) -> [f64; 3] {
-        match self.gravity_rotation {
-            Some((axis, rate)) => {
-                let t = s as f64 * self.dt;
-                let q = glam::DQuat::from_axis_angle(DVec3::from(axis), rate * t);
-                (q * DVec3::from(self.gravity)).to_array()
-            }
-            None => self.gravity,
-        }
+        crate::scene::gravity_at(self.gravity, self.gravity_rotation, s as f64 * self.dt)
     }
 
     /// The candidates of a scheduled batch. `previous_target`: the entry's

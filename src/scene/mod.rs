@@ -36,6 +36,7 @@ pub use builder::SceneBuilder;
 pub use error::SceneError;
 pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
+pub use types::gravity_at;
 pub use types::{
     Contact, ContactModel, Domain, Dt, End, Insert, InsertRate, Interaction, Material, Oscillation,
     Outlet, ParticleInit, Region, Scene, Servo, Shape, Side, Simulation, SourceInfo, Wall,

@@ -57,6 +57,19 @@ pub struct Simulation {
 /// pre-empted cloud run can afford to lose.
 pub const DEFAULT_CHECKPOINT_INTERVAL: f64 = 600.0;
 
+/// `gravity` turned by `rotation` (axis, rad/s) for time `t` (s): what
+/// gravity is at that time (the CPU step, the insertion plan; the GPU's
+/// twin is `gravity_at` in `common.wgsl`).
+pub fn gravity_at(gravity: [f64; 3], rotation: Option<([f64; 3], f64)>, t: f64) -> [f64; 3] {
+    match rotation {
+        Some((axis, rate)) => {
+            let q = glam::DQuat::from_axis_angle(DVec3::from(axis), rate * t);
+            (q * DVec3::from(gravity)).to_array()
+        }
+        None => gravity,
+    }
+}
+
 /// `neighbour_skin = "auto"`: this fraction of the largest diameter. Small
 /// enough that a dense monodisperse bed keeps only its first shell (12
 /// candidates), large enough that a bed flowing at 20 steps per contact
