@@ -11,6 +11,7 @@ pub mod backend;
 pub mod bench;
 pub mod checkpoint;
 pub mod cpu;
+pub mod fem;
 pub mod flow;
 pub mod gpu;
 pub mod grid;

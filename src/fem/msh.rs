@@ -1,0 +1,1 @@
+//! Gmsh MSH 4.1 reader (placeholder; being written).
