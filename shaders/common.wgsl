@@ -186,3 +186,13 @@ fn min_image(p: Params, a: vec3<f32>, b: vec3<f32>) -> vec3<f32> {
     }
     return d;
 }
+
+// The deforming surfaces of the FEM bodies (src/gpu/layout.rs, SurfInfo;
+// src/walls/surface.rs): each node moves on a straight line over the
+// current exchange interval, x0 + v (step - step0) dt; per node the
+// `surf_nodes` records x0, v, built (the node at the last list build);
+// per surface triangle `surf_tris` holds its 3 nodes and its primitive.
+struct SurfInfo {
+    sizes: vec4<u32>,  // x: surface nodes, y: surface triangles, z: step0 (the interval's start), w: unused
+    scale: vec4<f32>,  // x: the force words' unit (fixed point = round-toward-zero(f * scale)), y: 1 / scale
+}

@@ -30,6 +30,15 @@
 // The history beside each list entry: only the entry's particle reads or
 // writes it.
 @group(2) @binding(2) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+// The FEM bodies' deforming surfaces (surfaces.wgsl): their sizes, step0
+// and force unit; the nodes' x0, then v, then built; per surface triangle its nodes
+// and primitive; and the grains' force on each node summed over the
+// interval as 64-bit fixed point, two words (lo, hi) per component, six
+// per node, then an error word (non-zero: a value overflowed).
+@group(2) @binding(3) var<uniform> S: SurfInfo;
+@group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
+@group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
+@group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
@@ -39,6 +48,68 @@ const MESH_TIE: f32 = 1e-4;
 // run's second pass (primitive indices stay below 2^29).
 const KEPT: u32 = 0x20000000u;
 const PRIM: u32 = 0x1fffffffu;
+
+// The barycentric weights of p (on triangle a, b, c or near it): three
+// weights >= 0 summing to 1, a point off the triangle clamped onto it, a
+// degenerate triangle a third each (twin of `walls::surface::barycentric`,
+// line by line).
+fn barycentric(a: vec3<f32>, b: vec3<f32>, c: vec3<f32>, p: vec3<f32>) -> vec3<f32> {
+    let e1 = b - a;
+    let e2 = c - a;
+    let d = p - a;
+    let aa = dot(e1, e1);
+    let bb = dot(e1, e2);
+    let cc = dot(e2, e2);
+    let p1 = dot(d, e1);
+    let p2 = dot(d, e2);
+    let det = aa * cc - bb * bb;
+    if (!(det > 1e-30 * aa * cc)) { return vec3<f32>(1.0 / 3.0); }
+    var u = max((cc * p1 - bb * p2) / det, 0.0);
+    var v = max((aa * p2 - bb * p1) / det, 0.0);
+    let s = u + v;
+    if (s > 1.0) {
+        u = u / s;
+        v = v / s;
+    }
+    return vec3<f32>(1.0 - u - v, u, v);
+}
+
+// 2^32 and 2^62 (the force words' limit) in f32, exactly.
+const TWO32: f32 = 4294967296.0;
+const TWO62: f32 = 4611686018427387904.0;
+
+// Adds `scaled` (a force component times S.scale.x), rounded toward zero,
+// to the 64-bit fixed-point sum at words (at, at + 1) = (lo, hi): integer
+// atomics with the carry by hand, so the sum is exact and the same in any
+// order (no float atomics). The magnitude splits exactly in f32 (it has a
+// 24-bit mantissa: below 2^32 it is the low word itself, above it its low
+// word is a multiple of 2^9 below 2^32), the sign by two's complement.
+// |scaled| >= 2^62 (or not finite) sets the error word instead.
+fn add_fixed(at: u32, scaled: f32) {
+    if (!(abs(scaled) < TWO62)) {
+        atomicStore(&surf_force[6u * S.sizes.x], 1u);
+        return;
+    }
+    let q = trunc(scaled);
+    let m = abs(q);
+    let hm = floor(m * (1.0 / TWO32));
+    var hi = u32(hm);
+    var lo = u32(m - hm * TWO32);
+    if (q < 0.0) {
+        lo = ~lo + 1u;
+        hi = ~hi + select(0u, 1u, lo == 0u);
+    }
+    let old = atomicAdd(&surf_force[at], lo);
+    let carry = select(0u, 1u, old + lo < old);
+    atomicAdd(&surf_force[at + 1u], hi + carry);
+}
+
+// Force f to surface node k's sum (words 6k .. 6k + 6).
+fn add_node_force(k: u32, f: vec3<f32>) {
+    for (var c = 0u; c < 3u; c++) {
+        add_fixed(6u * k + 2u * c, f[c] * S.scale.x);
+    }
+}
 
 // What a run of wall entries adds: the particle's sums (carried in, so
 // the additions are in the row's order) and the load on the wall (force
@@ -144,6 +215,21 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
             wb.vel = v;
             wb.vel_half = v;
         }
+        // a deforming surface's triangle (b.w = 1 + its index; the lane is
+        // the side of a cylinder or cone): the velocity at its closest
+        // point from its vertices' (barycentric)
+        var tri = vec4<u32>(NONE);
+        var bw = vec3<f32>(0.0);
+        if (wall.kind == WALL_TRIANGLE && wall.b.w > 0.5) {
+            tri = surf_tris[u32(wall.b.w) - 1u];
+            let on = xb + g.normal * g.dist;
+            bw = barycentric(wall.a.xyz, wall.b.xyz, wall.c.xyz, on);
+            let nv = S.sizes.x;
+            let v = surf_nodes[nv + tri.x].xyz * bw.x + surf_nodes[nv + tri.y].xyz * bw.y
+                + surf_nodes[nv + tri.z].xyz * bw.z;
+            wb.vel = v;
+            wb.vel_half = v;
+        }
         let pp = pairs[mat_i * P.sizes.w + wall.material];
         let r = pair_law(pp, me, wb, n, overlap, hist);
         o.f = o.f + r.force_a;
@@ -154,6 +240,12 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
         let on_wall = -r.force_a;
         o.load_f = o.load_f + on_wall;
         o.load_t = o.load_t + cross(cp - pose.origin.xyz, on_wall);
+        if (!dry && tri.x != NONE) {
+            // the force on the triangle to its nodes, with the weights
+            add_node_force(tri.x, on_wall * bw.x);
+            add_node_force(tri.y, on_wall * bw.y);
+            add_node_force(tri.z, on_wall * bw.z);
+        }
         if (!dry) {
             let h = vec4<f32>(r.xi, r.kt);
             nbr_hist[e] = h;

@@ -99,6 +99,29 @@ pub enum RunErrorKind {
     TooManyParticles {
         count: u64,
     },
+    /// A FEM body failed (an inverted element, a non-finite state, an
+    /// implicit step that did not converge): what it said is in
+    /// [`body_message`] (`particle` is meaningless then).
+    Body,
+}
+
+thread_local! {
+    static BODY_MESSAGE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// A [`RunErrorKind::Body`] error at `step` saying `message`.
+pub fn body_error(step: u64, message: String) -> RunError {
+    BODY_MESSAGE.with_borrow_mut(|m| *m = message);
+    RunError {
+        step,
+        particle: u32::MAX,
+        kind: RunErrorKind::Body,
+    }
+}
+
+/// What the last FEM body failure on this thread said.
+pub fn body_message() -> String {
+    BODY_MESSAGE.with_borrow(|m| m.clone())
 }
 
 /// A run that blew up: which step, which particle (by id), what.
@@ -114,11 +137,14 @@ impl fmt::Display for RunError {
         write!(f, "step {}: ", self.step)?;
         if !matches!(
             self.kind,
-            RunErrorKind::ListTooLarge { .. } | RunErrorKind::TooManyParticles { .. }
+            RunErrorKind::ListTooLarge { .. }
+                | RunErrorKind::TooManyParticles { .. }
+                | RunErrorKind::Body
         ) {
             write!(f, "particle {}: ", self.particle)?;
         }
         match self.kind {
+            RunErrorKind::Body => write!(f, "{}", body_message()),
             RunErrorKind::ListTooLarge { entries } => write!(
                 f,
                 "the neighbour list needs {entries} entries, more than one storage binding of this GPU holds; lower [simulation] neighbour_skin or use --backend cpu"
@@ -171,6 +197,11 @@ pub trait Backend {
     fn particle_count(&mut self) -> u64;
     /// Everything the next step depends on ([`crate::checkpoint`]).
     fn save(&mut self) -> Saved;
+    /// The FEM bodies, where the scene has any (their state at the start
+    /// of the current exchange interval is what outputs report).
+    fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+        None
+    }
 }
 
 /// How the neighbour list is doing (benchmarks print it).

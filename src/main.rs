@@ -894,6 +894,12 @@ fn cmd_check(path: &Path) -> ExitCode {
     for i in 0..scene.walls.len() {
         outln!("             {}", wall_line(&scene, i));
     }
+    if !scene.bodies.is_empty() {
+        outln!("bodies       {}", scene.bodies.len());
+        for l in scene.describe_bodies() {
+            outln!("             {l}");
+        }
+    }
     outln!("contact      {:?}", scene.contact.model);
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);

@@ -9,6 +9,7 @@
 use crate::backend::{Backend, Diagnostics, RunError};
 use crate::checkpoint::{self, DriverState, Header};
 use crate::flow::{FlowTally, InsertPlan, OutletSet};
+use crate::io::bodies::{BodiesCsv, BodyFrame, BodyRow, BodySeries};
 use crate::io::walls::{Triangle, WallSeries, WallsCsv, WriteError};
 use crate::io::{csv, vtk};
 use crate::scene::{ParticleInit, Scene};
@@ -270,7 +271,7 @@ fn file_len(path: &Path) -> u64 {
 }
 
 /// The tables whose length a checkpoint keeps.
-const TABLES: [&str; 3] = ["energy.csv", "walls.csv", "flow.csv"];
+const TABLES: [&str; 4] = ["energy.csv", "walls.csv", "flow.csv", "bodies.csv"];
 
 /// `flow.csv`'s header: cumulative removals per outlet.
 pub const FLOW_CSV_HEADER: &str = "t,outlet,count,mass";
@@ -303,7 +304,12 @@ pub fn run_with(
     io(std::fs::create_dir_all(out), out)?;
     let n0 = scene.particles.len();
     let dt = scene.dt();
-    let every = cfg.output_every.max(1);
+    // with FEM bodies, outputs fall on exchange steps (where the bodies'
+    // state is known): the interval rounded up to a multiple of K
+    let every = match backend.bodies() {
+        Some(b) => cfg.output_every.max(1).div_ceil(b.every) * b.every,
+        None => cfg.output_every.max(1),
+    };
     let resumed = cfg.resume.clone();
     let mut st = resumed.clone().unwrap_or_else(|| DriverState {
         flow: FlowTally::new(scene.inserts.len(), scene.outlets.len()),
@@ -326,10 +332,91 @@ pub fn run_with(
         Ok(f)
     };
     let energy_path = out.join("energy.csv");
+    let has_bodies = backend.bodies().is_some();
     let mut energy = open_table(
         "energy.csv",
-        "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,residual",
+        if has_bodies {
+            "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,body_kinetic,body_strain,body_contact,body_potential,body_dissipated,residual"
+        } else {
+            "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,residual"
+        },
     )?;
+    // the FEM bodies: bodies.csv beside the energy rows, their meshes
+    // beside each particle snapshot (bodies.pvd)
+    let body_names: Vec<String> = (0..scene.bodies.len())
+        .map(|i| scene.bodies[i].label(i))
+        .collect();
+    let bodies_csv_path = out.join("bodies.csv");
+    let mut bodies_out = if has_bodies {
+        let mut series = BodySeries::new(out, &body_names);
+        let resumed_len = resumed
+            .as_ref()
+            .and_then(|r| r.tables.iter().find(|t| t.0 == "bodies.csv"))
+            .map_or(0, |t| t.1);
+        let csv = if resumed_len > 0 && bodies_csv_path.exists() {
+            cut_back(&bodies_csv_path, resumed_len)?;
+            series.resume(
+                resumed
+                    .as_ref()
+                    .map(|r| r.bodies_pvd.clone())
+                    .unwrap_or_default(),
+            );
+            io(
+                BodiesCsv::append(&bodies_csv_path, &body_names),
+                &bodies_csv_path,
+            )?
+        } else {
+            io(
+                BodiesCsv::create(&bodies_csv_path, &body_names),
+                &bodies_csv_path,
+            )?
+        };
+        Some((csv, series))
+    } else {
+        None
+    };
+    let write_bodies = |series: &mut BodySeries,
+                        b: &dyn Backend,
+                        k: usize,
+                        now: &[crate::fem::coupling::BodyNow]|
+     -> Result<(), RunFailure> {
+        let Some(set) = b.bodies() else { return Ok(()) };
+        let mut refs = Vec::new();
+        for (c, n) in set.bodies.iter().zip(now) {
+            let mesh = c.body.mesh();
+            refs.push((
+                mesh.nodes.iter().map(|x| x.to_array()).collect::<Vec<_>>(),
+                n.positions.iter().map(|x| x.to_array()).collect::<Vec<_>>(),
+                n.velocities
+                    .iter()
+                    .map(|x| x.to_array())
+                    .collect::<Vec<_>>(),
+                mesh.order == crate::fem::mesh::Order::Quadratic,
+            ));
+        }
+        let frames: Vec<BodyFrame> = set
+            .bodies
+            .iter()
+            .zip(&refs)
+            .zip(now)
+            .map(|((c, r), n)| BodyFrame {
+                reference: &r.0,
+                positions: &r.1,
+                velocities: &r.2,
+                tets: &c.body.mesh().tets,
+                quadratic: r.3,
+                von_mises: &n.von_mises,
+            })
+            .collect();
+        let pvd = series.pvd_path();
+        let t = set.start_step as f64 * set.dt;
+        io(series.write(k, t, &frames), &pvd)
+    };
+    if resumed.is_none() {
+        if let (Some((_, series)), Some(set)) = (bodies_out.as_mut(), backend.bodies()) {
+            write_bodies(series, backend, 0, &set.now())?;
+        }
+    }
     let flow_path = out.join("flow.csv");
     let mut flow_csv = open_table("flow.csv", FLOW_CSV_HEADER)?;
     let outlets = OutletSet::new(scene);
@@ -481,8 +568,22 @@ pub fn run_with(
         }
         if at_row || at_end {
             let d = backend.diagnostics();
-            let total = d.total();
-            let moving = d.kinetic_translational + d.kinetic_rotational + d.elastic;
+            // the bodies at the row's time (the start of an exchange
+            // interval): their energies join the balance
+            let body_now = backend.bodies().map(|b| b.now());
+            let be = body_now.as_ref().map_or([0.0; 5], |now| {
+                now.iter().fold([0.0; 5], |a, n| {
+                    [
+                        a[0] + n.kinetic,
+                        a[1] + n.strain,
+                        a[2] + n.contact,
+                        a[3] + n.potential,
+                        a[4] + n.dissipated,
+                    ]
+                })
+            });
+            let total = d.total() + be.iter().sum::<f64>();
+            let moving = d.kinetic_translational + d.kinetic_rotational + d.elastic + be[0] + be[1];
             // particles brought in or taken out carry their energy: the
             // balance counts what is present against its reference plus
             // what came in minus what went out
@@ -492,10 +593,15 @@ pub fn run_with(
             st.residual_ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
             last_diag = d;
             let t = (done - 1) as f64 * dt;
+            let body_cols = if has_bodies {
+                be.iter().map(|x| format!("{x:e},")).collect::<String>()
+            } else {
+                String::new()
+            };
             io(
                 writeln!(
                     energy,
-                    "{t:e},{:e},{:e},{:e},{:e},{:e},{:e}",
+                    "{t:e},{:e},{:e},{:e},{:e},{:e},{body_cols}{:e}",
                     d.kinetic_translational,
                     d.kinetic_rotational,
                     d.potential,
@@ -505,6 +611,19 @@ pub fn run_with(
                 ),
                 &energy_path,
             )?;
+            if let (Some((csv, _)), Some(now)) = (bodies_out.as_mut(), body_now.as_ref()) {
+                let rows: Vec<BodyRow> = now
+                    .iter()
+                    .map(|n| BodyRow {
+                        com: n.com.to_array(),
+                        com_velocity: n.com_velocity.to_array(),
+                        kinetic: n.kinetic,
+                        strain: n.strain,
+                        force: n.force.to_array(),
+                    })
+                    .collect();
+                io(csv.row(t, &rows), &bodies_csv_path)?;
+            }
             io(energy.flush(), &energy_path)?;
             let mut rows = String::new();
             for (name, c) in outlets.names.iter().zip(&st.flow.removed) {
@@ -532,6 +651,10 @@ pub fn run_with(
                 if let Some((_, series)) = walls_out.as_mut() {
                     write_walls(series, backend, st.snapshot_k, done as f64 * dt)?;
                     st.walls_pvd = series.entries().to_vec();
+                }
+                if let (Some((_, series)), Some(now)) = (bodies_out.as_mut(), body_now.as_ref()) {
+                    write_bodies(series, backend, st.snapshot_k, now)?;
+                    st.bodies_pvd = series.pvd();
                 }
                 st.snapshot_k += 1;
             }

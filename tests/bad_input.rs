@@ -1924,3 +1924,483 @@ fn checkpoint_interval_must_be_positive() {
         );
     }
 }
+
+// ----------------------------------------------------------------- bodies
+
+/// [`BASE`] with the beads in its upper half, a rubber material and a
+/// deformable plate on the floor (generated, tet10 by default).
+fn bodies_scene() -> String {
+    edit(
+        BASE,
+        "region = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }",
+        "region = { min = [0.0, 0.0, 0.005], max = [0.01, 0.01, 0.01] }",
+    ) + BODIES
+}
+
+const BODIES: &str = r#"
+[[materials]]
+name = "rubber"
+density = 1100.0
+youngs_modulus = 1.0e6
+poisson_ratio = 0.45
+restitution = 0.5
+friction = 0.8
+
+[[bodies]]
+name = "plate"
+generator = "box"
+min = [0.001, 0.001, 0.0005]
+max = [0.009, 0.009, 0.0025]
+divisions = [4, 4, 1]
+material = "rubber"
+velocity = [0.0, 0.0, 0.0]
+damping = { alpha = 0.0, beta = 0.0 }
+fixed = [{ min = [0.0, 0.0, 0.0], max = [0.0015, 0.01, 0.003] }]
+exchange_every = "auto"
+wall_stiffness = "auto"
+"#;
+
+/// [`bodies_scene`] with `from` replaced by `to`; the error expected at
+/// the line holding `at` (after the edit).
+fn body_edit_fails(name: &str, from: &str, to: &str, at: &str, key: &str, fragments: &[&str]) {
+    let scene = edit(&bodies_scene(), from, to);
+    let line = line_of(&scene, at);
+    check_fails(name, &scene, Some(line), key, fragments);
+}
+
+/// An ASCII Gmsh MSH 4.1 file of 4-node tetrahedra (1-based node tags in
+/// `tets`).
+fn msh(nodes: &[[f64; 3]], tets: &[[usize; 4]]) -> String {
+    let mut s = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n");
+    let n = nodes.len();
+    s += &format!("1 {n} 1 {n}\n3 1 0 {n}\n");
+    for i in 1..=n {
+        s += &format!("{i}\n");
+    }
+    for p in nodes {
+        s += &format!("{} {} {}\n", p[0], p[1], p[2]);
+    }
+    let m = tets.len();
+    s += &format!("$EndNodes\n$Elements\n1 {m} 1 {m}\n3 1 4 {m}\n");
+    for (i, t) in tets.iter().enumerate() {
+        s += &format!("{} {} {} {} {}\n", i + 1, t[0], t[1], t[2], t[3]);
+    }
+    s + "$EndElements\n"
+}
+
+/// One tetrahedron with a 4 mm right-angle corner at (1, 1, 1) mm: inside
+/// the domain, positive volume in this order.
+const TET: [[f64; 3]; 4] = [
+    [0.001, 0.001, 0.001],
+    [0.005, 0.001, 0.001],
+    [0.001, 0.005, 0.001],
+    [0.001, 0.001, 0.005],
+];
+
+/// [`bodies_scene`] whose plate is read from `plate.msh` holding `text`
+/// (the `fixed` box dropped, `extra` lines added to the body).
+fn mesh_body_scene(dir: &TempDir, text: &str, extra: &str) -> PathBuf {
+    dir.write("plate.msh", text);
+    let scene = edit(
+        &bodies_scene(),
+        "generator = \"box\"\nmin = [0.001, 0.001, 0.0005]\nmax = [0.009, 0.009, 0.0025]\ndivisions = [4, 4, 1]\n",
+        "mesh = \"plate.msh\"\n",
+    );
+    let scene = edit(
+        &scene,
+        "fixed = [{ min = [0.0, 0.0, 0.0], max = [0.0015, 0.01, 0.003] }]\n",
+        extra,
+    );
+    dir.write("scene.toml", &scene)
+}
+
+/// `talus check` of a body read from `text`: the error at the `mesh` key.
+fn body_mesh_fails(name: &str, text: &str, extra: &str, key: &str, fragments: &[&str]) -> String {
+    let dir = TempDir::new(name);
+    let path = mesh_body_scene(&dir, text, extra);
+    let scene = std::fs::read_to_string(&path).unwrap();
+    let at = if key.ends_with(".mesh") {
+        "mesh = "
+    } else {
+        "fixed = "
+    };
+    expect_error(
+        &check(&path),
+        &path,
+        Some(line_of(&scene, at)),
+        key,
+        fragments,
+    )
+}
+
+#[test]
+fn body_scenes_pass_check_and_are_listed() {
+    let dir = TempDir::new("bodies-valid");
+    let out = check(&dir.write("scene.toml", &bodies_scene()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.trim().is_empty(), "{stderr}");
+    assert!(stdout.contains("bodies[0] plate"), "{stdout}");
+    // a file mesh, tet4, energy-momentum: also fine
+    let path = mesh_body_scene(
+        &dir,
+        &msh(&TET, &[[1, 2, 3, 4]]),
+        "element = \"tet4\"\nintegrator = \"energy_momentum\"\n",
+    );
+    let out = check(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.trim().is_empty(), "{stderr}");
+    // a box beyond a periodic axis is allowed
+    let scene = edit(
+        &edit(
+            &bodies_scene(),
+            "periodic = [false, false, false]",
+            "periodic = [true, false, false]",
+        ),
+        "max = [0.009, 0.009, 0.0025]",
+        "max = [0.012, 0.009, 0.0025]",
+    );
+    let out = check(&dir.write("periodic.toml", &scene));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn body_box_and_divisions() {
+    body_edit_fails(
+        "body-min-max",
+        "max = [0.009, 0.009, 0.0025]",
+        "max = [0.009, 0.009, 0.0002]",
+        "max = [0.009, 0.009, 0.0002]",
+        "bodies[0].max",
+        &["expected max > min on every axis; z has min 0.0005 and max 0.0002"],
+    );
+    body_edit_fails(
+        "body-zero-divisions",
+        "divisions = [4, 4, 1]",
+        "divisions = [4, 0, 1]",
+        "divisions",
+        "bodies[0].divisions",
+        &["expected a positive number of divisions on every axis; y has 0"],
+    );
+    body_edit_fails(
+        "body-negative-divisions",
+        "divisions = [4, 4, 1]",
+        "divisions = [4, -4, 1]",
+        "divisions",
+        "bodies[0].divisions[1]",
+        &["expected a positive integer, found -4"],
+    );
+    body_edit_fails(
+        "body-fractional-divisions",
+        "divisions = [4, 4, 1]",
+        "divisions = [4, 4, 1.5]",
+        "divisions",
+        "bodies[0].divisions[2]",
+        &["expected a positive integer, found 1.5"],
+    );
+    body_edit_fails(
+        "body-outside",
+        "max = [0.009, 0.009, 0.0025]",
+        "max = [0.009, 0.011, 0.0025]",
+        "max = [0.009, 0.011, 0.0025]",
+        "bodies[0].max",
+        &[
+            "body \"plate\" outside the domain along y",
+            "its box [0.001, 0.001, 0.0005] .. [0.009, 0.011, 0.0025] must lie within the domain [0, 0, 0] .. [0.01, 0.01, 0.01] on every non-periodic axis",
+        ],
+    );
+    body_edit_fails(
+        "body-outside-below",
+        "min = [0.001, 0.001, 0.0005]",
+        "min = [0.001, 0.001, -0.0005]",
+        "min = [0.001, 0.001, -0.0005]",
+        "bodies[0].min",
+        &["outside the domain along z"],
+    );
+    body_edit_fails(
+        "body-box-keys-with-mesh",
+        "generator = \"box\"",
+        "mesh = \"plate.msh\"",
+        "min = [0.001, 0.001, 0.0005]",
+        "bodies[0].min",
+        &["only with generator = \"box\""],
+    );
+    body_edit_fails(
+        "body-mesh-and-generator",
+        "generator = \"box\"",
+        "generator = \"box\"\nmesh = \"plate.msh\"",
+        "generator = \"box\"",
+        "bodies[0].generator",
+        &["give either mesh (a Gmsh file) or generator = \"box\", not both"],
+    );
+    body_edit_fails(
+        "body-unknown-key",
+        "wall_stiffness = \"auto\"",
+        "wall_stifness = \"auto\"",
+        "wall_stifness",
+        "bodies[0].wall_stifness",
+        &["unknown key", "did you mean \"wall_stiffness\"?"],
+    );
+}
+
+#[test]
+fn body_damping_exchange_and_wall_stiffness() {
+    body_edit_fails(
+        "body-damping-alpha",
+        "alpha = 0.0",
+        "alpha = -1.0",
+        "damping = ",
+        "bodies[0].damping.alpha",
+        &["expected a damping coefficient >= 0 1/s, got -1"],
+    );
+    body_edit_fails(
+        "body-damping-beta",
+        "beta = 0.0",
+        "beta = -0.001",
+        "damping = ",
+        "bodies[0].damping.beta",
+        &["expected a damping coefficient >= 0 s, got -0.001"],
+    );
+    body_edit_fails(
+        "body-exchange-zero",
+        "exchange_every = \"auto\"",
+        "exchange_every = 0",
+        "exchange_every",
+        "bodies[0].exchange_every",
+        &["expected a positive number of grain steps or \"auto\", got 0"],
+    );
+    body_edit_fails(
+        "body-exchange-fraction",
+        "exchange_every = \"auto\"",
+        "exchange_every = 2.5",
+        "exchange_every",
+        "bodies[0].exchange_every",
+        &["expected a positive number of grain steps or \"auto\", found 2.5"],
+    );
+    for v in ["0.0", "-5.0"] {
+        body_edit_fails(
+            "body-wall-stiffness",
+            "wall_stiffness = \"auto\"",
+            &format!("wall_stiffness = {v}"),
+            "wall_stiffness",
+            "bodies[0].wall_stiffness",
+            &[
+                "expected a stiffness > 0 N/m or \"auto\"",
+                &format!("got {}", v.trim_end_matches(".0")),
+            ],
+        );
+    }
+}
+
+#[test]
+fn body_fixed_boxes() {
+    body_edit_fails(
+        "body-fixed-min-max",
+        "max = [0.0015, 0.01, 0.003]",
+        "max = [0.0015, 0.01, -0.003]",
+        "fixed = ",
+        "bodies[0].fixed[0].max",
+        &["expected max >= min on every axis; z has min 0 and max -0.003"],
+    );
+    body_edit_fails(
+        "body-fixed-everything",
+        "max = [0.0015, 0.01, 0.003]",
+        "max = [0.01, 0.01, 0.003]",
+        "fixed = ",
+        "bodies[0].fixed",
+        &[
+            "the fixed boxes hold every node",
+            "of body \"plate\": nothing can move",
+        ],
+    );
+    // a box that holds no node: a warning, the scene still passes
+    let dir = TempDir::new("body-fixed-nothing");
+    let scene = edit(
+        &bodies_scene(),
+        "max = [0.0015, 0.01, 0.003]",
+        "max = [0.0005, 0.01, 0.003]",
+    );
+    let path = dir.write("scene.toml", &scene);
+    let out = check(&path);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let want = format!(
+        "warning: {}:{}: bodies[0].fixed[0]: fixed box [0, 0, 0] .. [0.0005, 0.01, 0.003] holds no node of body \"plate\": it clamps nothing",
+        path.display(),
+        line_of(&scene, "fixed = ")
+    );
+    assert_eq!(lines[0], want);
+}
+
+#[test]
+fn body_material() {
+    let scene = edit(&bodies_scene(), "density = 1100.0", "density = 0.0");
+    check_fails(
+        "body-density",
+        &scene,
+        Some(line_of(&scene, "material = \"rubber\"")),
+        "bodies[0].material",
+        &["material \"rubber\" has density 0 kg/m³: a body needs a density > 0 (materials[1].density)"],
+    );
+    let scene = edit(
+        &bodies_scene(),
+        "youngs_modulus = 1.0e6",
+        "youngs_modulus = -1.0e6",
+    );
+    check_fails(
+        "body-modulus",
+        &scene,
+        Some(line_of(&scene, "material = \"rubber\"")),
+        "bodies[0].material",
+        &["material \"rubber\" has Young's modulus -1000000 Pa: a body needs a modulus > 0 (materials[1].youngs_modulus)"],
+    );
+    body_edit_fails(
+        "body-unknown-material",
+        "material = \"rubber\"",
+        "material = \"steel\"",
+        "material = \"steel\"",
+        "bodies[0].material",
+        &["unknown material \"steel\" (defined: glass, rubber)"],
+    );
+}
+
+#[test]
+fn body_mesh_files() {
+    // missing
+    let dir = TempDir::new("body-mesh-missing");
+    let scene = edit(
+        &bodies_scene(),
+        "generator = \"box\"\nmin = [0.001, 0.001, 0.0005]\nmax = [0.009, 0.009, 0.0025]\ndivisions = [4, 4, 1]\n",
+        "mesh = \"x.msh\"\n",
+    );
+    let path = dir.write("scene.toml", &scene);
+    let msg = expect_error(
+        &check(&path),
+        &path,
+        Some(line_of(&scene, "mesh = ")),
+        "bodies[0].mesh",
+        &["cannot read \"", "x.msh\": "],
+    );
+    assert!(
+        msg.contains("No such file") || msg.contains("cannot find"),
+        "{msg}"
+    );
+    // not MSH 4.1
+    let old = "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n";
+    body_mesh_fails(
+        "body-mesh-2.2",
+        old,
+        "",
+        "bodies[0].mesh",
+        &[
+            "plate.msh: line 2",
+            "version 2.2 found; talus reads MSH 4.1",
+        ],
+    );
+    body_mesh_fails(
+        "body-mesh-not-msh",
+        "solid cube\nendsolid cube\n",
+        "",
+        "bodies[0].mesh",
+        &["plate.msh: line 1", "not a Gmsh MSH file"],
+    );
+    // triangles only
+    let tri = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 3 1 3\n2 1 0 3\n1\n2\n3\n0.001 0.001 0.001\n0.005 0.001 0.001\n0.001 0.005 0.001\n$EndNodes\n$Elements\n1 1 1 1\n2 1 2 1\n1 1 2 3\n$EndElements\n";
+    body_mesh_fails(
+        "body-mesh-no-tets",
+        tri,
+        "",
+        "bodies[0].mesh",
+        &["plate.msh", "no tetrahedra"],
+    );
+    // two corners swapped: inverted
+    body_mesh_fails(
+        "body-mesh-inverted",
+        &msh(&TET, &[[1, 2, 3, 4], [1, 3, 2, 4]]),
+        "",
+        "bodies[0].mesh",
+        &[
+            "plate.msh: element 2 is inverted: corner volume -1.0667e-8 m³ < 0",
+            "corners [0.001, 0.001, 0.001], [0.001, 0.005, 0.001], [0.005, 0.001, 0.001], [0.001, 0.001, 0.005]",
+        ],
+    );
+    // a flat one: four corners in the plane z = 1 mm
+    let mut flat = TET;
+    flat[3] = [0.003, 0.003, 0.001];
+    body_mesh_fails(
+        "body-mesh-flat",
+        &msh(&flat, &[[1, 2, 3, 4]]),
+        "element = \"tet4\"\n",
+        "bodies[0].mesh",
+        &["plate.msh: element 1 has zero volume (a flat tetrahedron"],
+    );
+    // outside the domain
+    let far = [
+        [0.001, 0.001, 0.009],
+        [0.005, 0.001, 0.009],
+        [0.001, 0.005, 0.009],
+        [0.001, 0.001, 0.013],
+    ];
+    body_mesh_fails(
+        "body-mesh-outside",
+        &msh(&far, &[[1, 2, 3, 4]]),
+        "",
+        "bodies[0].mesh",
+        &[
+            "body \"plate\" outside the domain along z",
+            "its mesh's bounding box [0.001, 0.001, 0.009] .. [0.005, 0.005, 0.013]",
+        ],
+    );
+    // every node fixed
+    body_mesh_fails(
+        "body-mesh-all-fixed",
+        &msh(&TET, &[[1, 2, 3, 4]]),
+        "fixed = [{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }]\n",
+        "bodies[0].fixed",
+        &["the fixed boxes hold every node (10) of body \"plate\""],
+    );
+}
+
+#[test]
+fn body_explicit_step_too_small() {
+    // a stiff material on a fine box: the explicit step falls below 1 ns
+    let scene = edit(
+        &bodies_scene(),
+        "youngs_modulus = 1.0e6",
+        "youngs_modulus = 1.0e16",
+    );
+    let scene = edit(&scene, "divisions = [4, 4, 1]", "divisions = [8, 8, 4]");
+    let line = line_of(&scene, "generator = \"box\"");
+    check_fails(
+        "body-critical-step",
+        &scene,
+        Some(line),
+        "bodies[0].generator",
+        &[
+            "sets an explicit critical step of",
+            "below 1e-9 s",
+            "integrator = \"energy_momentum\"",
+        ],
+    );
+    // the implicit integrator has no such limit
+    let dir = TempDir::new("body-critical-step-implicit");
+    let ok = edit(
+        &scene,
+        "velocity = [0.0, 0.0, 0.0]",
+        "integrator = \"energy_momentum\"",
+    );
+    let out = check(&dir.write("scene.toml", &ok));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -106,6 +106,9 @@ pub struct DriverState {
     pub pvd: Vec<(f64, String)>,
     /// walls.pvd's entries.
     pub walls_pvd: Vec<(f64, String)>,
+    /// `bodies.pvd`'s entries so far.
+    #[serde(default)]
+    pub bodies_pvd: Vec<(f64, String)>,
     /// The energy balance's reference: total and moving energy at the
     /// first row.
     pub e0: Option<(f64, f64)>,

@@ -22,7 +22,7 @@
 use super::data::Step;
 use super::lanes;
 use super::law::{add, dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes, LANES, V3};
-use super::wall_contacts::{particle_walls, MeshScratch, WallCtx, WallSums};
+use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, WallSums};
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
@@ -81,8 +81,9 @@ struct Ctx<'a> {
 }
 
 /// (largest overlap ratio, lowest id over the limit, the load on each
-/// scene wall) of a run of particles.
-type Partial = (f64, Option<u32>, Vec<WallLoad>);
+/// scene wall, the forces on deforming surfaces' nodes in the run's
+/// order) of a run of particles.
+type Partial = (f64, Option<u32>, Vec<WallLoad>, Vec<NodeForce>);
 
 fn merge(a: Partial, b: Partial) -> Partial {
     let id = match (a.1, b.1) {
@@ -97,7 +98,9 @@ fn merge(a: Partial, b: Partial) -> Partial {
             l.add(r);
         }
     }
-    (a.0.max(b.0), id, loads)
+    let mut nodal = a.3;
+    nodal.extend(b.3);
+    (a.0.max(b.0), id, loads, nodal)
 }
 
 /// Particles per leaf of the parallel split.
@@ -133,9 +136,15 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap, loads) = run(&c, 0, n, out);
+    let (max_overlap_ratio, overlap, loads, nodal) = run(&c, 0, n, out);
     for (b, l) in st.walls.bodies.iter_mut().zip(loads) {
         b.load = l;
+    }
+    // the grains' forces on the bodies' surface nodes, added in the fixed
+    // order of the parallel split
+    let f = &mut st.walls.surfaces.force;
+    for (k, v) in nodal {
+        f[k as usize] += v;
     }
     ContactReport {
         max_overlap_ratio,
@@ -149,7 +158,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
 fn run(c: &Ctx, lo: usize, hi: usize, out: Out) -> Partial {
     if hi - lo <= CHUNK {
         return BATCH.with_borrow_mut(|batch| {
-            let mut acc = (0.0, None, Vec::new());
+            let mut acc = (0.0, None, Vec::new(), Vec::new());
             let mut out = out;
             for s0 in (lo..hi).step_by(SUB) {
                 let s1 = (s0 + SUB).min(hi);
@@ -330,6 +339,7 @@ impl Batch {
             0.0,
             None,
             vec![WallLoad::default(); c.walls.set.bodies.len()],
+            Vec::new(),
         );
         let mut q = 0;
         for (b, i) in range.enumerate() {
@@ -337,10 +347,11 @@ impl Batch {
             let contacts = q..q + self.count[b] as usize;
             q = contacts.end;
             let walls = self.walls[b].clone();
-            let r = self.particle(i, c, contacts, k, walls, out, &mut acc.2);
+            let r = self.particle(i, c, contacts, k, walls, out, &mut acc.2, &mut acc.3);
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
-                acc = merge(acc, (r, Some(c.motion[i][3][3].bits32()), Vec::new()));
+                let over = (r, Some(c.motion[i][3][3].bits32()), Vec::new(), Vec::new());
+                acc = merge(acc, over);
             }
         }
         acc
@@ -467,6 +478,7 @@ impl Batch {
         walls: std::ops::Range<usize>,
         out: &mut Out,
         loads: &mut [WallLoad],
+        nodal: &mut Vec<NodeForce>,
     ) -> f64 {
         let pos = c.pos_rad;
         let xi_pos = xyz(pos[i]);
@@ -516,6 +528,7 @@ impl Batch {
                 &mut out.nbr[walls.clone()],
                 &mut out.hist[walls],
                 loads,
+                nodal,
                 &mut sums,
                 &mut self.mesh,
             );

@@ -4,7 +4,10 @@
 use super::data::{Step, Work};
 use super::law::LawParams;
 use super::{bin, contacts, diagnostics, integrate, neighbours, sort};
-use crate::backend::{contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage};
+use crate::backend::{
+    body_error, contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
+};
+use crate::fem::coupling::BodySet;
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::Scene;
@@ -143,6 +146,7 @@ impl Step {
             *r = [p[0], p[1], p[2]];
         }
         self.walls.mark_built();
+        self.walls.surfaces.mark_built(self.step, self.law.dt);
         self.builds += 1;
         self.rebuild = false;
     }
@@ -221,7 +225,10 @@ impl Step {
         // load); a wall that moved more than skin / 2 rebuilds the list
         let t = self.step as f64 * self.law.dt;
         let walls_moved = self.walls.advance(t, self.law.dt, 0.5 * self.skin);
-        self.rebuild = done.rebuild || walls_moved;
+        let surfaces_moved = self
+            .walls
+            .pose_surfaces(self.step, self.law.dt, 0.5 * self.skin);
+        self.rebuild = done.rebuild || walls_moved || surfaces_moved;
         // outlets and the open domain take their particles (the list stays
         // valid); insertion comes at the next step's start
         self.drain_outlets();
@@ -232,21 +239,64 @@ impl Step {
 /// The CPU backend.
 pub struct CpuBackend {
     pub st: Step,
+    /// The FEM bodies (None: the scene has none).
+    pub bodies: Option<BodySet>,
     threads: usize,
 }
 
 impl CpuBackend {
     pub fn new(scene: &Scene) -> Result<Self, String> {
+        let mut st = Step::new(scene)?;
+        let mut bodies = BodySet::new(scene)?;
+        if let Some(b) = bodies.as_mut() {
+            let (x0, v) = b.start()?;
+            let (k, dt) = (b.every as f64, st.law.dt);
+            st.walls.start_interval(&x0, &v, 0, k, dt);
+            st.walls.pose_surfaces(0, dt, f64::INFINITY);
+        }
         Ok(CpuBackend {
-            st: Step::new(scene)?,
+            st,
+            bodies,
             threads: rayon::current_num_threads(),
         })
+    }
+
+    /// After a step: at the end of an exchange interval, the bodies take
+    /// the grains' forces and advance, and the surfaces start their next
+    /// interval (posed at this step).
+    fn exchange(&mut self) -> Result<(), RunError> {
+        let Some(b) = self.bodies.as_mut() else {
+            return Ok(());
+        };
+        let st = &mut self.st;
+        if st.step % b.every != 0 {
+            return Ok(());
+        }
+        let (x0, v) = b
+            .exchange(&st.walls.surfaces.force, st.step)
+            .map_err(|message| body_error(st.step, message))?;
+        let dt = st.law.dt;
+        st.walls
+            .start_interval(&x0, &v, st.step, b.every as f64, dt);
+        st.rebuild |= st.walls.pose_surfaces(st.step, dt, 0.5 * st.skin);
+        Ok(())
     }
 
     /// Continues a saved run of `scene` (either backend's checkpoint).
     pub fn restore(scene: &Scene, saved: &crate::checkpoint::Saved) -> Result<Self, String> {
         let mut b = Self::new(scene)?;
         b.st.restore(saved)?;
+        if let Some(bodies) = b.bodies.as_mut() {
+            bodies.restore(&saved.array_any::<f64>("bodies")?)?;
+            let walls = &mut b.st.walls;
+            for k in walls
+                .surfaces
+                .restore_words(&saved.array_any::<f64>("surfaces")?)?
+            {
+                walls.rebin_surface(k);
+            }
+            walls.pose_surfaces(b.st.step, b.st.law.dt, f64::INFINITY);
+        }
         Ok(b)
     }
 }
@@ -263,6 +313,7 @@ impl Backend for CpuBackend {
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
         for _ in 0..steps {
             self.st.step()?;
+            self.exchange()?;
         }
         Ok(())
     }
@@ -286,8 +337,14 @@ impl Backend for CpuBackend {
     }
 
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
-        let b = &self.st.walls.bodies;
+        // the scene's walls (the bodies' surfaces follow them)
+        let n = self.st.walls.bodies.len() - self.st.walls.surfaces.walls.len();
+        let b = &self.st.walls.bodies[..n];
         b.iter().map(|b| (b.pose, b.load)).collect()
+    }
+
+    fn bodies(&self) -> Option<&BodySet> {
+        self.bodies.as_ref()
     }
 
     fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
@@ -299,7 +356,12 @@ impl Backend for CpuBackend {
     }
 
     fn save(&mut self) -> crate::checkpoint::Saved {
-        self.st.save()
+        let mut s = self.st.save();
+        if let Some(b) = &self.bodies {
+            s.put("bodies", &b.save());
+            s.put("surfaces", &self.st.walls.surfaces.save_words());
+        }
+        s
     }
 
     fn list_stats(&mut self) -> ListStats {

@@ -34,6 +34,7 @@ use super::law::{body, pair_law, Body, LawParams, V3};
 use crate::pair::PairTable;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX};
 use crate::walls::geometry::on_triangle;
+use crate::walls::surface::{barycentric, Surfaces};
 use crate::walls::{gap, Feature, WallGap, WallLoad, WallSet};
 use glam::DVec3;
 
@@ -60,6 +61,10 @@ pub struct WallCtx<'a> {
     pub lp: LawParams,
 }
 
+/// A deforming surface node's share of one contact's force on the surface
+/// (the node's index among all surface nodes, N).
+pub type NodeForce = (u32, DVec3);
+
 /// A mesh run's working memory (per thread, reused).
 #[derive(Debug, Default)]
 pub struct MeshScratch {
@@ -70,7 +75,9 @@ pub struct MeshScratch {
 
 /// Particle (position `xi`, radius `ri`, motion record `mi`) against its
 /// wall entries `nbr` (history `hist`, updated in place), added to `sums`.
-/// Adds each contact's load to `loads` (per scene wall).
+/// Adds each contact's load to `loads` (per scene wall), and a contact with
+/// a deforming surface's force to the triangle's nodes (`nodal`, with the
+/// barycentric weights of its closest point).
 #[allow(clippy::too_many_arguments)]
 pub fn particle_walls(
     c: &WallCtx,
@@ -80,6 +87,7 @@ pub fn particle_walls(
     nbr: &mut [u32],
     hist: &mut [[f64; 4]],
     loads: &mut [WallLoad],
+    nodal: &mut Vec<NodeForce>,
     sums: &mut WallSums,
     scratch: &mut MeshScratch,
 ) {
@@ -100,6 +108,7 @@ pub fn particle_walls(
             &mut hist[k0..k1],
             sums,
             &mut loads[w as usize],
+            nodal,
             scratch,
         );
         k0 = k1;
@@ -118,6 +127,7 @@ fn run(
     hist: &mut [[f64; 4]],
     sums: &mut WallSums,
     load: &mut WallLoad,
+    nodal: &mut Vec<NodeForce>,
     scratch: &mut MeshScratch,
 ) {
     let b = &c.set.bodies[w];
@@ -169,6 +179,18 @@ fn run(
             wall.vel = v;
             wall.vel_half = v;
         }
+        // a deforming surface's triangle: the velocity at its closest
+        // point, from its vertices
+        let surf = Surfaces::triangle_of(prim).map(|t| {
+            let tri = [prim.a, prim.b, prim.c].map(|q| DVec3::new(q[0], q[1], q[2]));
+            let on = DVec3::from(xb) + DVec3::from(g.normal) * g.dist;
+            (t, barycentric(tri, on))
+        });
+        if let Some((t, w)) = surf {
+            let v = c.set.surfaces.velocity_of(t, w).to_array();
+            wall.vel = v;
+            wall.vel_half = v;
+        }
         let pp = c.pairs.get(mi[2][3].bits32(), prim.material);
         let me = body(mi, ri);
         let r = pair_law(&c.lp, pp, &me, &wall, n, overlap, h);
@@ -185,6 +207,11 @@ fn run(
         for q in 0..3 {
             load.force[q] += on_wall[q];
             load.torque[q] += tq[q];
+        }
+        if let Some((t, w)) = surf {
+            for (node, wk) in c.set.surfaces.tri_nodes[t].iter().zip(w) {
+                nodal.push((*node, on_wall * wk));
+            }
         }
         hist[k] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
         nbr[k] = if hist[k] != [0.0; 4] {

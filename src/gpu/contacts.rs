@@ -26,12 +26,19 @@ pub struct ContactBinds {
 impl ContactKernels {
     /// `contacts`, `wall_loads`, `wall_loads_sum`. Group 0: params, ctl,
     /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_partial;
-    /// group 1: pos, motion; group 2: force, torque, nbr_hist.
+    /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
+    /// deforming surfaces' uniform, nodes, triangles and force words (a
+    /// contact with a surface triangle reads its nodes' velocities and
+    /// adds its force to them): 16 storage buffers.
     /// One layout for the three (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
     pub const DECLS: [KernelDecl; 3] = {
         const S: &str = "contacts.wgsl";
-        const G: &[&[Access]] = &[&[U, RW, R, RW, R, R, R, RW, RW], &[R, R], &[RW, RW, RW]];
+        const G: &[&[Access]] = &[
+            &[U, RW, R, RW, R, R, R, RW, RW],
+            &[R, R],
+            &[RW, RW, RW, U, R, R, RW],
+        ];
         [
             KernelDecl::new(S, "contacts", G),
             KernelDecl::new(S, "wall_loads", G),
@@ -62,7 +69,15 @@ impl ContactKernels {
             &d.wall_partial,
         ];
         let g1 = [&b.pos, &b.motion];
-        let g2 = [&d.force, &d.torque, &d.nbr_hist];
+        let g2 = [
+            &d.force,
+            &d.torque,
+            &d.nbr_hist,
+            &d.surf_info,
+            &d.surf_nodes,
+            &d.surf_tris,
+            &d.surf_force,
+        ];
         let k = &self.contacts;
         ContactBinds {
             g0: k.bind(ctx, 0, &g0),

@@ -6,8 +6,8 @@
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{
-    ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, OUTLET_BOX,
-    WG,
+    ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, SurfInfo,
+    OUTLET_BOX, WG,
 };
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
@@ -280,6 +280,22 @@ pub struct GpuData {
     /// What each slot of `args` runs over.
     pub slots: Vec<Over>,
     pub partials: wgpu::Buffer,
+    /// The FEM bodies' deforming surfaces (`gpu::surfaces`): nodes and
+    /// triangles (0 without bodies; the buffers then hold a dummy).
+    pub n_surf_nodes: u64,
+    pub n_surf_tris: u64,
+    /// The force words' unit per newton (`SurfInfo::scale`, a power of two).
+    pub force_scale: f64,
+    /// `SurfInfo` (uniform; step0 rewritten at each exchange).
+    pub surf_info: wgpu::Buffer,
+    /// Per node x0, v, built (3 × vec4 f32).
+    pub surf_nodes: wgpu::Buffer,
+    /// Per surface triangle: three nodes and its primitive.
+    pub surf_tris: wgpu::Buffer,
+    /// The grains' force per node summed over the interval: 64-bit fixed
+    /// point, (lo, hi) u32 words per component (6 per node), then the
+    /// overflow word; zeroed at each exchange.
+    pub surf_force: wgpu::Buffer,
     /// Persistent readback buffer, large enough for the whole state.
     pub staging: wgpu::Buffer,
     /// Insertion and outlets.
@@ -370,6 +386,21 @@ impl FlowBuffers {
     }
 }
 
+/// The surfaces' uniform: `nodes`, `tris`, the interval's start `step0`
+/// and the force words' unit `scale` (per newton).
+pub fn surf_info(nodes: u32, tris: u32, step0: u64, scale: f64) -> SurfInfo {
+    SurfInfo {
+        sizes: [nodes, tris, step0 as u32, 0],
+        scale: [scale as f32, (1.0 / scale) as f32, 0.0, 0.0],
+    }
+}
+
+/// u32 words of the surfaces' force buffer for `nodes` nodes: (lo, hi) per
+/// component and node, then the overflow word.
+pub fn surf_force_words(nodes: u64) -> u64 {
+    6 * nodes + 1
+}
+
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
 /// the first step builds the neighbour list into `cap` entries (nothing
 /// kept from a previous list yet); `count` active particles, the next id
@@ -416,6 +447,11 @@ fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) 
             contents,
             usage,
         })
+}
+
+/// A storage buffer holding `bytes` (none: room for one element).
+pub fn storage_init(ctx: &GpuContext, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    init(ctx, label, bytes, STORAGE)
 }
 
 fn zeroed(ctx: &GpuContext, label: &str, size: u64) -> wgpu::Buffer {
@@ -611,6 +647,11 @@ impl GpuData {
             Over::Fixed(n_cells),
         ];
         slots.extend(scan.iter().chain(&list_scan).map(|l| Over::Fixed(l.len)));
+        // `mark_surfaces_built`, a thread per surface node on a rebuild
+        let n_surf_nodes = walls.n_nodes as u64;
+        if n_surf_nodes > 0 {
+            slots.push(Over::Fixed(n_surf_nodes));
+        }
         // the reorder: the gather a thread per particle, the copy back a
         // thread per word of each array
         let gathers = a
@@ -716,6 +757,41 @@ impl GpuData {
             ),
             slots,
             partials: zeroed(ctx, "partials", 32 * cap.div_ceil(WG as u64)),
+            n_surf_nodes,
+            n_surf_tris: walls.n_tris as u64,
+            force_scale: walls.force_scale,
+            surf_info: init(
+                ctx,
+                "surf_info",
+                bytemuck::bytes_of(&surf_info(
+                    walls.n_nodes,
+                    walls.n_tris,
+                    walls.step0,
+                    walls.force_scale,
+                )),
+                wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            ),
+            surf_nodes: init(
+                ctx,
+                "surf_nodes",
+                bytemuck::cast_slice(&walls.surf_nodes),
+                STORAGE,
+            ),
+            surf_tris: init(
+                ctx,
+                "surf_tris",
+                bytemuck::cast_slice(&walls.surf_tris),
+                STORAGE,
+            ),
+            surf_force: {
+                let words = surf_force_words(n_surf_nodes);
+                init(
+                    ctx,
+                    "surf_force",
+                    bytemuck::cast_slice(&vec![0u32; words as usize]),
+                    STORAGE,
+                )
+            },
             staging: staging(
                 ctx,
                 state_bytes

@@ -2,11 +2,13 @@
 //! place (each thread its own particle), the rebuild test against the
 //! reference positions and the outlets (a particle an outlet takes is
 //! marked removed and logged, see `gpu::flow`), then the one-thread
-//! `finish_step` (count the step, or freeze on error).
+//! `finish_step` (count the step, or freeze on error), `move_walls` and the
+//! deforming surfaces' `move_surfaces` (`gpu::surfaces`).
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
+use super::surfaces::{SurfaceBinds, SurfaceKernels};
 
 pub struct IntegrateKernels {
     pub integrate: Kernel,
@@ -61,7 +63,16 @@ impl IntegrateKernels {
         }
     }
 
-    pub fn encode(&self, b: &IntegrateBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+    /// Records the stage; `surfaces`: the deforming surfaces' kernels and
+    /// bind group, whose `move_surfaces` poses them for the next step after
+    /// `move_walls`.
+    pub fn encode(
+        &self,
+        b: &IntegrateBinds,
+        surfaces: (&SurfaceKernels, &SurfaceBinds),
+        pass: &mut wgpu::ComputePass,
+        d: &GpuData,
+    ) {
         dispatch_indirect(
             pass,
             &self.integrate,
@@ -75,5 +86,6 @@ impl IntegrateKernels {
             pass.set_pipeline(&self.walls.pipeline);
             pass.dispatch_workgroups(1, 1, 1);
         }
+        surfaces.0.encode_move(surfaces.1, pass, d);
     }
 }

@@ -324,6 +324,20 @@ pub struct WallInfo {
     pub prims: [u32; 4],
 }
 
+/// The deforming surfaces' uniform (`SurfInfo` in `shaders/common.wgsl`;
+/// `gpu::surfaces`): what `move_surfaces`, `mark_surfaces_built` and the
+/// contact stage need besides the node and triangle tables.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct SurfInfo {
+    /// x: surface nodes, y: surface triangles, z: the current interval's
+    /// start (step0, a step count), w: unused.
+    pub sizes: [u32; 4],
+    /// x: the force words' unit per newton (a power of two: the fixed
+    /// point is round-toward-zero(f · x)), y: its inverse; z, w: unused.
+    pub scale: [f32; 4],
+}
+
 /// One input of the wall twin test (`WallCase` in
 /// `shaders/wall_eval.wgsl`; `gpu::wall_eval::WallEval`).
 #[repr(C)]
@@ -627,6 +641,14 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("tag", offset_of!(InsertBatch, tag)),
             ],
             size_of::<InsertBatch>(),
+        ),
+        (
+            "SurfInfo",
+            vec![
+                ("sizes", offset_of!(SurfInfo, sizes)),
+                ("scale", offset_of!(SurfInfo, scale)),
+            ],
+            size_of::<SurfInfo>(),
         ),
         (
             "ScanParams",

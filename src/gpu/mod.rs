@@ -18,17 +18,20 @@ pub mod neighbours;
 pub mod save;
 pub mod shaders;
 pub mod sort;
+pub mod surfaces;
 pub mod wall_eval;
 pub mod walls;
 
 use crate::backend::{
-    contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage, StageTimes,
-    MAX_OVERLAP_RATIO,
+    body_error, contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
+    StageTimes, MAX_OVERLAP_RATIO,
 };
+use crate::fem::coupling::BodySet;
 use crate::grid::Grid;
 use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
 use crate::state::{Motion, Particles};
+use crate::walls::WallSet;
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{FlowRecord, Pair, Params};
@@ -63,6 +66,7 @@ pub struct GpuPipelines {
     pub integrate: integrate::IntegrateKernels,
     pub diagnostics: diagnostics::DiagnosticsKernels,
     pub flow: flow::FlowKernels,
+    pub surfaces: surfaces::SurfaceKernels,
 }
 
 impl GpuPipelines {
@@ -82,6 +86,7 @@ impl GpuPipelines {
             integrate: integrate::IntegrateKernels::new(ctx, &module("integrate.wgsl")),
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
             flow: flow::FlowKernels::new(ctx, &module("flow.wgsl")),
+            surfaces: surfaces::SurfaceKernels::new(ctx, &module("surfaces.wgsl")),
         }
     }
 }
@@ -97,6 +102,7 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &integrate::IntegrateKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
         &flow::FlowKernels::DECLS,
+        &surfaces::SurfaceKernels::DECLS,
         &law::LawEval::DECLS,
         &wall_eval::WallEval::DECLS,
     ]
@@ -112,6 +118,7 @@ pub struct GpuBindings {
     pub integrate: integrate::IntegrateBinds,
     pub diagnostics: wgpu::BindGroup,
     pub flow: flow::FlowBinds,
+    pub surfaces: surfaces::SurfaceBinds,
 }
 
 impl GpuBindings {
@@ -124,15 +131,27 @@ impl GpuBindings {
             integrate: p.integrate.bind(ctx, d),
             diagnostics: p.diagnostics.bind(ctx, d),
             flow: p.flow.bind(ctx, d),
+            surfaces: p.surfaces.bind(ctx, d),
         }
     }
 }
 
 /// The uniform parameters, pair table and walls of a scene, in f32.
 pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, WallTables) {
+    scene_tables_for(scene, grid, &WallSet::new(scene))
+}
+
+/// [`scene_tables`] with the walls of `set` (the scene's, with the FEM
+/// bodies' surfaces started on their first interval, or a test's).
+pub fn scene_tables_for(
+    scene: &Scene,
+    grid: &Grid,
+    set: &WallSet,
+) -> (Params, Vec<Pair>, WallTables) {
     let f4 = |v: [f64; 3]| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0];
     let c = &scene.contact;
-    let walls = WallTables::new(&crate::walls::WallSet::new(scene));
+    let mut walls = WallTables::new(set);
+    walls.force_scale = surfaces::force_scale(scene);
     let params = Params {
         grid_min: f4(grid.min),
         grid_len: f4(grid.len),
@@ -215,6 +234,17 @@ pub struct GpuBackend {
     pub tables: SceneTables,
     /// The scene's neighbour-list grid (`FixedPoint`, restore).
     pub grid: Grid,
+    /// The FEM bodies (None: the scene has none), advanced on the CPU at
+    /// every multiple of their exchange interval K.
+    pub bodies: Option<BodySet>,
+    /// The host's copy of the walls for the surfaces' intervals
+    /// (`WallSet::start_interval`: x0, v, step0, the grids binned); its
+    /// primitives are not kept posed (the device poses them).
+    pub host_walls: WallSet,
+    /// The next submission starts with `move_surfaces` (the surfaces posed
+    /// at the current step after an exchange or a load, and their rebuild
+    /// test, as the CPU's `pose_surfaces` after `start_interval`).
+    pub(crate) repose_surfaces: bool,
 }
 
 /// Particles a run of `plan` holds room for with `n` present and
@@ -274,6 +304,19 @@ impl GpuBackend {
         init: &GpuInit,
         ctx: GpuContext,
     ) -> Result<GpuBackend, GpuError> {
+        Self::with_walls(scene, grid, init, ctx, None)
+    }
+
+    /// [`GpuBackend::from_state`] with the walls of `walls` instead of the
+    /// scene's (None: the scene's, with its FEM bodies): tests run the
+    /// surface stages on a surface of their own (no bodies then).
+    pub fn with_walls(
+        scene: &Scene,
+        grid: &Grid,
+        init: &GpuInit,
+        ctx: GpuContext,
+        walls: Option<WallSet>,
+    ) -> Result<GpuBackend, GpuError> {
         let have = ctx.limits.max_storage_buffers_per_shader_stage;
         if have < STORAGE_BINDINGS_NEEDED {
             return Err(GpuError::Device(format!(
@@ -282,7 +325,7 @@ impl GpuBackend {
             )));
         }
         let pipes = GpuPipelines::new(&ctx);
-        Self::assemble(scene, grid, init, ctx, pipes)
+        Self::assemble(scene, grid, init, ctx, pipes, walls)
     }
 
     /// The buffers of `init` under `pipes` (built on `ctx`).
@@ -292,8 +335,25 @@ impl GpuBackend {
         init: &GpuInit,
         ctx: GpuContext,
         pipes: GpuPipelines,
+        walls: Option<WallSet>,
     ) -> Result<GpuBackend, GpuError> {
-        let (params, pairs, walls) = scene_tables(scene, grid);
+        // the bodies start (one interval ahead of the grains) and the
+        // surfaces their first interval, posed at step 0 (as the CPU's)
+        let (host_walls, bodies) = match walls {
+            Some(w) => (w, None),
+            None => {
+                let mut set = WallSet::new(scene);
+                let mut bodies = BodySet::new(scene).map_err(GpuError::Device)?;
+                if let Some(b) = bodies.as_mut() {
+                    let (x0, v) = b.start().map_err(GpuError::Device)?;
+                    let dt = scene.dt();
+                    set.start_interval(&x0, &v, 0, b.every as f64, dt);
+                    set.pose_surfaces(0, dt, f64::INFINITY);
+                }
+                (set, bodies)
+            }
+        };
+        let (params, pairs, walls) = scene_tables_for(scene, grid, &host_walls);
         let tables = SceneTables {
             params,
             pairs,
@@ -316,6 +376,9 @@ impl GpuBackend {
             flow,
             tables,
             grid: *grid,
+            bodies,
+            host_walls,
+            repose_surfaces: false,
         })
     }
 
@@ -371,11 +434,19 @@ impl GpuBackend {
         match s {
             Stage::Bin => p.bin.encode(&b.bin, pass, d),
             Stage::Sort => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
-            Stage::Neighbours => p
-                .neighbours
-                .encode(&b.neighbours, &p.sort, &b.sort, pass, d),
+            Stage::Neighbours => p.neighbours.encode(
+                &b.neighbours,
+                &p.sort,
+                &b.sort,
+                (&p.surfaces, &b.surfaces),
+                pass,
+                d,
+            ),
             Stage::Contacts => p.contacts.encode(&b.contacts, pass, d),
-            Stage::Integrate => p.integrate.encode(&b.integrate, pass, d),
+            Stage::Integrate => {
+                p.integrate
+                    .encode(&b.integrate, (&p.surfaces, &b.surfaces), pass, d)
+            }
             Stage::Diagnostics => p.diagnostics.encode(&b.diagnostics, pass, d),
         }
     }
@@ -653,14 +724,27 @@ impl GpuBackend {
     /// After a segment: the control words and the insertion counters (one
     /// read), then the flow log's records, turned into events; the log's
     /// cursor is reset for the next segment.
-    fn read_segment(&mut self) -> [u32; data::CTL_LEN] {
+    fn read_segment(&mut self) -> ([u32; data::CTL_LEN], Vec<u32>) {
         use data::*;
         let entries = self.flow.inserted.len();
         let words = (FS_ENTRIES + 2 * entries) as u64;
+        // the surfaces' force words with them (an exchange reads them)
+        let surf = if self.bodies.is_some() {
+            4 * surf_force_words(self.data.n_surf_nodes)
+        } else {
+            0
+        };
+        let need = [4 * CTL_LEN as u64, 4 * words, surf]
+            .iter()
+            .map(|b| b.next_multiple_of(256))
+            .sum();
+        self.data.reserve_staging(&self.ctx, need);
         let r = self.read(&[
             (&self.data.ctl, 4 * CTL_LEN as u64),
             (&self.data.flow.state, 4 * words),
+            (&self.data.surf_force, surf),
         ]);
+        let surf_words: Vec<u32> = bytemuck::pod_collect_to_vec(&r[2]);
         let mut ctl = [0u32; CTL_LEN];
         ctl.copy_from_slice(bytemuck::cast_slice(&r[0]));
         let fs: Vec<u32> = bytemuck::pod_collect_to_vec(&r[1]);
@@ -689,7 +773,73 @@ impl GpuBackend {
             ctl[CTL_FROZEN]
         };
         self.flow.take_log(&records, now as u64);
-        ctl
+        (ctl, surf_words)
+    }
+
+    /// At a multiple of K (step `step`, the segment just read, `words` the
+    /// surfaces' force words): the bodies take the grains' forces summed
+    /// over the interval and advance; the surfaces' next interval goes up
+    /// (x0 and v in one write, step0), the force words are zeroed, a
+    /// surface binned again has its grid re-uploaded (the mesh buffer grown
+    /// and the bind groups rebuilt when it no longer fits), and the next
+    /// submission poses the surfaces at this step first (`move_surfaces`
+    /// with the rebuild test, as the CPU's `pose_surfaces`). No other
+    /// round trip than the segment's read.
+    fn exchange(&mut self, step: u64, words: &[u32]) -> Result<(), RunError> {
+        let Some(b) = self.bodies.as_mut() else {
+            return Ok(());
+        };
+        let d = &self.data;
+        let nodes = d.n_surf_nodes as usize;
+        let (force, overflow) = surfaces::node_forces(words, nodes, d.force_scale);
+        if overflow {
+            return Err(body_error(
+                step,
+                format!(
+                    "the grains' force on a FEM surface node overflowed the GPU's 64-bit fixed point (unit 1/{:e} N, limit {:e} N) in the interval before this step; use --backend cpu",
+                    d.force_scale,
+                    2f64.powi(62) / d.force_scale
+                ),
+            ));
+        }
+        let (x0, v) = b
+            .exchange(&force, step)
+            .map_err(|message| body_error(step, message))?;
+        let every = b.every as f64;
+        let rebinned = self
+            .host_walls
+            .start_interval(&x0, &v, step, every, self.dt);
+        let s = &self.host_walls.surfaces;
+        let q = &self.ctx.queue;
+        let xv: Vec<[f32; 4]> = walls::surface_nodes(s)[..2 * nodes].to_vec();
+        q.write_buffer(&d.surf_nodes, 0, bytemuck::cast_slice(&xv));
+        let info = data::surf_info(nodes as u32, d.n_surf_tris as u32, step, d.force_scale);
+        q.write_buffer(&d.surf_info, 0, bytemuck::bytes_of(&info));
+        let zero = vec![0u32; words.len()];
+        q.write_buffer(&d.surf_force, 0, bytemuck::cast_slice(&zero));
+        if rebinned {
+            self.upload_grids();
+        }
+        self.repose_surfaces = true;
+        Ok(())
+    }
+
+    /// The walls' grids (`wall_info`, `mesh_cells`) from the host's copy,
+    /// after a surface was binned again (`mesh_cells` grown, and the bind
+    /// groups over it rebuilt, when it no longer fits).
+    pub(crate) fn upload_grids(&mut self) {
+        let t = WallTables::new(&self.host_walls);
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.data.wall_info, 0, bytemuck::cast_slice(&t.info));
+        let bytes: &[u8] = bytemuck::cast_slice(&t.mesh_cells);
+        if bytes.len() as u64 > self.data.mesh_cells.size() {
+            self.data.mesh_cells = data::storage_init(&self.ctx, "mesh_cells", bytes);
+            self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+        } else {
+            q.write_buffer(&self.data.mesh_cells, 0, bytes);
+        }
+        self.tables.walls.info = t.info;
+        self.tables.walls.mesh_cells = t.mesh_cells;
     }
 }
 
@@ -811,13 +961,22 @@ impl Backend for GpuBackend {
         while self.steps < target {
             // this segment's end, with room for what its batches can insert
             // and for its log
-            let end = self.prepare_segment(target)?;
+            let mut end = self.prepare_segment(target)?;
+            if let Some(b) = &self.bodies {
+                // the bodies exchange at every multiple of K
+                end = end.min((self.steps / b.every + 1) * b.every);
+            }
             let mut in_flight = std::collections::VecDeque::new();
             let mut s = self.steps;
             while s < end {
                 let k = (end - s).min(STEPS_PER_SUBMIT);
                 let w = self.upload_window(s, s + k);
+                let repose = std::mem::take(&mut self.repose_surfaces);
                 in_flight.push_back(self.submit("steps", |pass| {
+                    if repose {
+                        let p = &self.pipes.surfaces;
+                        p.encode_move(&self.binds.surfaces, pass, &self.data);
+                    }
                     for step in s..s + k {
                         // the step's batches first: its dispatch sizes and
                         // its rebuild include what they insert
@@ -840,11 +999,18 @@ impl Backend for GpuBackend {
                     });
                 }
             }
-            let ctl = self.read_segment();
+            let (ctl, surf_words) = self.read_segment();
             self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
             self.data.n = ctl[CTL_COUNT] as u64;
             if ctl[CTL_FROZEN] == u32::MAX {
                 self.steps = ctl[CTL_STEP] as u64;
+                let due = self
+                    .bodies
+                    .as_ref()
+                    .is_some_and(|b| self.steps % b.every == 0);
+                if due && self.steps > 0 {
+                    self.exchange(self.steps, &surf_words)?;
+                }
                 continue;
             }
             self.steps = ctl[CTL_FROZEN] as u64;
@@ -939,7 +1105,8 @@ impl Backend for GpuBackend {
     }
 
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
-        let n = self.data.n_bodies;
+        // the scene's walls (the bodies' surfaces follow them)
+        let n = self.data.n_bodies - self.host_walls.surfaces.walls.len() as u64;
         if n == 0 {
             return Vec::new();
         }
@@ -953,6 +1120,10 @@ impl Backend for GpuBackend {
 
     fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
         std::mem::take(&mut self.flow.events)
+    }
+
+    fn bodies(&self) -> Option<&BodySet> {
+        self.bodies.as_ref()
     }
 
     fn particle_count(&mut self) -> u64 {

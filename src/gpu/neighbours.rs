@@ -12,6 +12,7 @@ use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
+use super::surfaces::{SurfaceBinds, SurfaceKernels};
 
 pub struct NeighbourKernels {
     pub drop_removed: Kernel,
@@ -101,11 +102,15 @@ impl NeighbourKernels {
         }
     }
 
+    /// Records the stage; `surfaces`: the deforming surfaces' kernels and
+    /// bind group, whose `mark_surfaces_built` records the nodes the list is
+    /// built at, before `finish_build` clears the rebuild flag.
     pub fn encode(
         &self,
         b: &NeighbourBinds,
         sort: &SortKernels,
         sb: &SortBinds,
+        surfaces: (&SurfaceKernels, &SurfaceBinds),
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
     ) {
@@ -118,6 +123,7 @@ impl NeighbourKernels {
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &g, 1);
         dispatch_indirect(pass, &self.fill, &g, particles);
+        surfaces.0.encode_mark(surfaces.1, pass, d);
         dispatch(pass, &self.finish, &g, 1);
     }
 }

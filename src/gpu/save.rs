@@ -110,7 +110,93 @@ impl GpuBackend {
         s.put("ctl", &ctl);
         raw(&mut s, "wall_pose", &r[8]);
         s.put("walls", &walls);
+        self.save_surfaces(&mut s);
         s
+    }
+
+    /// The FEM bodies and their surfaces, when the scene has any: the
+    /// bodies' words (`bodies`, as the CPU's), the surfaces' portable words
+    /// (`surfaces`: step0 and per node x0, v from the host's f64 copy, built
+    /// and the interval's force from the device), and the device's own
+    /// `surf_nodes` and `surf_force` words (a GPU restore is bit for bit).
+    fn save_surfaces(&mut self, s: &mut Saved) {
+        let Some(b) = &self.bodies else { return };
+        s.put("bodies", &b.save());
+        let nodes = self.data.n_surf_nodes;
+        let words = data::surf_force_words(nodes);
+        let need = (48 * nodes).next_multiple_of(256) + (4 * words).next_multiple_of(256);
+        self.data.reserve_staging(&self.ctx, need);
+        let d = &self.data;
+        let r = self.read(&[(&d.surf_nodes, 48 * nodes), (&d.surf_force, 4 * words)]);
+        let rec: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&r[0]);
+        let fw: Vec<u32> = bytemuck::pod_collect_to_vec(&r[1]);
+        let (force, _) = super::surfaces::node_forces(&fw, nodes as usize, d.force_scale);
+        let mut host = self.host_walls.surfaces.clone();
+        let n = nodes as usize;
+        for k in 0..n {
+            let b = rec[2 * n + k];
+            host.built[k] = DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64);
+            host.force[k] = force[k];
+        }
+        s.put("surfaces", &host.save_words());
+        s.sections.push(("surf_nodes".into(), r[0].clone()));
+        s.sections.push(("surf_force".into(), r[1].clone()));
+    }
+
+    /// After new buffers were allocated for a saved state: the surfaces'
+    /// tables (the host's intervals and grids; from a GPU checkpoint the
+    /// device's node and force words as saved, from a CPU one its f64
+    /// nodes and forces converted), posed at the first submission. With
+    /// `scene` (a restore), the bodies and the host's surfaces come from
+    /// the checkpoint first.
+    fn load_surfaces(&mut self, saved: &Saved, scene: Option<&Scene>) -> Result<(), GpuError> {
+        if self.bodies.is_none() {
+            return Ok(());
+        }
+        let bad = GpuError::Checkpoint;
+        if scene.is_some() {
+            let words: Vec<f64> = saved.array_any("bodies").map_err(bad)?;
+            let b = self.bodies.as_mut().expect("bodies");
+            b.restore(&words).map_err(bad)?;
+            let sw: Vec<f64> = saved.array_any("surfaces").map_err(bad)?;
+            let walls = &mut self.host_walls;
+            for k in walls.surfaces.restore_words(&sw).map_err(bad)? {
+                walls.rebin_surface(k);
+            }
+        }
+        let d = &self.data;
+        let n = d.n_surf_nodes as usize;
+        let q = &self.ctx.queue;
+        match saved.scalars.precision {
+            Precision::F32 => {
+                let nodes: Vec<[f32; 4]> = saved.array("surf_nodes", 3 * n).map_err(bad)?;
+                let fw: Vec<u32> = saved
+                    .array("surf_force", data::surf_force_words(n as u64) as usize)
+                    .map_err(bad)?;
+                q.write_buffer(&d.surf_nodes, 0, bytemuck::cast_slice(&nodes));
+                q.write_buffer(&d.surf_force, 0, bytemuck::cast_slice(&fw));
+            }
+            Precision::F64 => {
+                let s = &self.host_walls.surfaces;
+                let nodes = super::walls::surface_nodes(s);
+                q.write_buffer(&d.surf_nodes, 0, bytemuck::cast_slice(&nodes));
+                let mut fw = vec![0u32; data::surf_force_words(n as u64) as usize];
+                for (k, f) in s.force.iter().enumerate() {
+                    for c in 0..3 {
+                        let x = (f[c] * d.force_scale).trunc() as i64 as u64;
+                        fw[6 * k + 2 * c] = x as u32;
+                        fw[6 * k + 2 * c + 1] = (x >> 32) as u32;
+                    }
+                }
+                q.write_buffer(&d.surf_force, 0, bytemuck::cast_slice(&fw));
+            }
+        }
+        let step0 = self.host_walls.surfaces.step0;
+        let info = data::surf_info(n as u32, d.n_surf_tris as u32, step0, d.force_scale);
+        q.write_buffer(&d.surf_info, 0, bytemuck::bytes_of(&info));
+        self.upload_grids();
+        self.repose_surfaces = true;
+        Ok(())
     }
 
     /// Continues a saved run of `scene` (either backend's checkpoint) on
@@ -301,6 +387,6 @@ impl GpuBackend {
         self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
         self.flow.inserted = sc.inserted.clone();
         self.flow.pending = state.id.iter().filter(|&&i| i == NONE).count() as u64;
-        Ok(())
+        self.load_surfaces(saved, scene)
     }
 }

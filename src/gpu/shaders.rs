@@ -34,6 +34,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
             include_str!("../../shaders/integrate.wgsl"),
         ),
         stage("flow.wgsl", include_str!("../../shaders/flow.wgsl")),
+        stage("surfaces.wgsl", include_str!("../../shaders/surfaces.wgsl")),
         stage(
             "diagnostics.wgsl",
             include_str!("../../shaders/diagnostics.wgsl"),

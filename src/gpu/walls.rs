@@ -4,9 +4,13 @@
 //! static) and its pose (`wall_pose`, written on the device every step by
 //! `move_walls` in `shaders/integrate.wgsl`), and the meshes' grids
 //! (`mesh_cells`: every mesh's cell starts, then the triangles they point
-//! into). Also reads the poses and loads back.
+//! into). Also reads the poses and loads back. The FEM bodies' deforming
+//! surfaces add their node table (`surf_nodes`: x0, v, built per node) and
+//! triangle table (`surf_tris`: three nodes and the primitive), which
+//! `shaders/surfaces.wgsl` poses the triangles from every step.
 
 use super::layout::{Wall, WallInfo, WallMotion, WallPose};
+use crate::walls::surface::Surfaces;
 use crate::walls::{Pose, WallLoad, WallSet};
 use glam::DVec3;
 
@@ -26,6 +30,41 @@ pub struct WallTables {
     /// Some wall has a servo / moves.
     pub servo: bool,
     pub moving: bool,
+    /// The deforming surfaces: the nodes' x0, v, built ([`surface_nodes`];
+    /// three records of one dummy node when there is none), per surface
+    /// triangle its three nodes and its primitive (one dummy when none),
+    /// the node and triangle counts and the interval's start.
+    pub surf_nodes: Vec<[f32; 4]>,
+    pub surf_tris: Vec<[u32; 4]>,
+    pub n_nodes: u32,
+    pub n_tris: u32,
+    pub step0: u64,
+    /// The unit of the surface nodes' force words per newton
+    /// (`gpu::surfaces::force_scale` of the scene; 1 from [`WallTables::new`]).
+    pub force_scale: f64,
+}
+
+/// The device's node records of `s` in f32 (w 0): every node's x0, then
+/// every v, then every built (x0 and v are rewritten together at an
+/// exchange, built only by the device).
+pub fn surface_nodes(s: &Surfaces) -> Vec<[f32; 4]> {
+    [&s.x0, &s.v, &s.built]
+        .into_iter()
+        .flat_map(|a| a.iter().map(|&x| f4(x, 0.0)))
+        .collect()
+}
+
+/// The device's triangle table of `s`: each surface triangle's nodes and
+/// its primitive.
+pub fn surface_tris(s: &Surfaces) -> Vec<[u32; 4]> {
+    let mut out = Vec::with_capacity(s.tri_nodes.len());
+    for w in &s.walls {
+        for t in w.tris.0..w.tris.1 {
+            let [a, b, c] = s.tri_nodes[t as usize];
+            out.push([a, b, c, w.first_prim + t - w.tris.0]);
+        }
+    }
+    out
 }
 
 fn f4(v: DVec3, w: f64) -> [f32; 4] {
@@ -112,6 +151,15 @@ impl WallTables {
             motion.push(WallMotion::zeroed());
             pose.push(WallPose::zeroed());
         }
+        let s = &set.surfaces;
+        let mut surf_nodes = surface_nodes(s);
+        if surf_nodes.is_empty() {
+            surf_nodes = vec![[0.0; 4]; 3];
+        }
+        let mut surf_tris = surface_tris(s);
+        if surf_tris.is_empty() {
+            surf_tris.push([0; 4]);
+        }
         WallTables {
             prims,
             info,
@@ -122,6 +170,12 @@ impl WallTables {
             n_prims: set.prims.len() as u32,
             servo: set.bodies.iter().any(|b| b.servo.is_some()),
             moving: set.any_moving(),
+            surf_nodes,
+            surf_tris,
+            n_nodes: s.x0.len() as u32,
+            n_tris: s.tri_nodes.len() as u32,
+            step0: s.step0,
+            force_scale: 1.0,
         }
     }
 }

@@ -5,8 +5,8 @@ use super::error::SceneError;
 use super::generate::{generate_lattice, generate_random};
 use super::radius::RadiusDist;
 use super::types::{
-    unit_or_given, Contact, ContactModel, Domain, Dt, End, Insert, Interaction, Material, Outlet,
-    ParticleInit, Scene, Servo, Shape, Simulation, SourceInfo, Wall, WallMotion,
+    unit_or_given, Body, Contact, ContactModel, Domain, Dt, End, Insert, Interaction, Material,
+    Outlet, ParticleInit, Scene, Servo, Shape, Simulation, SourceInfo, Wall, WallMotion,
 };
 use std::collections::HashMap;
 
@@ -37,6 +37,7 @@ impl SceneBuilder {
                 walls: Vec::new(),
                 inserts: Vec::new(),
                 outlets: Vec::new(),
+                bodies: Vec::new(),
                 sources: Vec::new(),
                 key_lines: HashMap::new(),
             },
@@ -227,6 +228,13 @@ impl SceneBuilder {
     /// An `[[outlets]]` entry.
     pub fn add_outlet(mut self, outlet: Outlet) -> Self {
         self.scene.outlets.push(outlet);
+        self
+    }
+    /// A `[[bodies]]` entry (its material index resolved, e.g. with
+    /// [`SceneBuilder::material_index`]; a mesh file's path as given,
+    /// relative to the working directory).
+    pub fn body(mut self, b: Body) -> Self {
+        self.scene.bodies.push(b);
         self
     }
     /// The index of a material added so far.

@@ -1,10 +1,14 @@
 //! What `talus check` says about a wall (its kind, its bounding box at
 //! time 0 and a one-line summary of its motion) and about each
-//! `[[insert]]` and `[[outlets]]` entry.
+//! `[[insert]]` and `[[outlets]]` entry, and of each `[[bodies]]` entry.
 
 use super::mesh_file;
 use super::radius::RadiusDist;
-use super::types::{InsertRate, Region, Scene, Shape, Side, Wall, WallMotion};
+use super::types::{
+    BodyElement, BodyIntegrator, BodyModel, InsertRate, Region, Scene, Shape, Side, Wall,
+    WallMotion,
+};
+use crate::fem::build;
 use glam::DVec3;
 
 impl Shape {
@@ -259,6 +263,44 @@ impl Scene {
                 o.label(i),
                 o.region.summary()
             ));
+        }
+        out
+    }
+}
+
+impl Scene {
+    /// One line per `[[bodies]]` entry, for `talus check` (on a valid
+    /// scene: each mesh is built again), e.g. `bodies[0] plate: 1369
+    /// nodes, 576 elements (tet10), stvk, explicit, mass 1.1e-2 kg,
+    /// explicit critical step 2.345e-6 s (element 17), 78 fixed nodes`.
+    pub fn describe_bodies(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, b) in self.bodies.iter().enumerate() {
+            let kind = match b.element {
+                BodyElement::Tet4 => "tet4",
+                BodyElement::Tet10 => "tet10",
+            };
+            let model = match b.model {
+                BodyModel::Stvk => "stvk",
+                BodyModel::Linear => "linear",
+            };
+            let integrator = match b.integrator {
+                BodyIntegrator::Explicit => "explicit",
+                BodyIntegrator::EnergyMomentum => "energy_momentum",
+            };
+            let head = format!("bodies[{i}] {}", b.label(i));
+            out.push(match build::summary(self, i) {
+                Ok(s) => format!(
+                    "{head}: {} nodes, {} elements ({kind}), {model}, {integrator}, mass {:.4e} kg, explicit critical step {:.4e} s (element {}), {} fixed nodes",
+                    s.nodes,
+                    s.elements,
+                    s.mass,
+                    s.critical_step.0,
+                    s.critical_step.1 + 1,
+                    s.fixed_nodes
+                ),
+                Err(e) => format!("{head}: {kind}, {model}, {integrator} ({})", e.message),
+            });
         }
         out
     }

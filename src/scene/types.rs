@@ -468,6 +468,83 @@ impl Outlet {
     }
 }
 
+/// `[[bodies]]`: a deformable finite-element body (tetrahedra, integrated
+/// on the CPU in f64; its surface triangles are a moving mesh wall for the
+/// grains). Defaults: `element = "tet10"`, `model = "stvk"`,
+/// `integrator = "explicit"`, no velocity, no damping, nothing fixed,
+/// `exchange_every = "auto"`, `wall_stiffness = "auto"`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Body {
+    /// `name` (bodies.csv, `body_<name>_NNNNN.vtu`; else `body<index>`).
+    pub name: Option<String>,
+    /// Where its tetrahedra come from.
+    pub mesh: BodyMesh,
+    /// Index into `materials`: density, Young's modulus and Poisson's
+    /// ratio of the body; restitution and friction of its contacts with
+    /// grains (the pair table, as for a wall).
+    pub material: usize,
+    pub element: BodyElement,
+    pub model: BodyModel,
+    pub integrator: BodyIntegrator,
+    /// Initial velocity of every node, m/s.
+    pub velocity: [f64; 3],
+    /// Rayleigh damping C = alpha M + beta K (alpha in 1/s, beta in s).
+    pub damping: [f64; 2],
+    /// `fixed = [{ min, max }, ...]`: nodes inside any box are clamped.
+    pub fixed: Vec<([f64; 3], [f64; 3])>,
+    /// Grain steps between two exchanges with the body (None: "auto", from
+    /// the body's stable step and the grains' dt).
+    pub exchange_every: Option<u32>,
+    /// Penalty stiffness of the body's nodes against rigid walls, N/m
+    /// (None: "auto", from the material and the mesh size).
+    pub wall_stiffness: Option<f64>,
+}
+
+impl Body {
+    /// The name bodies.csv and the VTU files give body `index`.
+    pub fn label(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("body{index}"))
+    }
+}
+
+/// `mesh = "file.msh"` (Gmsh MSH 4.1, relative to the scene file) or
+/// `generator = "box"` with `min`, `max`, `divisions`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyMesh {
+    File(PathBuf),
+    Box {
+        min: [f64; 3],
+        max: [f64; 3],
+        divisions: [u32; 3],
+    },
+}
+
+/// `element`: "tet4" (linear: cheap, stiff in bending, locks) or "tet10"
+/// (quadratic: accurate in bending at modest meshes). A linear mesh file
+/// read with "tet10" gets mid-edge nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyElement {
+    Tet4,
+    Tet10,
+}
+
+/// `model`: "stvk" (St Venant–Kirchhoff: large rotations, frame
+/// invariant) or "linear" (small strain: rotations create strain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyModel {
+    Stvk,
+    Linear,
+}
+
+/// `integrator`: "explicit" (central difference, lumped mass; the
+/// coupling partner of the grains) or "energy_momentum" (implicit
+/// mid-point, seed 001: energy and momentum conserving).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyIntegrator {
+    Explicit,
+    EnergyMomentum,
+}
+
 /// One `[[particles]]` source.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SourceInfo {
@@ -494,6 +571,8 @@ pub struct Scene {
     pub inserts: Vec<Insert>,
     /// `[[outlets]]` entries, in order.
     pub outlets: Vec<Outlet>,
+    /// `[[bodies]]` entries, in order.
+    pub bodies: Vec<Body>,
     /// The particle sources, in order.
     pub sources: Vec<SourceInfo>,
     /// TOML line of each key path, for error messages.

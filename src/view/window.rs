@@ -1277,6 +1277,10 @@ impl Backend for Live {
     fn save(&mut self) -> crate::checkpoint::Saved {
         self.sim.backend().save()
     }
+
+    fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+        self.sim.get().bodies()
+    }
 }
 
 #[cfg(any(

@@ -18,12 +18,14 @@
 //! | `motion.rs` | a wall's pose at a time: prescribed motion and servo offset |
 //! | `mesh_grid.rs` | a mesh's triangles by cell of its body frame |
 //! | `set.rs` | the walls of a run: primitives, bodies, poses, servos, loads |
+//! | `surface.rs` | the FEM bodies' surfaces: triangles whose vertices move between exchanges, the grains' forces on their nodes |
 
 pub mod geometry;
 pub mod mesh_grid;
 pub mod motion;
 pub mod primitive;
 pub mod set;
+pub mod surface;
 
 pub use geometry::{gap, on_triangle, Feature, WallGap};
 pub use mesh_grid::MeshGrid;

@@ -16,6 +16,7 @@
 use super::mesh_grid::MeshGrid;
 use super::motion::{pose_at, reach, Pose};
 use super::primitive::Primitive;
+use super::surface::{SurfaceWall, Surfaces};
 use crate::scene::{Scene, Servo, Shape, WallMotion};
 use glam::DVec3;
 
@@ -108,7 +109,10 @@ pub struct WallSet {
     /// Every primitive, in wall order (list entries flagged `WALL` index
     /// it).
     pub prims: Vec<Primitive>,
+    /// The scene's walls, then one per FEM body (its surface).
     pub bodies: Vec<WallBody>,
+    /// The FEM bodies' surfaces (their triangles are the last primitives).
+    pub surfaces: Surfaces,
 }
 
 /// The margin of the "within reach" test of a mesh grid over the largest
@@ -167,8 +171,166 @@ impl WallSet {
                 load: WallLoad::default(),
             });
         }
+        for i in 0..scene.bodies.len() {
+            let mesh = crate::fem::build::body_mesh(scene, i)
+                .unwrap_or_else(|e| panic!("a validated scene's body mesh: {e}"));
+            let surf = crate::fem::mesh::surface(&mesh);
+            let nodes: Vec<DVec3> = surf.nodes.iter().map(|&k| mesh.nodes[k as usize]).collect();
+            let local = |k: u32| surf.nodes.binary_search(&k).expect("a surface node") as u32;
+            let tris: Vec<[u32; 3]> = surf.tris.iter().map(|t| t.map(local)).collect();
+            set.add_surface(&nodes, &tris, scene.bodies[i].material as u32, reach_r, d);
+        }
         set.pose_at(0.0);
         set
+    }
+
+    /// Appends a deforming surface (nodes, triangles by node index,
+    /// counter-clockwise seen from outside) as a wall body of one-sided
+    /// triangles, at rest where `nodes` are. Its grid lists what is within
+    /// `reach_r` + a margin, the distance the surface may then deform
+    /// before it is binned again: twice `reach_r` or 5 % of the surface's
+    /// bounding diagonal, whichever is larger.
+    pub fn add_surface(
+        &mut self,
+        nodes: &[DVec3],
+        tris: &[[u32; 3]],
+        material: u32,
+        reach_r: f64,
+        d: &crate::scene::Domain,
+    ) {
+        let wall = self.bodies.len() as u32;
+        let first = self.prims.len() as u32;
+        let s = &mut self.surfaces;
+        let (n0, t0) = (s.x0.len() as u32, s.tri_nodes.len() as u32);
+        for (k, t) in tris.iter().enumerate() {
+            let v = t.map(|i| nodes[i as usize].to_array());
+            let mut p = Primitive::triangle(v, true, material, wall);
+            p.b[3] = (t0 as usize + k + 1) as f64;
+            self.prims.push(p);
+            s.tri_nodes.push(t.map(|i| i + n0));
+        }
+        s.x0.extend_from_slice(nodes);
+        s.v.extend(nodes.iter().map(|_| DVec3::ZERO));
+        s.built.extend_from_slice(nodes);
+        s.force.extend(nodes.iter().map(|_| DVec3::ZERO));
+        let (lo, hi) = nodes.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), &x| (lo.min(x), hi.max(x)),
+        );
+        let margin = (2.0 * reach_r).max(0.05 * (hi - lo).length());
+        let end = self.prims.len() as u32;
+        let grid = super::mesh_grid::build(&self.prims[first as usize..], first, reach_r + margin);
+        s.walls.push(SurfaceWall {
+            wall,
+            nodes: (n0, n0 + nodes.len() as u32),
+            tris: (t0, t0 + tris.len() as u32),
+            first_prim: first,
+            margin,
+            binned: nodes.to_vec(),
+            reach: reach_r,
+        });
+        let motion = WallMotion::default();
+        let reach = reach(
+            &self.prims[first as usize..end as usize],
+            motion.axis_point,
+            d,
+        );
+        self.bodies.push(WallBody {
+            first,
+            end,
+            grid: Some(grid),
+            motion,
+            servo: None,
+            moves: false,
+            reach,
+            pose: Pose::identity(),
+            servo_s: 0.0,
+            servo_v: 0.0,
+            built: (DVec3::ZERO, 0.0),
+            load: WallLoad::default(),
+        });
+    }
+
+    /// Poses the surfaces' triangles at step `step` (their primitives'
+    /// vertices on the interval's straight lines). Returns whether some
+    /// node has moved more than `half_skin` since the last build.
+    pub fn pose_surfaces(&mut self, step: u64, dt: f64, half_skin: f64) -> bool {
+        let s = &self.surfaces;
+        if s.is_empty() {
+            return false;
+        }
+        for w in &s.walls {
+            for t in w.tris.0..w.tris.1 {
+                let v = s.triangle_at(t as usize, step, dt);
+                let p = &mut self.prims[(w.first_prim + t - w.tris.0) as usize];
+                for (q, x) in [&mut p.a, &mut p.b, &mut p.c].into_iter().zip(v) {
+                    q[0] = x.x;
+                    q[1] = x.y;
+                    q[2] = x.z;
+                }
+            }
+        }
+        s.moved_since_build(step, dt) > half_skin
+    }
+
+    /// Bins surface `k`'s grid again where its `binned` nodes say (the
+    /// surfaces posed there first; call [`WallSet::pose_surfaces`] after).
+    pub fn rebin_surface(&mut self, k: usize) {
+        let w = &self.surfaces.walls[k];
+        let (first, body, reach) = (w.first_prim as usize, w.wall as usize, w.reach + w.margin);
+        let end = self.bodies[body].end as usize;
+        let mut prims = self.prims[first..end].to_vec();
+        for (p, t) in prims.iter_mut().zip(w.tris.0..w.tris.1) {
+            let nodes = self.surfaces.tri_nodes[t as usize];
+            let v = nodes.map(|n| w.binned[(n - w.nodes.0) as usize]);
+            for (q, x) in [&mut p.a, &mut p.b, &mut p.c].into_iter().zip(v) {
+                q[0] = x.x;
+                q[1] = x.y;
+                q[2] = x.z;
+            }
+        }
+        self.bodies[body].grid = Some(super::mesh_grid::build(&prims, first as u32, reach));
+    }
+
+    /// At an exchange (step `step0`): the surfaces' motion over the next
+    /// interval (nodes from `x0` with velocities `v`), the nodal forces
+    /// cleared. A surface whose nodes would stray more than its margin from
+    /// where its grid was binned (by the interval's end, `steps` later) is
+    /// binned again where it stands; returns whether any was.
+    pub fn start_interval(
+        &mut self,
+        x0: &[DVec3],
+        v: &[DVec3],
+        step0: u64,
+        steps: f64,
+        dt: f64,
+    ) -> bool {
+        let s = &mut self.surfaces;
+        s.x0.copy_from_slice(x0);
+        s.v.copy_from_slice(v);
+        s.step0 = step0;
+        s.force.iter_mut().for_each(|f| *f = DVec3::ZERO);
+        let strays: Vec<usize> = (0..s.walls.len())
+            .filter(|&k| {
+                let w = &s.walls[k];
+                let (a, b) = (w.nodes.0 as usize, w.nodes.1 as usize);
+                (a..b).any(|i| {
+                    let end = x0[i] + v[i] * (steps * dt);
+                    let from = w.binned[i - a];
+                    x0[i].distance(from).max(end.distance(from)) > w.margin
+                })
+            })
+            .collect();
+        if strays.is_empty() {
+            return false;
+        }
+        for k in strays {
+            let w = &mut self.surfaces.walls[k];
+            let (a, b) = (w.nodes.0 as usize, w.nodes.1 as usize);
+            w.binned = x0[a..b].to_vec();
+            self.rebin_surface(k);
+        }
+        true
     }
 
     /// Poses every moving wall at time `t` (servos where they stand).

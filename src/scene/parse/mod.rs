@@ -6,9 +6,10 @@
 //! `reader.rs` is the line-keeping TOML reader, `schema.rs` the tables and
 //! keys of a scene with their types and defaults, `particles.rs` the
 //! particle sources, `flow.rs` the insertions and outlets (and their
-//! regions); this file reads a whole document in order. `tests.rs` reads
-//! whole scene texts.
+//! regions), `bodies.rs` the deformable bodies; this file reads a whole
+//! document in order. `tests.rs` reads whole scene texts.
 
+mod bodies;
 mod flow;
 mod particles;
 mod reader;
@@ -18,6 +19,7 @@ mod tests;
 
 use crate::scene::error::SceneError;
 use crate::scene::types::{Contact, Scene};
+use bodies::BODY_KEYS;
 use flow::{INSERT_KEYS, OUTLET_KEYS};
 use reader::Reader;
 use schema::{INTERACTION_KEYS, MATERIAL_KEYS, PARTICLES_KEYS, ROOT_KEYS, WALL_KEYS};
@@ -120,6 +122,11 @@ impl Reader<'_> {
             outlets.push(self.outlet(&mut t)?);
             self.finish(t)?;
         }
+        let mut bodies = Vec::new();
+        for mut t in self.table_array(&mut root, "bodies", BODY_KEYS)? {
+            bodies.push(self.body(&mut t, &materials)?);
+            self.finish(t)?;
+        }
         if sources.is_empty() && inserts.is_empty() {
             return Err(self.err(
                 None,
@@ -140,6 +147,7 @@ impl Reader<'_> {
             walls,
             inserts,
             outlets,
+            bodies,
             sources,
             key_lines: self.lines.borrow().clone(),
         })

@@ -23,6 +23,7 @@ pub(super) const ROOT_KEYS: &[&str] = &[
     "particles",
     "insert",
     "outlets",
+    "bodies",
 ];
 pub(super) const SIMULATION_KEYS: &[&str] = &[
     "duration",

@@ -1,10 +1,14 @@
 //! Tests of the reader on whole scene texts: the `[[insert]]` and
 //! `[[outlets]]` tables, their regions, radius lists by number and by
-//! mass, `checkpoint_interval`, and scenes without them.
+//! mass, `checkpoint_interval`, `[[bodies]]`, and scenes without them.
 
 use crate::scene::parse::parse_str;
 use crate::scene::radius::RadiusDist;
-use crate::scene::types::{InsertRate, Region, Scene, DEFAULT_CHECKPOINT_INTERVAL};
+use crate::scene::types::{
+    BodyElement, BodyIntegrator, BodyMesh, BodyModel, InsertRate, Region, Scene,
+    DEFAULT_CHECKPOINT_INTERVAL,
+};
+use std::path::{Path, PathBuf};
 
 const HEAD: &str = r#"
 [simulation]
@@ -252,4 +256,208 @@ fn reading_errors() {
         parse("[[outlets]]\nname = 3\nregion = { min = [0.0, 0.0, 0.0], max = [0.1, 0.1, 0.1] }\n")
             .unwrap_err();
     assert!(e.contains("outlets[0].name: expected a string"), "{e}");
+}
+
+/// A lattice source, so that a scene with only bodies still has grains.
+const BED: &str = "[[particles]]\ngenerator = \"lattice\"\nregion = { min = [0.0, 0.0, 0.1], max = [0.01, 0.01, 0.11] }\nradius = 0.001\nmaterial = \"glass\"\n";
+
+#[test]
+fn a_generated_body_with_every_key() {
+    let tail = r#"
+[[materials]]
+name = "rubber"
+density = 1100.0
+youngs_modulus = 1.0e6
+poisson_ratio = 0.45
+restitution = 0.5
+friction = 0.8
+
+[[bodies]]
+name = "plate"
+generator = "box"
+min = [0.0, 0.0, 0.0]
+max = [0.05, 0.05, 0.004]
+divisions = [12, 12, 2]
+material = "rubber"
+element = "tet4"
+model = "linear"
+integrator = "energy_momentum"
+velocity = [0.0, 0.0, -1.0]
+damping = { alpha = 2.0, beta = 1.0e-5 }
+fixed = [{ min = [0.0, 0.0, 0.0], max = [0.001, 0.05, 0.004] }, { min = [0.049, 0.0, 0.0], max = [0.05, 0.05, 0.004] }]
+exchange_every = 4
+wall_stiffness = 1.0e5
+"#;
+    let s = parse(&format!("{tail}{BED}")).unwrap();
+    assert_eq!(s.bodies.len(), 1);
+    let b = &s.bodies[0];
+    assert_eq!(b.name.as_deref(), Some("plate"));
+    assert_eq!(b.label(0), "plate");
+    assert_eq!(
+        b.mesh,
+        BodyMesh::Box {
+            min: [0.0, 0.0, 0.0],
+            max: [0.05, 0.05, 0.004],
+            divisions: [12, 12, 2]
+        }
+    );
+    assert_eq!(b.material, 1);
+    assert_eq!(b.element, BodyElement::Tet4);
+    assert_eq!(b.model, BodyModel::Linear);
+    assert_eq!(b.integrator, BodyIntegrator::EnergyMomentum);
+    assert_eq!(b.velocity, [0.0, 0.0, -1.0]);
+    assert_eq!(b.damping, [2.0, 1.0e-5]);
+    assert_eq!(
+        b.fixed,
+        vec![
+            ([0.0, 0.0, 0.0], [0.001, 0.05, 0.004]),
+            ([0.049, 0.0, 0.0], [0.05, 0.05, 0.004])
+        ]
+    );
+    assert_eq!(b.exchange_every, Some(4));
+    assert_eq!(b.wall_stiffness, Some(1.0e5));
+    // HEAD's 15 lines, the tail's blank first line, then the material (8
+    // lines) and a blank one: [[bodies]] on line 25
+    let line = |k: &str| s.key_lines.get(k).copied();
+    assert_eq!(line("bodies[0]"), Some(25));
+    assert_eq!(line("bodies[0].name"), Some(26));
+    assert_eq!(line("bodies[0].generator"), Some(27));
+    assert_eq!(line("bodies[0].divisions"), Some(30));
+    assert_eq!(line("bodies[0].material"), Some(31));
+    assert_eq!(line("bodies[0].damping.beta"), Some(36));
+    assert_eq!(line("bodies[0].fixed[1].max"), Some(37));
+    assert_eq!(line("bodies[0].wall_stiffness"), Some(39));
+}
+
+#[test]
+fn a_body_from_a_mesh_file_with_defaults() {
+    let tail = "[[bodies]]\nmesh = \"parts/plate.msh\"\nmaterial = \"glass\"\nexchange_every = \"auto\"\nwall_stiffness = \"auto\"\n";
+    let text = format!("{HEAD}{tail}{BED}");
+    let s = parse_str(&text, Some(Path::new("scenes/plate.toml"))).unwrap();
+    let b = &s.bodies[0];
+    assert_eq!(
+        b.mesh,
+        BodyMesh::File(PathBuf::from("scenes/parts/plate.msh"))
+    );
+    assert_eq!(b.name, None);
+    assert_eq!(b.label(0), "body0");
+    assert_eq!(b.material, 0);
+    assert_eq!(b.element, BodyElement::Tet10);
+    assert_eq!(b.model, BodyModel::Stvk);
+    assert_eq!(b.integrator, BodyIntegrator::Explicit);
+    assert_eq!((b.velocity, b.damping), ([0.0; 3], [0.0; 2]));
+    assert!(b.fixed.is_empty());
+    assert_eq!((b.exchange_every, b.wall_stiffness), (None, None));
+    assert_eq!(s.key_lines.get("bodies[0].mesh"), Some(&17));
+    // without a scene file the path stays as written; damping keys default
+    let s = parse(&format!(
+        "[[bodies]]\nmesh = \"plate.msh\"\nmaterial = \"glass\"\ndamping = {{ beta = 0.001 }}\n{BED}"
+    ))
+    .unwrap();
+    assert_eq!(s.bodies[0].mesh, BodyMesh::File(PathBuf::from("plate.msh")));
+    assert_eq!(s.bodies[0].damping, [0.0, 0.001]);
+    // no bodies: an empty list
+    assert!(parse(BED).unwrap().bodies.is_empty());
+}
+
+#[test]
+fn body_reading_errors() {
+    let base = "[[bodies]]\ngenerator = \"box\"\nmin = [0.0, 0.0, 0.0]\nmax = [0.01, 0.01, 0.002]\ndivisions = [4, 4, 1]\nmaterial = \"glass\"\n";
+    let err = |from: &str, to: &str| {
+        assert!(base.contains(from), "{from}");
+        parse(&format!("{}{BED}", base.replacen(from, to, 1))).unwrap_err()
+    };
+    let has = |e: &str, want: &str| assert!(e.contains(want), "{e}\nwanted: {want}");
+    has(
+        &err(
+            "generator = \"box\"",
+            "generator = \"box\"\nmesh = \"a.msh\"",
+        ),
+        "bodies[0].generator: give either mesh (a Gmsh file) or generator = \"box\", not both",
+    );
+    has(
+        &err("generator = \"box\"\n", ""),
+        "bodies[0].mesh: missing key (expected mesh = \"<file>.msh\" (Gmsh MSH 4.1) or generator = \"box\")",
+    );
+    has(
+        &err("generator = \"box\"", "mesh = \"a.msh\""),
+        "bodies[0].min: only with generator = \"box\" (a mesh file gives its own nodes)",
+    );
+    has(
+        &err("generator = \"box\"", "generator = \"sphere\""),
+        "bodies[0].generator: unknown generator \"sphere\" (expected \"box\")",
+    );
+    has(
+        &err("divisions = [4, 4, 1]\n", ""),
+        "bodies[0].divisions: missing key (expected [nx, ny, nz], positive integers)",
+    );
+    has(
+        &err("[4, 4, 1]", "[4, -4, 1]"),
+        "bodies[0].divisions[1]: expected a positive integer, found -4",
+    );
+    has(
+        &err("[4, 4, 1]", "[4, 4, 1.5]"),
+        "bodies[0].divisions[2]: expected a positive integer, found 1.5",
+    );
+    has(
+        &err("[4, 4, 1]", "[4, 4]"),
+        "bodies[0].divisions: expected 3 integers [nx, ny, nz], found 2 values",
+    );
+    has(
+        &err("material = \"glass\"\n", ""),
+        "bodies[0].material: missing key (expected a material name)",
+    );
+    has(
+        &err("material = \"glass\"", "material = \"rubber\""),
+        "bodies[0].material: unknown material \"rubber\" (defined: glass)",
+    );
+    let add = |k: &str| {
+        err(
+            "material = \"glass\"",
+            &format!("material = \"glass\"\n{k}"),
+        )
+    };
+    has(
+        &add("element = \"hex8\""),
+        "bodies[0].element: unknown element \"hex8\" (expected \"tet4\" or \"tet10\")",
+    );
+    has(
+        &add("model = \"neo_hookean\""),
+        "bodies[0].model: unknown model \"neo_hookean\" (expected \"stvk\" or \"linear\")",
+    );
+    has(
+        &add("integrator = \"implicit\""),
+        "bodies[0].integrator: unknown integrator \"implicit\" (expected \"explicit\" or \"energy_momentum\")",
+    );
+    has(
+        &add("damping = { gamma = 1.0 }"),
+        "bodies[0].damping.gamma: unknown key",
+    );
+    has(
+        &add("fixed = { min = [0.0, 0.0, 0.0], max = [0.0, 0.0, 0.0] }"),
+        "bodies[0].fixed: expected an array, found a table (write fixed = [{ min = [x, y, z], max = [x, y, z] }, ...])",
+    );
+    has(
+        &add("fixed = [{ min = [0.0, 0.0, 0.0] }]"),
+        "bodies[0].fixed[0].max: missing key",
+    );
+    has(
+        &add("exchange_every = -2"),
+        "bodies[0].exchange_every: expected a positive number of grain steps or \"auto\", found -2",
+    );
+    has(
+        &add("exchange_every = \"often\""),
+        "bodies[0].exchange_every: expected a positive number of grain steps or \"auto\", found a string",
+    );
+    has(
+        &add("wall_stiffness = \"stiff\""),
+        "bodies[0].wall_stiffness: expected a stiffness in N/m or \"auto\"",
+    );
+    has(
+        &add("velocty = [0.0, 0.0, 0.0]"),
+        "bodies[0].velocty: unknown key (did you mean \"velocity\"?",
+    );
+    // [[bodys]] is not a table of a scene
+    let e = parse(&format!("{}{BED}", base.replace("[[bodies]]", "[[bodys]]"))).unwrap_err();
+    has(&e, "bodys: unknown key (did you mean \"bodies\"?");
 }

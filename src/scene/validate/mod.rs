@@ -2,6 +2,7 @@
 //! per section, run in a fixed order so the first violation reported is
 //! always the same one.
 
+mod bodies;
 mod contact;
 mod domain;
 mod flow;
@@ -21,10 +22,12 @@ impl Scene {
         simulation::check_simulation(self)?;
         domain::check_domain(self)?;
         contact::check_contact(self)?;
+        bodies::check_body_materials(self)?;
         materials::check_materials(self)?;
         materials::check_interactions(self)?;
         walls::check_walls(self)?;
         flow::check_flow(self)?;
+        bodies::check_bodies(self)?;
         particles::check_particles(self)?;
         let grid = domain::check_grid(self)?;
         overlaps::check_overlaps(self, &grid)?;
@@ -33,9 +36,12 @@ impl Scene {
 
     /// What is allowed but probably not meant, one located line each
     /// (print it as `warning: {w}`): an outlet holding initial particle
-    /// centres at t = 0. Call it on a valid scene (after
-    /// [`Scene::validate`]); an empty list when there is nothing to say.
+    /// centres at t = 0, a body's fixed box holding no node. Call it on a
+    /// valid scene (after [`Scene::validate`]); an empty list when there
+    /// is nothing to say.
     pub fn warnings(&self) -> Vec<SceneError> {
-        flow::outlet_warnings(self)
+        let mut out = flow::outlet_warnings(self);
+        out.extend(bodies::body_warnings(self));
+        out
     }
 }
