@@ -922,3 +922,222 @@ mod tests {
         assert!((1000.0..10000.0).contains(&rate), "{rate} beads/s");
     }
 }
+
+/// One row of the FEM table (`talus bench --beds fem-tet4,fem-tet10,fem-coupled`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FemRow {
+    /// "tet4", "tet10" (explicit sub-steps of a body alone) or "coupled".
+    pub case: String,
+    /// "sequential" / "parallel" for a body alone; "grains alone",
+    /// "K = 1" or "K = auto (k)" for the coupled bed.
+    pub mode: String,
+    pub elements: usize,
+    pub nodes: usize,
+    pub grains: usize,
+    pub threads: usize,
+    /// Timed explicit sub-steps (body alone) or grain steps (coupled) per
+    /// block.
+    pub steps: u64,
+    /// Median wall time of one block (s).
+    pub wall_seconds: f64,
+    /// Milliseconds per sub-step (body alone) or per grain step (coupled).
+    pub ms_per_step: f64,
+    /// Nanoseconds per element and explicit sub-step (body alone).
+    pub ns_per_element_substep: f64,
+    pub skipped: Option<String>,
+}
+
+/// Divisions of a box mesh with about `elements` tetrahedra (6 per cell),
+/// near a cube.
+pub fn fem_box_divisions(elements: usize) -> [u32; 3] {
+    let cells = (elements as f64 / 6.0).max(1.0);
+    let a = cells.cbrt().round().max(1.0) as u32;
+    let c = (cells / (a * a) as f64).round().max(1.0) as u32;
+    [a, a, c]
+}
+
+/// The body the FEM rows time: a 0.1 m rubber cube (E = 50 MPa, ν = 0.3,
+/// ρ = 1200 kg/m³, St Venant–Kirchhoff, Rayleigh α = 100 /s, β = 0) of
+/// about `elements` tetrahedra, its bottom face clamped, explicit.
+pub fn fem_bench_body(
+    order: crate::fem::mesh::Order,
+    elements: usize,
+) -> Result<crate::fem::body::FemBody, String> {
+    use crate::fem::body::{Damping, FemBody, Integrator};
+    use crate::fem::material::{FemMaterial, Model};
+    use glam::DVec3;
+    let mesh = crate::fem::mesh::box_mesh(
+        DVec3::ZERO,
+        DVec3::splat(0.1),
+        fem_box_divisions(elements),
+        order,
+    );
+    let fixed = mesh.nodes.iter().map(|p| p.z < 1e-9).collect();
+    FemBody::new(
+        mesh,
+        FemMaterial {
+            young: 5e7,
+            poisson: 0.3,
+            density: 1200.0,
+        },
+        Model::Stvk,
+        Integrator::Explicit,
+        Damping {
+            alpha: 100.0,
+            beta: 0.0,
+        },
+        fixed,
+        DVec3::ZERO,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// Times explicit sub-steps of [`fem_bench_body`]: `repeats` advances of
+/// `substeps` sub-steps each (after one untimed advance), under gravity,
+/// on the calling thread (`parallel` false) or the rayon pool; the median
+/// advance gives the cost per sub-step.
+pub fn fem_substep_row(
+    order: crate::fem::mesh::Order,
+    elements: usize,
+    parallel: bool,
+    substeps: u64,
+    repeats: usize,
+) -> FemRow {
+    use crate::fem::mesh::Order;
+    use glam::DVec3;
+    let case = match order {
+        Order::Linear => "tet4",
+        Order::Quadratic => "tet10",
+    };
+    let mut row = FemRow {
+        case: case.into(),
+        mode: if parallel { "parallel" } else { "sequential" }.into(),
+        elements,
+        nodes: 0,
+        grains: 0,
+        threads: if parallel {
+            rayon::current_num_threads()
+        } else {
+            1
+        },
+        steps: substeps,
+        wall_seconds: 0.0,
+        ms_per_step: 0.0,
+        ns_per_element_substep: 0.0,
+        skipped: None,
+    };
+    let mut body = match fem_bench_body(order, elements) {
+        Ok(b) => b,
+        Err(e) => {
+            row.skipped = Some(e);
+            return row;
+        }
+    };
+    body.parallel_min_elements = if parallel { 0 } else { usize::MAX };
+    let ne = body.mesh().tets.len();
+    let n = body.positions().len();
+    row.elements = ne;
+    row.nodes = n;
+    // the sub-step bound without planes is safety × the stable step
+    let dt = substeps.max(1) as f64 * body.safety * body.critical_dt().0 * 0.999;
+    let ext = vec![DVec3::ZERO; n];
+    let g = DVec3::new(0.0, 0.0, -9.81);
+    if let Err(e) = body.advance(dt, &ext, g, &[]) {
+        row.skipped = Some(e.to_string());
+        return row;
+    }
+    let mut times = Vec::new();
+    for _ in 0..repeats.max(1) {
+        let t = Instant::now();
+        if let Err(e) = body.advance(dt, &ext, g, &[]) {
+            row.skipped = Some(e.to_string());
+            return row;
+        }
+        times.push(t.elapsed().as_secs_f64());
+    }
+    let med = median(&mut times);
+    row.wall_seconds = med;
+    row.ms_per_step = 1e3 * med / substeps.max(1) as f64;
+    row.ns_per_element_substep = 1e9 * med / (substeps.max(1) as f64 * ne as f64);
+    row
+}
+
+/// Tetrahedra of the `fem-coupled` bed's plate: 41 × 41 × 1 cells.
+pub const COUPLED_PLATE: [u32; 3] = [41, 41, 1];
+
+/// `fem-coupled`: about `n` `mono` spheres (the lattice, 60 × 60 cubic
+/// cells wide, as deep as `n` needs) resting on a deformable plate of
+/// [`COUPLED_PLATE`] cells (10 086 tet4, 4 mm thick, its bottom face
+/// clamped) that replaces the floor: a soft silicone (E = 0.2 MPa, ν =
+/// 0.3, ρ = 1000 kg/m³, α = 50 /s) so that its stable step spans several
+/// grain steps and "auto" picks K > 1. `every`: the exchange interval (None:
+/// auto). `body` false: the same spheres on the rigid floor.
+pub fn fem_coupled_bed(n: usize, body: bool, every: Option<u32>) -> Scene {
+    use crate::scene::{Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel};
+    let a = 1.9 * R * std::f64::consts::SQRT_2;
+    let nx = 60;
+    let nz = n.div_ceil(4 * nx * nx).max(1);
+    let (lx, lz) = (nx as f64 * a + R, nz as f64 * a + R);
+    let thick = 0.004;
+    let mut rng = Rng::new(1);
+    let mut b = SceneBuilder::new(&format!("bed-fem-coupled-{n}"))
+        .domain([0.0, 0.0, -thick - 2.0 * R], [lx, lx, 1.5 * lz + 4.0 * R])
+        .dt_auto(0.2)
+        .steps(1)
+        .material(bead())
+        .material(Material {
+            friction: 0.5,
+            restitution: 0.5,
+            ..Material::new("silicone", 1000.0, 2e5)
+        })
+        .wall([0.0; 3], [1.0, 0.0, 0.0], "bead")
+        .wall([lx, 0.0, 0.0], [-1.0, 0.0, 0.0], "bead")
+        .wall([0.0; 3], [0.0, 1.0, 0.0], "bead")
+        .wall([0.0, lx, 0.0], [0.0, -1.0, 0.0], "bead");
+    if !body {
+        b = b.wall([0.0; 3], [0.0, 0.0, 1.0], "bead");
+    }
+    let fcc = [
+        [0.0, 0.0, 0.0],
+        [0.5, 0.5, 0.0],
+        [0.5, 0.0, 0.5],
+        [0.0, 0.5, 0.5],
+    ];
+    let mut count = 0;
+    'fill: for iz in 0..nz {
+        for iy in 0..nx {
+            for ix in 0..nx {
+                for o in &fcc {
+                    if count == n {
+                        break 'fill;
+                    }
+                    let base = [ix as f64, iy as f64, iz as f64];
+                    let c = [0, 1, 2].map(|k| (base[k] + o[k]) * a + R);
+                    b = b.particle(c, [0.0; 3], rng.range(0.8, 1.0) * R, "bead");
+                    count += 1;
+                }
+            }
+        }
+    }
+    let mut s = b.build_unchecked();
+    if body {
+        s.bodies.push(Body {
+            name: Some("plate".into()),
+            mesh: BodyMesh::Box {
+                min: [0.0, 0.0, -thick],
+                max: [lx, lx, 0.0],
+                divisions: COUPLED_PLATE,
+            },
+            material: 1,
+            element: BodyElement::Tet4,
+            model: BodyModel::Stvk,
+            integrator: BodyIntegrator::Explicit,
+            velocity: [0.0; 3],
+            damping: [50.0, 0.0],
+            fixed: vec![([-1.0, -1.0, -1.0], [lx + 1.0, lx + 1.0, -thick + 1e-6])],
+            exchange_every: every,
+            wall_stiffness: None,
+        });
+    }
+    s
+}

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::backend::Backend;
 use talus::backend::Stage;
-use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow};
+use talus::bench::{bed, measure, solid_fraction, Bed, BenchRow, FemRow};
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
@@ -32,6 +32,7 @@ fn mem_available() -> Option<u64> {
 
 pub fn run(o: Opts) -> ExitCode {
     let mut beds = Vec::new();
+    let mut fem = Vec::new();
     for b in o.beds.split(',') {
         match b.trim() {
             "mono" => beds.push(Bed::Mono),
@@ -41,9 +42,10 @@ pub fn run(o: Opts) -> ExitCode {
             "discharge" => beds.push(Bed::Discharge),
             "hopper" => beds.push(Bed::Hopper),
             "hopper-mesh" => beds.push(Bed::HopperMesh),
+            k @ ("fem-tet4" | "fem-tet10" | "fem-coupled") => fem.push(k),
             other => {
                 eprintln!(
-                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge, hopper, hopper-mesh)"
+                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge, hopper, hopper-mesh, fem-tet4, fem-tet10, fem-coupled)"
                 );
                 return ExitCode::FAILURE;
             }
@@ -51,6 +53,31 @@ pub fn run(o: Opts) -> ExitCode {
     }
     if let Some(dir) = &o.export_liggghts {
         return export(dir, o.sizes[0], o.warmup);
+    }
+    if !fem.is_empty() && o.cpu {
+        let rows = fem_rows(&fem, &o);
+        println!();
+        print!("{}", fem_table(&rows));
+        let path = o.json.with_file_name(format!(
+            "{}-fem.json",
+            o.json
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("bench")
+        ));
+        match serde_json::to_string_pretty(&rows) {
+            Ok(j) => {
+                if let Err(e) = std::fs::write(&path, j + "\n") {
+                    eprintln!("error: {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+                println!("written {}", path.display());
+            }
+            Err(e) => eprintln!("error: {e}"),
+        }
+        if beds.is_empty() {
+            return ExitCode::SUCCESS;
+        }
     }
     let mut rows: Vec<BenchRow> = Vec::new();
     let threads = rayon::current_num_threads();
@@ -395,4 +422,134 @@ run ${{steps}}
         dir.display()
     );
     ExitCode::SUCCESS
+}
+
+/// The FEM rows (CPU): for `fem-tet4` / `fem-tet10` each size is an
+/// element count, timed sequential and parallel (`--steps` explicit
+/// sub-steps per block); for `fem-coupled` each size is a grain count,
+/// timed alone on the rigid floor, then on the plate with K = auto and
+/// K = 1 (`--steps` grain steps per block after `--warmup`).
+fn fem_rows(kinds: &[&str], o: &Opts) -> Vec<FemRow> {
+    use talus::bench::{fem_coupled_bed, fem_substep_row};
+    use talus::fem::mesh::Order;
+    let mut rows = Vec::new();
+    for &kind in kinds {
+        for &n in &o.sizes {
+            match kind {
+                "fem-tet4" | "fem-tet10" => {
+                    let order = if kind == "fem-tet4" {
+                        Order::Linear
+                    } else {
+                        Order::Quadratic
+                    };
+                    for parallel in [false, true] {
+                        let r = fem_substep_row(order, n, parallel, o.steps, o.repeats);
+                        print_fem_row(&r);
+                        rows.push(r);
+                    }
+                }
+                _ => {
+                    for (body, every) in [(false, None), (true, None), (true, Some(1))] {
+                        let r = coupled_row(fem_coupled_bed(n, body, every), body, o);
+                        print_fem_row(&r);
+                        rows.push(r);
+                    }
+                }
+            }
+        }
+    }
+    rows
+}
+
+fn coupled_row(scene: talus::scene::Scene, body: bool, o: &Opts) -> FemRow {
+    let threads = rayon::current_num_threads();
+    let grains = scene.particles.len();
+    let mut row = FemRow {
+        case: "coupled".into(),
+        mode: "grains alone".into(),
+        elements: 0,
+        nodes: 0,
+        grains,
+        threads,
+        steps: o.steps,
+        wall_seconds: 0.0,
+        ms_per_step: 0.0,
+        ns_per_element_substep: 0.0,
+        skipped: None,
+    };
+    let mut b = match CpuBackend::new(&scene) {
+        Ok(b) => b,
+        Err(e) => {
+            row.skipped = Some(e);
+            return row;
+        }
+    };
+    if body {
+        if let Some(set) = b.bodies() {
+            let k = set.every;
+            row.mode = if scene.bodies[0].exchange_every.is_some() {
+                format!("K = {k}")
+            } else {
+                format!("K = auto ({k})")
+            };
+            let c = &set.bodies[0].body;
+            row.elements = c.mesh().tets.len();
+            row.nodes = c.positions().len();
+        }
+    }
+    match measure(&mut b, o.warmup, o.steps, o.repeats) {
+        Ok(t) => {
+            row.wall_seconds = t.median;
+            row.ms_per_step = 1e3 * t.median / o.steps.max(1) as f64;
+        }
+        Err(e) => row.skipped = Some(format!("run failed: {e}")),
+    }
+    row
+}
+
+fn print_fem_row(r: &FemRow) {
+    match &r.skipped {
+        Some(why) => eprintln!("fem {} {} {}: skipped: {why}", r.case, r.mode, r.elements),
+        None => eprintln!(
+            "fem {} {} {} elements, {} grains: {:.4} ms/step",
+            r.case, r.mode, r.elements, r.grains, r.ms_per_step
+        ),
+    }
+}
+
+/// The FEM rows as Markdown.
+pub fn fem_table(rows: &[FemRow]) -> String {
+    let mut s = String::from(
+        "| case | mode | threads | elements | nodes | grains | steps | median s | ms/step | ns/element/sub-step |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for r in rows {
+        if let Some(why) = &r.skipped {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | | | | skipped: {why} | | |",
+                r.case, r.mode, r.threads, r.elements
+            );
+            continue;
+        }
+        let per_element = if r.ns_per_element_substep > 0.0 {
+            format!("{:.1}", r.ns_per_element_substep)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.4} | {} |",
+            r.case,
+            r.mode,
+            r.threads,
+            r.elements,
+            r.nodes,
+            r.grains,
+            r.steps,
+            r.wall_seconds,
+            r.ms_per_step,
+            per_element
+        );
+    }
+    s
 }

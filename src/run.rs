@@ -475,8 +475,11 @@ pub fn run_with(
                      step: u64| {
         if let Some(h) = hook.as_mut() {
             let poses = b.walls();
-            let tris =
+            let mut tris =
                 hook_walls.world(|w, x| poses[w].0.to_world(glam::DVec3::from(x)).to_array());
+            if let Some(set) = b.bodies() {
+                tris.extend(set.surface_triangles(scene.walls.len()));
+            }
             if let Err(e) = h(p, &tris, t, step) {
                 eprintln!("warning: {e}; no more pictures for this run");
                 *hook = None;

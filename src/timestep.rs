@@ -129,6 +129,20 @@ pub fn estimate(scene: &Scene) -> Estimate {
         for w in &scene.walls {
             partners.push((w.material, r, m));
         }
+        // a FEM body's surface: a wall whose lightest free node is what
+        // the grains push, with m* = m m_n / (m + m_n) for m_n a quarter
+        // of that node's mass: up to four grains of a layer bear on one
+        // node (the triangles around it), and their springs add. Measured
+        // on a heap poured onto a clamped rubber sheet (E = 2e7 Pa,
+        // tet10, K = 1): the node's own mass gave dt = 9.4e-6 s and a
+        // vibration that grew until the balance's residual passed 100 %;
+        // dt = 6e-6 s kept it at 6e-4 (a quarter of the mass: 5.4e-6 s).
+        for (k, b) in scene.bodies.iter().enumerate() {
+            if let Some(node) = crate::fem::build::lightest_surface_node(scene, k) {
+                let mn = 0.25 * node;
+                partners.push((b.material, r, m * mn / (m + mn)));
+            }
+        }
         for (mj, r_star, m_star) in partners {
             let pp = table.get(mi as u32, mj as u32);
             let tc = match scene.contact.model {

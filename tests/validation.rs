@@ -1,8 +1,10 @@
 //! The validation cases of `talus validate` (docs/validation.md) as tests:
 //! every case on the CPU path, and on the GPU path through `test_context()`
 //! (skipped with a printed reason when there is no adapter, a failure with
-//! TALUS_REQUIRE_GPU=1 as in CI, where lavapipe runs them). The long cases
-//! (packings) run only with TALUS_FULL=1.
+//! TALUS_REQUIRE_GPU=1 as in CI, where lavapipe runs them). The FEM-only
+//! cases (fem-*) run on the CPU only: the FEM side is the same f64 code
+//! under both backends, and their GPU test just leaves a note. The long
+//! cases (packing, plate) run only with TALUS_FULL=1.
 
 use talus::gpu::context::test_context;
 use talus::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker};
@@ -78,7 +80,13 @@ cases! {
     linear_spring_dashpot => "linear",
     rolling_resistance_and_sliding => "rolling",
     energy_balance_settling => "energy",
+    fem_rod_on_rigid_plane => "fem-rod",
+    fem_wave_arrival => "fem-wave",
+    fem_cantilever => "fem-cantilever",
+    fem_spinning_body => "fem-spin",
+    coupled_momentum_and_bed_weight => "coupled",
     packing_fraction => "packing",
+    plate_under_grains => "plate",
 }
 
 /// Every case is covered above, and the report (table, report.md, PNGs,
@@ -88,7 +96,26 @@ fn report_is_written() {
     let ids: Vec<&str> = validate::cases::CASES.iter().map(|c| c.id).collect();
     assert_eq!(
         ids,
-        ["1", "2", "3", "4", "5", "6", "7", "8", "linear", "rolling", "energy", "packing"],
+        [
+            "1",
+            "2",
+            "3",
+            "4",
+            "5",
+            "6",
+            "7",
+            "8",
+            "linear",
+            "rolling",
+            "energy",
+            "fem-rod",
+            "fem-wave",
+            "fem-cantilever",
+            "fem-spin",
+            "coupled",
+            "packing",
+            "plate"
+        ],
         "a case was added: add it to tests/validation.rs"
     );
     let def = validate::case("1");

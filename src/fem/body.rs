@@ -66,14 +66,51 @@ pub struct FemBody {
     pub substeps: usize,
     /// Newton iterations of the last energy–momentum step.
     pub last_iterations: usize,
+    /// Element count from which the explicit force evaluations run on
+    /// the rayon pool (default [`PARALLEL_MIN_ELEMENTS`]); below it they
+    /// run on the calling thread. The results are the same either way.
+    pub parallel_min_elements: usize,
+    /// Work arrays kept between sub-steps and advances.
+    scratch: Scratch,
+    /// `scratch.fint` holds the elastic forces at the current positions
+    /// (set by an explicit advance, cleared by anything else that moves
+    /// the nodes).
+    fint_current: bool,
 }
 
+/// The element count from which a body's explicit force evaluation uses
+/// the rayon pool by default. Below it the pool's wake-ups cost more than
+/// they save: on 2 cores a tet4 element costs ~0.1 µs per evaluation, and
+/// waking the pool ~10–30 µs (see `docs/performance.md`, "FEM bodies").
+pub const PARALLEL_MIN_ELEMENTS: usize = 4096;
+
 /// Forces of an explicit evaluation, by kind (N per node).
+#[derive(Debug, Clone, Default)]
 struct Forces {
     total: Vec<DVec3>,
     damping: Vec<DVec3>,
     contact: Vec<DVec3>,
     friction: Vec<DVec3>,
+}
+
+/// Work arrays of the explicit integrator and the rollback copy, sized on
+/// first use and kept: no allocation per sub-step or per advance.
+#[derive(Debug, Clone, Default)]
+struct Scratch {
+    /// Elastic and viscous forces per element, entry `e * nn + a`.
+    elastic: Vec<DVec3>,
+    viscous: Vec<DVec3>,
+    /// Their sums per node.
+    fint: Vec<DVec3>,
+    fvis: Vec<DVec3>,
+    /// External nodal forces of the advance (gravity included).
+    f_ext: Vec<DVec3>,
+    forces: Forces,
+    /// The state at the start of the advance (rollback on error).
+    saved_x: Vec<DVec3>,
+    saved_v: Vec<DVec3>,
+    saved_anchors: Vec<DVec3>,
+    saved_scalars: [f64; 6],
 }
 
 impl FemBody {
@@ -134,6 +171,9 @@ impl FemBody {
             safety: 0.5,
             substeps: 1,
             last_iterations: 0,
+            parallel_min_elements: PARALLEL_MIN_ELEMENTS,
+            scratch: Scratch::default(),
+            fint_current: false,
         })
     }
 
@@ -257,115 +297,141 @@ impl FemBody {
         if self.anchors.len() != planes.len() * n {
             self.anchors = vec![DVec3::NAN; planes.len() * n];
         }
-        let saved = self.clone_state();
-        let f_ext: Vec<DVec3> = (0..n)
-            .map(|i| {
-                if self.fixed[i] {
-                    DVec3::ZERO
-                } else {
-                    ext[i] + self.masses[i] * gravity
-                }
-            })
-            .collect();
+        self.save_state();
+        let mut f_ext = std::mem::take(&mut self.scratch.f_ext);
+        f_ext.clear();
+        f_ext.extend((0..n).map(|i| {
+            if self.fixed[i] {
+                DVec3::ZERO
+            } else {
+                ext[i] + self.masses[i] * gravity
+            }
+        }));
         let r = match self.integrator {
             Integrator::Explicit => self.advance_explicit(dt, &f_ext, planes),
-            Integrator::EnergyMomentum => self.advance_midpoint(dt, &f_ext, planes),
+            Integrator::EnergyMomentum => {
+                self.fint_current = false;
+                self.advance_midpoint(dt, &f_ext, planes)
+            }
         };
-        self.planes = planes.to_vec();
+        self.scratch.f_ext = f_ext;
+        self.planes.clear();
+        self.planes.extend_from_slice(planes);
         if let Err(e) = r {
-            self.restore(saved);
+            self.restore_saved();
             return Err(e);
         }
         Ok(())
     }
 
-    /// Explicit force evaluation at the current positions with velocities
-    /// `v`: total = f_ext − f_int − damping + contact. Updates friction
-    /// anchors; returns the forces and the contact dissipation (J).
+    /// Explicit force evaluation at the current positions and velocities
+    /// into `scratch.forces`: total = f_ext − f_int − damping + contact.
+    /// Updates friction anchors; returns the contact dissipation (J). With
+    /// `fint_known` the elastic forces in `scratch.fint` are those of the
+    /// current positions and are not recomputed.
     fn explicit_forces(
         &mut self,
-        v: &[DVec3],
         f_ext: &[DVec3],
         planes: &[RigidPlane],
-    ) -> Result<(Forces, f64), FemError> {
+        fint_known: bool,
+    ) -> Result<f64, FemError> {
+        let mut s = std::mem::take(&mut self.scratch);
+        let r = self.explicit_forces_into(&mut s, f_ext, planes, fint_known);
+        self.scratch = s;
+        r
+    }
+
+    fn explicit_forces_into(
+        &mut self,
+        s: &mut Scratch,
+        f_ext: &[DVec3],
+        planes: &[RigidPlane],
+        fint_known: bool,
+    ) -> Result<f64, FemError> {
         let n = self.x.len();
         let beta = self.damping.beta;
-        let (el, x, mat, model) = (&self.el, &self.x, &self.material, self.model);
-        let locals: Vec<Result<_, usize>> = (0..el.len())
-            .into_par_iter()
-            .map(|e| el.forces(e, x, Some(v), mat, model, beta))
-            .collect();
-        let mut elastic = Vec::with_capacity(el.len());
-        let mut viscous = Vec::with_capacity(el.len());
-        for r in locals {
-            match r {
-                Ok(f) => {
-                    elastic.push(f.elastic);
-                    viscous.push(f.viscous);
-                }
-                Err(e) => {
-                    return Err(FemError::Inverted {
-                        element: e,
-                        time: self.time,
-                    })
-                }
+        let (el, x, v, mat, model) = (&self.el, &self.x, &self.v, &self.material, self.model);
+        let (ne, nn) = (el.len(), el.nn);
+        let parallel = ne >= self.parallel_min_elements;
+        let need_elastic = !fint_known || s.fint.len() != n;
+        let need_viscous = beta != 0.0;
+        s.fint.resize(n, DVec3::ZERO);
+        // Zero when β = 0: what the element evaluation gives then.
+        s.fvis.resize(n, DVec3::ZERO);
+        if need_elastic || need_viscous {
+            s.elastic.resize(ne * nn, DVec3::ZERO);
+            s.viscous.resize(ne * nn, DVec3::ZERO);
+            let one = |e: usize, fe: &mut [DVec3], fv: &mut [DVec3]| {
+                let fe = if need_elastic { Some(fe) } else { None };
+                el.forces_into(e, x, Some(v), mat, model, beta, fe, fv)
+            };
+            // The first failing element, as a sequential pass finds it.
+            let failed = if parallel {
+                s.elastic
+                    .par_chunks_mut(nn)
+                    .zip(s.viscous.par_chunks_mut(nn))
+                    .enumerate()
+                    .with_min_len(64)
+                    .filter_map(|(e, (fe, fv))| one(e, fe, fv).err())
+                    .min()
+            } else {
+                s.elastic
+                    .chunks_mut(nn)
+                    .zip(s.viscous.chunks_mut(nn))
+                    .enumerate()
+                    .find_map(|(e, (fe, fv))| one(e, fe, fv).err())
+            };
+            if let Some(e) = failed {
+                return Err(FemError::Inverted {
+                    element: e,
+                    time: self.time,
+                });
+            }
+            if need_elastic {
+                el.gather_into(&s.elastic, &mut s.fint, parallel);
+            }
+            if need_viscous {
+                el.gather_into(&s.viscous, &mut s.fvis, parallel);
             }
         }
-        let fint = el.gather(&elastic, n);
-        let fvis = el.gather(&viscous, n);
-        let np = planes.len();
-        let anchors = &mut self.anchors;
+        let f = &mut s.forces;
+        for buf in [
+            &mut f.total,
+            &mut f.damping,
+            &mut f.contact,
+            &mut f.friction,
+        ] {
+            buf.resize(n, DVec3::ZERO);
+        }
+        // Contact per node, planes in order; anchors of node i live at
+        // p * n + i.
         let fixed = &self.fixed;
-        // Contact per node (planes in order); anchors of node i live at
-        // p * n + i, so gather them per node and write back.
-        let per_node: Vec<(DVec3, DVec3, Vec<DVec3>)> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let mut f = DVec3::ZERO;
-                let mut ft = DVec3::ZERO;
-                let mut a: Vec<DVec3> = (0..np).map(|p| anchors[p * n + i]).collect();
-                if !fixed[i] {
-                    for (p, plane) in planes.iter().enumerate() {
-                        let (fc, _) = plane.explicit_force(x[i], &mut a[p]);
-                        f += fc;
-                        ft += plane.projector() * fc;
-                    }
+        let anchors = &mut self.anchors;
+        for i in 0..n {
+            let mut fc_sum = DVec3::ZERO;
+            let mut ft = DVec3::ZERO;
+            if !fixed[i] {
+                for (p, plane) in planes.iter().enumerate() {
+                    let (fc, _) = plane.explicit_force(x[i], &mut anchors[p * n + i]);
+                    fc_sum += fc;
+                    ft += plane.projector() * fc;
                 }
-                (f, ft, a)
-            })
-            .collect();
-        let diss = 0.0;
-        let mut contact = Vec::with_capacity(n);
-        let mut friction = Vec::with_capacity(n);
-        for (i, (f, ft, a)) in per_node.into_iter().enumerate() {
-            contact.push(f);
-            friction.push(ft);
-            for (p, ap) in a.into_iter().enumerate() {
-                anchors[p * n + i] = ap;
             }
+            f.contact[i] = fc_sum;
+            f.friction[i] = ft;
         }
+        let diss = 0.0;
         let alpha = self.damping.alpha;
-        let damping: Vec<DVec3> = (0..n)
-            .map(|i| -fvis[i] - alpha * self.masses[i] * v[i])
-            .collect();
-        let total = (0..n)
-            .map(|i| {
-                if fixed[i] {
-                    DVec3::ZERO
-                } else {
-                    f_ext[i] - fint[i] + damping[i] + contact[i]
-                }
-            })
-            .collect();
-        Ok((
-            Forces {
-                total,
-                damping,
-                contact,
-                friction,
-            },
-            diss,
-        ))
+        for i in 0..n {
+            let d = -s.fvis[i] - alpha * self.masses[i] * v[i];
+            f.damping[i] = d;
+            f.total[i] = if fixed[i] {
+                DVec3::ZERO
+            } else {
+                f_ext[i] - s.fint[i] + d + f.contact[i]
+            };
+        }
+        Ok(diss)
     }
 
     /// Velocity-Verlet sub-steps over `dt` (see [`FemBody::advance`]). The
@@ -383,26 +449,25 @@ impl FemBody {
         let hmax = self.explicit_step_bound(planes);
         let steps = (dt / hmax).ceil().max(1.0) as usize;
         let h = dt / steps as f64;
-        let v0 = self.v.clone();
         let spring0 = self.spring_energy(planes);
         let mut fwork = 0.0;
-        let (mut forces, d0) = self.explicit_forces(&v0, f_ext, planes)?;
+        // The previous explicit advance ended with the elastic forces at
+        // these positions.
+        let fint_known = std::mem::replace(&mut self.fint_current, false);
+        let d0 = self.explicit_forces(f_ext, planes, fint_known)?;
         self.dissipated += d0;
         let mut impulse = DVec3::ZERO;
         for _ in 0..steps {
-            let vh = self.kick(&forces, f_ext, 0.5 * h, &mut impulse, &mut fwork);
-            for ((x, v), fixed) in self.x.iter_mut().zip(&vh).zip(&self.fixed) {
+            self.kick(f_ext, 0.5 * h, &mut impulse, &mut fwork);
+            for ((x, v), fixed) in self.x.iter_mut().zip(&self.v).zip(&self.fixed) {
                 if !*fixed {
                     *x += h * *v;
                 }
             }
-            self.v = vh;
             self.time += h;
-            let vcur = self.v.clone();
-            let (f, d) = self.explicit_forces(&vcur, f_ext, planes)?;
+            let d = self.explicit_forces(f_ext, planes, false)?;
             self.dissipated += d;
-            forces = f;
-            self.v = self.kick(&forces, f_ext, 0.5 * h, &mut impulse, &mut fwork);
+            self.kick(f_ext, 0.5 * h, &mut impulse, &mut fwork);
             if let Some(i) = (0..n).find(|&i| !self.x[i].is_finite() || !self.v[i].is_finite()) {
                 return Err(FemError::NotFinite {
                     node: i,
@@ -412,6 +477,7 @@ impl FemBody {
         }
         self.dissipated += -fwork - (self.spring_energy(planes) - spring0);
         self.wall_force = impulse / dt;
+        self.fint_current = true;
         Ok(())
     }
 
@@ -430,31 +496,24 @@ impl FemBody {
         s
     }
 
-    /// A half kick v + (Δt/2) F/m with the energy bookkeeping; returns the
-    /// new velocities.
-    fn kick(
-        &mut self,
-        f: &Forces,
-        f_ext: &[DVec3],
-        hh: f64,
-        impulse: &mut DVec3,
-        fwork: &mut f64,
-    ) -> Vec<DVec3> {
-        let n = self.x.len();
-        let mut out = self.v.clone();
-        for i in 0..n {
+    /// A half kick v ← v + (Δt/2) F/m with the forces in `scratch.forces`,
+    /// and the energy bookkeeping.
+    fn kick(&mut self, f_ext: &[DVec3], hh: f64, impulse: &mut DVec3, fwork: &mut f64) {
+        let f = &self.scratch.forces;
+        for (i, v) in self.v.iter_mut().enumerate() {
             if self.fixed[i] {
-                out[i] = DVec3::ZERO;
+                *v = DVec3::ZERO;
                 continue;
             }
-            out[i] = self.v[i] + hh * f.total[i] / self.masses[i];
-            let vavg = 0.5 * (self.v[i] + out[i]);
+            let old = *v;
+            let new = old + hh * f.total[i] / self.masses[i];
+            *v = new;
+            let vavg = 0.5 * (old + new);
             self.external_work += hh * f_ext[i].dot(vavg);
             self.dissipated -= hh * f.damping[i].dot(vavg);
             *impulse += hh * f.contact[i];
             *fwork += hh * f.friction[i].dot(vavg);
         }
-        out
     }
 
     /// Energy–momentum steps over `dt`.
@@ -528,11 +587,13 @@ impl FemBody {
 
     /// Strain energy of the current configuration (J).
     pub fn strain_energy(&self) -> f64 {
-        let e: Vec<f64> = (0..self.el.len())
-            .into_par_iter()
-            .map(|e| self.el.energy(e, &self.x, &self.material, self.model))
-            .collect();
-        e.iter().sum()
+        let one = |e: usize| self.el.energy(e, &self.x, &self.material, self.model);
+        if self.el.len() >= self.parallel_min_elements {
+            let e: Vec<f64> = (0..self.el.len()).into_par_iter().map(one).collect();
+            e.iter().sum()
+        } else {
+            (0..self.el.len()).map(one).sum()
+        }
     }
 
     /// Energy stored in the contact penalty and stick springs of the planes
@@ -608,10 +669,12 @@ impl FemBody {
 
     /// Von Mises stress per element (Pa).
     pub fn von_mises(&self) -> Vec<f64> {
-        (0..self.el.len())
-            .into_par_iter()
-            .map(|e| self.el.von_mises(e, &self.x, &self.material, self.model))
-            .collect()
+        let one = |e: usize| self.el.von_mises(e, &self.x, &self.material, self.model);
+        if self.el.len() >= self.parallel_min_elements {
+            (0..self.el.len()).into_par_iter().map(one).collect()
+        } else {
+            (0..self.el.len()).map(one).collect()
+        }
     }
 
     /// Everything needed to resume bit for bit: `[nodes, planes, time,
@@ -666,16 +729,42 @@ impl FemBody {
         self.x = vecs[..n].to_vec();
         self.v = vecs[n..2 * n].to_vec();
         self.anchors = vecs[2 * n..].to_vec();
+        self.fint_current = false;
         Ok(())
     }
 
-    /// A copy of the mutable state (for rollback).
-    fn clone_state(&self) -> Vec<f64> {
-        self.state()
+    /// Copies the mutable state into the rollback buffers.
+    fn save_state(&mut self) {
+        let s = &mut self.scratch;
+        for (dst, src) in [
+            (&mut s.saved_x, &self.x),
+            (&mut s.saved_v, &self.v),
+            (&mut s.saved_anchors, &self.anchors),
+        ] {
+            dst.clear();
+            dst.extend_from_slice(src);
+        }
+        s.saved_scalars = [
+            self.time,
+            self.external_work,
+            self.dissipated,
+            self.wall_force.x,
+            self.wall_force.y,
+            self.wall_force.z,
+        ];
     }
 
-    /// Rolls back to a copy made by `clone_state`.
-    fn restore(&mut self, s: Vec<f64>) {
-        self.set_state(&s).expect("own state");
+    /// Rolls back to the copy made by `save_state`.
+    fn restore_saved(&mut self) {
+        let s = &self.scratch;
+        self.x.clone_from(&s.saved_x);
+        self.v.clone_from(&s.saved_v);
+        self.anchors.clone_from(&s.saved_anchors);
+        let [t, w, d, fx, fy, fz] = s.saved_scalars;
+        self.time = t;
+        self.external_work = w;
+        self.dissipated = d;
+        self.wall_force = DVec3::new(fx, fy, fz);
+        self.fint_current = false;
     }
 }

@@ -300,6 +300,40 @@ pub fn summary(scene: &Scene, index: usize) -> Result<BodySummary, SceneError> {
     })
 }
 
+/// The lightest free node of body `index`'s surface (kg): the mass a grain
+/// touching the body can meet (a contact at a vertex moves that node
+/// alone). `dt = "auto"` takes the grain–body contact with this mass as
+/// the partner's ([`crate::timestep::estimate`]): the explicit contact of
+/// a heavy grain with a light node is what limits the coupled step. None
+/// for a body that cannot be built (validation reports it). Kept per body
+/// description for the process, since the step is asked for often.
+pub fn lightest_surface_node(scene: &Scene, index: usize) -> Option<f64> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Option<f64>>>> = OnceLock::new();
+    let b = &scene.bodies[index];
+    let density = scene.materials.get(b.material)?.density;
+    let key = format!("{:?}|{density:e}|{:?}", b.mesh, b.fixed) + &format!("|{:?}", b.element);
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().ok()?.get(&key) {
+        return *v;
+    }
+    let value = (|| {
+        let mesh = body_mesh(scene, index).ok()?;
+        let el = crate::fem::element::Elements::new(&mesh).ok()?;
+        let masses = el.lumped_masses(density, mesh.nodes.len());
+        let fixed = fixed_nodes(b, &mesh);
+        crate::fem::mesh::surface(&mesh)
+            .nodes
+            .iter()
+            .filter(|&&k| !fixed[k as usize])
+            .map(|&k| masses[k as usize])
+            .reduce(f64::min)
+    })();
+    cache.lock().ok()?.insert(key, value);
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::{body_mesh, build_body, fixed_nodes, summary, to_linear};

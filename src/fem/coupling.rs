@@ -220,6 +220,27 @@ impl BodySet {
             .collect()
     }
 
+    /// Every body's surface triangles where it stands now (outward,
+    /// counter-clockwise), labelled `first_label + body index` (the
+    /// viewer draws them as walls after the scene's).
+    pub fn surface_triangles(&self, first_label: usize) -> Vec<(usize, Vec<[[f64; 3]; 3]>)> {
+        self.bodies
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let x = c.body.positions();
+                let tris = c
+                    .body
+                    .surface()
+                    .tris
+                    .iter()
+                    .map(|t| t.map(|k| x[k as usize].to_array()))
+                    .collect();
+                (first_label + i, tris)
+            })
+            .collect()
+    }
+
     /// Everything needed to continue bit for bit (the bodies' states and
     /// the exchange count), as f64 words.
     pub fn save(&self) -> Vec<f64> {

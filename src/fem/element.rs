@@ -262,56 +262,108 @@ impl Elements {
         model: Model,
         beta: f64,
     ) -> Result<ElementForce, usize> {
-        let (lambda, mu) = (mat.lambda(), mat.mu());
         let mut out = ElementForce {
             elastic: [DVec3::ZERO; 10],
             viscous: [DVec3::ZERO; 10],
             energy: 0.0,
         };
+        out.energy = self.forces_into(
+            e,
+            x,
+            v,
+            mat,
+            model,
+            beta,
+            Some(&mut out.elastic[..]),
+            &mut out.viscous[..],
+        )?;
+        Ok(out)
+    }
+
+    /// [`Elements::forces`] into caller buffers (the first `nn` entries of
+    /// each are overwritten): the same arithmetic, without the copies.
+    /// With `elastic` `None` only the viscous forces are computed, and
+    /// neither the determinant nor the energy is checked (for positions
+    /// already checked by an evaluation with `elastic`); the energy
+    /// returned is then 0. The viscous forces are exact zeros when `v` is
+    /// `None` or `beta` is 0 (the values [`Elements::forces`] gives).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn forces_into(
+        &self,
+        e: usize,
+        x: &[DVec3],
+        v: Option<&[DVec3]>,
+        mat: &FemMaterial,
+        model: Model,
+        beta: f64,
+        mut elastic: Option<&mut [DVec3]>,
+        viscous: &mut [DVec3],
+    ) -> Result<f64, usize> {
+        let nn = self.nn;
+        let (lambda, mu) = (mat.lambda(), mat.mu());
+        if let Some(el) = elastic.as_deref_mut() {
+            el[..nn].iter_mut().for_each(|f| *f = DVec3::ZERO);
+        }
+        viscous[..nn].iter_mut().for_each(|f| *f = DVec3::ZERO);
+        let vel = match v {
+            Some(v) if beta != 0.0 => Some(v),
+            _ => None,
+        };
+        let want_elastic = elastic.is_some();
+        let mut energy = 0.0;
         for q in 0..self.nq {
             let w = self.wdet[e * self.nq + q];
             let g = self.grad(e, q);
             let h = self.disp_grad(e, q, x);
             let f = DMat3::IDENTITY + h;
-            let det = f.determinant();
-            if det <= 0.0 || !det.is_finite() {
-                return Err(e);
+            if want_elastic {
+                let det = f.determinant();
+                if det <= 0.0 || !det.is_finite() {
+                    return Err(e);
+                }
             }
-            let (p, pv, psi) = match model {
+            match model {
                 Model::Stvk => {
-                    let strain = green_strain(h);
-                    let s = hooke(lambda, mu, strain);
-                    let pv = match v {
-                        Some(v) if beta != 0.0 => {
-                            let fd = self.vel_grad(e, q, v);
-                            let edot = sym(f.transpose() * fd);
-                            f * (beta * hooke(lambda, mu, edot))
+                    if let Some(el) = elastic.as_deref_mut() {
+                        let strain = green_strain(h);
+                        let p = f * hooke(lambda, mu, strain);
+                        for (a, ga) in g.iter().enumerate() {
+                            el[a] += w * (p * *ga);
                         }
-                        _ => DMat3::ZERO,
-                    };
-                    (f * s, pv, energy_density(lambda, mu, strain))
+                        energy += w * energy_density(lambda, mu, strain);
+                    }
+                    if let Some(v) = vel {
+                        let fd = self.vel_grad(e, q, v);
+                        let edot = sym(f.transpose() * fd);
+                        let pv = f * (beta * hooke(lambda, mu, edot));
+                        for (a, ga) in g.iter().enumerate() {
+                            viscous[a] += w * (pv * *ga);
+                        }
+                    }
                 }
                 Model::Linear => {
-                    let eps = sym(h);
-                    let pv = match v {
-                        Some(v) if beta != 0.0 => {
-                            beta * hooke(lambda, mu, sym(self.vel_grad(e, q, v)))
+                    if let Some(el) = elastic.as_deref_mut() {
+                        let eps = sym(h);
+                        let p = hooke(lambda, mu, eps);
+                        for (a, ga) in g.iter().enumerate() {
+                            el[a] += w * (p * *ga);
                         }
-                        _ => DMat3::ZERO,
-                    };
-                    (hooke(lambda, mu, eps), pv, energy_density(lambda, mu, eps))
+                        energy += w * energy_density(lambda, mu, eps);
+                    }
+                    if let Some(v) = vel {
+                        let pv = beta * hooke(lambda, mu, sym(self.vel_grad(e, q, v)));
+                        for (a, ga) in g.iter().enumerate() {
+                            viscous[a] += w * (pv * *ga);
+                        }
+                    }
                 }
-            };
-            for (a, ga) in g.iter().enumerate() {
-                out.elastic[a] += w * (p * *ga);
-                out.viscous[a] += w * (pv * *ga);
             }
-            out.energy += w * psi;
         }
-        if !out.energy.is_finite() {
+        if want_elastic && !energy.is_finite() {
             return Err(e);
         }
-        Ok(out)
+        Ok(energy)
     }
 
     /// Strain energy of element `e` at positions `x` (J).
@@ -351,6 +403,30 @@ impl Elements {
             wsum += w;
         }
         von_mises(sum * (1.0 / wsum))
+    }
+
+    /// [`Elements::gather`] of flat local vectors (entry `e * nn + a`)
+    /// into `out` (one per node), in the same order, so the same sums;
+    /// over the nodes in parallel when `parallel`.
+    pub(crate) fn gather_into(&self, local: &[DVec3], out: &mut [DVec3], parallel: bool) {
+        let nn = self.nn;
+        let sum = |n: usize| {
+            let mut s = DVec3::ZERO;
+            for &(e, a) in &self.inc[self.inc_start[n]..self.inc_start[n + 1]] {
+                s += local[e as usize * nn + a as usize];
+            }
+            s
+        };
+        if parallel {
+            out.par_iter_mut()
+                .with_min_len(256)
+                .enumerate()
+                .for_each(|(n, o)| *o = sum(n));
+        } else {
+            for (n, o) in out.iter_mut().enumerate() {
+                *o = sum(n);
+            }
+        }
     }
 
     /// Sums per-element local nodal vectors into per-node vectors in the

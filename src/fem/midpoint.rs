@@ -123,9 +123,13 @@ fn element_mid(
                 let fm = DMat3::IDENTITY + 0.5 * (h0 + h1);
                 let p = fm * s;
                 out.diss += w * r * ddot(cde, de);
-                let fmg: Vec<DVec3> = g.iter().map(|ga| fm * *ga).collect();
-                let f1g: Vec<DVec3> = g.iter().map(|ga| f1 * *ga).collect();
-                let sg: Vec<DVec3> = g.iter().map(|ga| s * *ga).collect();
+                let (mut fmg, mut f1g, mut sg) =
+                    ([DVec3::ZERO; 10], [DVec3::ZERO; 10], [DVec3::ZERO; 10]);
+                for (a, ga) in g.iter().enumerate() {
+                    fmg[a] = fm * *ga;
+                    f1g[a] = f1 * *ga;
+                    sg[a] = s * *ga;
+                }
                 let fmf1t = fm * f1.transpose();
                 for a in 0..nn {
                     out.f[a] += w * (p * g[a]);

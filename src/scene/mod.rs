@@ -38,8 +38,8 @@ pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
 pub use types::gravity_at;
 pub use types::{
-    Contact, ContactModel, Domain, Dt, End, Insert, InsertRate, Interaction, Material, Oscillation,
-    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Outlet, ParticleInit, Region, Scene,
-    Servo, Shape, Side, Simulation, SourceInfo, Wall,
-    WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
+    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Contact, ContactModel, Domain, Dt, End,
+    Insert, InsertRate, Interaction, Material, Oscillation, Outlet, ParticleInit, Region, Scene,
+    Servo, Shape, Side, Simulation, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
+    DEFAULT_CHECKPOINT_INTERVAL,
 };

@@ -158,3 +158,41 @@ pub fn compressive_impulse_factor(e: f64) -> f64 {
     }
     imp
 }
+
+/// Longitudinal wave speed of a thin bar with ν = 0 (no lateral
+/// constraint): c = √(E/ρ) (m/s).
+pub fn bar_wave_speed(young: f64, density: f64) -> f64 {
+    (young / density).sqrt()
+}
+
+/// Contact time of an elastic rod of length L striking a rigid plane
+/// end-on (1-D wave theory, St Venant): the compression wave runs to the
+/// free end and back, t_c = 2L/c; the rod leaves with its impact speed.
+pub fn rod_contact_time(length: f64, wave_speed: f64) -> f64 {
+    2.0 * length / wave_speed
+}
+
+/// Euler–Bernoulli cantilever of length L under a uniform line load q
+/// (N/m), bending stiffness E I: tip deflection δ = q L⁴ / (8 E I).
+pub fn cantilever_tip(q: f64, length: f64, young: f64, inertia: f64) -> f64 {
+    q * length.powi(4) / (8.0 * young * inertia)
+}
+
+/// Kirchhoff plate bending stiffness D = E h³ / (12 (1 − ν²)).
+pub fn plate_rigidity(young: f64, poisson: f64, thickness: f64) -> f64 {
+    young * thickness.powi(3) / (12.0 * (1.0 - poisson * poisson))
+}
+
+/// w_max D / (q a⁴) of a square Kirchhoff plate with all four edges
+/// clamped under a uniform load (Timoshenko & Woinowsky-Krieger, *Theory
+/// of Plates and Shells*, 2nd ed., §44, Table 35: 0.00126). The table is
+/// computed with ν = 0.3, but for clamped edges the deflection coefficient
+/// does not depend on ν (ν enters neither D∇⁴w = q nor w = ∂w/∂n = 0; it
+/// does enter the moments), so 0.00126 holds for any ν with D of that ν.
+pub const CLAMPED_SQUARE_PLATE: f64 = 0.00126;
+
+/// Centre deflection of a clamped square Kirchhoff plate of side a under
+/// a uniform load q: w_max = 0.00126 q a⁴ / D.
+pub fn clamped_plate_centre(q: f64, side: f64, rigidity: f64) -> f64 {
+    CLAMPED_SQUARE_PLATE * q * side.powi(4) / rigidity
+}

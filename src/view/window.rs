@@ -859,6 +859,8 @@ pub struct Live {
     event_loop: EventLoop<()>,
     ui: LiveUi,
     walls: WallSeries,
+    /// The scene's walls (the bodies' surfaces are drawn after them).
+    n_walls: usize,
     walls_move: bool,
     /// The legend of each field ([`ColorBy::ALL`] order), fixed at the start.
     legends: Vec<Legend>,
@@ -999,10 +1001,12 @@ impl Live {
             .collect();
         let mut live = Live {
             walls: WallSeries::new(Path::new("."), &scene.walls, &scene.domain),
-            walls_move: scene
-                .walls
-                .iter()
-                .any(|w| w.motion.is_some() || w.servo.is_some()),
+            n_walls: scene.walls.len(),
+            walls_move: !scene.bodies.is_empty()
+                || scene
+                    .walls
+                    .iter()
+                    .any(|w| w.motion.is_some() || w.servo.is_some()),
             legends,
             dt: scene.dt(),
             name: scene.name.clone(),
@@ -1075,10 +1079,14 @@ impl Live {
         } else {
             Vec::new()
         };
-        let world = self.walls.world(|w, p| match poses.get(w) {
+        let mut world = self.walls.world(|w, p| match poses.get(w) {
             Some(pose) => pose.0.to_world(glam::DVec3::from(p)).to_array(),
             None => p,
         });
+        // the FEM bodies' surfaces where they stand (after the walls)
+        if let Some(set) = self.sim.get().bodies() {
+            world.extend(set.surface_triangles(self.n_walls));
+        }
         world
             .into_iter()
             .flat_map(|(w, tris)| {

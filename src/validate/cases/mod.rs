@@ -9,7 +9,9 @@
 //! file, the sweep harnesses and shared helpers in theirs.
 
 mod common;
+mod coupling;
 mod energy;
+mod fem;
 mod hertz;
 mod linear;
 mod materials;
@@ -22,7 +24,9 @@ mod rolling;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
+use coupling::{case_coupled, case_plate};
 use energy::case_energy;
+use fem::{case_fem_cantilever, case_fem_rod, case_fem_spin, case_fem_wave};
 use hertz::{case1, case2};
 use linear::case_linear;
 use oblique_pair::{case7, case8};
@@ -110,11 +114,53 @@ pub static CASES: &[CaseDef] = &[
         run: case_energy,
     },
     CaseDef {
+        id: "fem-rod",
+        title: "FEM rod on a rigid plane (Petocz §8.2.1)",
+        source: "1-D elastic wave theory: contact time 2L/c, rebound v0, energy conserved",
+        full: false,
+        run: case_fem_rod,
+    },
+    CaseDef {
+        id: "fem-wave",
+        title: "FEM wave arrival in a bar",
+        source: "1-D elastic wave theory: c = √(E/ρ), arrival L/c",
+        full: false,
+        run: case_fem_wave,
+    },
+    CaseDef {
+        id: "fem-cantilever",
+        title: "FEM cantilever under gravity, tet10 and tet4",
+        source: "Euler–Bernoulli beam: δ = q L⁴/(8 E I)",
+        full: false,
+        run: case_fem_cantilever,
+    },
+    CaseDef {
+        id: "fem-spin",
+        title: "FEM spinning free body, StVK and linear",
+        source: "conservation of angular momentum and energy; frame invariance",
+        full: false,
+        run: case_fem_spin,
+    },
+    CaseDef {
+        id: "coupled",
+        title: "grains and an FEM body: momentum, a bed's weight on a plate",
+        source: "conservation of momentum; statics",
+        full: false,
+        run: case_coupled,
+    },
+    CaseDef {
         id: "packing",
         title: "solid fraction of a settled random packing",
         source: "random close / loose packing (Scott & Kilgour 1969; Silbert 2010)",
         full: true,
         run: case_packing,
+    },
+    CaseDef {
+        id: "plate",
+        title: "grains settled on a clamped square plate",
+        source: "Kirchhoff plate: w = 0.00126 q a⁴/D (Timoshenko & Woinowsky-Krieger Table 35)",
+        full: true,
+        run: case_plate,
     },
 ];
 
