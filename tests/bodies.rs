@@ -5,7 +5,7 @@
 use glam::DVec3;
 use talus::backend::Backend;
 use talus::cpu::step::CpuBackend;
-use talus::scene::{Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Material, RadiusDist};
+use talus::scene::{Body, BodyElement, Material, RadiusDist};
 use talus::SceneBuilder;
 
 fn rubber(e: f64) -> Material {
@@ -26,20 +26,8 @@ fn glass() -> Material {
 fn block(min: [f64; 3], max: [f64; 3], divisions: [u32; 3], material: usize) -> Body {
     Body {
         name: Some("block".into()),
-        mesh: BodyMesh::Box {
-            min,
-            max,
-            divisions,
-        },
-        material,
         element: BodyElement::Tet4,
-        model: BodyModel::Stvk,
-        integrator: BodyIntegrator::Explicit,
-        velocity: [0.0; 3],
-        damping: [0.0, 0.0],
-        fixed: Vec::new(),
-        exchange_every: None,
-        wall_stiffness: None,
+        ..Body::generated_box(min, max, divisions, material)
     }
 }
 

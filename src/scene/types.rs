@@ -501,6 +501,30 @@ pub struct Body {
 }
 
 impl Body {
+    /// A generated box of `divisions` cells of material index `material`
+    /// with the scene file's defaults (tet10, St Venant–Kirchhoff,
+    /// explicit, at rest, undamped, nothing fixed, K and the wall
+    /// stiffness "auto"): the body a `SceneBuilder` adds.
+    pub fn generated_box(min: [f64; 3], max: [f64; 3], divisions: [u32; 3], material: usize) -> Body {
+        Body {
+            name: None,
+            mesh: BodyMesh::Box {
+                min,
+                max,
+                divisions,
+            },
+            material,
+            element: BodyElement::Tet10,
+            model: BodyModel::Stvk,
+            integrator: BodyIntegrator::Explicit,
+            velocity: [0.0; 3],
+            damping: [0.0, 0.0],
+            fixed: Vec::new(),
+            exchange_every: None,
+            wall_stiffness: None,
+        }
+    }
+
     /// The name bodies.csv and the VTU files give body `index`.
     pub fn label(&self, index: usize) -> String {
         self.name.clone().unwrap_or_else(|| format!("body{index}"))
