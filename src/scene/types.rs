@@ -505,7 +505,12 @@ impl Body {
     /// with the scene file's defaults (tet10, St Venant–Kirchhoff,
     /// explicit, at rest, undamped, nothing fixed, K and the wall
     /// stiffness "auto"): the body a `SceneBuilder` adds.
-    pub fn generated_box(min: [f64; 3], max: [f64; 3], divisions: [u32; 3], material: usize) -> Body {
+    pub fn generated_box(
+        min: [f64; 3],
+        max: [f64; 3],
+        divisions: [u32; 3],
+        material: usize,
+    ) -> Body {
         Body {
             name: None,
             mesh: BodyMesh::Box {
