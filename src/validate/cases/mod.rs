@@ -9,7 +9,7 @@
 //! file, the sweep harnesses and shared helpers in theirs.
 
 mod common;
-mod coupling;
+pub mod coupling;
 mod energy;
 mod fem;
 mod hertz;
