@@ -63,3 +63,41 @@ fn a_coupled_run_resumes_bit_for_bit() {
     );
     assert_eq!(ba.force, bb.force, "the reported body force differs");
 }
+
+#[test]
+fn a_run_writes_its_bodies_and_a_replay_draws_them() {
+    let scene = bed_on_plate(Some(3)).expect("scene");
+    let dir = std::env::temp_dir().join(format!("talus-bodies-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cpu = CpuBackend::new(&scene).expect("backend");
+    let mut cfg = talus::run::RunConfig::new(&scene, dir.clone(), 300, talus::run::Progress::Quiet);
+    cfg.output_every = 100;
+    talus::run::run(&scene, &mut cpu, &cfg).expect("run");
+    // bodies.csv: a row per output, the header the issue names
+    let csv = std::fs::read_to_string(dir.join("bodies.csv")).expect("bodies.csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,body,cx,cy,cz,vx,vy,vz,kinetic,strain,fx,fy,fz")
+    );
+    assert!(lines.count() >= 3, "{csv}");
+    // the replay draws the plate's surface as triangles where it stood
+    let run = talus::view::replay::Run::open(&dir).expect("replay");
+    let last = run.frame(run.len() - 1).expect("frame");
+    let surface = talus::fem::mesh::surface(cpu.bodies.as_ref().unwrap().bodies[0].body.mesh());
+    assert_eq!(
+        last.walls.len(),
+        surface.tris.len(),
+        "the plate's triangles in the replay"
+    );
+    let lowest = last
+        .walls
+        .iter()
+        .flat_map(|(t, _)| t.iter().map(|v| v[2]))
+        .fold(f32::MAX, f32::min);
+    assert!(
+        (lowest - -0.004).abs() < 1e-4,
+        "the plate's underside at {lowest}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

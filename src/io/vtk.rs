@@ -265,6 +265,46 @@ impl Vtu {
 
     /// The triangles of a `walls_NNNNN.vtu` (`io::walls::write_walls_vtu`),
     /// each with its wall index.
+    /// The tetrahedra of a body's VTU (`io::bodies`: VTK_TETRA or
+    /// VTK_QUADRATIC_TETRA cells, in VTK's node order) as a mesh at the
+    /// file's points.
+    pub fn tetrahedra(&self) -> Result<crate::fem::mesh::TetMesh, String> {
+        use crate::fem::mesh::{Order, TetMesh, UNUSED};
+        let mut tets = Vec::with_capacity(self.cells);
+        let mut order = None;
+        let mut start = 0usize;
+        for (c, (&off, &ty)) in self.offsets.iter().zip(&self.types).enumerate() {
+            let end = off as usize;
+            let (n, o) = match ty {
+                10 => (4, Order::Linear),
+                24 => (10, Order::Quadratic),
+                _ => return Err(format!("cell {c} is not a tetrahedron (VTK type {ty})")),
+            };
+            if end != start + n || end > self.connectivity.len() || order.is_some_and(|x| x != o) {
+                return Err(format!(
+                    "cell {c}: {} nodes, expected {n} of one order",
+                    end - start
+                ));
+            }
+            order = Some(o);
+            let mut t = [UNUSED; 10];
+            for (k, slot) in t.iter_mut().take(n).enumerate() {
+                let p = self.connectivity[start + k];
+                *slot = u32::try_from(p)
+                    .ok()
+                    .filter(|&p| (p as usize) < self.coords.len())
+                    .ok_or_else(|| format!("cell {c}: point {p} out of range"))?;
+            }
+            tets.push(t);
+            start = end;
+        }
+        Ok(TetMesh {
+            nodes: self.coords.iter().map(|&x| glam::DVec3::from(x)).collect(),
+            tets,
+            order: order.unwrap_or(Order::Linear),
+        })
+    }
+
     pub fn triangles(&self) -> Result<Vec<WallTriangle>, String> {
         let wall = self.ints("wall", true)?;
         let mut out = Vec::with_capacity(self.cells);

@@ -1,6 +1,8 @@
 //! A finished (or running) run's snapshots on disk: `particles.pvd` and
 //! its `particles_NNNNN.vtu`, `walls.pvd` and its `walls_NNNNN.vtu` when
-//! the scene has walls, `summary.json` for the time step, and the scene
+//! the scene has walls, `bodies.pvd` and its `body_<name>_NNNNN.vtu` when
+//! it has FEM bodies (drawn as their surface triangles, as walls after
+//! the scene's), `summary.json` for the time step, and the scene
 //! file (named by `summary.json`'s `scene_file` or the checkpoint's
 //! header, when it still loads) for the domain and gravity.
 
@@ -15,6 +17,10 @@ pub struct Run {
     dir: PathBuf,
     /// (time, particles file, walls file if any) per snapshot.
     entries: Vec<(f64, String, Option<String>)>,
+    /// The FEM bodies' files of each snapshot (none without bodies).
+    bodies: Vec<Vec<String>>,
+    /// The scene's wall count (the bodies are drawn as walls after them).
+    first_body: u32,
     dt: Option<f64>,
     domain: ([f64; 3], [f64; 3]),
     gravity: [f64; 3],
@@ -90,7 +96,7 @@ impl Run {
             Vec::new()
         };
         // a wall snapshot is written beside each particle one, same k
-        let entries = parts
+        let entries: Vec<(f64, String, Option<String>)> = parts
             .into_iter()
             .enumerate()
             .map(|(k, (t, f))| {
@@ -100,6 +106,23 @@ impl Run {
                     .or_else(|| walls.iter().find(|w| w.0 == t))
                     .map(|w| w.1.clone());
                 (t, f, w)
+            })
+            .collect();
+        // the bodies' files: one per body at each snapshot's time
+        let bpvd = dir.join("bodies.pvd");
+        let body_files = if bpvd.is_file() {
+            vtk::read_pvd(&bpvd)?
+        } else {
+            Vec::new()
+        };
+        let bodies: Vec<Vec<String>> = entries
+            .iter()
+            .map(|(t, _, _)| {
+                body_files
+                    .iter()
+                    .filter(|b| b.0 == *t)
+                    .map(|b| b.1.clone())
+                    .collect()
             })
             .collect();
         let summary: Option<serde_json::Value> = std::fs::read_to_string(dir.join("summary.json"))
@@ -122,9 +145,12 @@ impl Run {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             });
+        let first_body = scene.as_ref().map_or(0, |s| s.walls.len() as u32);
         let mut run = Run {
             dir: dir.to_path_buf(),
             entries,
+            bodies,
+            first_body,
             dt: dt.or(scene.as_ref().map(|s| s.dt())),
             domain: ([0.0; 3], [0.0; 3]),
             gravity: scene
@@ -214,7 +240,7 @@ impl Run {
         let parts = p
             .particles()
             .map_err(|e| format!("{}: {e}", self.dir.join(pf).display()))?;
-        let walls = match wf {
+        let mut walls: Vec<([[f32; 3]; 3], u32)> = match wf {
             Some(w) => {
                 let path = self.dir.join(w);
                 vtk::read_vtu(&path)?
@@ -226,6 +252,21 @@ impl Run {
             }
             None => Vec::new(),
         };
+        // the FEM bodies: their meshes' surface triangles where they stood
+        for (i, b) in self.bodies.get(k).into_iter().flatten().enumerate() {
+            let path = self.dir.join(b);
+            let mesh = vtk::read_vtu(&path)?
+                .tetrahedra()
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            let x = &mesh.nodes;
+            let label = self.first_body + i as u32;
+            walls.extend(
+                crate::fem::mesh::surface(&mesh)
+                    .tris
+                    .iter()
+                    .map(|t| (t.map(|n| x[n as usize].as_vec3().to_array()), label)),
+            );
+        }
         Ok(Frame {
             walls,
             time: *t,
