@@ -811,7 +811,7 @@ impl GpuBackend {
             .start_interval(&x0, &v, step, every, self.dt);
         let s = &self.host_walls.surfaces;
         let q = &self.ctx.queue;
-        let xv: Vec<[f32; 4]> = walls::surface_nodes(s)[..2 * nodes].to_vec();
+        let xv = walls::surface_motion(s);
         q.write_buffer(&d.surf_nodes, 0, bytemuck::cast_slice(&xv));
         let info = data::surf_info(nodes as u32, d.n_surf_tris as u32, step, d.force_scale);
         q.write_buffer(&d.surf_info, 0, bytemuck::bytes_of(&info));

@@ -48,7 +48,15 @@ pub struct WallTables {
 /// every v, then every built (x0 and v are rewritten together at an
 /// exchange, built only by the device).
 pub fn surface_nodes(s: &Surfaces) -> Vec<[f32; 4]> {
-    [&s.x0, &s.v, &s.built]
+    let mut out = surface_motion(s);
+    out.extend(s.built.iter().map(|&x| f4(x, 0.0)));
+    out
+}
+
+/// The first two thirds of [`surface_nodes`]: every node's x0, then every
+/// v (what an exchange uploads; `built` is the device's own).
+pub fn surface_motion(s: &Surfaces) -> Vec<[f32; 4]> {
+    [&s.x0, &s.v]
         .into_iter()
         .flat_map(|a| a.iter().map(|&x| f4(x, 0.0)))
         .collect()

@@ -9,7 +9,7 @@
 //! the step's time ([`Surfaces::pose`]; `move_surfaces` in
 //! `shaders/surfaces.wgsl`), so the contact law sees the triangle where it
 //! is, with the velocity at the contact point interpolated from its
-//! vertices ([`Surfaces::velocity_at`]). Each contact's force on the
+//! vertices ([`Surfaces::velocity_of`] at the [`barycentric`] weights). Each contact's force on the
 //! triangle goes to its three nodes with the barycentric weights of the
 //! contact point ([`barycentric`]; the weights sum to 1, so momentum is
 //! exact) and is summed per node over the interval ([`Surfaces::force`]).
@@ -88,12 +88,6 @@ impl Surfaces {
     pub fn triangle_of(p: &super::primitive::Primitive) -> Option<usize> {
         let b_w = p.b[3];
         (p.kind == super::primitive::Kind::Triangle && b_w > 0.5).then(|| b_w as usize - 1)
-    }
-
-    /// The velocity at point `p` of surface triangle `t` (vertices `tri`):
-    /// the vertices' velocities weighted by `p`'s barycentric coordinates.
-    pub fn velocity_at(&self, t: usize, tri: [DVec3; 3], p: DVec3) -> DVec3 {
-        self.velocity_of(t, barycentric(tri, p))
     }
 
     /// The velocity of surface triangle `t` at barycentric weights `w`.
@@ -240,9 +234,9 @@ mod tests {
         s.mark_built(14, 0.5);
         assert_eq!(s.moved_since_build(14, 0.5), 0.0);
         // the velocity at a vertex is the vertex's, at the middle the mean
-        let v = s.velocity_at(0, t, (t[0] + t[1]) * 0.5);
+        let v = s.velocity_of(0, barycentric(t, (t[0] + t[1]) * 0.5));
         assert!((v - DVec3::Z).length() < 1e-12);
-        let v = s.velocity_at(0, t, t[2]);
+        let v = s.velocity_of(0, barycentric(t, t[2]));
         assert!(v.length() < 1e-12);
     }
 }
