@@ -7,6 +7,7 @@
 //! model ([`walls`]) listed beside a particle's partners. See
 //! `docs/ARCHITECTURE.md`.
 
+pub mod analyze;
 pub mod backend;
 pub mod bench;
 pub mod checkpoint;

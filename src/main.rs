@@ -209,6 +209,23 @@ enum Command {
         /// Scene file (TOML).
         scene: PathBuf,
     },
+    /// Analyse a run's output: solid fraction (whole, layers, rings),
+    /// coordination, normal forces, mass flow, velocity profile, angle of
+    /// repose. Writes VERB.csv and VERB.png into --out (default
+    /// RUN_DIR/analysis); see docs/analysis.md.
+    Analyze {
+        /// The run's output directory.
+        run: PathBuf,
+        /// fraction, layers, radial, coordination, forces, flow,
+        /// plane-flow, velocity, repose or all.
+        verb: String,
+        /// Options: --region box:x0,y0,z0,x1,y1,z1 |
+        /// cylinder:cx,cy,cz,ax,ay,az,radius,length, --axis x|y|z|ax,ay,az,
+        /// --bins N, --snapshot K|first|last, --out DIR, --from T0, --to T1,
+        /// --at X, --outlet NAME, --min-contacts N, --trim F.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        options: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -273,6 +290,17 @@ fn main() -> ExitCode {
             adapter,
         } => cmd_render(run, out, &color_by, &size, camera, every, adapter),
         Command::Check { scene } => cmd_check(&scene),
+        Command::Analyze { run, verb, options } => {
+            match talus::analyze::command::run(&run, &verb, &options) {
+                Ok(summary) => {
+                    // a closed pipe (`| head`) is not an error of the analysis
+                    use std::io::Write as _;
+                    let _ = writeln!(std::io::stdout(), "{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         Command::Info => cmd_info(),
         Command::Validate { backend, full, out } => talus::validate::cli(&backend, full, &out),
         Command::Bench {

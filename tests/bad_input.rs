@@ -223,8 +223,17 @@ fn base_scenes_of_these_tests_are_valid() {
 #[test]
 fn repository_scenes_pass_check() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for name in ["scenes/settle.toml", "scenes/impact.toml"] {
-        let out = check(&root.join(name));
+    // every scene shipped, not a list kept by hand
+    let mut names: Vec<_> = std::fs::read_dir(root.join("scenes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "{names:?}");
+    for path in names {
+        let name = path.display();
+        let out = check(&path);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{name}: {stderr}");
         assert!(stderr.trim().is_empty(), "{name}: {stderr}");
@@ -2403,4 +2412,197 @@ fn body_explicit_step_too_small() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// ---------------------------------------------------------------- analyze
+
+/// `talus analyze ARGS…` fails with one line starting with
+/// `error: PREFIX` and holding every fragment.
+fn analyze_fails(args: &[&str], prefix: &str, fragments: &[&str]) -> String {
+    let mut all = vec!["analyze"];
+    all.extend_from_slice(args);
+    let out = talus(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let context = format!(
+        "args {args:?}, status {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!out.status.success(), "expected a failure\n{context}");
+    assert!(!stderr.contains("panicked"), "{context}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one error line\n{context}");
+    assert!(
+        lines[0].starts_with(&format!("error: {prefix}")),
+        "expected the line to start with \"error: {prefix}\"\n{context}"
+    );
+    for f in fragments {
+        assert!(
+            lines[0].contains(f),
+            "expected {f:?} in the message\n{context}"
+        );
+    }
+    lines[0].to_string()
+}
+
+/// A run directory whose `particles.pvd` lists `n` snapshots (files not
+/// written: the options are checked before any is read).
+fn fake_run(name: &str, n: usize) -> TempDir {
+    let dir = TempDir::new(name);
+    let mut pvd = String::from(
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\">\n  <Collection>\n",
+    );
+    for k in 0..n {
+        pvd += &format!(
+            "    <DataSet timestep=\"{:e}\" group=\"\" part=\"0\" file=\"particles_{k:05}.vtu\"/>\n",
+            0.01 * k as f64
+        );
+    }
+    pvd += "  </Collection>\n</VTKFile>\n";
+    dir.write("particles.pvd", &pvd);
+    dir
+}
+
+#[test]
+fn analyze_missing_run_directory() {
+    let dir = TempDir::new("analyze-missing");
+    let gone = dir.0.join("no-such-run");
+    let g = gone.to_str().unwrap();
+    analyze_fails(&[g, "fraction"], g, &["no such run directory"]);
+}
+
+#[test]
+fn analyze_directory_without_snapshots() {
+    let dir = TempDir::new("analyze-empty");
+    let d = dir.0.to_str().unwrap();
+    analyze_fails(&[d, "layers"], d, &["no particles.pvd"]);
+    let empty = fake_run("analyze-no-entries", 0);
+    let pvd = empty.0.join("particles.pvd");
+    analyze_fails(
+        &[empty.0.to_str().unwrap(), "fraction"],
+        pvd.to_str().unwrap(),
+        &["no snapshots listed"],
+    );
+    // listed but missing: the file is named
+    let one = fake_run("analyze-missing-vtu", 1);
+    let vtu = one.0.join("particles_00000.vtu");
+    analyze_fails(
+        &[one.0.to_str().unwrap(), "fraction"],
+        vtu.to_str().unwrap(),
+        &[],
+    );
+}
+
+#[test]
+fn analyze_unknown_verb_and_option() {
+    let run = fake_run("analyze-verb", 1);
+    let d = run.0.to_str().unwrap();
+    analyze_fails(
+        &[d, "porosity"],
+        "analyze: unknown verb",
+        &["\"porosity\"", "fraction", "repose"],
+    );
+    analyze_fails(
+        &[d, "fraction", "--colour", "red"],
+        "analyze fraction: unknown option --colour",
+        &["--region"],
+    );
+    analyze_fails(
+        &[d, "fraction", "--bins", "4"],
+        "--bins: not an option of `analyze fraction`",
+        &[],
+    );
+    analyze_fails(
+        &[d, "layers", "stray"],
+        "analyze layers: unexpected argument \"stray\"",
+        &[],
+    );
+    analyze_fails(&[d, "layers", "--bins"], "--bins: expected", &["after it"]);
+}
+
+#[test]
+fn analyze_bad_region_strings() {
+    let run = fake_run("analyze-region", 1);
+    let d = run.0.to_str().unwrap();
+    for (region, fragment) in [
+        ("sphere:0,0,0,1", "unknown kind \"sphere\""),
+        ("box:0,0,0,1,1", "6 numbers"),
+        ("box:0,0,0,1,x,1", "not all numbers"),
+        ("box:0,0,1,1,1,0", "each max above its min"),
+        ("cylinder:0,0,0,0,0,0,1,1", "axis is zero"),
+        ("cylinder:0,0,0,0,0,1,-1,1", "positive radius and length"),
+        ("0,0,0,1,1,1", "expected box:"),
+    ] {
+        analyze_fails(
+            &[d, "fraction", "--region", region],
+            "--region: ",
+            &[fragment],
+        );
+    }
+    analyze_fails(
+        &[d, "radial", "--region", "box:0,0,0,1,1,1"],
+        "--region: ",
+        &["needs a cylinder"],
+    );
+}
+
+#[test]
+fn analyze_bad_numbers() {
+    let run = fake_run("analyze-numbers", 3);
+    let d = run.0.to_str().unwrap();
+    analyze_fails(
+        &[d, "layers", "--bins", "0"],
+        "--bins: ",
+        &["between 1 and"],
+    );
+    analyze_fails(
+        &[d, "layers", "--bins", "-3"],
+        "--bins: ",
+        &["positive whole number"],
+    );
+    analyze_fails(
+        &[d, "layers", "--bins", "2.5"],
+        "--bins: ",
+        &["positive whole number"],
+    );
+    analyze_fails(
+        &[d, "fraction", "--snapshot", "3"],
+        "--snapshot: ",
+        &["out of range", "3 snapshots"],
+    );
+    analyze_fails(
+        &[d, "fraction", "--snapshot", "-4"],
+        "--snapshot: ",
+        &["out of range"],
+    );
+    analyze_fails(
+        &[d, "fraction", "--snapshot", "latest"],
+        "--snapshot: ",
+        &["first", "last"],
+    );
+    analyze_fails(&[d, "velocity", "--axis", "w"], "--axis: ", &["x, y, z"]);
+    analyze_fails(
+        &[d, "velocity", "--axis", "0,0,0"],
+        "--axis: ",
+        &["zero vector"],
+    );
+    analyze_fails(
+        &[d, "flow", "--from", "0.5", "--to", "0.2"],
+        "--from/--to: ",
+        &["--to above --from"],
+    );
+    analyze_fails(&[d, "repose", "--trim", "0.7"], "--trim: ", &["[0, 0.45]"]);
+    analyze_fails(
+        &[d, "coordination", "--min-contacts", "0"],
+        "--min-contacts: ",
+        &["≥ 1"],
+    );
+    analyze_fails(
+        &[d, "plane-flow", "--axis", "z"],
+        "--at: ",
+        &["needs the plane's position"],
+    );
+    // no flow.csv in this directory
+    let csv = run.0.join("flow.csv");
+    analyze_fails(&[d, "flow"], csv.to_str().unwrap(), &[]);
 }

@@ -1,7 +1,8 @@
 //! Files in and out: particle CSV, VTK snapshots, energy table, summary,
-//! wall loads and wall geometry.
+//! wall loads and wall geometry, a run directory's scene.
 
 pub mod bodies;
 pub mod csv;
+pub mod run_dir;
 pub mod vtk;
 pub mod walls;

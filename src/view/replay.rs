@@ -7,8 +7,8 @@
 //! header, when it still loads) for the domain and gravity.
 
 use super::frame::Frame;
+use crate::io::run_dir::scene_of;
 use crate::io::vtk;
-use crate::scene::Scene;
 use std::path::{Path, PathBuf};
 
 /// A run directory opened for replay.
@@ -25,42 +25,6 @@ pub struct Run {
     domain: ([f64; 3], [f64; 3]),
     gravity: [f64; 3],
     name: String,
-}
-
-/// The scene the run ran, if a file names it and it still loads.
-fn scene_of(dir: &Path, summary: Option<&serde_json::Value>) -> Option<Scene> {
-    let mut files: Vec<String> = Vec::new();
-    if let Some(f) = summary
-        .and_then(|s| s.get("scene_file"))
-        .and_then(|f| f.as_str())
-    {
-        files.push(f.to_string());
-    }
-    if dir.join(crate::checkpoint::CHECKPOINT_FILE).exists() {
-        if let Ok((h, _)) = crate::checkpoint::read(dir) {
-            files.extend(h.scene_file);
-        }
-    }
-    files.into_iter().find_map(|f| {
-        let p = PathBuf::from(&f);
-        let cands = if p.is_absolute() {
-            vec![p]
-        } else {
-            // relative to where the run was started: try here, then the
-            // run directory's parents
-            let mut c = vec![p.clone()];
-            let mut d = dir.parent();
-            while let Some(x) = d {
-                c.push(x.join(&p));
-                d = x.parent();
-            }
-            c
-        };
-        cands
-            .into_iter()
-            .filter(|c| c.is_file())
-            .find_map(|c| Scene::load(&c).ok())
-    })
 }
 
 fn grow(b: &mut ([f64; 3], [f64; 3]), p: [f64; 3], r: f64) {
