@@ -87,6 +87,9 @@ cases! {
     coupled_momentum_and_bed_weight => "coupled",
     packing_fraction => "packing",
     plate_under_grains => "plate",
+    silo_and_hopper_discharge => "beverloo",
+    ferrez_packings => "ferrez",
+    rotating_drum => "drum",
 }
 
 /// Every case is covered above, and the report (table, report.md, PNGs,
@@ -114,7 +117,10 @@ fn report_is_written() {
             "fem-spin",
             "coupled",
             "packing",
-            "plate"
+            "plate",
+            "beverloo",
+            "ferrez",
+            "drum"
         ],
         "a case was added: add it to tests/validation.rs"
     );

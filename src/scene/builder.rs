@@ -130,6 +130,12 @@ impl SceneBuilder {
         self.scene.contact.stiffness = None;
         self
     }
+    /// Linear model: k_t / k_n (default 2/7; Cundall & Strack's k_t = k_n
+    /// is 1).
+    pub fn tangential_stiffness_ratio(mut self, ratio: f64) -> Self {
+        self.scene.contact.tangential_stiffness_ratio = ratio;
+        self
+    }
     pub fn material(mut self, m: Material) -> Self {
         self.scene.materials.push(m);
         self

@@ -8,4 +8,5 @@ command -v "${LIGGGHTS:-liggghts}" >/dev/null || {
   echo "liggghts not found (Debian: apt-get install liggghts, or set LIGGGHTS=/path/to/binary)" >&2
   exit 1
 }
+[ "${1:-}" = drum ] && { shift; exec python3 drum.py "$@"; }  # the rotating drum: drum_results.csv
 exec python3 cases.py "$@"

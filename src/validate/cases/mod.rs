@@ -8,10 +8,13 @@
 //! This file holds only the registry of cases; each family is in its own
 //! file, the sweep harnesses and shared helpers in theirs.
 
+mod beverloo;
 mod common;
 pub mod coupling;
+mod drum;
 mod energy;
 mod fem;
+mod ferrez;
 mod hertz;
 mod linear;
 mod materials;
@@ -24,9 +27,12 @@ mod rolling;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
+use beverloo::case_beverloo;
 use coupling::{case_coupled, case_plate};
+use drum::case_drum;
 use energy::case_energy;
 use fem::{case_fem_cantilever, case_fem_rod, case_fem_spin, case_fem_wave};
+use ferrez::case_ferrez;
 use hertz::{case1, case2};
 use linear::case_linear;
 use oblique_pair::{case7, case8};
@@ -161,6 +167,27 @@ pub static CASES: &[CaseDef] = &[
         source: "Kirchhoff plate: w = 0.00126 q a⁴/D (Timoshenko & Woinowsky-Krieger Table 35)",
         full: true,
         run: case_plate,
+    },
+    CaseDef {
+        id: "beverloo",
+        title: "silo and hopper discharge through round orifices",
+        source: "Beverloo et al. 1961: W = C ρ_b √g (D − k d)^{5/2}, C ≈ 0.58, k ≈ 1.3–1.6",
+        full: true,
+        run: case_beverloo,
+    },
+    CaseDef {
+        id: "ferrez",
+        title: "steel spheres packed in 30 and 36 mm cylinders (Ferrez 2001 §5.8)",
+        source: "Folly's experiments and Ferrez's simulations (seed 002, tables 5.6–5.7)",
+        full: true,
+        run: case_ferrez,
+    },
+    CaseDef {
+        id: "drum",
+        title: "rotating drum: dynamic angle of repose against rotation rate",
+        source: "analytic vs STL drum vs LIGGGHTS 3.8 (same beads, same STL); angle rises with ω²R/g in the rolling regime",
+        full: true,
+        run: case_drum,
     },
 ];
 

@@ -1,0 +1,674 @@
+//! Silo and hopper discharge against Beverloo's correlation (long,
+//! `--full` only).
+//!
+//! Beverloo, Leniger & van de Velde (1961): the steady mass flow rate of
+//! coarse grains through a round orifice of diameter D in a flat-bottomed
+//! silo is W = C ρ_b √g (D − k d)^{5/2}, independent of the fill height,
+//! with ρ_b the bulk density, d the grain diameter, C ≈ 0.58 and k ≈ 1.3–1.6
+//! (Nedderman 1992 quotes C = 0.55–0.65 and k ≈ 1.5 for spheres). Here
+//! W^{2/5} is linear in D, so a straight line through the measured
+//! (D, W^{2/5}) gives both: slope a = (C ρ_b √g)^{2/5}, intercept −a k d.
+//!
+//! A conical hopper discharges faster than the flat silo with the same
+//! orifice; Rose & Tanaka's factor (tan θ)^{−0.35} (θ the half-angle from
+//! the vertical) is the usual correction, reported beside the fitted C.
+//!
+//! The set-up: glass beads (d = 1.8–2.2 mm, uniform) in a silo 40 mm across
+//! (20 d), filled about 40 mm high and settled on a plug; the orifice is a
+//! hole in a flat bottom plate (a triangle mesh, as from an STL file). The
+//! plug drops away, an outlet 15 mm below removes what falls through, and
+//! the removals (`Backend::flow_events`, what `flow.csv` totals) give the
+//! cumulative mass against time; its slope after the first 0.1 s is W.
+
+use super::common::{err, measured, theory_series};
+use crate::analyze::flow::fit_line;
+use crate::backend::Backend;
+use crate::rng::Rng;
+use crate::scene::{Material, Outlet, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
+use crate::state::Particles;
+use crate::validate::maker::Maker;
+use crate::validate::result::{CaseResult, Plot};
+use crate::validate::row::{Row, Tol};
+use std::f64::consts::PI;
+use std::path::PathBuf;
+
+/// Bead radii (m), uniform: mean diameter 2 mm.
+pub const R_MIN: f64 = 0.9e-3;
+pub const R_MAX: f64 = 1.1e-3;
+/// Mean bead diameter (m).
+pub const D_BEAD: f64 = R_MIN + R_MAX;
+/// Silo radius (m).
+pub const SILO_R: f64 = 0.02;
+/// Beads in the fill.
+pub const BEADS: usize = 7000;
+/// Orifice diameters (m): 5, 6, 7 and 8 bead diameters.
+pub const ORIFICES: [f64; 4] = [0.010, 0.012, 0.014, 0.016];
+/// Settling time on the plug (s).
+const SETTLE: f64 = 0.15;
+/// Discharge time measured (s) and the start-up left out of the fit (s).
+const DISCHARGE: f64 = 0.4;
+const SKIP: f64 = 0.1;
+/// The plug's speed once it drops (m/s): faster than the beads can follow.
+const PLUG_SPEED: f64 = 2.0;
+/// Outlet: beads whose centre falls below this height are removed (m).
+const OUTLET_Z: f64 = -0.015;
+/// The hopper: half-angle from the vertical (rad), its orifices (m) and
+/// its settling time (s; the beads fall into the cone from above it).
+pub const HOPPER_HALF_ANGLE: f64 = PI / 6.0;
+pub const HOPPER_ORIFICES: [f64; 3] = [0.010, 0.012, 0.014];
+const HOPPER_SETTLE: f64 = 0.25;
+/// Gravity (m/s²), the scenes' and Beverloo's.
+const G: f64 = 9.81;
+/// Accepted values the fit is compared with.
+pub const C_ACCEPTED: f64 = 0.58;
+pub const K_ACCEPTED: f64 = 1.45;
+
+/// Glass beads, softened as usual in DEM (E = 5 MPa, the project's scenes'
+/// choice): the flow rate of rigid grains does not depend on it while
+/// overlaps stay small.
+pub fn glass() -> Material {
+    Material {
+        name: "glass".into(),
+        density: 2500.0,
+        youngs_modulus: 5.0e6,
+        poisson_ratio: 0.25,
+        restitution: 0.5,
+        friction: 0.5,
+        rolling_friction: 0.0,
+    }
+}
+
+/// A flat plate in the plane z = `z` between a round hole of radius
+/// `hole` and radius `outer`, as triangles (normals up). The hole is an
+/// `n`-gon whose area is the circle's; rings are spaced so the triangles
+/// are roughly as wide as they are long.
+pub fn orifice_plate(hole: f64, outer: f64, z: f64, n: usize) -> Vec<[[f64; 3]; 3]> {
+    let n = n.max(8);
+    let th = 2.0 * PI / n as f64;
+    // a regular n-gon of circumradius ρ has area n ρ² sin(θ)/2
+    let equal_area = (2.0 * PI / (n as f64 * th.sin())).sqrt();
+    let mut radii = vec![hole * equal_area];
+    while *radii.last().unwrap() < outer {
+        let r = *radii.last().unwrap();
+        radii.push((r * (1.0 + th)).min(outer).max(r + 1e-9));
+        if outer - radii.last().unwrap() < 0.3 * r * th {
+            *radii.last_mut().unwrap() = outer;
+        }
+    }
+    let p = |r: f64, k: usize| {
+        let a = th * k as f64;
+        [r * a.cos(), r * a.sin(), z]
+    };
+    let mut t = Vec::new();
+    for w in radii.windows(2) {
+        for k in 0..n {
+            let (a, b, c, d) = (p(w[0], k), p(w[0], k + 1), p(w[1], k + 1), p(w[1], k));
+            // counter-clockwise seen from above: normals up
+            t.push([a, c, b]);
+            t.push([a, d, c]);
+        }
+    }
+    t
+}
+
+/// A conical hopper wall of half-angle `half_angle` (rad, from the
+/// vertical): radius `outlet` at z = 0 widening to `top` radius, as
+/// triangles (`n` around).
+pub fn cone_triangles(outlet: f64, top: f64, half_angle: f64, n: usize) -> Vec<[[f64; 3]; 3]> {
+    let n = n.max(8);
+    let th = 2.0 * PI / n as f64;
+    let equal_area = (2.0 * PI / (n as f64 * th.sin())).sqrt();
+    let h = (top - outlet) / half_angle.tan();
+    let rings = ((h / (outlet * th)).ceil() as usize).clamp(4, 64);
+    let p = |r: f64, z: f64, k: usize| {
+        let a = th * k as f64;
+        [r * equal_area * a.cos(), r * equal_area * a.sin(), z]
+    };
+    let mut t = Vec::new();
+    for j in 0..rings {
+        let (z0, z1) = (
+            h * j as f64 / rings as f64,
+            h * (j + 1) as f64 / rings as f64,
+        );
+        let (r0, r1) = (
+            outlet + z0 * half_angle.tan(),
+            outlet + z1 * half_angle.tan(),
+        );
+        for k in 0..n {
+            let (a, b, c, d) = (
+                p(r0, z0, k),
+                p(r0, z0, k + 1),
+                p(r1, z1, k + 1),
+                p(r1, z1, k),
+            );
+            t.push([a, b, c]);
+            t.push([a, c, d]);
+        }
+    }
+    t
+}
+
+/// A mesh wall's triangles.
+type Triangles = Vec<[[f64; 3]; 3]>;
+
+fn mesh(triangles: Triangles, label: &str) -> Shape {
+    Shape::Mesh {
+        file: PathBuf::from(label),
+        triangles,
+        one_sided: false,
+        degenerate: 0,
+    }
+}
+
+/// The silo's side: a cylinder from `z0` up to the top of the domain.
+fn side(z0: f64, top: f64) -> Shape {
+    Shape::Cylinder {
+        center: [0.0, 0.0, z0],
+        axis: [0.0, 0.0, 1.0],
+        radius: SILO_R,
+        length: Some(top - z0),
+        side: Side::Inside,
+    }
+}
+
+/// The silo's top and the domain's (m): above the loose fill's lattice
+/// (40 layers of 2.5 mm over the hopper's cone).
+const TOP: f64 = 0.15;
+
+fn base(name: &str) -> SceneBuilder {
+    SceneBuilder::new(name)
+        .domain(
+            [-SILO_R - 0.001, -SILO_R - 0.001, 2.0 * OUTLET_Z],
+            [SILO_R + 0.001, SILO_R + 0.001, TOP],
+        )
+        .gravity([0.0, 0.0, -G])
+        .material(glass())
+}
+
+/// Beads on a jittered cubic lattice inside the silo (radius `r_in`) from
+/// height `z0` up, `count` of them, radii uniform in [R_MIN, R_MAX].
+pub fn fill(r_in: f64, z0: f64, count: usize, seed: u64) -> Vec<([f64; 3], f64)> {
+    let a = 2.0 * R_MAX + 0.3e-3;
+    let mut rng = Rng::new(seed);
+    let n = (r_in / a).floor() as i64;
+    let mut out = Vec::with_capacity(count);
+    let mut layer = 0;
+    while out.len() < count {
+        let z = z0 + R_MAX + a * layer as f64;
+        for i in -n..=n {
+            for j in -n..=n {
+                let (x, y) = (i as f64 * a, j as f64 * a);
+                if (x * x + y * y).sqrt() + R_MAX + 0.1e-3 > r_in || out.len() == count {
+                    continue;
+                }
+                let jx = rng.range(-0.1e-3, 0.1e-3);
+                let jy = rng.range(-0.1e-3, 0.1e-3);
+                out.push(([x + jx, y + jy, z], rng.range(R_MIN, R_MAX)));
+            }
+        }
+        layer += 1;
+    }
+    out
+}
+
+/// A discharge measured: W (kg/s) and how steady it was.
+#[derive(Debug, Clone, Copy)]
+pub struct Discharge {
+    /// Steady rate: least-squares slope of the removed mass after the
+    /// start-up (kg/s).
+    pub rate: f64,
+    /// The same over the window's first and second halves (kg/s).
+    pub halves: [f64; 2],
+    /// Beads removed during the whole discharge.
+    pub removed: u64,
+    /// Whether beads still came out in the last 0.05 s.
+    pub flowing: bool,
+}
+
+impl Discharge {
+    /// The rate, its halves, the beads out and whether they still flowed.
+    fn describe(&self) -> String {
+        format!(
+            "W = {:.5} kg/s (halves {:.5}, {:.5}), {} beads out in {DISCHARGE} s, {}",
+            self.rate,
+            self.halves[0],
+            self.halves[1],
+            self.removed,
+            if self.flowing {
+                "flowing at the end"
+            } else {
+                "JAMMED"
+            }
+        )
+    }
+
+    /// The rate as the case's data point (`beverloo-<what>`, `D=..mm`); a
+    /// jammed orifice is an error (Beverloo's law is for steady flow).
+    fn record(&self, out: &mut CaseResult, what: &str, d_o: f64) -> Result<(), String> {
+        out.point(
+            &format!("beverloo-{what}"),
+            &format!("D={:.0}mm", 1e3 * d_o),
+            "W",
+            self.rate,
+        );
+        if self.flowing {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} orifice {:.0} mm jammed: no bead came out in the last 0.05 s",
+                1e3 * d_o
+            ))
+        }
+    }
+}
+
+/// Least-squares slope of y(t) over t in [t0, t1] (0 with fewer than two
+/// points).
+fn slope(pts: &[(f64, f64)], t0: f64, t1: f64) -> f64 {
+    let w: Vec<(f64, f64)> = pts
+        .iter()
+        .copied()
+        .filter(|p| p.0 >= t0 && p.0 <= t1)
+        .collect();
+    fit_line(&w).map_or(0.0, |(_, b)| b)
+}
+
+/// Runs a discharge for `DISCHARGE` s, collecting the removals.
+fn discharge(be: &mut dyn Backend, dt: f64) -> Result<Discharge, String> {
+    let chunk = ((0.005 / dt).round() as u64).max(1);
+    let total = (DISCHARGE / dt).round() as u64;
+    let mut mass = 0.0;
+    let mut pts = vec![(0.0, 0.0)];
+    let mut removed = 0;
+    while be.steps_done() < total {
+        let n = chunk.min(total - be.steps_done());
+        be.advance(n).map_err(err)?;
+        let mut ev = be.flow_events();
+        ev.sort_by_key(|e| (e.step, e.id));
+        for e in ev {
+            mass += e.mass;
+            removed += 1;
+            pts.push((e.step as f64 * dt, mass));
+        }
+    }
+    let t_last = pts.last().map_or(0.0, |p| p.0);
+    let mid = 0.5 * (SKIP + DISCHARGE);
+    Ok(Discharge {
+        rate: slope(&pts, SKIP, DISCHARGE),
+        halves: [slope(&pts, SKIP, mid), slope(&pts, mid, DISCHARGE)],
+        removed,
+        flowing: t_last > DISCHARGE - 0.05,
+    })
+}
+
+/// The settled fill's bulk density: the exact solid fraction of the beads
+/// in a cylinder 2 d inside the side, from 2 d above the bottom to 3 d
+/// below the highest bead, times the grain density. Also the fill's height
+/// (the mean top of the beads within 2 d of the highest).
+fn bulk(p: &Particles<f64>, density: f64) -> (f64, f64, f64) {
+    let top = p.pos_rad.iter().map(|x| x[2] + x[3]).fold(0.0, f64::max);
+    let upper: Vec<f64> = p
+        .pos_rad
+        .iter()
+        .map(|x| x[2] + x[3])
+        .filter(|&z| z > top - 2.0 * D_BEAD)
+        .collect();
+    let height = upper.iter().sum::<f64>() / upper.len().max(1) as f64;
+    let (z0, z1) = (2.0 * D_BEAD, top - 3.0 * D_BEAD);
+    let region = Region::Cylinder {
+        center: [0.0, 0.0, z0],
+        axis: [0.0, 0.0, 1.0],
+        radius: SILO_R - 2.0 * D_BEAD,
+        length: (z1 - z0).max(0.0),
+    };
+    let phi = crate::analyze::fraction::solid_fraction(&p.pos_rad, &region);
+    (phi * density, phi, height)
+}
+
+/// The beads of a settled state (positions, radii, velocities, spins) as
+/// the particles of a new scene.
+fn with_beads(mut b: SceneBuilder, settled: &Particles<f64>) -> SceneBuilder {
+    for i in 0..settled.len() {
+        let (x, v, w) = (
+            settled.pos_rad[i],
+            settled.vel_invm[i],
+            settled.omega_invi[i],
+        );
+        b = b.particle_spin(
+            [x[0], x[1], x[2]],
+            [v[0], v[1], v[2]],
+            [w[0], w[1], w[2]],
+            x[3],
+            "glass",
+        );
+    }
+    b
+}
+
+/// The scene of a silo discharge from a settled state: the beads as they
+/// stood, the plate with its hole, and the plug dropping away at t = 0.
+fn discharge_scene(settled: &Particles<f64>, floor: Shape, label: &str) -> Result<Scene, String> {
+    let mut b = base(label)
+        .duration(DISCHARGE)
+        .shape_wall(side(-0.001, TOP), "glass")
+        .wall_name("side")
+        .shape_wall(floor, "glass")
+        .wall_name("bottom")
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
+        .wall_name("plug")
+        .wall_motion(WallMotion {
+            velocity: [0.0, 0.0, -PLUG_SPEED],
+            ..WallMotion::default()
+        })
+        .add_outlet(below());
+    b = with_beads(b, settled);
+    b.build().map_err(err)
+}
+
+/// A conical hopper of outlet diameter `d_o` filled from above the cone,
+/// its beads to settle on a plug over the outlet; and the cone's height.
+fn hopper_settle_scene(d_o: f64) -> Result<(Scene, Triangles, f64), String> {
+    let h = (SILO_R - 0.5 * d_o) / HOPPER_HALF_ANGLE.tan();
+    let cone = cone_triangles(0.5 * d_o, SILO_R, HOPPER_HALF_ANGLE, 64);
+    let mut b = base("beverloo-hopper-settle")
+        .duration(HOPPER_SETTLE)
+        .shape_wall(side(h, TOP), "glass")
+        .wall_name("side")
+        .shape_wall(mesh(cone.clone(), "hopper cone"), "glass")
+        .wall_name("cone")
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
+        .wall_name("plug");
+    for (x, r) in fill(SILO_R, h, BEADS, 11) {
+        b = b.particle(x, [0.0; 3], r, "glass");
+    }
+    Ok((b.build().map_err(err)?, cone, h))
+}
+
+/// A conical hopper's discharge: settled on a plug over its outlet of
+/// diameter `d_o`, then the plug drops away. Also the beads settled.
+fn hopper_discharge(mk: &mut dyn Maker, d_o: f64) -> Result<(Discharge, f64, usize), String> {
+    let (scene, cone, h) = hopper_settle_scene(d_o)?;
+    let mut be = mk.make(&scene)?;
+    be.advance(scene.steps()).map_err(err)?;
+    let settled = be.snapshot();
+    let mut b = base("beverloo-hopper")
+        .duration(DISCHARGE)
+        .shape_wall(side(h, TOP), "glass")
+        .wall_name("side")
+        .shape_wall(mesh(cone, "hopper cone"), "glass")
+        .wall_name("cone")
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
+        .wall_name("plug")
+        .wall_motion(WallMotion {
+            velocity: [0.0, 0.0, -PLUG_SPEED],
+            ..WallMotion::default()
+        })
+        .add_outlet(below());
+    b = with_beads(b, &settled);
+    let scene = b.build().map_err(err)?;
+    let dt = scene.dt();
+    let mut be = mk.make(&scene)?;
+    Ok((discharge(be.as_mut(), dt)?, dt, settled.len()))
+}
+
+/// The outlet below the orifice.
+fn below() -> Outlet {
+    Outlet {
+        name: Some("below".into()),
+        region: Region::Box {
+            min: [-1.0, -1.0, -1.0],
+            max: [1.0, 1.0, OUTLET_Z],
+        },
+    }
+}
+
+/// Settles the fill on a plug over a flat bottom (the plug at the plate's
+/// height carries the beads over the hole; the plate is not yet there, so
+/// one settled state serves every orifice).
+fn settle_flat(mk: &mut dyn Maker) -> Result<(Particles<f64>, f64), String> {
+    let mut b = base("beverloo-settle")
+        .duration(SETTLE)
+        .shape_wall(side(-0.001, TOP), "glass")
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "glass");
+    for (x, r) in fill(SILO_R, 0.0, BEADS, 7) {
+        b = b.particle(x, [0.0; 3], r, "glass");
+    }
+    let scene = b.build().map_err(err)?;
+    let mut be = mk.make(&scene)?;
+    be.advance(scene.steps()).map_err(err)?;
+    let ke = be.diagnostics().kinetic_translational;
+    Ok((be.snapshot(), ke))
+}
+
+/// W^{2/5} against D by least squares: (C, k, R²) for bulk density `rho_b`.
+pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> (f64, f64, f64) {
+    let pts: Vec<(f64, f64)> = points.iter().map(|&(dd, w)| (dd, w.powf(0.4))).collect();
+    let Some((b, a)) = fit_line(&pts) else {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    };
+    let my = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
+    let ss_res: f64 = pts.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum();
+    let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    let c = a.powf(2.5) / (rho_b * G.sqrt());
+    (c, -b / (a * d), 1.0 - ss_res / ss_tot)
+}
+
+/// Beverloo's rate (kg/s).
+pub fn beverloo(c: f64, k: f64, rho_b: f64, d_orifice: f64, d: f64) -> f64 {
+    c * rho_b * G.sqrt() * (d_orifice - k * d).max(0.0).powf(2.5)
+}
+
+pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+    let mut out = CaseResult::default();
+    // every scene checked before the long runs
+    for &d_o in &HOPPER_ORIFICES {
+        hopper_settle_scene(d_o)?;
+    }
+    let rho_p = glass().density;
+    let (settled, ke) = settle_flat(mk)?;
+    let (rho_b, phi, height) = bulk(&settled, rho_p);
+    out.notes.push(format!(
+        "silo: {} glass beads d = {:.1}–{:.1} mm (E = 5 MPa, e = 0.5, μ = 0.5) in a cylinder of {:.0} mm, settled {SETTLE} s on a plug: fill height {:.1} mm, interior solid fraction {phi:.4}, ρ_b = {rho_b:.1} kg/m³, kinetic energy {ke:.2e} J",
+        settled.len(),
+        2e3 * R_MIN,
+        2e3 * R_MAX,
+        2e3 * SILO_R,
+        1e3 * height
+    ));
+    let mut flat = Vec::new();
+    for &d_o in &ORIFICES {
+        let plate = orifice_plate(0.5 * d_o, SILO_R + 0.001, 0.0, 64);
+        let scene = discharge_scene(&settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
+        let dt = scene.dt();
+        let mut be = mk.make(&scene)?;
+        let q = discharge(be.as_mut(), dt)?;
+        out.notes.push(format!(
+            "silo D = {:.0} mm ({:.1} d): {}; dt = {dt:.2e} s",
+            1e3 * d_o,
+            d_o / D_BEAD,
+            q.describe()
+        ));
+        q.record(&mut out, "silo", d_o)?;
+        out.row(Row::new(
+            &format!("silo D = {:.0} mm", 1e3 * d_o),
+            "rate, second half / first half",
+            1.0,
+            q.halves[1] / q.halves[0],
+            Tol::Abs(0.1),
+        ));
+        flat.push((d_o, q.rate));
+    }
+    let (c, k, r2) = beverloo_fit(&flat, rho_b, D_BEAD);
+    out.notes.push(format!(
+        "silo fit of W^(2/5) against D: C = {c:.4}, k = {k:.3}, R² = {r2:.5}"
+    ));
+    out.row(Row::new(
+        "silo",
+        "Beverloo C",
+        C_ACCEPTED,
+        c,
+        Tol::Abs(0.06),
+    ));
+    out.row(Row::new(
+        "silo",
+        "Beverloo k",
+        K_ACCEPTED,
+        k,
+        Tol::Abs(0.35),
+    ));
+    out.row(Row::new(
+        "silo",
+        "R² of W^(2/5) against D",
+        1.0,
+        r2,
+        Tol::Abs(0.01),
+    ));
+    // the hopper: W against the flat silo's at the same orifice, and Rose &
+    // Tanaka's factor (tan θ)^(−0.35)
+    let factor = HOPPER_HALF_ANGLE.tan().powf(-0.35);
+    let mut hop = Vec::new();
+    for &d_o in &HOPPER_ORIFICES {
+        let (q, dt, beads) = hopper_discharge(mk, d_o)?;
+        let w_flat = beverloo(c, k, rho_b, d_o, D_BEAD);
+        out.notes.push(format!(
+            "hopper {:.0}° D = {:.0} mm, {beads} beads settled {HOPPER_SETTLE} s: {}; the silo fit gives {w_flat:.5} kg/s here: ratio {:.3} (Rose & Tanaka {factor:.3}); dt = {dt:.2e} s",
+            HOPPER_HALF_ANGLE.to_degrees(),
+            1e3 * d_o,
+            q.describe(),
+            q.rate / w_flat
+        ));
+        q.record(&mut out, "hopper", d_o)?;
+        out.row(Row::new(
+            &format!("hopper D = {:.0} mm", 1e3 * d_o),
+            "W / silo fit's W (Rose & Tanaka)",
+            factor,
+            q.rate / w_flat,
+            Tol::Abs(0.15),
+        ));
+        hop.push((d_o, q.rate));
+    }
+    let (ch, kh, r2h) = beverloo_fit(&hop, rho_b, D_BEAD);
+    out.notes.push(format!(
+        "hopper fit (with the silo's ρ_b): C = {ch:.4}, k = {kh:.3}, R² = {r2h:.5}; C / silo C = {:.3}",
+        ch / c
+    ));
+    let curve = |c: f64, k: f64| -> Vec<(f64, f64)> {
+        (0..=40)
+            .map(|i| {
+                let d_o = 0.008 + 0.0002 * i as f64;
+                (1e3 * d_o, beverloo(c, k, rho_b, d_o, D_BEAD))
+            })
+            .collect()
+    };
+    out.plots.push(Plot {
+        stem: "beverloo".into(),
+        title: "Silo discharge against Beverloo".into(),
+        x_label: "orifice diameter D (mm)".into(),
+        y_label: "mass flow rate W (kg/s)".into(),
+        caption: format!(
+            "Steady mass flow rate through a round orifice in a flat-bottomed silo of {:.0} mm ({} beads, d = 2 mm), against Beverloo's W = C ρ_b √g (D − k d)^(5/2) with the measured ρ_b = {rho_b:.0} kg/m³: fitted (C = {c:.3}, k = {k:.2}) and accepted (C = {C_ACCEPTED}, k = {K_ACCEPTED}).",
+            2e3 * SILO_R,
+            settled.len()
+        ),
+        series: vec![
+            theory_series(&format!("fit C={c:.3} k={k:.2}"), curve(c, k)),
+            theory_series(
+                &format!("accepted C={C_ACCEPTED} k={K_ACCEPTED}"),
+                curve(C_ACCEPTED, K_ACCEPTED),
+            ),
+            measured(
+                "silo",
+                flat.iter().map(|&(d_o, w)| (1e3 * d_o, w)).collect(),
+            ),
+            measured(
+                "hopper 30°",
+                hop.iter().map(|&(d_o, w)| (1e3 * d_o, w)).collect(),
+            ),
+        ],
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn area(t: &[[f64; 3]; 3]) -> f64 {
+        let (a, b, c) = (t[0], t[1], t[2]);
+        let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+        let w = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
+        0.5 * (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt()
+    }
+
+    #[test]
+    fn orifice_plate_leaves_a_hole_of_the_circles_area() {
+        for (hole, n) in [(0.005, 64), (0.0071, 48), (0.008, 100)] {
+            let outer = 0.021;
+            let tris = orifice_plate(hole, outer, 0.0, n);
+            let plate: f64 = tris.iter().map(area).sum();
+            let th = 2.0 * PI / n as f64;
+            let outer_polygon = 0.5 * n as f64 * outer * outer * th.sin();
+            let hole_area = outer_polygon - plate;
+            assert!(
+                (hole_area / (PI * hole * hole) - 1.0).abs() < 1e-12,
+                "hole {hole}, n {n}: {hole_area} vs {}",
+                PI * hole * hole
+            );
+            // flat, normals up (counter-clockwise seen from above)
+            for t in &tris {
+                assert!(t.iter().all(|v| v[2] == 0.0));
+                let cross = (t[1][0] - t[0][0]) * (t[2][1] - t[0][1])
+                    - (t[1][1] - t[0][1]) * (t[2][0] - t[0][0]);
+                assert!(cross > 0.0);
+            }
+        }
+    }
+
+    #[test]
+    fn cone_has_the_asked_outlet_and_slope() {
+        let (outlet, top, a) = (0.006, 0.02, PI / 6.0);
+        let tris = cone_triangles(outlet, top, a, 64);
+        let h = (top - outlet) / a.tan();
+        let zmax = tris.iter().flatten().map(|v| v[2]).fold(0.0, f64::max);
+        assert!((zmax - h).abs() < 1e-15);
+        // every vertex on the polygonal cone whose cross-sections have the
+        // circle's area
+        let th = 2.0 * PI / 64.0;
+        let k = (2.0 * PI / (64.0 * th.sin())).sqrt();
+        for v in tris.iter().flatten() {
+            let r = (v[0] * v[0] + v[1] * v[1]).sqrt();
+            assert!((r - k * (outlet + v[2] * a.tan())).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn beverloo_fit_recovers_c_and_k() {
+        let (c, k, rho, d) = (0.61, 1.37, 1540.0, 0.002);
+        let pts: Vec<(f64, f64)> = [0.01, 0.012, 0.015, 0.02]
+            .iter()
+            .map(|&dd| (dd, beverloo(c, k, rho, dd, d)))
+            .collect();
+        let (cf, kf, r2) = beverloo_fit(&pts, rho, d);
+        assert!((cf - c).abs() < 1e-10 && (kf - k).abs() < 1e-10 && (r2 - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fill_stays_inside_the_silo_without_overlaps() {
+        let beads = fill(SILO_R, 0.01, 500, 3);
+        assert_eq!(beads.len(), 500);
+        for (i, (x, r)) in beads.iter().enumerate() {
+            assert!((x[0] * x[0] + x[1] * x[1]).sqrt() + r < SILO_R);
+            assert!(x[2] - r > 0.01);
+            for (y, s) in &beads[..i] {
+                let d =
+                    ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
+                assert!(d > r + s);
+            }
+        }
+    }
+}
