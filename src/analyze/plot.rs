@@ -1,6 +1,8 @@
 //! The PNG of each analysis (plotters, bitmap backend; text when
-//! `validate::plot` finds a font, else axes without labels).
+//! `validate::plot` finds a font, else axes without labels; the frame,
+//! legend, colours and ranges are `validate::plot`'s).
 
+use crate::validate::plot::{frame, legend, range, COLORS};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -33,33 +35,6 @@ pub struct Chart {
     pub bar_end: Option<f64>,
 }
 
-const COLORS: [RGBColor; 4] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-];
-
-fn range(vals: impl Iterator<Item = f64>, zero: bool) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in vals.filter(|v| v.is_finite()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    if zero {
-        lo = lo.min(0.0);
-    }
-    let pad = if hi > lo {
-        0.05 * (hi - lo)
-    } else {
-        0.5 * lo.abs().max(1e-12)
-    };
-    (lo - pad, hi + pad)
-}
-
 /// Draws `chart` into `path` (800 × 520 PNG).
 pub fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
     let text = crate::validate::plot::have_font();
@@ -72,41 +47,27 @@ pub fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .chain(chart.bar_end);
     let bars = chart.series.iter().any(|s| s.style == Style::Bars);
-    let (x0, x1) = range(xs, false);
+    let (x0, x1) = range(xs, false, 1e-12);
     let (y0, y1) = range(
         chart
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.1)),
         bars,
+        1e-12,
     );
     // headroom for the legend in the upper right
     let y1 = y1 + 0.15 * (y1 - y0);
-    let mut builder = ChartBuilder::on(&root);
-    builder.margin(12);
-    if text {
-        builder
-            .caption(&chart.title, ("sans-serif", 20))
-            .x_label_area_size(42)
-            .y_label_area_size(80);
-    } else {
-        builder.x_label_area_size(6).y_label_area_size(6);
-    }
-    let mut c = builder
-        .build_cartesian_2d(x0..x1, y0..y1)
-        .map_err(|x| e(&x))?;
-    {
-        let mut mesh = c.configure_mesh();
-        mesh.light_line_style(RGBColor(235, 235, 235));
-        if text {
-            mesh.x_desc(chart.x_label.as_str())
-                .y_desc(chart.y_label.as_str())
-                .label_style(("sans-serif", 14));
-        } else {
-            mesh.disable_x_axis().disable_y_axis();
-        }
-        mesh.draw().map_err(|x| e(&x))?;
-    }
+    let mut c = frame(
+        &root,
+        &chart.title,
+        &chart.x_label,
+        &chart.y_label,
+        (x0, x1),
+        (y0, y1),
+        80,
+        &e,
+    )?;
     for (k, s) in chart.series.iter().enumerate() {
         let col = COLORS[k % COLORS.len()];
         let pts: Vec<(f64, f64)> = s
@@ -139,14 +100,8 @@ pub fn draw(chart: &Chart, path: &Path) -> Result<(), String> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 14, y + 4)], col.filled()));
         }
     }
-    if text && chart.series.iter().any(|s| !s.label.is_empty()) {
-        c.configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font(("sans-serif", 13))
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|x| e(&x))?;
+    if chart.series.iter().any(|s| !s.label.is_empty()) {
+        legend(&mut c, &e)?;
     }
     root.present().map_err(|x| e(&x))?;
     Ok(())
