@@ -10,7 +10,8 @@
 # test suite against its CPU twins, on this GPU), bench_gpu.md (the table,
 # with per-stage shares from timestamp queries and the copy bandwidth),
 # bench_gpu.json, and the same for the settled, chute, hopper and discharge
-# beds (bench_gpu_beds.md, .json; sizes BED_SIZES, default 1e5,1e6).
+# beds (bench_gpu_beds.md, .json; sizes BED_SIZES, default 1e5,1e6), and
+# the wide size-ratio beds (bench_gpu_wide*.md, .json; WIDE_SIZES, 1e6).
 # Sizes that do not fit are skipped with the reason.
 # Without .carry it uses target/release/talus and runs no tests.
 set -euo pipefail
@@ -50,3 +51,11 @@ fi
 "$talus" bench --backend gpu --sizes "${BED_SIZES:-1e5,1e6}" --steps 200 --warmup 200 --repeats 3 \
   --beds settled,chute,hopper,discharge \
   --json "$out/bench_gpu_beds.json" | tee "$out/bench_gpu_beds.md"
+# the broad phase's rows: size ratios 1:1 to 1:35, settled and flowing
+# (1:35 needs ~4e5 particles or more), beside the uniform grid at 1:10
+"$talus" bench --backend gpu --sizes "${WIDE_SIZES:-1e6}" --steps 200 --warmup 200 --repeats 3 \
+  --beds wide \
+  --json "$out/bench_gpu_wide.json" | tee "$out/bench_gpu_wide.md"
+"$talus" bench --backend gpu --sizes "${WIDE_SIZES:-1e6}" --steps 200 --warmup 200 --repeats 3 \
+  --beds chute-1:10 --grid-levels auto,1 \
+  --json "$out/bench_gpu_wide_uniform.json" | tee "$out/bench_gpu_wide_uniform.md"

@@ -1,4 +1,5 @@
-// Stage 1, bin: cell key per particle and particle count per cell.
+// Stage 1, bin: cell key per particle (in the grid level of its size) and
+// particle count per cell.
 // Twin of src/cpu/bin.rs. Counts use integer atomics only.
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -63,7 +64,7 @@ fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3
        @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if (i >= ctl[CTL_COUNT] || idle()) { return; }
-    var k = cell_key(P, cell_coord(P, pos_rad[i].xyz));
+    var k = particle_key(P, pos_rad[i]);
     // a removed particle (id NONE) goes to the bin past the last cell: the
     // sort moves it behind every live one, and the build drops it
     if (bitcast<u32>(motion[i].omega_half.w) == NONE) { k = P.dims.w; }

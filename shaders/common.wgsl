@@ -3,6 +3,7 @@
 // tests/shaders.rs).
 
 const WG: u32 = 256u;
+const MAX_LEVELS: u32 = 8u;  // grid::MAX_LEVELS: the levels Params holds
 const NONE: u32 = 0xffffffffu;
 
 // ctl[] indices (a storage buffer of atomic<u32>)
@@ -68,10 +69,17 @@ const WALL_CYLINDER: u32 = 1u;
 const WALL_CONE: u32 = 2u;
 const WALL_TRIANGLE: u32 = 3u;
 
+// One level of the broad-phase grid (src/grid.rs, Level; src/gpu/layout.rs,
+// GridLevel).
+struct GridLevel {
+    inv_cell: vec4<f32>,   // xyz: 1 / cell edge, w: H, the largest half cutoff it holds
+    dims: vec4<u32>,       // nx, ny, nz, w: the key of its first cell
+}
+
 struct Params {
-    grid_min: vec4<f32>,   // xyz
-    grid_len: vec4<f32>,   // xyz: domain lengths
-    inv_cell: vec4<f32>,   // xyz
+    grid_min: vec4<f32>,   // xyz; w: grid::REACH_SLACK
+    grid_len: vec4<f32>,   // xyz: domain lengths; w: grid::PERIOD_SLACK
+    level_count: vec4<u32>,// x: the grid's levels
     gravity_dt: vec4<f32>, // xyz gravity, w dt
     dims: vec4<u32>,       // nx, ny, nz, n_cells
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
@@ -79,6 +87,7 @@ struct Params {
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
     gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
+    levels: array<GridLevel, MAX_LEVELS>, // coarsest first
 }
 
 struct Pair {
@@ -166,14 +175,65 @@ fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * WG + lid;
 }
 
-fn cell_coord(p: Params, x: vec3<f32>) -> vec3<u32> {
-    let f = floor((x - p.grid_min.xyz) * p.inv_cell.xyz);
-    let hi = vec3<f32>(p.dims.xyz) - vec3<f32>(1.0);
-    return vec3<u32>(clamp(f, vec3<f32>(0.0), hi));
+// The level of a particle of radius r: the finest whose half cutoff H is at
+// least r + skin / 2. Twin of Grid::level_of.
+fn level_of(p: Params, r: f32) -> u32 {
+    let h = r + 0.5 * p.nbr.x;
+    var l = 0u;
+    while (l + 1u < p.level_count.x && p.levels[l + 1u].inv_cell.w >= h) { l++; }
+    return l;
 }
 
-fn cell_key(p: Params, c: vec3<u32>) -> u32 {
-    return c.x + p.dims.x * (c.y + p.dims.y * c.z);
+// The cell key of a particle (xyz, radius): its level's cell, clamped into
+// the grid. Twin of Grid::particle_key.
+fn particle_key(p: Params, x: vec4<f32>) -> u32 {
+    let lv = p.levels[level_of(p, x.w)];
+    let f = floor((x.xyz - p.grid_min.xyz) * lv.inv_cell.xyz);
+    let hi = vec3<f32>(lv.dims.xyz) - vec3<f32>(1.0);
+    let c = vec3<u32>(clamp(f, vec3<f32>(0.0), hi));
+    return lv.dims.w + c.x + lv.dims.x * (c.y + lv.dims.y * c.z);
+}
+
+// The key after level l's last cell.
+fn level_end(p: Params, l: u32) -> u32 {
+    if (l + 1u < p.level_count.x) { return p.levels[l + 1u].dims.w; }
+    return p.dims.w;
+}
+
+// The cells of level l within `reach` of x, per axis lo..hi (slack added, as
+// Grid::level_range: grid_min.w relative, grid_len.w domain lengths): a
+// periodic axis unwrapped (lo may be < 0, hi >= n; the whole axis once when
+// the reach spans it), the others clamped into the grid.
+struct CellRange {
+    lo: vec3<i32>,
+    hi: vec3<i32>,
+}
+
+fn level_range(p: Params, l: u32, x: vec3<f32>, reach: f32) -> CellRange {
+    let lv = p.levels[l];
+    var r: CellRange;
+    for (var k = 0u; k < 3u; k++) {
+        let n = i32(lv.dims[k]);
+        let m = reach * (1.0 + p.grid_min.w) + p.grid_len.w * p.grid_len[k];
+        let lo = i32(clamp(floor((x[k] - m - p.grid_min[k]) * lv.inv_cell[k]), -1e9, 1e9));
+        let hi = i32(clamp(floor((x[k] + m - p.grid_min[k]) * lv.inv_cell[k]), -1e9, 1e9));
+        if (p.periodic[k] == 0u) {
+            r.lo[k] = clamp(lo, 0, n - 1);
+            r.hi[k] = clamp(hi, 0, n - 1);
+        } else if (hi - lo + 1 >= n) {
+            r.lo[k] = 0;
+            r.hi[k] = n - 1;
+        } else {
+            r.lo[k] = lo;
+            r.hi[k] = hi;
+        }
+    }
+    return r;
+}
+
+// v wrapped into 0..n.
+fn wrap_index(v: i32, n: i32) -> u32 {
+    return u32(((v % n) + n) % n);
 }
 
 // b - a through periodic boundaries (minimum image).

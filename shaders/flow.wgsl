@@ -71,10 +71,10 @@ fn overlaps(x: vec4<f32>, j: u32) -> bool {
 }
 
 // A thread per candidate of the batch at the cursor: free unless a present
-// particle overlaps it. The particles of the last build are in the 27 cells
-// around the candidate's (clamped) cell in that build's order: they have
-// moved less than skin / 2 since (a batch always sets off a build before the
-// next), and a cell is at least the largest diameter + skin wide. Those
+// particle overlaps it. The particles of the last build are in that
+// build's cell order: they have moved less than skin / 2 since (a batch always sets off a build before the
+// next), so they are in the cells of each level within r_c + skin / 2 + H
+// (a particle of that level is at most H - skin / 2 in radius). Those
 // inserted since (earlier batches of this step; all of them before the
 // first build, when `starts` is still zero) follow the last cell's start.
 @compute @workgroup_size(256)
@@ -89,20 +89,29 @@ fn insert_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     let count = atomicLoad(&ctl[CTL_COUNT]);
     let built = min(starts[P.dims.w], count);
     var free = true;
-    let cc = vec3<i32>(cell_coord(P, x.xyz));
-    let dims = vec3<i32>(P.dims.xyz);
-    for (var dz = -1; dz <= 1 && free; dz++) {
-        let z = cc.z + dz;
-        if (z < 0 || z >= dims.z) { continue; }
-        for (var dy = -1; dy <= 1 && free; dy++) {
-            let y = cc.y + dy;
-            if (y < 0 || y >= dims.y) { continue; }
-            let row = u32(dims.x * (y + dims.y * z));
-            let lo = u32(max(cc.x - 1, 0));
-            let hi = u32(min(cc.x + 1, dims.x - 1));
-            let end = min(starts[row + hi + 1u], built);
-            for (var j = starts[row + lo]; j < end; j++) {
-                if (overlaps(x, j)) { free = false; break; }
+    // each level: the cells within r_c + skin / 2 + H of the candidate
+    for (var l = 0u; l < P.level_count.x && free; l++) {
+        let lv = P.levels[l];
+        let c = level_range(P, l, x.xyz, x.w + 0.5 * P.nbr.x + lv.inv_cell.w);
+        let n = vec3<i32>(lv.dims.xyz);
+        for (var z = c.lo.z; z <= c.hi.z && free; z++) {
+            for (var y = c.lo.y; y <= c.hi.y && free; y++) {
+                let row = lv.dims.w + lv.dims.x * (wrap_index(y, n.y) + lv.dims.y * wrap_index(z, n.z));
+                // the row's x-cells: one range, two where a periodic x wraps
+                var lo = array<i32, 2>(c.lo.x, 0);
+                var hi = array<i32, 2>(c.hi.x, -1);
+                if (c.lo.x < 0) {
+                    lo[0] = c.lo.x + n.x; hi[0] = n.x - 1; hi[1] = c.hi.x;
+                } else if (c.hi.x >= n.x) {
+                    hi[0] = n.x - 1; hi[1] = c.hi.x - n.x;
+                }
+                for (var rg = 0u; rg < 2u && free; rg++) {
+                    if (hi[rg] < lo[rg]) { continue; }
+                    let end = min(starts[row + u32(hi[rg]) + 1u], built);
+                    for (var j = starts[row + u32(lo[rg])]; j < end; j++) {
+                        if (overlaps(x, j)) { free = false; break; }
+                    }
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
 // Stage 3, neighbours: the Verlet candidate list, a CSR over the particles
 // in cell order (set B). Twin of src/cpu/neighbours.rs: the same three
-// passes (count, exclusive scan, fill) and the same candidate order (the
-// cells around in dz, dy, dx order, each row's x-neighbours as one range).
+// passes (count, exclusive scan, fill) and the same candidate order (level
+// by level, the cells within reach in z, y, x order, each row's x-cells as
+// one range: Grid::for_ranges).
 // After its particle candidates, each row lists the wall primitives within
 // r + skin, in primitive order, flagged WALL. Each entry carries its
 // contact's tangential history, moved over from the previous list by the
@@ -44,14 +45,6 @@ fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
 }
 
-fn wrap_cell(c: i32, d: i32, k: u32) -> i32 {
-    let n = i32(P.dims[k]);
-    let v = c + d;
-    if (v >= 0 && v < n) { return v; }
-    if (P.periodic[k] != 0u) { return (v + n) % n; }
-    return -1;
-}
-
 // Moves the history of particle i (at o in the previous order) into its new
 // row nbr[lo..hi] (zero history, no history flags on entry): each old entry
 // flagged HAS_HISTORY finds its partner in the row (a particle by its new
@@ -84,44 +77,39 @@ fn candidates(i: u32, write: bool) -> u32 {
     var k = 0u;
     var out = 0u;
     if (write) { out = nbr_start[i]; }
-    let c = cell_coord(P, xi);
-    let nx = P.dims.x;
-    let wraps = P.periodic.x != 0u && (c.x == 0u || c.x + 1u == nx);
-    for (var dz = -1; dz <= 1; dz++) {
-        let z = wrap_cell(i32(c.z), dz, 2u);
-        if (z < 0) { continue; }
-        for (var dy = -1; dy <= 1; dy++) {
-            let y = wrap_cell(i32(c.y), dy, 1u);
-            if (y < 0) { continue; }
-            let row = P.dims.x * (u32(y) + P.dims.y * u32(z));
-            var lo = array<u32, 2>(0u, 0u);
-            var hi = array<u32, 2>(0u, 0u);
-            var n_ranges = 1u;
-            if (!wraps) {
-                lo[0] = select(c.x - 1u, 0u, c.x == 0u);
-                hi[0] = min(c.x + 1u, nx - 1u);
-            } else if (c.x == 0u) {
-                lo[0] = nx - 1u; hi[0] = nx - 1u;
-                lo[1] = 0u; hi[1] = min(1u, nx - 1u);
-                n_ranges = 2u;
-            } else {
-                lo[0] = c.x - 1u; hi[0] = c.x;
-                lo[1] = 0u; hi[1] = 0u;
-                n_ranges = 2u;
-            }
-            for (var rg = 0u; rg < n_ranges; rg++) {
-                let end = starts[row + hi[rg] + 1u];
-                for (var j = starts[row + lo[rg]]; j < end; j++) {
-                    if (j == i) { continue; }
-                    let pj = pos_rad[j];
-                    let d = min_image(P, xi, pj.xyz);
-                    let cut = ri + pj.w + skin;
-                    if (dot(d, d) < cut * cut) {
-                        if (write) {
-                            nbr[out + k] = j;
-                            nbr_hist[out + k] = vec4<f32>(0.0);
+    // each level with particles, coarsest first: the cells within
+    // r + skin / 2 + H (twin of Grid::for_ranges)
+    for (var l = 0u; l < P.level_count.x; l++) {
+        let lv = P.levels[l];
+        if (starts[lv.dims.w] == starts[level_end(P, l)]) { continue; }
+        let c = level_range(P, l, xi, ri + 0.5 * skin + lv.inv_cell.w);
+        let n = vec3<i32>(lv.dims.xyz);
+        for (var z = c.lo.z; z <= c.hi.z; z++) {
+            for (var y = c.lo.y; y <= c.hi.y; y++) {
+                let row = lv.dims.w + lv.dims.x * (wrap_index(y, n.y) + lv.dims.y * wrap_index(z, n.z));
+                // the row's x-cells: one range, two where a periodic x wraps
+                var lo = array<i32, 2>(c.lo.x, 0);
+                var hi = array<i32, 2>(c.hi.x, -1);
+                if (c.lo.x < 0) {
+                    lo[0] = c.lo.x + n.x; hi[0] = n.x - 1; hi[1] = c.hi.x;
+                } else if (c.hi.x >= n.x) {
+                    hi[0] = n.x - 1; hi[1] = c.hi.x - n.x;
+                }
+                for (var rg = 0u; rg < 2u; rg++) {
+                    if (hi[rg] < lo[rg]) { continue; }
+                    let end = starts[row + u32(hi[rg]) + 1u];
+                    for (var j = starts[row + u32(lo[rg])]; j < end; j++) {
+                        if (j == i) { continue; }
+                        let pj = pos_rad[j];
+                        let d = min_image(P, xi, pj.xyz);
+                        let cut = ri + pj.w + skin;
+                        if (dot(d, d) < cut * cut) {
+                            if (write) {
+                                nbr[out + k] = j;
+                                nbr_hist[out + k] = vec4<f32>(0.0);
+                            }
+                            k++;
                         }
-                        k++;
                     }
                 }
             }

@@ -45,18 +45,25 @@ pub enum Bed {
     Hopper,
     /// The same bed in the same hopper as a ~10⁴-triangle mesh.
     HopperMesh,
+    /// The `settled` packing with large spheres among it, their diameter
+    /// this many times the small ones' mean ([`wide_bed`]).
+    SettledWide(u32),
+    /// The `chute` flow with large spheres among it ([`wide_bed`]).
+    ChuteWide(u32),
 }
 
 impl Bed {
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Bed::Mono => "mono",
-            Bed::Poly => "poly 1:4",
-            Bed::Settled => "settled",
-            Bed::Chute => "chute",
-            Bed::Discharge => "discharge",
-            Bed::Hopper => "hopper",
-            Bed::HopperMesh => "hopper mesh",
+            Bed::Mono => "mono".into(),
+            Bed::Poly => "poly 1:4".into(),
+            Bed::Settled => "settled".into(),
+            Bed::Chute => "chute".into(),
+            Bed::Discharge => "discharge".into(),
+            Bed::Hopper => "hopper".into(),
+            Bed::HopperMesh => "hopper mesh".into(),
+            Bed::SettledWide(k) => format!("settled 1:{k}"),
+            Bed::ChuteWide(k) => format!("chute 1:{k}"),
         }
     }
 }
@@ -76,6 +83,8 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Result<Scene, String> {
         Bed::Discharge => discharge_bed(n, seed),
         Bed::Hopper => Ok(hopper_bed(&cached_cell()?, n, false)),
         Bed::HopperMesh => Ok(hopper_bed(&cached_cell()?, n, true)),
+        Bed::SettledWide(k) => wide_bed(&cached_cell()?, n, k, false),
+        Bed::ChuteWide(k) => wide_bed(&cached_cell()?, n, k, true),
     }
 }
 
@@ -228,14 +237,19 @@ fn tile(
 /// every ~11 diameters; a poured frictional bed is looser (solid fraction
 /// 0.60–0.62, 4–5 contacts) than this one (≈ 0.645, ≈ 6).
 pub fn settled_bed(cell: &JammedCell, n: usize) -> Scene {
+    settled_bed_tiles(cell, n, 1)
+}
+
+/// [`settled_bed`] at least `min_tiles` tiles along each axis.
+fn settled_bed_tiles(cell: &JammedCell, n: usize, min_tiles: usize) -> Scene {
     let m = cell.spheres.len();
     let k = (n as f64 / m as f64).max(1.0);
-    let t = k.cbrt().round().max(1.0) as usize;
+    let t = k.cbrt().round().max(min_tiles as f64) as usize;
     // tiles a × b × c near a cube with a product nearest n / m
     let mut best = (t, t, t);
-    for a in t.saturating_sub(1).max(1)..=t + 1 {
-        for b in t.saturating_sub(1).max(1)..=a {
-            let c = (k / (a * b) as f64).round().max(1.0) as usize;
+    for a in t.saturating_sub(1).max(min_tiles)..=t + 1 {
+        for b in t.saturating_sub(1).max(min_tiles)..=a {
+            let c = (k / (a * b) as f64).round().max(min_tiles as f64) as usize;
             let err = |(a, b, c): (usize, usize, usize)| ((a * b * c) as f64 - k).abs();
             if err((a, b, c)) < err(best) {
                 best = (a, b, c);
@@ -285,9 +299,14 @@ pub const CHUTE_DEPTH: f64 = 40.0 * R;
 /// and close, the lists are rebuilt every few steps. Whether it would
 /// reach a steady flow over seconds is not what it is for and not claimed.
 pub fn chute_bed(cell: &JammedCell, n: usize) -> Scene {
+    chute_bed_deep(cell, n, CHUTE_DEPTH, 1)
+}
+
+/// [`chute_bed`] `depth` deep (about), at least `min_tiles` tiles wide.
+fn chute_bed_deep(cell: &JammedCell, n: usize, depth: f64, min_tiles: usize) -> Scene {
     let l = cell.side * R;
     let m = cell.spheres.len() as f64;
-    let tiles = ((n as f64 * l / (m * CHUTE_DEPTH)).sqrt().round() as usize).max(1);
+    let tiles = ((n as f64 * l / (m * depth)).sqrt().round() as usize).max(min_tiles);
     let lx = tiles as f64 * l;
     let p = tile(cell, n, lx, lx, |p| p[2] >= p[3]);
     let h = p.iter().map(|p| p[2] + p[3]).fold(0.0, f64::max);
@@ -305,6 +324,129 @@ pub fn chute_bed(cell: &JammedCell, n: usize) -> Scene {
         b = b.particle([q[0], q[1], q[2]], [u, 0.0, 0.0], q[3], "bead");
     }
     b.build_unchecked()
+}
+
+/// Share of the solid volume the large spheres of a wide bed take (about:
+/// they replace the small ones they would overlap).
+pub const WIDE_LARGE_SHARE: f64 = 0.3;
+
+/// `settled 1:k` / `chute 1:k`: the `settled` packing (or the `chute` flow)
+/// with large spheres among the small ones, their diameter `ratio` times
+/// the small ones' mean, about [`WIDE_LARGE_SHARE`] of the solid volume:
+/// placed at random, at least 2.05 radii apart, every small sphere they
+/// would overlap by more than [`PACK_OVERLAP`] removed, so the large ones
+/// sit in the packing touching their neighbours as the packing's own
+/// contacts do. The chute is deep enough for 2.5 large diameters. The bed
+/// is about `n` particles before the carving; its periodic sides must hold
+/// 2 neighbour cutoffs of the large spheres, so a large ratio needs many
+/// (an error names how many). What the rows price is the broad phase of a
+/// wide size distribution: the small spheres' lists and the large ones'
+/// long ones.
+pub fn wide_bed(cell: &JammedCell, n: usize, ratio: u32, flowing: bool) -> Result<Scene, String> {
+    let mean_r =
+        cell.spheres.iter().map(|s| s[3]).sum::<f64>() / cell.spheres.len().max(1) as f64 * R;
+    let big = ratio as f64 * mean_r;
+    let l = cell.side * R;
+    let skin = crate::scene::AUTO_SKIN_DIAMETERS * 2.0 * 0.8 * R;
+    let need = 2.0 * (2.0 * big + skin);
+    let min_tiles = (need / l).ceil() as usize;
+    let per_tile = cell.spheres.len();
+    let mut s = if flowing {
+        let depth = CHUTE_DEPTH.max(5.0 * big);
+        let fewest = (min_tiles * min_tiles) as f64 * per_tile as f64 * depth / l;
+        if (n as f64) < 0.7 * fewest {
+            return Err(format!(
+                "chute 1:{ratio} needs about {fewest:.0} particles or more (periodic sides of 2 cutoffs)"
+            ));
+        }
+        chute_bed_deep(cell, n, depth, min_tiles)
+    } else {
+        let fewest = min_tiles.pow(3) * per_tile;
+        if n < fewest * 7 / 10 {
+            return Err(format!(
+                "settled 1:{ratio} needs about {fewest} particles or more (periodic sides of 2 cutoffs)"
+            ));
+        }
+        settled_bed_tiles(cell, n, min_tiles)
+    };
+    s.name = format!("bed-{}-{n}", if flowing { "chute" } else { "settled" });
+    let len: [f64; 3] = std::array::from_fn(|k| s.domain.max[k] - s.domain.min[k]);
+    if (0..2).any(|k| len[k] < need) || (!flowing && len[2] < need) {
+        return Err(format!(
+            "1:{ratio}: the bed's periodic sides ({:.3} m) hold fewer than 2 cutoffs ({need:.3} m)",
+            len[0]
+        ));
+    }
+    // where the bed is: the chute's top, the whole settled box
+    let top = s
+        .particles
+        .iter()
+        .map(|p| p.position[2] + p.radius)
+        .fold(0.0, f64::max);
+    let zmax = if flowing { top } else { len[2] };
+    let solid: f64 = s
+        .particles
+        .iter()
+        .map(|p| 4.0 / 3.0 * std::f64::consts::PI * p.radius.powi(3))
+        .sum();
+    let v_big = 4.0 / 3.0 * std::f64::consts::PI * big.powi(3);
+    let want = ((WIDE_LARGE_SHARE * solid / v_big).round() as usize).max(1);
+    let image = |a: [f64; 3], b: [f64; 3]| -> f64 {
+        let mut d2 = 0.0;
+        for k in 0..3 {
+            let mut d = b[k] - a[k];
+            if s.domain.periodic[k] {
+                d -= len[k] * (d / len[k]).round();
+            }
+            d2 += d * d;
+        }
+        d2.sqrt()
+    };
+    let mut rng = Rng::new(7 + ratio as u64);
+    let mut centres: Vec<[f64; 3]> = Vec::new();
+    let (zlo, zhi) = if flowing {
+        (big, zmax - big)
+    } else {
+        (0.0, zmax)
+    };
+    for _ in 0..100 * want {
+        if centres.len() == want || zhi <= zlo {
+            break;
+        }
+        let c = [
+            rng.range(0.0, len[0]),
+            rng.range(0.0, len[1]),
+            rng.range(zlo, zhi),
+        ];
+        if centres.iter().all(|q| image(c, *q) > 2.05 * big) {
+            centres.push(c);
+        }
+    }
+    if centres.is_empty() {
+        return Err(format!("1:{ratio}: no room for a large sphere"));
+    }
+    let overlap = PACK_OVERLAP * R;
+    s.particles.retain(|p| {
+        centres
+            .iter()
+            .all(|c| image(p.position, *c) >= big + p.radius - overlap)
+    });
+    let template = s.particles[0];
+    for c in centres {
+        let u = if flowing {
+            CHUTE_SURFACE_SPEED * (1.0 - (1.0 - c[2] / top).max(0.0).powf(1.5))
+        } else {
+            0.0
+        };
+        s.particles.push(crate::scene::ParticleInit {
+            position: c,
+            velocity: [u, 0.0, 0.0],
+            angular_velocity: [0.0; 3],
+            radius: big,
+            ..template
+        });
+    }
+    Ok(s)
 }
 
 /// Half-angle of the `hopper` beds' cone from the vertical (degrees).
@@ -559,6 +701,10 @@ pub struct BenchRow {
     pub candidates_per_particle: f64,
     /// Timed steps per neighbour-list build (∞ shows as "-": no rebuild).
     pub steps_per_build: f64,
+    /// Wall time of one list build (bin, sort, neighbours) per particle,
+    /// ns, over every build of the run (warm-up included: a settled bed
+    /// may build only once); where the stages are timed (the CPU).
+    pub build_ns_per_particle: Option<f64>,
     pub solid_fraction: f64,
     /// (stage, share of the step time), where measured.
     pub stages: Vec<(String, f64)>,
@@ -567,23 +713,20 @@ pub struct BenchRow {
 
 /// The bulk solid fraction of the lower half of the bed, away from the
 /// side walls.
+/// (The sphere volume inside that box, exact: `analyze::fraction`.)
 pub fn solid_fraction(p: &crate::state::Particles<f64>) -> f64 {
     let zmax = p.pos_rad.iter().map(|x| x[2]).fold(0.0, f64::max);
     let xmax = p.pos_rad.iter().map(|x| x[0]).fold(0.0, f64::max);
     let (lo, hi) = (3.0 * R, xmax - 3.0 * R);
     let (zlo, zhi) = (3.0 * R, 0.5 * zmax);
-    let mut solid = 0.0;
-    for x in &p.pos_rad {
-        if (0..2).all(|k| x[k] >= lo && x[k] < hi) && x[2] >= zlo && x[2] < zhi {
-            solid += 4.0 / 3.0 * std::f64::consts::PI * x[3].powi(3);
-        }
+    if hi <= lo || zhi <= zlo {
+        return 0.0;
     }
-    let vol = (hi - lo).max(0.0).powi(2) * (zhi - zlo).max(0.0);
-    if vol > 0.0 {
-        solid / vol
-    } else {
-        0.0
-    }
+    let region = crate::scene::Region::Box {
+        min: [lo, lo, zlo],
+        max: [hi, hi, zhi],
+    };
+    crate::analyze::fraction::solid_fraction(&p.pos_rad, &region)
 }
 
 pub fn median(v: &mut [f64]) -> f64 {

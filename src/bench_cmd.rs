@@ -10,6 +10,32 @@ use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
 
+/// A row's bed and the grid levels it runs with (None: the scene's
+/// automatic levels; `--grid-levels`).
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    bed: Bed,
+    levels: Option<u64>,
+}
+
+impl Case {
+    fn name(self) -> String {
+        match self.levels {
+            None => self.bed.name(),
+            Some(l) => format!("{} [grid_levels {l}]", self.bed.name()),
+        }
+    }
+
+    fn scene(self, n: usize) -> Result<talus::Scene, String> {
+        let mut s = bed(self.bed, n, 1)?;
+        s.simulation.grid_levels = self.levels;
+        Ok(s)
+    }
+}
+
+/// The size ratios `--beds wide` runs, beside the 1:1 beds.
+const WIDE_RATIOS: [u32; 3] = [3, 10, 35];
+
 pub struct Opts {
     pub cpu: bool,
     pub gpu: bool,
@@ -18,6 +44,8 @@ pub struct Opts {
     pub warmup: u64,
     pub repeats: usize,
     pub beds: String,
+    /// The grid levels each bed runs with, side by side (None: automatic).
+    pub grid_levels: Vec<Option<u64>>,
     pub json: PathBuf,
     pub adapter: Option<String>,
     pub export_liggghts: Option<PathBuf>,
@@ -43,11 +71,37 @@ pub fn run(o: Opts) -> ExitCode {
             "hopper" => beds.push(Bed::Hopper),
             "hopper-mesh" => beds.push(Bed::HopperMesh),
             k @ ("fem-tet4" | "fem-tet10" | "fem-coupled") => fem.push(k),
+            // the broad phase's rows: size ratios 1:1 to 1:35, settled and
+            // flowing, side by side
+            "wide" => {
+                for flowing in [false, true] {
+                    beds.push(if flowing { Bed::Chute } else { Bed::Settled });
+                    for k in WIDE_RATIOS {
+                        beds.push(if flowing {
+                            Bed::ChuteWide(k)
+                        } else {
+                            Bed::SettledWide(k)
+                        });
+                    }
+                }
+            }
             other => {
-                eprintln!(
-                    "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, discharge, hopper, hopper-mesh, fem-tet4, fem-tet10, fem-coupled)"
-                );
-                return ExitCode::FAILURE;
+                let ratio = |prefix: &str| {
+                    other
+                        .strip_prefix(prefix)
+                        .and_then(|k| k.parse::<u32>().ok())
+                        .filter(|&k| (2..=100).contains(&k))
+                };
+                if let Some(k) = ratio("settled-1:") {
+                    beds.push(Bed::SettledWide(k));
+                } else if let Some(k) = ratio("chute-1:") {
+                    beds.push(Bed::ChuteWide(k));
+                } else {
+                    eprintln!(
+                        "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, settled-1:K, chute-1:K (K = 2..100), wide, discharge, hopper, hopper-mesh, fem-tet4, fem-tet10, fem-coupled)"
+                    );
+                    return ExitCode::FAILURE;
+                }
             }
         }
     }
@@ -81,15 +135,18 @@ pub fn run(o: Opts) -> ExitCode {
     }
     let mut rows: Vec<BenchRow> = Vec::new();
     let threads = rayon::current_num_threads();
-    for &kind in &beds {
+    for &bed in &beds {
         for &n in &o.sizes {
-            if o.cpu {
-                rows.push(cpu_row(kind, n, &o, threads));
-                print_row(rows.last().unwrap());
-            }
-            if o.gpu {
-                rows.push(gpu_row(kind, n, &o));
-                print_row(rows.last().unwrap());
+            for &levels in &o.grid_levels {
+                let kind = Case { bed, levels };
+                if o.cpu {
+                    rows.push(cpu_row(kind, n, &o, threads));
+                    print_row(rows.last().unwrap());
+                }
+                if o.gpu {
+                    rows.push(gpu_row(kind, n, &o));
+                    print_row(rows.last().unwrap());
+                }
             }
         }
     }
@@ -124,11 +181,11 @@ pub fn run(o: Opts) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> BenchRow {
+fn skipped(backend: &str, adapter: String, kind: Case, n: usize, why: String) -> BenchRow {
     BenchRow {
         backend: backend.into(),
         adapter,
-        bed: kind.name().into(),
+        bed: kind.name(),
         particles: n,
         steps: 0,
         wall_seconds: 0.0,
@@ -137,13 +194,14 @@ fn skipped(backend: &str, adapter: String, kind: Bed, n: usize, why: String) -> 
         contacts_per_particle: 0.0,
         candidates_per_particle: 0.0,
         steps_per_build: 0.0,
+        build_ns_per_particle: None,
         solid_fraction: 0.0,
         stages: Vec::new(),
         skipped: Some(why),
     }
 }
 
-fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
+fn cpu_row(kind: Case, n: usize, o: &Opts, threads: usize) -> BenchRow {
     let adapter = format!("CPU, {threads} threads");
     // 16 entries per particle: the mono bed has 12, poly 1:4 about 11
     let bpp = Particles::<f64>::bytes_per_particle(8, 16) as u64;
@@ -164,7 +222,7 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
             );
         }
     }
-    let scene = match bed(kind, n, 1) {
+    let scene = match kind.scene(n) {
         Ok(s) => s,
         Err(e) => return skipped("cpu", adapter, kind, n, e),
     };
@@ -192,7 +250,10 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         .zip(&spent)
         .map(|(s, t)| (s.name().to_string(), t / total))
         .collect();
-    measured_row(
+    // every build of the run: bin, sort and neighbours are the first three
+    let build_s: f64 = b.st.stage_seconds[..3].iter().sum();
+    let builds = b.list_stats().builds.max(1);
+    let mut row = measured_row(
         "cpu",
         adapter,
         kind,
@@ -201,11 +262,13 @@ fn cpu_row(kind: Bed, n: usize, o: &Opts, threads: usize) -> BenchRow {
         bpp,
         &b.st.particles,
         stages,
-    )
+    );
+    row.build_ns_per_particle = Some(1e9 * build_s / (builds as f64 * n.max(1) as f64));
+    row
 }
 
-fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
-    let scene = match bed(kind, n, 1) {
+fn gpu_row(kind: Case, n: usize, o: &Opts) -> BenchRow {
+    let scene = match kind.scene(n) {
         Ok(s) => s,
         Err(e) => return skipped("gpu", "-".into(), kind, n, e),
     };
@@ -254,7 +317,7 @@ fn gpu_row(kind: Bed, n: usize, o: &Opts) -> BenchRow {
 fn measured_row(
     backend: &str,
     adapter: String,
-    kind: Bed,
+    kind: Case,
     steps: u64,
     timing: &talus::bench::Timing,
     bytes_per_particle: u64,
@@ -267,7 +330,7 @@ fn measured_row(
     BenchRow {
         backend: backend.into(),
         adapter,
-        bed: kind.name().into(),
+        bed: kind.name(),
         particles: n,
         steps,
         wall_seconds: timing.median,
@@ -276,6 +339,7 @@ fn measured_row(
         contacts_per_particle,
         candidates_per_particle: timing.candidates / n.max(1) as f64,
         steps_per_build: timing.steps_per_build,
+        build_ns_per_particle: None,
         solid_fraction,
         stages,
         skipped: None,
@@ -295,13 +359,13 @@ fn print_row(r: &BenchRow) {
 /// The table as Markdown.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = String::from(
-        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | candidates/particle | steps/rebuild | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | candidates/particle | steps/rebuild | build ns/particle | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for r in rows {
         if let Some(why) = &r.skipped {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | | | skipped: {why} | | | | | | | |",
+                "| {} | {} | {} | {} | | | skipped: {why} | | | | | | | | |",
                 r.backend, r.adapter, r.bed, r.particles
             );
             continue;
@@ -317,7 +381,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.1} | {} | {:.3} | {} |",
+            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.1} | {} | {} | {:.3} | {} |",
             r.backend,
             r.adapter,
             r.bed,
@@ -334,6 +398,8 @@ pub fn table(rows: &[BenchRow]) -> String {
             } else {
                 "-".into()
             },
+            r.build_ns_per_particle
+                .map_or("-".into(), |v| format!("{v:.0}")),
             r.solid_fraction,
             stages
         );

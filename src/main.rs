@@ -135,9 +135,17 @@ enum Command {
         /// hopper and hopper-mesh (that packing at rest in a conical
         /// hopper: analytic cone walls, or the cone as 10^4 triangles),
         /// discharge (the hopper draining into an outlet, refilled at the
-        /// top).
+        /// top), settled-1:K and chute-1:K (those beds with large spheres K
+        /// times the small ones' diameter, 30 % of the solid volume), wide
+        /// (settled and chute at 1:1, 1:3, 1:10, 1:35: the broad phase's
+        /// rows; 1:35 needs ~4e5 particles or more).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
+        /// Grid levels, comma-separated: each bed runs once per entry, side
+        /// by side ("auto": the scene's automatic levels; 1: one uniform
+        /// grid, as before the levels).
+        #[arg(long, default_value = "auto")]
+        grid_levels: String,
         /// Where to write the table as JSON.
         #[arg(long, default_value = "bench.json")]
         json: PathBuf,
@@ -310,12 +318,14 @@ fn main() -> ExitCode {
             warmup,
             repeats,
             beds,
+            grid_levels,
             json,
             adapter,
             export_liggghts,
-        } => match parse_sizes(&sizes) {
-            Err(e) => fail(format!("--sizes: {e}")),
-            Ok(sizes) => bench_cmd::run(bench_cmd::Opts {
+        } => match (parse_sizes(&sizes), parse_grid_levels(&grid_levels)) {
+            (Err(e), _) => fail(format!("--sizes: {e}")),
+            (_, Err(e)) => fail(format!("--grid-levels: {e}")),
+            (Ok(sizes), Ok(grid_levels)) => bench_cmd::run(bench_cmd::Opts {
                 cpu: backend != BenchBackend::Gpu,
                 gpu: backend != BenchBackend::Cpu,
                 sizes,
@@ -323,12 +333,30 @@ fn main() -> ExitCode {
                 warmup,
                 repeats: repeats.max(1),
                 beds,
+                grid_levels,
                 json,
                 adapter,
                 export_liggghts,
             }),
         },
     }
+}
+
+/// `--grid-levels`: "auto" or level counts from 1 to `grid::MAX_LEVELS`,
+/// comma-separated.
+fn parse_grid_levels(s: &str) -> Result<Vec<Option<u64>>, String> {
+    let max = talus::grid::MAX_LEVELS as u64;
+    s.split(',')
+        .map(|t| match t.trim() {
+            "auto" => Ok(None),
+            t => match t.parse::<u64>() {
+                Ok(l) if (1..=max).contains(&l) => Ok(Some(l)),
+                _ => Err(format!(
+                    "\"{t}\": expected \"auto\" or a number of levels from 1 to {max}"
+                )),
+            },
+        })
+        .collect()
 }
 
 /// `talus run --view`'s options: the colour field, the camera and the
@@ -951,13 +979,17 @@ fn cmd_check(path: &Path) -> ExitCode {
         steps as f64 * dt,
         scene.output_every()
     );
-    outln!(
-        "grid         {} × {} × {} cells of {:.3e} m",
-        grid.dims[0],
-        grid.dims[1],
-        grid.dims[2],
-        grid.cell[0]
-    );
+    for (l, lv) in grid.levels[..grid.n_levels].iter().enumerate() {
+        outln!(
+            "{}{} × {} × {} cells of {:.3e} m (radii up to {:.3e} m)",
+            if l == 0 { "grid         " } else { "             " },
+            lv.dims[0],
+            lv.dims[1],
+            lv.dims[2],
+            lv.cell[0],
+            lv.half_cut - grid.half_skin
+        );
+    }
     outln!(
         "memory       {} on the CPU path (f64), {} on a GPU (f32)",
         human_bytes(cpu_mem),

@@ -703,16 +703,16 @@ fn domain_max_not_above_min() {
 
 #[test]
 fn periodic_axis_too_short() {
-    // x is 5 mm long: fewer than 3 diameters of 2 mm
+    // x is 3.5 mm long: fewer than 2 diameters of 2 mm
     let scene = edit(
         BASE,
         "max = [0.01, 0.01, 0.01]\nperiodic = [false, false, false]",
-        "max = [0.005, 0.01, 0.01]\nperiodic = [true, false, false]",
+        "max = [0.0035, 0.01, 0.01]\nperiodic = [true, false, false]",
     );
     let scene = edit(
         &scene,
         "region = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }",
-        "region = { min = [0.0, 0.0, 0.0], max = [0.005, 0.01, 0.01] }",
+        "region = { min = [0.0, 0.0, 0.0], max = [0.0035, 0.01, 0.01] }",
     );
     let line = line_of(&scene, "periodic =");
     check_fails(
@@ -721,8 +721,8 @@ fn periodic_axis_too_short() {
         Some(line),
         "domain.periodic",
         &[
-            "periodic axis x is 0.005 m long",
-            "at least 3 × (the largest diameter + the neighbour skin)",
+            "periodic axis x is 0.0035 m long",
+            "at least 2 × (the largest diameter + the neighbour skin)",
         ],
     );
 }
@@ -762,6 +762,39 @@ fn bad_neighbour_skin() {
             &scene,
             Some(line),
             "simulation.neighbour_skin",
+            &[want],
+        );
+    }
+}
+
+#[test]
+fn bad_grid_levels() {
+    for (value, want) in [
+        (
+            "0",
+            "expected \"auto\" or a number of levels from 1 to 8, got 0",
+        ),
+        (
+            "9",
+            "expected \"auto\" or a number of levels from 1 to 8, got 9",
+        ),
+        (
+            "\"many\"",
+            "expected \"auto\" or a number of levels from 1 to 8",
+        ),
+        ("2.5", "expected \"auto\" or a number of levels from 1 to 8"),
+    ] {
+        let scene = edit(
+            BASE,
+            "gravity = [0.0, 0.0, -9.81]",
+            &format!("gravity = [0.0, 0.0, -9.81]\ngrid_levels = {value}"),
+        );
+        let line = line_of(&scene, "grid_levels");
+        check_fails(
+            "levels",
+            &scene,
+            Some(line),
+            "simulation.grid_levels",
             &[want],
         );
     }

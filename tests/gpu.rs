@@ -40,14 +40,21 @@ fn fixed(grid: &Grid, s: &Particles<f32>) -> Vec<[u32; 8]> {
         .collect()
 }
 
-/// Cell key as the shader computes it, in f32.
+/// Cell key as the shader computes it, in f32: the particle's level, then
+/// its cell there.
 fn key_f32(grid: &Grid, p: [f32; 4]) -> u32 {
+    let h = p[3] + 0.5 * (2.0 * grid.half_skin) as f32;
+    let mut l = 0;
+    while l + 1 < grid.n_levels && grid.levels[l + 1].half_cut as f32 >= h {
+        l += 1;
+    }
+    let lv = &grid.levels[l];
     let mut c = [0u32; 3];
     for k in 0..3 {
-        let f = ((p[k] - grid.min[k] as f32) * grid.inv_cell[k] as f32).floor();
-        c[k] = f.clamp(0.0, (grid.dims[k] - 1) as f32) as u32;
+        let f = ((p[k] - grid.min[k] as f32) * lv.inv_cell[k] as f32).floor();
+        c[k] = f.clamp(0.0, (lv.dims[k] - 1) as f32) as u32;
     }
-    grid.key_of(c)
+    lv.first + c[0] + lv.dims[0] * (c[1] + lv.dims[1] * c[2])
 }
 
 /// Bin, scan, scatter and per-cell sort equal the CPU's exactly, for an
@@ -342,10 +349,21 @@ fn gpu_one_step_forces_match_cpu() {
 /// of the cutoff r_i + r_j + skin, where f32 and f64 may decide apart
 /// (counted and printed). Then the list's length in `ctl`, the reference
 /// positions, and the rebuild flag cleared.
-#[test]
-fn gpu_neighbour_list_matches_cpu() {
-    let Some(ctx) = test_context() else { return };
-    let scene = dense_scene(false);
+/// What [`compare_lists`] saw.
+struct ListComparison {
+    n: usize,
+    len: usize,
+    same: usize,
+    borderline: usize,
+    walls_near: usize,
+    levels: usize,
+}
+
+/// One build's list on the GPU against the CPU's, from the same
+/// f32-rounded state of `scene`: the same candidates in the same order for
+/// every particle but pairs within 1e-5 of the cutoff (asserted here).
+fn compare_lists(scene: &Scene, ctx: talus::gpu::GpuContext) -> ListComparison {
+    let scene = scene.clone();
     let mut st = Step::new(&scene).unwrap();
     st.particles = rounded(&st.particles);
     let f32_state = st.particles.to_f32();
@@ -430,6 +448,28 @@ fn gpu_neighbour_list_matches_cpu() {
         assert_eq!(keep(&gpu), keep(&cpu), "particle {id}: candidates differ");
         borderline += 1;
     }
+    ListComparison {
+        n,
+        len,
+        same,
+        borderline,
+        walls_near,
+        levels: st.grid.n_levels,
+    }
+}
+
+#[test]
+fn gpu_neighbour_list_matches_cpu() {
+    let Some(ctx) = test_context() else { return };
+    let ListComparison {
+        n,
+        len,
+        same,
+        borderline,
+        walls_near,
+        ..
+    } = compare_lists(&dense_scene(false), ctx);
+    let st = Step::new(&dense_scene(false)).unwrap();
     println!("{n} particles, {len} list entries: {same} lists identical, {borderline} differ only at the cutoff");
 
     println!("{walls_near} (particle, wall) pairs within reach");
@@ -449,6 +489,71 @@ fn gpu_neighbour_list_matches_cpu() {
         borderline * 100 <= n,
         "{borderline} lists differ at the cutoff"
     );
+}
+
+/// Size ratios of 1:12 and 1:35 (the grid's levels, `grid`): bin and sort
+/// as the CPU in f32, and the list of one build the CPU's, open and
+/// periodic.
+#[test]
+fn gpu_wide_size_ratio_list_matches_cpu() {
+    let r = 0.0002;
+    for (ratio, periodic, seed) in [(35.0, [false; 3], 15u64), (12.0, [true, false, true], 16)] {
+        let side = 3.3 * 2.0 * ratio * r;
+        let dom = talus::scene::Domain {
+            min: [0.0; 3],
+            max: [side, 1.1 * side, 1.2 * side],
+            periodic,
+        };
+        let pos = wide_mixture(&dom, r, ratio, 4, 3000, seed);
+        let mut b = SceneBuilder::new("wide")
+            .domain(dom.min, dom.max)
+            .periodic(periodic)
+            .gravity([0.0; 3])
+            .dt(1e-7)
+            .steps(1)
+            .material(Material::new("m", 2500.0, 1e7));
+        for p in &pos {
+            b = b.particle([p[0], p[1], p[2]], [0.0; 3], p[3], "m");
+        }
+        let scene = b.build_unchecked(); // overlapping on purpose
+        let grid = Grid::for_scene(&scene).unwrap();
+        let state = Particles::from_scene(&scene).to_f32();
+        let cpu_keys: Vec<u32> = state.pos_rad.iter().map(|p| key_f32(&grid, *p)).collect();
+        let Some(ctx) = test_context() else { return };
+        let c = compare_lists(&scene, ctx);
+        println!(
+            "1:{ratio} {periodic:?}: {} particles, {} levels, {} entries, {} lists identical, {} differ at the cutoff",
+            c.n, c.levels, c.len, c.same, c.borderline
+        );
+        assert!(c.levels >= 3, "1:{ratio}: {} levels", c.levels);
+        assert!(
+            c.borderline * 100 <= c.n,
+            "{} lists differ at the cutoff",
+            c.borderline
+        );
+        assert!(
+            c.len > c.n / 2,
+            "the mixture lists its neighbours ({} entries)",
+            c.len
+        );
+        // the keys the GPU binned by: the CPU's f32 twin, every level used
+        let Some(ctx) = test_context() else { return };
+        let g = GpuBackend::new(&scene, ctx).unwrap();
+        g.submit("bin", |pass| {
+            g.pipes.bin.encode(&g.binds.bin, pass, &g.data)
+        });
+        let keys: Vec<u32> = g.read_vec(&g.data.keys, pos.len() as u64);
+        assert_eq!(keys, cpu_keys, "1:{ratio}: cell keys differ");
+        let used: std::collections::BTreeSet<usize> = keys
+            .iter()
+            .map(|&k| {
+                (0..grid.n_levels)
+                    .rfind(|&l| grid.levels[l].first <= k)
+                    .unwrap()
+            })
+            .collect();
+        assert!(used.len() >= 2, "levels used: {used:?}");
+    }
 }
 
 /// A build that needs more list entries than the buffer holds (a large

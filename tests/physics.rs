@@ -202,72 +202,105 @@ fn broad_phase_matches_brute_force() {
                 p
             })
             .collect();
-        let grid = Grid::for_particles(&dom, rmax, n).unwrap();
-        let brute = talus::grid::pairs::brute_force_pairs(&pos, &grid);
-        let fast = talus::grid::pairs::contact_pairs(&pos, &grid);
-        assert!(brute.len() > 100, "too few pairs ({}) to test", brute.len());
-        assert_eq!(
-            fast, brute,
-            "grid pairs differ from brute force (periodic {periodic:?})"
-        );
+        let levels = check_broad_phase(&dom, &pos, &format!("periodic {periodic:?}"));
+        assert!(levels >= 2, "radius ratio 4 is two levels, got {levels}");
+    }
+}
 
-        // the contact stage itself, through the history it writes
-        let mut b = SceneBuilder::new("bp")
-            .domain(dom.min, dom.max)
-            .periodic(periodic)
-            .gravity([0.0; 3])
-            .dt(1e-7)
-            .steps(1)
-            .material(Material::new("m", 2500.0, 1e7));
-        for p in &pos {
-            b = b.particle([p[0], p[1], p[2]], [0.0; 3], p[3], "m");
-        }
-        let scene = b.build_unchecked(); // overlapping on purpose
-        let mut st = Step::new(&scene).unwrap();
-        st.bin_and_sort();
-        st.build_neighbours();
-
-        // the neighbour list: exactly the pairs within r_i + r_j + skin
-        let skin = st.skin;
-        let mut listed = BTreeSet::new();
-        let mut expected_list = BTreeSet::new();
-        let p = &st.particles;
-        for i in 0..p.len() {
-            let (lo, hi) = (st.work.nbr_start[i], st.work.nbr_start[i + 1]);
-            for &j in &st.work.nbr[lo as usize..hi as usize] {
-                let j = (j & INDEX) as usize;
-                assert!(listed.insert((p.id[i], p.id[j])), "listed twice");
-            }
-        }
-        for (a, pa) in pos.iter().enumerate() {
-            for (b, pb) in pos.iter().enumerate() {
-                let d = grid.min_image([pa[0], pa[1], pa[2]], [pb[0], pb[1], pb[2]]);
-                let cut = pa[3] + pb[3] + skin;
-                if a != b && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
-                    expected_list.insert((a as u32, b as u32));
-                }
-            }
-        }
+/// Size ratios of 1:12 and 1:35 (the seeds' packings reach 1:25, Ferrez's
+/// survey 1:35), open, periodic and mixed: the grid's levels find exactly
+/// the pairs of an O(N²) search, the neighbour list exactly the candidates,
+/// the contact stage exactly the contacts.
+#[test]
+fn broad_phase_matches_brute_force_at_wide_size_ratios() {
+    let r = 0.0002;
+    for (ratio, periodic, seed) in [
+        (35.0, [false; 3], 5u64),
+        (12.0, [true; 3], 6),
+        (35.0, [true, false, true], 7),
+    ] {
+        let side = 3.3 * 2.0 * ratio * r;
+        let dom = Domain {
+            min: [0.0; 3],
+            max: [side, 1.1 * side, 1.2 * side],
+            periodic,
+        };
+        let pos = wide_mixture(&dom, r, ratio, 4, 4000, seed);
+        let levels = check_broad_phase(&dom, &pos, &format!("1:{ratio}, periodic {periodic:?}"));
         assert!(
-            expected_list.len() > brute.len() * 2,
-            "the skin adds candidates"
-        );
-        assert_eq!(
-            listed, expected_list,
-            "neighbour list differs from brute force (periodic {periodic:?})"
-        );
-
-        talus::cpu::contacts::contacts(&mut st);
-        let mut found = BTreeSet::new();
-        for (a, k, _) in st.pair_history() {
-            found.insert((a.min(k) as usize, a.max(k) as usize));
-        }
-        let expected: BTreeSet<(usize, usize)> = brute.into_iter().collect();
-        assert_eq!(
-            found, expected,
-            "contact stage pairs differ (periodic {periodic:?})"
+            levels as f64 >= ratio.log2().floor(),
+            "1:{ratio}: only {levels} levels"
         );
     }
+}
+
+/// The grid's pair search and the CPU's neighbour list and contact stage
+/// against O(N²) searches over `pos` in `dom`. Returns the levels of the
+/// run's grid.
+fn check_broad_phase(dom: &Domain, pos: &[[f64; 4]], label: &str) -> usize {
+    let (rmin, rmax) = pos.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+        (a.min(p[3]), b.max(p[3]))
+    });
+    let grid = Grid::for_radii(dom, rmin, rmax, pos.len()).unwrap();
+    let brute = talus::grid::pairs::brute_force_pairs(pos, &grid);
+    let fast = talus::grid::pairs::contact_pairs(pos, &grid);
+    assert!(brute.len() > 100, "too few pairs ({}) to test", brute.len());
+    assert_eq!(fast, brute, "grid pairs differ from brute force ({label})");
+
+    // the contact stage itself, through the history it writes
+    let mut b = SceneBuilder::new("bp")
+        .domain(dom.min, dom.max)
+        .periodic(dom.periodic)
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(1)
+        .material(Material::new("m", 2500.0, 1e7));
+    for p in pos {
+        b = b.particle([p[0], p[1], p[2]], [0.0; 3], p[3], "m");
+    }
+    let scene = b.build_unchecked(); // overlapping on purpose
+    let mut st = Step::new(&scene).unwrap();
+    st.bin_and_sort();
+    st.build_neighbours();
+
+    // the neighbour list: exactly the pairs within r_i + r_j + skin
+    let skin = st.skin;
+    let mut listed = BTreeSet::new();
+    let mut expected_list = BTreeSet::new();
+    let p = &st.particles;
+    for i in 0..p.len() {
+        let (lo, hi) = (st.work.nbr_start[i], st.work.nbr_start[i + 1]);
+        for &j in &st.work.nbr[lo as usize..hi as usize] {
+            let j = (j & INDEX) as usize;
+            assert!(listed.insert((p.id[i], p.id[j])), "listed twice");
+        }
+    }
+    for (a, pa) in pos.iter().enumerate() {
+        for (b, pb) in pos.iter().enumerate() {
+            let d = grid.min_image([pa[0], pa[1], pa[2]], [pb[0], pb[1], pb[2]]);
+            let cut = pa[3] + pb[3] + skin;
+            if a != b && d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
+                expected_list.insert((a as u32, b as u32));
+            }
+        }
+    }
+    assert!(
+        expected_list.len() > brute.len() * 2,
+        "the skin adds candidates"
+    );
+    assert_eq!(
+        listed, expected_list,
+        "neighbour list differs from brute force ({label})"
+    );
+
+    talus::cpu::contacts::contacts(&mut st);
+    let mut found = BTreeSet::new();
+    for (a, k, _) in st.pair_history() {
+        found.insert((a.min(k) as usize, a.max(k) as usize));
+    }
+    let expected: BTreeSet<(usize, usize)> = brute.into_iter().collect();
+    assert_eq!(found, expected, "contact stage pairs differ ({label})");
+    st.grid.n_levels
 }
 
 /// The Verlet list is reused between builds and never misses a contact:
@@ -640,7 +673,8 @@ fn dropped_sphere_energy_balance_closes() {
 }
 
 /// A sparse periodic scene (cells enlarged for a big empty domain) keeps a
-/// short periodic axis valid: it only needs 3 diameters.
+/// short periodic axis valid: it only needs 2 neighbour cutoffs (then no
+/// pair can touch two images of a partner).
 #[test]
 fn sparse_domain_allows_short_periodic_axis() {
     let dom = Domain {
@@ -651,11 +685,17 @@ fn sparse_domain_allows_short_periodic_axis() {
     let g = Grid::for_particles(&dom, 0.001, 10).expect("0.01 m holds 5 diameters");
     assert!(g.dims[0] >= 3 && g.cell[0] >= 0.002);
     let short = Domain {
-        max: [0.005, 1.0, 1.0],
+        max: [0.0039, 1.0, 1.0],
         ..dom
     };
     let err = Grid::for_particles(&short, 0.001, 10).unwrap_err();
-    assert!(err.contains("at least 3 neighbour cutoffs"), "{err}");
+    assert!(err.contains("at least 2 neighbour cutoffs"), "{err}");
+    let two = Domain {
+        max: [0.004, 1.0, 1.0],
+        ..dom
+    };
+    let g = Grid::for_particles(&two, 0.001, 10).expect("0.004 m holds 2 cutoffs");
+    assert_eq!(g.dims[0], 2);
 }
 
 /// A run that blows up (dt far above the stable limit, forced past the

@@ -20,8 +20,9 @@ pub fn find_contacts(pos_rad: &[[f64; 4]], domain: &Domain) -> Result<Vec<Contac
     if pos_rad.is_empty() {
         return Ok(Vec::new());
     }
-    let rmax = pos_rad.iter().map(|p| p[3]).fold(0.0, f64::max);
-    let grid = Grid::for_particles(domain, rmax.max(1e-12), pos_rad.len())?;
+    let rmax = pos_rad.iter().map(|p| p[3]).fold(0.0, f64::max).max(1e-12);
+    let rmin = pos_rad.iter().map(|p| p[3]).fold(rmax, f64::min).max(1e-12);
+    let grid = Grid::for_radii(domain, rmin, rmax, pos_rad.len())?;
     Ok(contact_pairs(pos_rad, &grid)
         .into_iter()
         .map(|(i, j)| {

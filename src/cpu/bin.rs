@@ -1,5 +1,5 @@
-//! Stage 1, bin: the cell key of every particle and the particle count of
-//! every cell.
+//! Stage 1, bin: the cell key of every particle (in the level of its size,
+//! see `grid`) and the particle count of every cell.
 
 use crate::grid::Grid;
 
@@ -10,7 +10,7 @@ pub fn bin(grid: &Grid, pos_rad: &[[f64; 4]], keys: &mut Vec<u32>, counts: &mut 
     keys.resize(pos_rad.len(), 0);
     keys.par_iter_mut()
         .zip(pos_rad.par_iter())
-        .for_each(|(k, p)| *k = grid.key([p[0], p[1], p[2]]));
+        .for_each(|(k, p)| *k = grid.particle_key([p[0], p[1], p[2]], p[3]));
     counts.clear();
     counts.resize(grid.n_cells(), 0);
     for &k in keys.iter() {

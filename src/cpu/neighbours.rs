@@ -1,7 +1,7 @@
 //! Stage 3, neighbours: the Verlet candidate list. Each particle lists every
 //! other particle within r_i + r_j + skin (indices into the arrays in cell
-//! order), found through the 27 cells around it in the fixed cell order of
-//! [`Grid::for_neighbour_ranges`]. The list is a CSR: `start[i]..start[i+1]`
+//! order), found through the cells around it in each level of the grid, in
+//! the fixed order of [`Grid::for_ranges`]. The list is a CSR: `start[i]..start[i+1]`
 //! of `list`: counts per particle, their exclusive scan, the entries (the
 //! GPU, `shaders/neighbours.wgsl`, in three passes: count, scan, fill).
 //!
@@ -58,7 +58,7 @@ pub fn for_candidates(
 ) {
     let p = pos_rad[i];
     let xi = [p[0], p[1], p[2]];
-    grid.for_neighbour_ranges(grid.coord(xi), starts, |range| {
+    grid.for_ranges(xi, p[3], starts, |range| {
         for j in range {
             if j == i {
                 continue;

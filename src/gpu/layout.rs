@@ -1,6 +1,7 @@
 //! Rust twins of the structs in `shaders/common.wgsl`. `tests/shaders.rs`
 //! checks with naga that sizes and field offsets agree.
 
+use crate::grid::MAX_LEVELS;
 use bytemuck::{Pod, Zeroable};
 
 /// Invocations per workgroup of every kernel (`WG`; `kernel::groups`).
@@ -57,6 +58,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
     use crate::walls::Kind;
     vec![
         ("WG", WG),
+        ("MAX_LEVELS", MAX_LEVELS as u32),
         ("NONE", NONE),
         ("CTL_STEP", CTL_STEP as u32),
         ("CTL_FROZEN", CTL_FROZEN as u32),
@@ -93,9 +95,12 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct Params {
+    /// xyz: the domain's lower corner; w: `grid::REACH_SLACK`.
     pub grid_min: [f32; 4],
+    /// xyz: the domain's lengths; w: `grid::PERIOD_SLACK`.
     pub grid_len: [f32; 4],
-    pub inv_cell: [f32; 4],
+    /// x: the grid's levels (`grid::Grid::n_levels`); y, z, w unused.
+    pub level_count: [u32; 4],
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],
     /// nx, ny, nz, n_cells.
@@ -112,6 +117,18 @@ pub struct Params {
     pub nbr: [f32; 4],
     /// xyz: the unit axis gravity turns about; w: its rate (rad/s; 0: fixed).
     pub gravity_rot: [f32; 4],
+    /// The grid's levels, coarsest first (`level_count` used).
+    pub levels: [GridLevel; MAX_LEVELS],
+}
+
+/// One level of the broad-phase grid (`grid::Level`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
+pub struct GridLevel {
+    /// xyz: 1 / cell edge; w: H, the largest half cutoff it holds.
+    pub inv_cell: [f32; 4],
+    /// nx, ny, nz; w: the key of its first cell.
+    pub dims: [u32; 4],
 }
 
 /// One entry of the material-pair table.
@@ -481,7 +498,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             vec![
                 ("grid_min", offset_of!(Params, grid_min)),
                 ("grid_len", offset_of!(Params, grid_len)),
-                ("inv_cell", offset_of!(Params, inv_cell)),
+                ("level_count", offset_of!(Params, level_count)),
                 ("gravity_dt", offset_of!(Params, gravity_dt)),
                 ("dims", offset_of!(Params, dims)),
                 ("periodic", offset_of!(Params, periodic)),
@@ -489,8 +506,17 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("linear", offset_of!(Params, linear)),
                 ("nbr", offset_of!(Params, nbr)),
                 ("gravity_rot", offset_of!(Params, gravity_rot)),
+                ("levels", offset_of!(Params, levels)),
             ],
             size_of::<Params>(),
+        ),
+        (
+            "GridLevel",
+            vec![
+                ("inv_cell", offset_of!(GridLevel, inv_cell)),
+                ("dims", offset_of!(GridLevel, dims)),
+            ],
+            size_of::<GridLevel>(),
         ),
         (
             "Pair",

@@ -34,7 +34,7 @@ use crate::state::{Motion, Particles};
 use crate::walls::WallSet;
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
-use layout::{FlowRecord, Pair, Params};
+use layout::{FlowRecord, GridLevel, Pair, Params};
 use walls::WallTables;
 
 /// Storage buffers the widest layout binds in one stage: 19, the
@@ -148,14 +148,29 @@ pub fn scene_tables_for(
     grid: &Grid,
     set: &WallSet,
 ) -> (Params, Vec<Pair>, WallTables) {
-    let f4 = |v: [f64; 3]| [v[0] as f32, v[1] as f32, v[2] as f32, 0.0];
     let c = &scene.contact;
     let mut walls = WallTables::new(set);
     walls.force_scale = surfaces::force_scale(scene);
     let params = Params {
-        grid_min: f4(grid.min),
-        grid_len: f4(grid.len),
-        inv_cell: f4(grid.inv_cell),
+        grid_min: {
+            let m = grid.min;
+            [
+                m[0] as f32,
+                m[1] as f32,
+                m[2] as f32,
+                crate::grid::REACH_SLACK as f32,
+            ]
+        },
+        grid_len: {
+            let l = grid.len;
+            [
+                l[0] as f32,
+                l[1] as f32,
+                l[2] as f32,
+                crate::grid::PERIOD_SLACK as f32,
+            ]
+        },
+        level_count: [grid.n_levels as u32, 0, 0, 0],
         gravity_dt: {
             let g = scene.simulation.gravity;
             [g[0] as f32, g[1] as f32, g[2] as f32, scene.dt() as f32]
@@ -201,6 +216,14 @@ pub fn scene_tables_for(
             Some((axis, rate)) => [axis[0] as f32, axis[1] as f32, axis[2] as f32, rate as f32],
             None => [0.0; 4],
         },
+        levels: std::array::from_fn(|l| {
+            let lv = &grid.levels[l];
+            let i = lv.inv_cell;
+            GridLevel {
+                inv_cell: [i[0] as f32, i[1] as f32, i[2] as f32, lv.half_cut as f32],
+                dims: [lv.dims[0], lv.dims[1], lv.dims[2], lv.first],
+            }
+        }),
     };
     let table = PairTable::new(scene);
     let pairs = table.pairs.iter().map(Pair::from_params).collect();

@@ -12,8 +12,7 @@ pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for i in 0..pos_rad.len() {
         let p = pos_rad[i];
-        let c = grid.coord([p[0], p[1], p[2]]);
-        grid.for_neighbour_ranges(c, &starts, |range| {
+        grid.for_ranges([p[0], p[1], p[2]], p[3], &starts, |range| {
             for &j in &order[range] {
                 let j = j as usize;
                 if j <= i {
@@ -51,11 +50,11 @@ pub fn brute_force_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize
 /// The particles in cell order (a counting sort by cell key, ascending
 /// index inside each cell) and `starts[c]`, the first slot of cell `c`
 /// (`starts[n_cells]` = the particle count), as the ranges
-/// [`Grid::for_neighbour_ranges`] walks.
+/// [`Grid::for_ranges`] walks.
 fn cell_order(pos_rad: &[[f64; 4]], grid: &Grid) -> (Vec<u32>, Vec<u32>) {
     let keys: Vec<u32> = pos_rad
         .iter()
-        .map(|p| grid.key([p[0], p[1], p[2]]))
+        .map(|p| grid.particle_key([p[0], p[1], p[2]], p[3]))
         .collect();
     let mut starts = vec![0u32; grid.n_cells() + 1];
     for &k in &keys {

@@ -41,8 +41,16 @@ pub struct Simulation {
     /// Verlet skin of the neighbour list (m): candidates are kept within
     /// r_i + r_j + skin, and the list is rebuilt once any particle has moved
     /// more than skin / 2 since the last build. None = `"auto"`:
-    /// [`AUTO_SKIN_DIAMETERS`] × the largest diameter.
+    /// [`AUTO_SKIN_DIAMETERS`] × the smallest diameter (the small
+    /// particles are the many: a skin of the large ones' size would give
+    /// each small one hundreds of candidates in a wide size distribution).
     pub neighbour_skin: Option<f64>,
+    /// Most levels of the broad-phase grid (one per size class, see
+    /// `grid`). None = `"auto"`: as many as the size distribution needs
+    /// (up to `grid::MAX_LEVELS`); 1: one uniform grid, cells as wide as
+    /// the largest particle (for comparison: it costs a wide distribution
+    /// ~ (d_max / d_min)³ per small particle).
+    pub grid_levels: Option<u64>,
     /// `gravity_rotation = { axis, angular_velocity }`: gravity turns about
     /// `axis` (unit) at this rate (rad/s, right-hand rule) from t = 0 (an
     /// hourglass turned over). None: fixed.
@@ -70,10 +78,12 @@ pub fn gravity_at(gravity: [f64; 3], rotation: Option<([f64; 3], f64)>, t: f64) 
     }
 }
 
-/// `neighbour_skin = "auto"`: this fraction of the largest diameter. Small
+/// `neighbour_skin = "auto"`: this fraction of the smallest diameter. Small
 /// enough that a dense monodisperse bed keeps only its first shell (12
 /// candidates), large enough that a bed flowing at 20 steps per contact
-/// rebuilds every few tens of steps, not every step.
+/// rebuilds every few tens of steps, not every step. The smallest, not the
+/// largest: in a wide size distribution the small grains are the many, and
+/// a skin of the large ones' size multiplies their candidates.
 pub const AUTO_SKIN_DIAMETERS: f64 = 0.1;
 
 impl Default for Simulation {
@@ -86,6 +96,7 @@ impl Default for Simulation {
             output_interval: None,
             seed: 1,
             neighbour_skin: None,
+            grid_levels: None,
             gravity_rotation: None,
             checkpoint_interval: DEFAULT_CHECKPOINT_INTERVAL,
         }
@@ -668,7 +679,7 @@ impl Scene {
     pub fn skin(&self) -> f64 {
         match self.simulation.neighbour_skin {
             Some(s) => s,
-            None => AUTO_SKIN_DIAMETERS * 2.0 * self.radius_range().1,
+            None => AUTO_SKIN_DIAMETERS * 2.0 * self.radius_range().0,
         }
     }
 }

@@ -3,6 +3,9 @@
 #![allow(dead_code)]
 
 use talus::backend::Backend;
+use talus::grid::Grid;
+use talus::rng::Rng;
+use talus::scene::Domain;
 use talus::scene::{Material, Scene, SceneBuilder};
 use talus::timestep::{hertz_contact_time, hertz_max_overlap};
 
@@ -288,4 +291,55 @@ pub fn spheres_at_rest_above(
         id: vec![0; k],
         dissipated: vec![0.0; k],
     }
+}
+
+/// Spheres of radius `r` and `ratio` r: `n_big` large ones apart from each
+/// other, then `n_small` small ones, half of them crowding the large ones'
+/// surfaces (centres at R + (0.85–1.3) r: contacts with the large ones and
+/// among themselves), half anywhere (on an open axis also up to 2 r outside
+/// the domain: clamped cells). Periodic axes are wrapped.
+pub fn wide_mixture(
+    dom: &Domain,
+    r: f64,
+    ratio: f64,
+    n_big: usize,
+    n_small: usize,
+    seed: u64,
+) -> Vec<[f64; 4]> {
+    let mut rng = Rng::new(seed);
+    let big = ratio * r;
+    let mut out: Vec<[f64; 4]> = Vec::new();
+    let grid = Grid::for_radii(dom, r, big, 1).unwrap();
+    while out.len() < n_big {
+        let p: [f64; 3] = std::array::from_fn(|k| rng.range(dom.min[k] + big, dom.max[k] - big));
+        let apart = out.iter().all(|q| {
+            let d = grid.min_image(p, [q[0], q[1], q[2]]);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt() > 2.2 * big
+        });
+        if apart {
+            out.push([p[0], p[1], p[2], big]);
+        }
+    }
+    for s in 0..n_small {
+        let mut p: [f64; 3] = if s % 2 == 0 {
+            let c = out[(rng.next_u64() % n_big as u64) as usize];
+            let u = loop {
+                let v = rng.in_unit_ball();
+                let n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+                if n2 > 1e-4 {
+                    break v.map(|x| x / n2.sqrt());
+                }
+            };
+            let at = big + r * rng.range(0.85, 1.3);
+            std::array::from_fn(|k| c[k] + at * u[k])
+        } else {
+            std::array::from_fn(|k| {
+                let m = if dom.periodic[k] { 0.0 } else { 2.0 * r };
+                rng.range(dom.min[k] - m, dom.max[k] + m)
+            })
+        };
+        grid.wrap(&mut p);
+        out.push([p[0], p[1], p[2], r * rng.range(0.9, 1.0)]);
+    }
+    out
 }

@@ -34,6 +34,7 @@ pub(super) const SIMULATION_KEYS: &[&str] = &[
     "output_interval",
     "seed",
     "neighbour_skin",
+    "grid_levels",
     "gravity_rotation",
     "checkpoint_interval",
 ];
@@ -152,6 +153,18 @@ impl Reader<'_> {
                 DeValue::String(x) if x.as_ref() == "auto" => None,
                 _ => Some(self.num("simulation.neighbour_skin", v).map_err(|mut e| {
                     e.message = "expected a length in metres or \"auto\"".into();
+                    e
+                })?),
+            };
+        }
+        if let Some(v) = self.get(&mut t, "grid_levels") {
+            s.grid_levels = match v.get_ref() {
+                DeValue::String(x) if x.as_ref() == "auto" => None,
+                _ => Some(self.int("simulation.grid_levels", v).map_err(|mut e| {
+                    e.message = format!(
+                        "expected \"auto\" or a number of levels from 1 to {}",
+                        crate::grid::MAX_LEVELS
+                    );
                     e
                 })?),
             };

@@ -40,6 +40,17 @@ pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
             ));
         }
     }
+    if let Some(l) = sim.grid_levels {
+        if !(1..=crate::grid::MAX_LEVELS as u64).contains(&l) {
+            return Err(s.error(
+                "simulation.grid_levels",
+                format!(
+                    "expected \"auto\" or a number of levels from 1 to {}, got {l}",
+                    crate::grid::MAX_LEVELS
+                ),
+            ));
+        }
+    }
     if let Some(oi) = sim.output_interval {
         if !(oi > 0.0) {
             return Err(s.error(
