@@ -23,7 +23,8 @@ const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
 const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count it was built over, plus rows added empty for inserted particles)
 const CTL_LOADS_AT: u32 = 14u;    // the step whose contacts reduce the wall loads (also every step with a servo)
 const CTL_LOG: u32 = 15u;         // records in the flow log (insertions, removals) since the host last read it
-const CTL_LEN: u32 = 16u;
+const CTL_LARGE: u32 = 16u;       // particles in the grid's large levels: the first this many in cell order (contacts_large's rows)
+const CTL_LEN: u32 = 17u;
 
 // The flow log (src/gpu/layout.rs, FlowRecord): a particle inserted by
 // entry `kind` or removed by outlet `kind & ~LOG_REMOVED`, at the start of
@@ -79,7 +80,7 @@ struct GridLevel {
 struct Params {
     grid_min: vec4<f32>,   // xyz; w: grid::REACH_SLACK
     grid_len: vec4<f32>,   // xyz: domain lengths; w: grid::PERIOD_SLACK
-    level_count: vec4<u32>,// x: the grid's levels
+    level_count: vec4<u32>,// x: the grid's levels, y: how many of them are large (contacts_large)
     gravity_dt: vec4<f32>, // xyz gravity, w dt
     dims: vec4<u32>,       // nx, ny, nz, n_cells
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)

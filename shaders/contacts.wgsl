@@ -271,31 +271,48 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
     return o;
 }
 
-@compute @workgroup_size(256)
-fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-            @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg, lid);
-    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
-    let xi_pos = pos_rad[i].xyz;
-    let ri = pos_rad[i].w;
+// What a particle's row sums: force, torque, its half of the pairs'
+// elastic and dissipated energy, the largest overlap ratio.
+struct Sums {
+    f: vec3<f32>,
+    t: vec3<f32>,
+    elastic: f32,
+    diss: f32,
+    max_ratio: f32,
+}
+
+// The particle i in its row: position, radius, body, id, material.
+struct Me {
+    x: vec3<f32>,
+    r: f32,
+    b: Body,
+    id: u32,
+    mat: u32,
+}
+
+fn me_of(i: u32) -> Me {
     let mi = motion[i];
-    let id_i = bitcast<u32>(mi.omega_half.w);
-    let mat_i = bitcast<u32>(mi.vel_half.w);
-    var f = vec3<f32>(0.0);
-    var t = vec3<f32>(0.0);
-    var elastic = 0.0;
-    var diss = 0.0;
-    var max_ratio = 0.0;
-    let me = body(mi, ri);
-    let end = nbr_start[i + 1u];
-    // the row: particle entries, then the wall primitives within reach
-    // (WALL, in primitive order): two loops, so the particles' loop carries
-    // no branch on the kind (a branch there cost 15 % of the stage on
-    // lavapipe)
-    let begin = nbr_start[i];
-    var walls_from = end;
-    while (walls_from > begin && (nbr[walls_from - 1u] & WALL) != 0u) { walls_from--; }
-    for (var e = begin; e < walls_from; e++) {
+    let ri = pos_rad[i].w;
+    return Me(pos_rad[i].xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
+              bitcast<u32>(mi.vel_half.w));
+}
+
+// The first wall entry of the row begin..end (end when it has none): wall
+// primitives trail the particle entries.
+fn walls_start(begin: u32, end: u32) -> u32 {
+    var w = end;
+    while (w > begin && (nbr[w - 1u] & WALL) != 0u) { w--; }
+    return w;
+}
+
+// One particle entry e of i's row: the pair through the law (in its
+// canonical orientation) when in contact, into `s`; the history beside the
+// entry and its flag kept up to date.
+fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
+        let xi_pos = me.x;
+        let ri = me.r;
+        let id_i = me.id;
+        let mat_i = me.mat;
         let entry = nbr[e];
         let j = entry & INDEX;
         let had = (entry & HAS_HISTORY) != 0u;
@@ -309,7 +326,7 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
                 nbr_hist[e] = vec4<f32>(0.0);
                 nbr[e] = j;
             }
-            continue;
+            return;
         }
         let mj = motion[j];
         let id_j = bitcast<u32>(mj.omega_half.w);
@@ -323,43 +340,110 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
         var r: PairResult;
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
-            r = pair_law(pp, me, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
-            f = f + r.force_a;
-            t = t + r.torque_a;
+            r = pair_law(pp, me.b, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
+            (*s).f = (*s).f + r.force_a;
+            (*s).t = (*s).t + r.torque_a;
         } else {
             let pp = pairs[mat_j * P.sizes.w + mat_i];
-            r = pair_law(pp, body(mj, pj.w), me, -d * (1.0 / dist), overlap, hist);
-            f = f - r.force_a;
-            t = t + r.torque_b;
+            r = pair_law(pp, body(mj, pj.w), me.b, -d * (1.0 / dist), overlap, hist);
+            (*s).f = (*s).f - r.force_a;
+            (*s).t = (*s).t + r.torque_b;
         }
-        elastic += 0.5 * r.elastic;
-        diss += 0.5 * r.dissipated;
-        max_ratio = max(max_ratio, overlap / min(ri, pj.w));
+        (*s).elastic += 0.5 * r.elastic;
+        (*s).diss += 0.5 * r.dissipated;
+        (*s).max_ratio = max((*s).max_ratio, overlap / min(ri, pj.w));
         let h = vec4<f32>(r.xi, r.kt);
         nbr_hist[e] = h;
         let has = any(h != vec4<f32>(0.0));
         if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
-    }
-    // the walls, a run of entries per scene wall (the row's wall entries
-    // are in primitive order, primitives in wall order)
-    var acc = RunOut(f, t, vec3<f32>(0.0), vec3<f32>(0.0), elastic, diss, max_ratio);
+}
+
+// The end of i's row: its wall entries (walls_from..end, a run of entries
+// per scene wall, in primitive order, primitives in wall order) added to
+// the particles' sums `s`, then force and torque written and the overlap
+// checked.
+fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
+    var acc = RunOut(s.f, s.t, vec3<f32>(0.0), vec3<f32>(0.0), s.elastic, s.diss, s.max_ratio);
     var e0 = walls_from;
     while (e0 < end) {
         let w = walls[nbr[e0] & PRIM].wall;
         var e1 = e0 + 1u;
         while (e1 < end && walls[nbr[e1] & PRIM].wall == w) { e1++; }
-        acc = wall_run(e0, e1, xi_pos, ri, me, mat_i, false, acc);
+        acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, acc);
         e0 = e1;
     }
-    f = acc.f;
-    t = acc.t;
-    elastic = acc.elastic;
-    diss = acc.diss;
-    max_ratio = acc.max_ratio;
-    force[i] = vec4<f32>(f, elastic);
-    torque[i] = vec4<f32>(t, diss);
-    atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(max_ratio));
-    if (max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], id_i); }
+    force[i] = vec4<f32>(acc.f, acc.elastic);
+    torque[i] = vec4<f32>(acc.t, acc.diss);
+    atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(acc.max_ratio));
+    if (acc.max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], me.id); }
+}
+
+const NO_SUMS = Sums(vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
+
+// A thread per particle, but the large ones (the first ctl[CTL_LARGE] in
+// cell order: `contacts_large`). The row: particle entries, then the wall
+// primitives within reach (WALL, in primitive order): two loops, so the
+// particles' loop carries no branch on the kind (a branch there cost 15 %
+// of the stage on lavapipe).
+@compute @workgroup_size(256)
+fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    if (i < atomicLoad(&ctl[CTL_LARGE])) { return; }
+    let me = me_of(i);
+    let begin = nbr_start[i];
+    let end = nbr_start[i + 1u];
+    let walls_from = walls_start(begin, end);
+    var s = NO_SUMS;
+    for (var e = begin; e < walls_from; e++) { particle_entry(e, me, &s); }
+    finish_row(i, me, walls_from, end, s);
+}
+
+var<workgroup> red_max: array<f32, 256>;
+var<workgroup> large_sh: u32;
+
+// The large particles' rows (a particle of 25 mm among 1 mm ones lists
+// ~3000 partners: as one thread it held its workgroup, and on a GPU its
+// warp, ~300 times as long as the others). A workgroup per row (the
+// workgroups take the rows g, g + groups, ...): each thread takes the
+// entries begin + lid, begin + lid + 256, ..., the sums meet in a fixed
+// tree (deterministic, no float atomics), and thread 0 adds the wall
+// entries and writes. Same law, same entries, same history as the
+// thread path; only the order of the sum differs.
+@compute @workgroup_size(256)
+fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u) {
+        large_sh = select(atomicLoad(&ctl[CTL_LARGE]), 0u, atomicLoad(&ctl[CTL_FROZEN]) != NONE);
+    }
+    let large = workgroupUniformLoad(&large_sh);
+    let groups = nwg.x * nwg.y;
+    for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
+        let me = me_of(i);
+        let begin = nbr_start[i];
+        let end = nbr_start[i + 1u];
+        let walls_from = walls_start(begin, end);
+        var s = NO_SUMS;
+        for (var e = begin + lid; e < walls_from; e += WG) { particle_entry(e, me, &s); }
+        red[lid] = vec4<f32>(s.f, s.elastic);
+        red[256u + lid] = vec4<f32>(s.t, s.diss);
+        red_max[lid] = s.max_ratio;
+        workgroupBarrier();
+        for (var h = 128u; h > 0u; h >>= 1u) {
+            if (lid < h) {
+                red[lid] = red[lid] + red[lid + h];
+                red[256u + lid] = red[256u + lid] + red[256u + lid + h];
+                red_max[lid] = max(red_max[lid], red_max[lid + h]);
+            }
+            workgroupBarrier();
+        }
+        if (lid == 0u) {
+            let total = Sums(red[0].xyz, red[256].xyz, red[0].w, red[256].w, red_max[0]);
+            finish_row(i, me, walls_from, end, total);
+        }
+        workgroupBarrier();
+    }
 }
 
 // The wall loads, on the steps that want them (every step when a wall has a

@@ -244,6 +244,10 @@ fn finish_build() {
         let p = wall_pose[b];
         wall_pose[b].built = vec4<f32>(p.origin.xyz - wall_motion[b].axis_point.xyz, p.origin.w);
     }
+    // the large levels' particles come first in cell order
+    var large = 0u;
+    if (P.level_count.y > 0u) { large = min(starts[P.levels[P.level_count.y].dims.w], atomicLoad(&ctl[CTL_COUNT])); }
+    atomicStore(&ctl[CTL_LARGE], large);
     atomicStore(&ctl[CTL_REBUILD], 0u);
     atomicStore(&ctl[CTL_KEPT], 0u);
     atomicStore(&ctl[CTL_ROWS], atomicLoad(&ctl[CTL_COUNT]));

@@ -240,6 +240,18 @@ impl Grid {
         last.first as usize + last.dims.iter().map(|&d| d as usize).product::<usize>()
     }
 
+    /// The levels whose particles are large: half cutoff ≥ 4 × the finest
+    /// level's, so a row of theirs among the small ones holds ≳ 200
+    /// entries (the GPU gives each such row a workgroup, not a thread:
+    /// `contacts_large`). 0 in a grid of fewer than 3 levels.
+    pub fn large_levels(&self) -> usize {
+        let finest = self.levels[self.n_levels - 1].half_cut;
+        self.levels[..self.n_levels]
+            .iter()
+            .take_while(|l| l.half_cut >= 4.0 * finest * (1.0 - 1e-9))
+            .count()
+    }
+
     /// The key after level `l`'s last cell (the next level's first).
     #[inline]
     pub fn level_end(&self, l: usize) -> u32 {

@@ -982,7 +982,11 @@ fn cmd_check(path: &Path) -> ExitCode {
     for (l, lv) in grid.levels[..grid.n_levels].iter().enumerate() {
         outln!(
             "{}{} × {} × {} cells of {:.3e} m (radii up to {:.3e} m)",
-            if l == 0 { "grid         " } else { "             " },
+            if l == 0 {
+                "grid         "
+            } else {
+                "             "
+            },
             lv.dims[0],
             lv.dims[1],
             lv.dims[2],

@@ -556,6 +556,108 @@ fn gpu_wide_size_ratio_list_matches_cpu() {
     }
 }
 
+/// Size ratio 1:35: the large particles' rows go through `contacts_large`
+/// (a workgroup per row, a tree sum) and every other row through the
+/// thread path; one step from the same f32-rounded state gives every
+/// particle the CPU's force and torque (norm-wise within 1e-4 over the
+/// large ones and over all).
+#[test]
+fn gpu_large_rows_forces_match_cpu() {
+    let Some(ctx) = test_context() else { return };
+    let (r, ratio) = (0.0002, 35.0);
+    let side = 3.3 * 2.0 * ratio * r;
+    let dom = talus::scene::Domain {
+        min: [0.0; 3],
+        max: [side, 1.1 * side, 1.2 * side],
+        periodic: [false; 3],
+    };
+    let pos = wide_mixture(&dom, r, ratio, 4, 6000, 21);
+    let mut rng = Rng::new(5);
+    let mut b = SceneBuilder::new("large rows")
+        .domain(dom.min, dom.max)
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(1)
+        .material(Material {
+            friction: 0.4,
+            ..Material::new("m", 2500.0, 1e7)
+        });
+    for p in &pos {
+        let v = [0, 1, 2].map(|_| rng.range(-0.05, 0.05));
+        let w = [0, 1, 2].map(|_| rng.range(-20.0, 20.0));
+        b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
+    }
+    let scene = b.build_unchecked(); // overlapping on purpose
+    let mut st = Step::new(&scene).unwrap();
+    assert!(st.grid.large_levels() > 0, "1:35 has large levels");
+    st.particles = rounded(&st.particles);
+    let f32_state = st.particles.to_f32();
+    let motion = convert_motion(&st.work.motion);
+    let fx = fixed(&st.grid, &f32_state);
+    let init = GpuInit {
+        state: &f32_state,
+        pos_fx: &fx,
+        motion: &motion,
+        list: None,
+        capacity: None,
+    };
+    let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
+    g.submit("one step", |pass| {
+        for s in &Stage::STEP[..4] {
+            g.encode_stage(*s, pass);
+        }
+    });
+    let n = g.data.n;
+    let large = g.ctl()[talus::gpu::data::CTL_LARGE] as usize;
+    assert_eq!(large, 4, "the 4 large spheres head the cell order");
+    let ids: Vec<u32> = g.ids();
+    let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
+    let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
+    st.bin_and_sort();
+    st.build_neighbours();
+    talus::cpu::contacts::contacts(&mut st);
+    let cpu_at: HashMap<u32, usize> = st
+        .particles
+        .id
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
+    let diff = |rows: std::ops::Range<usize>| {
+        let (mut df, mut nf, mut dt_, mut nt) = (0.0, 0.0, 0.0, 0.0);
+        for j in rows {
+            let i = cpu_at[&ids[j]];
+            for k in 0..4 {
+                df += (force[j][k] as f64 - st.work.force[i][k]).powi(2);
+                nf += st.work.force[i][k].powi(2);
+                dt_ += (torque[j][k] as f64 - st.work.torque[i][k]).powi(2);
+                nt += st.work.torque[i][k].powi(2);
+            }
+        }
+        ((df / nf).sqrt(), (dt_ / nt).sqrt())
+    };
+    let (fl, tl) = diff(0..large);
+    let (fa, ta) = diff(0..n as usize);
+    let rows: Vec<u32> = g.read_vec(&g.data.nbr_start, large as u64 + 1);
+    println!(
+        "large rows {:?} entries: force {fl:e}, torque {tl:e}; all {n}: force {fa:e}, torque {ta:e}",
+        rows.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+    );
+    // longer than a workgroup: every thread takes entries, some two
+    assert!(
+        rows.windows(2).all(|w| w[1] - w[0] > 256),
+        "the large rows are long"
+    );
+    assert!(
+        fl < 1e-4 && tl < 1e-4,
+        "large rows: force {fl:e}, torque {tl:e}"
+    );
+    assert!(
+        fa < 1e-4 && ta < 1e-4,
+        "all rows: force {fa:e}, torque {ta:e}"
+    );
+}
+
 /// A build that needs more list entries than the buffer holds (a large
 /// skin: ~40 candidates per particle, the buffer starts at 16) freezes
 /// before it writes, the host grows the list and the run goes on from that

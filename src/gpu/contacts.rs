@@ -5,14 +5,22 @@
 //! with a servo, else the last step of an `advance`) `wall_loads` runs
 //! first, the same wall contacts without writing, reduced per scene wall
 //! over each workgroup, and `wall_loads_sum` adds the workgroups' partials
-//! into each wall's pose record.
+//! into each wall's pose record. The large particles' rows (the grid's
+//! large levels, first in cell order) take `contacts_large`: a workgroup
+//! per row, the sums in a fixed tree.
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
+/// Workgroups of `contacts_large`: each takes every this-many-th large
+/// particle's row (enough to fill a GPU while few rows are long; a
+/// workgroup with no row left returns at once).
+pub const LARGE_GROUPS: u32 = 256;
+
 pub struct ContactKernels {
     pub contacts: Kernel,
+    pub large: Kernel,
     pub loads: Kernel,
     pub loads_sum: Kernel,
 }
@@ -32,7 +40,7 @@ impl ContactKernels {
     /// adds its force to them): 16 storage buffers.
     /// One layout for the three (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
-    pub const DECLS: [KernelDecl; 3] = {
+    pub const DECLS: [KernelDecl; 4] = {
         const S: &str = "contacts.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
@@ -43,6 +51,7 @@ impl ContactKernels {
             KernelDecl::new(S, "contacts", G),
             KernelDecl::new(S, "wall_loads", G),
             KernelDecl::new(S, "wall_loads_sum", G),
+            KernelDecl::new(S, "contacts_large", G),
         ]
     };
 
@@ -52,6 +61,7 @@ impl ContactKernels {
             contacts: k(0),
             loads: k(1),
             loads_sum: k(2),
+            large: k(3),
         }
     }
 
@@ -107,5 +117,14 @@ impl ContactKernels {
             &[(0, &c.g0), (1, &c.g1), (2, &c.g2)],
             d.args_for(Over::EveryStep),
         );
+        // the large particles' rows, a workgroup each (only a grid with
+        // large levels has any)
+        if d.large_levels > 0 {
+            pass.set_pipeline(&self.large.pipeline);
+            pass.set_bind_group(0, &c.g0, &[]);
+            pass.set_bind_group(1, &c.g1, &[]);
+            pass.set_bind_group(2, &c.g2, &[]);
+            pass.dispatch_workgroups(LARGE_GROUPS, 1, 1);
+        }
     }
 }

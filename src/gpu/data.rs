@@ -212,6 +212,9 @@ pub struct GpuData {
     /// Scene walls (`wall_info`, `wall_motion`, `wall_pose` hold at least
     /// one record).
     pub n_bodies: u64,
+    /// The grid's large levels (`Params::level_count[1]`): 0 = no
+    /// `contacts_large` dispatch.
+    pub large_levels: u32,
     /// Some wall moves (`wall_motion` runs after integrate).
     pub moving_walls: bool,
     pub n_cells: u64,
@@ -303,9 +306,9 @@ pub struct GpuData {
 }
 
 pub use super::layout::{
-    CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LEN,
-    CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP, CTL_NEXT_ID,
-    CTL_REBUILD, CTL_ROWS, CTL_STEP,
+    CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LARGE,
+    CTL_LEN, CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP,
+    CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS, CTL_STEP,
 };
 
 /// `fstate` words before the per-entry counters (`FS_ENTRIES` in
@@ -683,6 +686,7 @@ impl GpuData {
             cap,
             n_walls,
             n_bodies,
+            large_levels: params.level_count[1],
             moving_walls: walls.moving,
             n_cells,
             params: init(

@@ -9,7 +9,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 16;
+pub const CTL_LEN: usize = 17;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -38,6 +38,12 @@ pub const CTL_LOADS_AT: usize = 14;
 /// insertion and outlet kernels append through (`atomicAdd`); the host
 /// reads it with the other words at the end of `advance` and resets it.
 pub const CTL_LOG: usize = 15;
+/// Particles in the grid's large levels (`Params::level_count[1]` of
+/// them, coarsest first): the first this many in cell order, set by each
+/// list build. Their rows (hundreds to thousands of entries) go through
+/// `contacts_large`, a workgroup per row, not a thread; 0 before the first
+/// build (every row then takes the thread path: still right).
+pub const CTL_LARGE: usize = 16;
 
 /// A [`FlowRecord`]'s `kind` flag: a removal (by the outlet in the low
 /// bits), else an insertion (by the `[[insert]]` entry in the low bits).
@@ -76,6 +82,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_ROWS", CTL_ROWS as u32),
         ("CTL_LOADS_AT", CTL_LOADS_AT as u32),
         ("CTL_LOG", CTL_LOG as u32),
+        ("CTL_LARGE", CTL_LARGE as u32),
         ("LOG_REMOVED", LOG_REMOVED),
         ("OUTLET_BOX", OUTLET_BOX),
         ("OUTLET_CYLINDER", OUTLET_CYLINDER),
@@ -99,7 +106,9 @@ pub struct Params {
     pub grid_min: [f32; 4],
     /// xyz: the domain's lengths; w: `grid::PERIOD_SLACK`.
     pub grid_len: [f32; 4],
-    /// x: the grid's levels (`grid::Grid::n_levels`); y, z, w unused.
+    /// x: the grid's levels (`grid::Grid::n_levels`); y: how many of
+    /// them are large (`grid::Grid::large_levels`: their particles' rows go
+    /// through `contacts_large`); z, w unused.
     pub level_count: [u32; 4],
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],

@@ -170,7 +170,7 @@ pub fn scene_tables_for(
                 crate::grid::PERIOD_SLACK as f32,
             ]
         },
-        level_count: [grid.n_levels as u32, 0, 0, 0],
+        level_count: [grid.n_levels as u32, grid.large_levels() as u32, 0, 0],
         gravity_dt: {
             let g = scene.simulation.gravity;
             [g[0] as f32, g[1] as f32, g[2] as f32, scene.dt() as f32]

@@ -274,7 +274,21 @@ impl GpuBackend {
                 fx: saved.array("pos_fx", n).map_err(bad)?,
                 pos_ref: saved.array("pos_ref", n).map_err(bad)?,
                 hist: saved.array_any("nbr_hist").map_err(bad)?,
-                ctl: Some(saved.array("ctl", CTL_LEN).map_err(bad)?),
+                ctl: Some({
+                    // checkpoints before CTL_LARGE hold one word fewer: 0
+                    // large rows until the next build (the thread path)
+                    let mut c: Vec<u32> = saved.array_any("ctl").map_err(bad)?;
+                    if c.len() + 1 == CTL_LEN {
+                        c.push(0);
+                    }
+                    if c.len() != CTL_LEN {
+                        return Err(bad(format!(
+                            "section `ctl` holds {} words, expected {CTL_LEN}",
+                            c.len()
+                        )));
+                    }
+                    c
+                }),
                 poses: saved.array("wall_pose", bodies).map_err(bad)?,
             },
             Precision::F64 => {

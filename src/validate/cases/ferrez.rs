@@ -37,6 +37,11 @@ pub const G: f64 = 9.81;
 /// Folly's narrow distribution (§5.8.2, table 5.5): (diameter m, count).
 pub const NARROW: [(f64, usize); 3] = [(0.015, 4), (0.007, 56), (0.004, 293)];
 
+/// Folly's wide distribution (§5.8.3): 2 × 25 mm, 270 × 4 mm and
+/// "approximately 8900" × 1 mm. Size ratio 1:25: the grid's levels make
+/// it cost what the small spheres alone would.
+pub const WIDE: [(f64, usize); 3] = [(0.025, 2), (0.004, 270), (0.001, 8900)];
+
 /// One packing: the container, the spheres, how they are placed and
 /// shaken.
 #[derive(Debug, Clone)]
@@ -68,6 +73,26 @@ impl Packing {
             name: format!("narrow {:.0} mm", 1e3 * diameter),
             cylinder_diameter: diameter,
             spheres: NARROW.to_vec(),
+            placement_fill: 0.25,
+            seed: 2001,
+            settle: 0.5,
+            tap_frequency: f,
+            taps: (seconds * f).round() as u32,
+            rest: 0.5,
+            dt: 4.0e-5,
+        }
+    }
+
+    /// Ferrez's wide distribution in a cylinder of `diameter` (m): taps at
+    /// 4 Hz for `seconds`. All three sizes rain together from a column of
+    /// random positions (Ferrez placed the medium ones above the large
+    /// and could not shake them down: his §5.8.3).
+    pub fn wide(diameter: f64, seconds: f64) -> Packing {
+        let f = 4.0;
+        Packing {
+            name: format!("wide {:.0} mm", 1e3 * diameter),
+            cylinder_diameter: diameter,
+            spheres: WIDE.to_vec(),
             placement_fill: 0.25,
             seed: 2001,
             settle: 0.5,
@@ -525,6 +550,10 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(1.5);
+    let wide_s: f64 = std::env::var("TALUS_FERREZ_WIDE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
     let runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
@@ -546,6 +575,12 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 "Folly: 44, 44.5, 45 mm (60 %); Ferrez: 58.42 % at 1 s, 58.84 % at 10 s".into(),
             )
         },
+        (
+            Packing::wide(0.030, wide_s),
+            0.81,
+            0.03,
+            "Folly: 81 % in the 30 mm cylinder (the 36 mm one segregated and was dropped); Ferrez: no match (his placement put the 4 mm spheres above the 25 mm ones)".into(),
+        ),
         (
             Packing::mono(0.030, mono_n, mono_s),
             0.66,
