@@ -62,6 +62,12 @@ pub struct Packing {
     /// Time to settle after the last tap, s.
     pub rest: f64,
     pub dt: f64,
+    /// The linear law's stiffness, N/m (None: Ferrez's contact time, the
+    /// stiffness of each pair from its reduced mass).
+    pub stiffness: Option<f64>,
+    /// The largest spheres stacked on the axis from the floor, at rest,
+    /// before the others are placed around and above them.
+    pub stack_largest: bool,
 }
 
 impl Packing {
@@ -80,26 +86,43 @@ impl Packing {
             taps: (seconds * f).round() as u32,
             rest: 0.5,
             dt: 4.0e-5,
+            stiffness: None,
+            stack_largest: false,
         }
     }
 
     /// Ferrez's wide distribution in a cylinder of `diameter` (m): taps at
-    /// 4 Hz for `seconds`. All three sizes rain together from a column of
-    /// random positions (Ferrez placed the medium ones above the large
+    /// 4 Hz for `seconds`. The two 25 mm spheres start stacked on the axis
+    /// on the floor (a 25 mm sphere in a 30 mm tube has nowhere else to
+    /// go); the 4 mm and 1 mm ones rain together from random positions
+    /// around and above them (Ferrez placed the medium ones above the large
     /// and could not shake them down: his §5.8.3).
+    ///
+    /// Not Ferrez's contact time: with t_c = 1 ms each pair's stiffness
+    /// follows its reduced mass, so a 1 mm sphere under a 25 mm one (0.64 N)
+    /// is a 46 N/m spring, and ~60 of them at half a small radius of
+    /// overlap would be needed to carry it (the run stopped at the overlap
+    /// limit within 0.04 s). One stiffness for every pair, 2000 N/m: the
+    /// lower 25 mm sphere, carrying both, compresses the floor 0.6 mm (0.05
+    /// of its radius), a 4 mm sphere falling 1.3 m/s onto a 25 mm one
+    /// 0.5 mm (1000 N/m let one reach the limit of half its radius), two
+    /// 1 mm spheres meet for 0.1 ms (dt = t_c / 25). The column is denser
+    /// than the narrow one's (solid fraction 0.45: a 94 mm fall).
     pub fn wide(diameter: f64, seconds: f64) -> Packing {
         let f = 4.0;
         Packing {
             name: format!("wide {:.0} mm", 1e3 * diameter),
             cylinder_diameter: diameter,
             spheres: WIDE.to_vec(),
-            placement_fill: 0.25,
+            placement_fill: 0.45,
             seed: 2001,
-            settle: 0.5,
+            settle: 0.3,
             tap_frequency: f,
             taps: (seconds * f).round() as u32,
-            rest: 0.5,
-            dt: 4.0e-5,
+            rest: 0.2,
+            dt: 4.0e-6,
+            stiffness: Some(2000.0),
+            stack_largest: true,
         }
     }
 
@@ -117,6 +140,8 @@ impl Packing {
             taps: (seconds * f).round() as u32,
             rest: 0.25,
             dt: 4.0e-5,
+            stiffness: None,
+            stack_largest: false,
         }
     }
 
@@ -165,17 +190,20 @@ impl Packing {
 /// Random sequential placement without overlap in a cylinder of radius
 /// `cyl_r` on the floor z = 0, up to `height`: largest spheres first, each
 /// at a uniform random position clear of the wall, the floor and every
-/// sphere already placed (by `gap`). Returns (x, y, z, r) per sphere.
+/// sphere already placed (by `gap`), after the spheres `fixed` (kept
+/// first). Returns (x, y, z, r) per sphere.
 pub fn place(
     cyl_r: f64,
     height: f64,
     spheres: &[(f64, usize)],
     gap: f64,
     seed: u64,
+    fixed: &[[f64; 4]],
 ) -> Result<Vec<[f64; 4]>, String> {
     let mut sizes = spheres.to_vec();
     sizes.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let cell = sizes.first().map_or(1.0, |s| s.0 + gap);
+    let largest = fixed.iter().map(|p| 2.0 * p[3]).fold(0.0, f64::max);
+    let cell = sizes.first().map_or(1.0, |s| s.0 + gap).max(largest + gap);
     let key = |p: [f64; 3]| {
         (
             (p[0] / cell).floor() as i64,
@@ -184,8 +212,11 @@ pub fn place(
         )
     };
     let mut rng = Rng::new(seed);
-    let mut out: Vec<[f64; 4]> = Vec::new();
+    let mut out: Vec<[f64; 4]> = fixed.to_vec();
     let mut grid: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
+    for (i, p) in fixed.iter().enumerate() {
+        grid.entry(key([p[0], p[1], p[2]])).or_default().push(i);
+    }
     for (d, n) in sizes {
         let r = 0.5 * d;
         let room = cyl_r - r - gap;
@@ -241,13 +272,17 @@ pub fn place(
 /// The placement of a packing (its own seed and column).
 pub fn placement(p: &Packing) -> Result<Vec<[f64; 4]>, String> {
     let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    place(
-        p.radius(),
-        p.column_height(),
-        &p.spheres,
-        0.02 * dmin,
-        p.seed,
-    )
+    let gap = 0.02 * dmin;
+    let mut rest = p.spheres.clone();
+    let mut fixed = Vec::new();
+    if p.stack_largest {
+        rest.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let (d, n) = rest.remove(0);
+        for k in 0..n {
+            fixed.push([0.0, 0.0, (k as f64 + 0.5) * (d + gap), 0.5 * d]);
+        }
+    }
+    place(p.radius(), p.column_height(), &rest, gap, p.seed, &fixed)
 }
 
 /// Ferrez's steel with his restitution and friction.
@@ -277,7 +312,6 @@ pub fn scene(p: &Packing, spheres: &[[f64; 4]]) -> Result<Scene, String> {
         )
         .dt(p.dt)
         .duration(p.duration())
-        .linear_contact_time(CONTACT_TIME)
         .tangential_stiffness_ratio(1.0)
         .material(steel())
         .shape_wall(
@@ -305,6 +339,10 @@ pub fn scene(p: &Packing, spheres: &[[f64; 4]]) -> Result<Scene, String> {
             stop: t1,
             ..Default::default()
         });
+    b = match p.stiffness {
+        Some(k) => b.linear_stiffness(k),
+        None => b.linear_contact_time(CONTACT_TIME),
+    };
     for s in spheres {
         b = b.particle([s[0], s[1], s[2]], [0.0; 3], s[3], "steel");
     }
@@ -553,7 +591,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let wide_s: f64 = std::env::var("TALUS_FERREZ_WIDE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(2.0);
+        .unwrap_or(4.0);
     let runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
