@@ -98,13 +98,21 @@ impl Grid {
         rmax: f64,
         target_cells: Option<u64>,
     ) -> Result<Grid, String> {
-        Grid::with_levels(domain, rmax, rmax, 0.0, target_cells, 1)
+        Grid::with_levels(domain, rmax, rmax, 0.0, target_cells, 1, None)
     }
 
     /// A grid with a level per size class for half cutoffs (r + skin / 2)
     /// from `hmin` to `hmax` (see the module): level k's cells are at
-    /// least 2 hmax / 2^k wide, grown like [`Grid::with_target`]'s; at
-    /// most `max_levels` (≥ 1) levels.
+    /// least 2 H_0 / 2^k wide, grown like [`Grid::with_target`]'s; at
+    /// most `max_levels` (≥ 1) levels. H_0 is `hmax`, unless `finest`
+    /// (in [hmin, hmax)) names the half cutoff the finest level should
+    /// have — the top of the smallest size class, so that the many small
+    /// particles share one level with cells just wide enough — and then H_0
+    /// is `finest` × the power of 2 that reaches `hmax` (the coarsest
+    /// cells up to twice as wide as the largest particle needs: few
+    /// particles). With 0.8–1 mm spheres among 31 mm ones the top-down
+    /// ladder put the small ones' boundary at 0.91 mm: 45 % of them in
+    /// cells twice too wide.
     pub fn with_levels(
         domain: &Domain,
         hmin: f64,
@@ -112,6 +120,7 @@ impl Grid {
         half_skin: f64,
         target_cells: Option<u64>,
         max_levels: usize,
+        finest: Option<f64>,
     ) -> Result<Grid, String> {
         let len = [
             domain.max[0] - domain.min[0],
@@ -135,13 +144,25 @@ impl Grid {
                 ));
             }
         }
+        let max_levels = max_levels.clamp(1, MAX_LEVELS);
+        let top = match finest {
+            Some(a) if a >= hmin && a < hmax => {
+                let above = (hmax / a).log2().ceil().max(0.0) as usize;
+                if above < max_levels {
+                    a * (1u64 << above) as f64
+                } else {
+                    hmax
+                }
+            }
+            _ => hmax,
+        };
         let mut levels = [Level::default(); MAX_LEVELS];
         let mut n_levels = 0;
         let mut first = 0u64;
         let mut prev_edge = f64::INFINITY;
         for (k, level) in levels.iter_mut().enumerate() {
-            let h = hmax / (1u64 << k) as f64;
-            if k > 0 && (h < hmin || k >= max_levels) {
+            let h = top / (1u64 << k) as f64;
+            if k > 0 && (h < hmin * (1.0 - 1e-12) || k >= max_levels) {
                 break;
             }
             let edge = (2.0 * h).max(grown);
@@ -207,7 +228,7 @@ impl Grid {
     /// of a finished run (`analyze`), whatever its size ratio.
     pub fn for_radii(domain: &Domain, rmin: f64, rmax: f64, n: usize) -> Result<Grid, String> {
         let target = (4 * n as u64).max(1 << 16);
-        Grid::with_levels(domain, rmin, rmax, 0.0, Some(target), MAX_LEVELS)
+        Grid::with_levels(domain, rmin, rmax, 0.0, Some(target), MAX_LEVELS, None)
     }
 
     /// The grid a run of `scene` uses: a level per size class of its
@@ -216,6 +237,25 @@ impl Grid {
     pub fn for_scene(scene: &Scene) -> Result<Grid, String> {
         let (rmin, rmax) = scene.radius_range();
         let half_skin = 0.5 * scene.skin();
+        // the top of the smallest size class: the largest half cutoff under
+        // twice the smallest (an insertion range across that bound: just
+        // under it)
+        let hmin = rmin + half_skin;
+        let mut small = hmin;
+        for p in &scene.particles {
+            let h = p.radius + half_skin;
+            if h < 2.0 * hmin {
+                small = small.max(h);
+            }
+        }
+        for i in &scene.inserts {
+            let (a, b) = (i.radius.min() + half_skin, i.radius.max() + half_skin);
+            if b < 2.0 * hmin {
+                small = small.max(b);
+            } else if a < 2.0 * hmin {
+                small = small.max(2.0 * hmin * (1.0 - 1e-9));
+            }
+        }
         let target = (4 * scene.particles.len() as u64).max(1 << 16);
         Grid::with_levels(
             &scene.domain,
@@ -227,6 +267,7 @@ impl Grid {
                 .simulation
                 .grid_levels
                 .map_or(MAX_LEVELS, |l| (l as usize).clamp(1, MAX_LEVELS)),
+            Some(small),
         )
     }
 
