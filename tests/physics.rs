@@ -207,6 +207,67 @@ fn broad_phase_matches_brute_force() {
     }
 }
 
+/// The grid's levels follow the scene's sizes: 0.8–1 mm spheres among
+/// 31.5 mm ones share the finest level, whose half cutoff is the largest
+/// small one's (cells just wide enough), the large ones sit in the
+/// coarsest, ≥ 4 × coarser (a large level); a narrow distribution has one
+/// level, and `grid_levels = 1` forces one.
+#[test]
+fn grid_levels_follow_the_size_classes() {
+    let mut rng = Rng::new(3);
+    let mixture = |big: bool, levels: Option<u64>, rng: &mut Rng| {
+        let mut b = SceneBuilder::new("sizes")
+            .domain([0.0; 3], [0.07, 0.07, 0.07])
+            .dt(1e-6)
+            .steps(1)
+            .material(Material::new("m", 2500.0, 1e7));
+        for i in 0..200 {
+            let p = [
+                0.005 + 0.0025 * (i % 20) as f64,
+                0.01,
+                0.002 + 0.0025 * (i / 20) as f64,
+            ];
+            let r = if big {
+                rng.range(0.0008, 0.001)
+            } else {
+                rng.range(0.0009, 0.0011)
+            };
+            b = b.particle(p, [0.0; 3], r, "m");
+        }
+        if big {
+            b = b.particle([0.035, 0.035, 0.035], [0.0; 3], 0.0315, "m");
+        }
+        let mut s = b.build_unchecked();
+        s.simulation.grid_levels = levels;
+        s
+    };
+    let wide = mixture(true, None, &mut rng);
+    let g = Grid::for_scene(&wide).unwrap();
+    let h_small = wide.particles[..200]
+        .iter()
+        .map(|p| p.radius)
+        .fold(0.0, f64::max)
+        + g.half_skin;
+    let finest = g.n_levels - 1;
+    assert!(g.n_levels >= 5, "{} levels", g.n_levels);
+    assert!(
+        (g.levels[finest].half_cut - h_small).abs() < 1e-12,
+        "finest level at {} for small ones up to {h_small}",
+        g.levels[finest].half_cut
+    );
+    assert!(wide.particles[..200]
+        .iter()
+        .all(|p| g.level_of(p.radius) == finest));
+    assert_eq!(g.level_of(0.0315), 0);
+    assert!(g.levels[0].half_cut >= 0.0315 + g.half_skin);
+    assert!(g.large_levels() >= 1 && g.large_levels() < g.n_levels);
+    let narrow = Grid::for_scene(&mixture(false, None, &mut rng)).unwrap();
+    assert_eq!((narrow.n_levels, narrow.large_levels()), (1, 0));
+    let one = Grid::for_scene(&mixture(true, Some(1), &mut rng)).unwrap();
+    assert_eq!((one.n_levels, one.large_levels()), (1, 0));
+    assert!(one.levels[0].half_cut >= 0.0315);
+}
+
 /// Size ratios of 1:12 and 1:35 (the seeds' packings reach 1:25, Ferrez's
 /// survey 1:35), open, periodic and mixed: the grid's levels find exactly
 /// the pairs of an O(N²) search, the neighbour list exactly the candidates,
