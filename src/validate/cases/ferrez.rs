@@ -591,7 +591,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let wide_s: f64 = std::env::var("TALUS_FERREZ_WIDE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(4.0);
+        .unwrap_or(1.0);
     let runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
