@@ -266,6 +266,17 @@ fn grid_levels_follow_the_size_classes() {
     let one = Grid::for_scene(&mixture(true, Some(1), &mut rng)).unwrap();
     assert_eq!((one.n_levels, one.large_levels()), (1, 0));
     assert!(one.levels[0].half_cut >= 0.0315);
+    // 1:3 (2.7 mm among 0.8-1 mm): the ladder from 1 mm puts the large ones
+    // in a level of H = 4 mm, but they are 2.7 mm: not large
+    let dom = talus::scene::Domain {
+        min: [0.0; 3],
+        max: [0.05; 3],
+        periodic: [false; 3],
+    };
+    let g3 = Grid::with_levels(&dom, 0.0008, 0.0027, 0.0, None, 8, Some(0.001)).unwrap();
+    assert_eq!(g3.n_levels, 3);
+    assert!(g3.levels[0].half_cut >= 4.0 * g3.levels[2].half_cut * 0.999);
+    assert_eq!(g3.large_levels(), 0);
 }
 
 /// Size ratios of 1:12 and 1:35 (the seeds' packings reach 1:25, Ferrez's
