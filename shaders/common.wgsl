@@ -82,7 +82,7 @@ struct Params {
     grid_len: vec4<f32>,   // xyz: domain lengths; w: grid::PERIOD_SLACK
     level_count: vec4<u32>,// x: the grid's levels, y: how many of them are large (contacts_large)
     gravity_dt: vec4<f32>, // xyz gravity, w dt
-    dims: vec4<u32>,       // nx, ny, nz, n_cells
+    dims: vec4<u32>,       // x, y, z unused (each level has its own: `levels`); w: n_cells, all levels
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
     sizes: vec4<u32>,      // particle capacity (the active count is ctl[CTL_COUNT]), scene walls, wall primitives, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
@@ -230,6 +230,25 @@ fn level_range(p: Params, l: u32, x: vec3<f32>, reach: f32) -> CellRange {
         }
     }
     return r;
+}
+
+// A row's x-cells lo..hi (from level_range) as up to two ranges of cell
+// indices, in visiting order: one, or two where a periodic x axis wraps
+// (an empty second piece has hi < lo). Twin of the split in
+// Grid::for_ranges.
+struct RowPieces {
+    lo: array<i32, 2>,
+    hi: array<i32, 2>,
+}
+
+fn row_pieces(lo: i32, hi: i32, n: i32) -> RowPieces {
+    var p = RowPieces(array<i32, 2>(lo, 0), array<i32, 2>(hi, -1));
+    if (lo < 0) {
+        p.lo[0] = lo + n; p.hi[0] = n - 1; p.hi[1] = hi;
+    } else if (hi >= n) {
+        p.hi[0] = n - 1; p.hi[1] = hi - n;
+    }
+    return p;
 }
 
 // v wrapped into 0..n.

@@ -87,18 +87,11 @@ fn candidates(i: u32, write: bool) -> u32 {
         for (var z = c.lo.z; z <= c.hi.z; z++) {
             for (var y = c.lo.y; y <= c.hi.y; y++) {
                 let row = lv.dims.w + lv.dims.x * (wrap_index(y, n.y) + lv.dims.y * wrap_index(z, n.z));
-                // the row's x-cells: one range, two where a periodic x wraps
-                var lo = array<i32, 2>(c.lo.x, 0);
-                var hi = array<i32, 2>(c.hi.x, -1);
-                if (c.lo.x < 0) {
-                    lo[0] = c.lo.x + n.x; hi[0] = n.x - 1; hi[1] = c.hi.x;
-                } else if (c.hi.x >= n.x) {
-                    hi[0] = n.x - 1; hi[1] = c.hi.x - n.x;
-                }
+                var pcs = row_pieces(c.lo.x, c.hi.x, n.x);
                 for (var rg = 0u; rg < 2u; rg++) {
-                    if (hi[rg] < lo[rg]) { continue; }
-                    let end = starts[row + u32(hi[rg]) + 1u];
-                    for (var j = starts[row + u32(lo[rg])]; j < end; j++) {
+                    if (pcs.hi[rg] < pcs.lo[rg]) { continue; }
+                    let end = starts[row + u32(pcs.hi[rg]) + 1u];
+                    for (var j = starts[row + u32(pcs.lo[rg])]; j < end; j++) {
                         if (j == i) { continue; }
                         let pj = pos_rad[j];
                         let d = min_image(P, xi, pj.xyz);

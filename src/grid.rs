@@ -65,10 +65,6 @@ pub struct Level {
 pub struct Grid {
     pub min: [f64; 3],
     pub len: [f64; 3],
-    /// Level 0's cells (the coarsest).
-    pub dims: [u32; 3],
-    pub cell: [f64; 3],
-    pub inv_cell: [f64; 3],
     pub periodic: [bool; 3],
     /// Half the Verlet skin: a particle's half cutoff is r + this.
     pub half_skin: f64,
@@ -174,22 +170,21 @@ impl Grid {
                 break;
             }
             prev_edge = edge;
-            let mut dims = [1u32; 3];
-            for k in 0..3 {
+            let dims: [u32; 3] = std::array::from_fn(|a| {
                 // the enlarged edge of a sparse domain may shrink to len/3
                 // on a periodic axis, never below the cutoff
-                let e = if domain.periodic[k] {
-                    edge.min(len[k] / 3.0).max(2.0 * h)
+                let e = if domain.periodic[a] {
+                    edge.min(len[a] / 3.0).max(2.0 * h)
                 } else {
                     edge
                 };
-                let n = (len[k] / e).floor();
-                dims[k] = if n >= 1.0 {
+                let n = (len[a] / e).floor();
+                if n >= 1.0 {
                     n.min(u32::MAX as f64 / 4.0) as u32
                 } else {
                     1
-                };
-            }
+                }
+            });
             let cell: [f64; 3] = std::array::from_fn(|a| len[a] / dims[a] as f64);
             *level = Level {
                 dims,
@@ -207,13 +202,9 @@ impl Grid {
             }
             n_levels += 1;
         }
-        let top = levels[0];
         Ok(Grid {
             min: domain.min,
             len,
-            dims: top.dims,
-            cell: top.cell,
-            inv_cell: top.inv_cell,
             periodic: domain.periodic,
             half_skin,
             hmax,
@@ -363,29 +354,6 @@ impl Grid {
             };
         }
         r
-    }
-
-    /// Integer cell coordinates of a position in level 0 (clamped into the
-    /// grid): the one-level grid's cell.
-    #[inline]
-    pub fn coord(&self, p: [f64; 3]) -> [u32; 3] {
-        let mut c = [0u32; 3];
-        for k in 0..3 {
-            let f = ((p[k] - self.min[k]) * self.inv_cell[k]).floor();
-            c[k] = f.clamp(0.0, (self.dims[k] - 1) as f64) as u32;
-        }
-        c
-    }
-
-    #[inline]
-    pub fn key_of(&self, c: [u32; 3]) -> u32 {
-        c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])
-    }
-
-    /// Level 0's cell key of a position (a particle's is [`Grid::particle_key`]).
-    #[inline]
-    pub fn key(&self, p: [f64; 3]) -> u32 {
-        self.key_of(self.coord(p))
     }
 
     /// `b - a`, taken through the periodic boundaries (minimum image).

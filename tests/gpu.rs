@@ -349,6 +349,25 @@ fn gpu_one_step_forces_match_cpu() {
 /// of the cutoff r_i + r_j + skin, where f32 and f64 may decide apart
 /// (counted and printed). Then the list's length in `ctl`, the reference
 /// positions, and the rebuild flag cleared.
+/// A CPU step of `scene` with its state rounded through f32, and a GPU run
+/// from the same numbers, no list yet: the first step builds on both.
+fn fresh_pair(scene: &Scene, ctx: talus::gpu::GpuContext) -> (Step, GpuBackend) {
+    let mut st = Step::new(scene).unwrap();
+    st.particles = rounded(&st.particles);
+    let f32_state = st.particles.to_f32();
+    let motion = convert_motion(&st.work.motion);
+    let fx = fixed(&st.grid, &f32_state);
+    let init = GpuInit {
+        state: &f32_state,
+        pos_fx: &fx,
+        motion: &motion,
+        list: None,
+        capacity: None,
+    };
+    let g = GpuBackend::from_state(scene, &st.grid, &init, ctx).unwrap();
+    (st, g)
+}
+
 /// What [`compare_lists`] saw.
 struct ListComparison {
     n: usize,
@@ -363,20 +382,7 @@ struct ListComparison {
 /// f32-rounded state of `scene`: the same candidates in the same order for
 /// every particle but pairs within 1e-5 of the cutoff (asserted here).
 fn compare_lists(scene: &Scene, ctx: talus::gpu::GpuContext) -> ListComparison {
-    let scene = scene.clone();
-    let mut st = Step::new(&scene).unwrap();
-    st.particles = rounded(&st.particles);
-    let f32_state = st.particles.to_f32();
-    let motion = convert_motion(&st.work.motion);
-    let fx = fixed(&st.grid, &f32_state);
-    let init = GpuInit {
-        state: &f32_state,
-        pos_fx: &fx,
-        motion: &motion,
-        list: None,
-        capacity: None,
-    };
-    let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
+    let (mut st, g) = fresh_pair(scene, ctx);
     g.submit("build", |pass| {
         for s in &Stage::STEP[..3] {
             g.encode_stage(*s, pass);
@@ -588,20 +594,8 @@ fn gpu_large_rows_forces_match_cpu() {
         b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
     }
     let scene = b.build_unchecked(); // overlapping on purpose
-    let mut st = Step::new(&scene).unwrap();
+    let (mut st, g) = fresh_pair(&scene, ctx);
     assert!(st.grid.large_levels() > 0, "1:35 has large levels");
-    st.particles = rounded(&st.particles);
-    let f32_state = st.particles.to_f32();
-    let motion = convert_motion(&st.work.motion);
-    let fx = fixed(&st.grid, &f32_state);
-    let init = GpuInit {
-        state: &f32_state,
-        pos_fx: &fx,
-        motion: &motion,
-        list: None,
-        capacity: None,
-    };
-    let g = GpuBackend::from_state(&scene, &st.grid, &init, ctx).unwrap();
     g.submit("one step", |pass| {
         for s in &Stage::STEP[..4] {
             g.encode_stage(*s, pass);

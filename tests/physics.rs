@@ -755,7 +755,7 @@ fn sparse_domain_allows_short_periodic_axis() {
         periodic: [true, false, false],
     };
     let g = Grid::for_particles(&dom, 0.001, 10).expect("0.01 m holds 5 diameters");
-    assert!(g.dims[0] >= 3 && g.cell[0] >= 0.002);
+    assert!(g.levels[0].dims[0] >= 3 && g.levels[0].cell[0] >= 0.002);
     let short = Domain {
         max: [0.0039, 1.0, 1.0],
         ..dom
@@ -767,7 +767,7 @@ fn sparse_domain_allows_short_periodic_axis() {
         ..dom
     };
     let g = Grid::for_particles(&two, 0.001, 10).expect("0.004 m holds 2 cutoffs");
-    assert_eq!(g.dims[0], 2);
+    assert_eq!(g.levels[0].dims[0], 2);
 }
 
 /// A run that blows up (dt far above the stable limit, forced past the

@@ -112,7 +112,8 @@ pub struct Params {
     pub level_count: [u32; 4],
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],
-    /// nx, ny, nz, n_cells.
+    /// x, y, z unused (each level has its own cells: `levels`); w: the
+    /// cells of all levels.
     pub dims: [u32; 4],
     /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
     pub periodic: [u32; 4],

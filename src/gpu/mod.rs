@@ -175,12 +175,7 @@ pub fn scene_tables_for(
             let g = scene.simulation.gravity;
             [g[0] as f32, g[1] as f32, g[2] as f32, scene.dt() as f32]
         },
-        dims: [
-            grid.dims[0],
-            grid.dims[1],
-            grid.dims[2],
-            grid.n_cells() as u32,
-        ],
+        dims: [0, 0, 0, grid.n_cells() as u32],
         periodic: [
             grid.periodic[0] as u32,
             grid.periodic[1] as u32,
