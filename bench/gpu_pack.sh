@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Here, before a device run: packs what bench/gpu.sh needs on the lent GPU
 # machine into two folders git ignores. .gl holds the Vulkan loader (Debian
-# package libvulkan1, for x86_64); .carry holds the release binary and the
+# packages libvulkan1 and glvnd's libglvnd0, libglx0, libgl1, libegl1,
+# libopengl0, libgles2, for x86_64: without glvnd the NVIDIA ICD,
+# libGLX_nvidia, gives the loader no vkCreateInstance); .carry holds the release binary and the
 # GPU test binaries, stripped (about 8 MB each against 50 MB with debug info:
 # a device call carries 64 MiB at most).
 #
@@ -15,11 +17,11 @@ mkdir -p "$(dirname "$exclude")"
 for d in .gl .carry; do
   grep -qx "/$d/" "$exclude" 2>/dev/null || echo "/$d/" >>"$exclude"
 done
-if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+if ! ls .gl/libvulkan1_*.deb .gl/libglvnd0_*.deb >/dev/null 2>&1; then
   mkdir -p .gl /tmp/amd64/partial
   o=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64)
   apt-get "${o[@]}" update >&2
-  (cd .gl && apt-get "${o[@]}" download libvulkan1 >&2)
+  (cd .gl && apt-get "${o[@]}" download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2 >&2)
 fi
 cargo build --release
 # the GPU test binaries (the stages against their CPU twins; pouring,

@@ -367,7 +367,8 @@ fn live_view(
     scene: &Scene,
 ) -> Result<talus::view::window::ViewOpts, String> {
     use talus::view::{colormap::ColorBy, window};
-    if !window::has_display() {
+    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
+    if opts.offscreen.is_none() && !window::has_display() {
         return Err(window::NO_DISPLAY.into());
     }
     if let Some(spec) = &camera {
@@ -376,7 +377,6 @@ fn live_view(
         talus::view::camera::Camera::frame(d.min, d.max, scene.simulation.gravity)
             .apply_spec(spec)?;
     }
-    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
     opts.by = ColorBy::parse(color_by)?;
     opts.camera = camera;
     Ok(opts)

@@ -1731,3 +1731,46 @@ fn gpu_removal_drops_particles_and_keeps_the_rest() {
         .iter()
         .all(|p| p.iter().all(|x| x.is_finite())));
 }
+
+/// `advance_observed` (the live view's way in: calls between submissions)
+/// runs the same steps as `advance`, to the bit, and calls back exactly
+/// where it was asked to: after `first` steps, then after what each call
+/// returns, with the steps already submitted; None stops the calls.
+#[test]
+fn gpu_observed_advance_is_the_plain_advance() {
+    let scene = dense_scene(false);
+    let Some(ctx) = test_context() else { return };
+    let mut plain = GpuBackend::new(&scene, ctx).unwrap();
+    plain.advance(150).unwrap();
+    let Some(ctx) = test_context() else { return };
+    let mut seen = GpuBackend::new(&scene, ctx).unwrap();
+    let mut calls = Vec::new();
+    seen.advance_observed(150, 7, &mut |g, step| {
+        // the host's step count is the segment's start until it ends
+        assert!(g.steps_done() <= step);
+        calls.push(step);
+        (step < 100).then_some(13 + calls.len() as u64)
+    })
+    .unwrap();
+    assert_eq!(seen.steps_done(), 150);
+    // 7, then +14, +15, ... until the first call at or past step 100
+    let mut want = vec![7u64];
+    while *want.last().unwrap() < 100 {
+        let k = want.len() as u64;
+        want.push(want.last().unwrap() + 13 + k);
+    }
+    assert_eq!(calls, want);
+    assert_eq!(
+        plain.state_f32(),
+        seen.state_f32(),
+        "the calls between submissions changed the run"
+    );
+    assert_eq!(plain.diagnostics(), seen.diagnostics());
+    // first = 0: no calls at all
+    let Some(ctx) = test_context() else { return };
+    let mut quiet = GpuBackend::new(&scene, ctx).unwrap();
+    quiet
+        .advance_observed(20, 0, &mut |_, _| panic!("called with first = 0"))
+        .unwrap();
+    assert_eq!(quiet.steps_done(), 20);
+}

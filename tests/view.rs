@@ -703,6 +703,89 @@ fn run_view_refuses_without_display() {
     assert!(!dir.join("out").exists(), "nothing ran");
 }
 
+/// `talus run --view` drawing offscreen (`TALUS_VIEW_OFFSCREEN`, no
+/// display needed): the GPU path drawn between its submissions, the CPU
+/// path between pieces; the frames are drawn (the view closes after the
+/// third), the run ends with the same bytes as without the view, and the
+/// screenshot shows the bed.
+#[test]
+fn run_view_offscreen_draws_without_a_display() {
+    if talus::gpu::context::test_context().is_none() {
+        return;
+    }
+    let dir = tmp("live_offscreen");
+    let scene = dir.join("tiny.toml");
+    std::fs::write(&scene, TINY).unwrap();
+    for be in ["gpu", "cpu"] {
+        let shot = dir.join(format!("off-{be}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let run = |out: &str, view: bool| {
+            let mut c = Command::new(env!("CARGO_BIN_EXE_talus"));
+            c.args([
+                "run",
+                "--backend",
+                be,
+                "--steps",
+                "3000",
+                "--quiet",
+                "--out",
+            ])
+            .arg(dir.join(format!("{out}-{be}")))
+            .arg(&scene)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY");
+            if view {
+                c.arg("--view")
+                    .env("TALUS_VIEW_OFFSCREEN", "320x200")
+                    .env("TALUS_VIEW_FRAMES", "3")
+                    .env("TALUS_VIEW_SCREENSHOT", &shot);
+            }
+            let o = c.output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr).to_string();
+            assert!(
+                o.status.success(),
+                "talus run --backend {be} (view {view}): {err}"
+            );
+            err
+        };
+        let err = run("view", true);
+        assert!(
+            err.contains("view closed"),
+            "{be}: fewer than 3 frames drawn: {err}"
+        );
+        run("plain", false);
+        let a = std::fs::read(dir.join(format!("view-{be}/final.csv"))).unwrap();
+        let b = std::fs::read(dir.join(format!("plain-{be}/final.csv"))).unwrap();
+        assert!(a == b, "{be}: the view changed the run");
+        let (w, h, buf) = read_png(&shot);
+        assert_eq!((w, h), (320, 200));
+        let bg = buf[(h / 2 * w) * 4..][..3].to_vec();
+        let drawn = (h / 4..3 * h / 4)
+            .flat_map(|y| (w / 4..3 * w / 4).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = &buf[(y * w + x) * 4..][..3];
+                p.iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 12)
+            })
+            .count();
+        assert!(
+            drawn * 10 > w * h / 4,
+            "{be}: only {drawn} central pixels drawn"
+        );
+    }
+    // a bad size is one line, before the run starts
+    let o = Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args(["run", "--backend", "gpu", "--view", "--out"])
+        .arg(dir.join("bad"))
+        .arg(&scene)
+        .env("TALUS_VIEW_OFFSCREEN", "wide")
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("TALUS_VIEW_OFFSCREEN=\"wide\""), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
 fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
     let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = dec.read_info().unwrap();

@@ -955,16 +955,21 @@ pub fn copy_bandwidth(ctx: &GpuContext) -> f64 {
     2.0 * size as f64 * 5.0 / med
 }
 
-impl Backend for GpuBackend {
-    fn name(&self) -> &'static str {
-        "gpu"
-    }
-
-    fn adapter(&self) -> String {
-        self.ctx.describe()
-    }
-
-    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+impl GpuBackend {
+    /// [`Backend::advance`], calling `observe(self, step)` between
+    /// submissions: first after `first` steps (0: never), then after as
+    /// many more as it returns (None: no more calls). What it submits on
+    /// the device's queue follows the steps already submitted, so a draw
+    /// shows the state after `step` without waiting for it (`talus run
+    /// --view`). The host's own fields (`steps`, the count, the flow log)
+    /// are those of the segment's start until `advance` reads the control
+    /// words back at the segment's end.
+    pub fn advance_observed(
+        &mut self,
+        steps: u64,
+        first: u64,
+        observe: &mut dyn FnMut(&GpuBackend, u64) -> Option<u64>,
+    ) -> Result<(), RunError> {
         use data::*;
         let target = self.steps + steps;
         if self.data.n_bodies > 0 && steps > 0 {
@@ -976,6 +981,12 @@ impl Backend for GpuBackend {
                 bytemuck::bytes_of(&at),
             );
         }
+        // the step after which `observe` is called next
+        let mut observe_at = if first == 0 {
+            u64::MAX
+        } else {
+            self.steps + first
+        };
         while self.steps < target {
             // this segment's end, with room for what its batches can insert
             // and for its log
@@ -987,7 +998,9 @@ impl Backend for GpuBackend {
             let mut in_flight = std::collections::VecDeque::new();
             let mut s = self.steps;
             while s < end {
-                let k = (end - s).min(STEPS_PER_SUBMIT);
+                let k = (end - s)
+                    .min(STEPS_PER_SUBMIT)
+                    .min(observe_at.saturating_sub(s).max(1));
                 let w = self.upload_window(s, s + k);
                 let repose = std::mem::take(&mut self.repose_surfaces);
                 in_flight.push_back(self.submit("steps", |pass| {
@@ -1005,6 +1018,13 @@ impl Backend for GpuBackend {
                     }
                 }));
                 s += k;
+                if s >= observe_at {
+                    // queued after the steps: what it draws is step s
+                    observe_at = match observe(self, s) {
+                        Some(n) => s + n.max(1),
+                        None => u64::MAX,
+                    };
+                }
                 // at most MAX_IN_FLIGHT submissions queued: each holds its
                 // command memory until it completes (without this a long
                 // advance on lavapipe grew by ~1.5 kB per dispatch, 24 GB
@@ -1067,6 +1087,35 @@ impl Backend for GpuBackend {
         Ok(())
     }
 
+    /// The scene's walls' poses and loads now (read back: one wait).
+    pub fn wall_poses(&self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
+        // the scene's walls (the bodies' surfaces follow them)
+        let n = self.data.n_bodies - self.host_walls.surfaces.walls.len() as u64;
+        if n == 0 {
+            return Vec::new();
+        }
+        let poses: Vec<layout::WallPose> = self.read_vec(&self.data.wall_pose, n);
+        poses
+            .iter()
+            .zip(&self.wall_motion)
+            .map(|(p, m)| walls::pose_from_gpu(p, m))
+            .collect()
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> String {
+        self.ctx.describe()
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        self.advance_observed(steps, 0, &mut |_, _| None)
+    }
+
     fn diagnostics(&mut self) -> Diagnostics {
         self.submit(Stage::Diagnostics.name(), |pass| {
             self.encode_stage(Stage::Diagnostics, pass)
@@ -1123,17 +1172,7 @@ impl Backend for GpuBackend {
     }
 
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
-        // the scene's walls (the bodies' surfaces follow them)
-        let n = self.data.n_bodies - self.host_walls.surfaces.walls.len() as u64;
-        if n == 0 {
-            return Vec::new();
-        }
-        let poses: Vec<layout::WallPose> = self.read_vec(&self.data.wall_pose, n);
-        poses
-            .iter()
-            .zip(&self.wall_motion)
-            .map(|(p, m)| walls::pose_from_gpu(p, m))
-            .collect()
+        self.wall_poses()
     }
 
     fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {

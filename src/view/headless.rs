@@ -108,6 +108,11 @@ impl Offscreen {
         })
     }
 
+    /// A view of the colour texture, to draw into without reading back.
+    pub fn color_view(&self) -> wgpu::TextureView {
+        self.color.create_view(&Default::default())
+    }
+
     /// What `renderer` holds, seen by `camera`, read back (no overlay).
     pub fn render(
         &self,
