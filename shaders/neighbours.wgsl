@@ -52,67 +52,78 @@ fn idle() -> bool {
 // Twin of `OldList::carry_into`.
 fn carry_into(o: u32, lo: u32, hi: u32) {
     let old_hi = old_start[o + 1u];
-    for (var e = old_start[o]; e < old_hi; e++) {
-        let ob = old_nbr[e];
-        if ((ob & HAS_HISTORY) == 0u) { continue; }
-        var jn = ob & ~HAS_HISTORY;
-        if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
-        for (var k = lo; k < hi; k++) {
-            if (nbr[k] == jn) {
-                nbr_hist[k] = old_hist[e];
-                nbr[k] = jn | HAS_HISTORY;
-                break;
-            }
+    for (var e = old_start[o]; e < old_hi; e++) { carry_entry(e, lo, hi); }
+}
+
+// One old entry's history into the new row nbr[lo..hi], if it has any.
+// Entries of one old row have distinct partners, so the workgroup of
+// `fill_large` carries them in parallel: an entry another thread flags
+// (its partner | HAS_HISTORY) never equals the partner sought here.
+fn carry_entry(e: u32, lo: u32, hi: u32) {
+    let ob = old_nbr[e];
+    if ((ob & HAS_HISTORY) == 0u) { return; }
+    var jn = ob & ~HAS_HISTORY;
+    if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
+    for (var k = lo; k < hi; k++) {
+        if (nbr[k] == jn) {
+            nbr_hist[k] = old_hist[e];
+            nbr[k] = jn | HAS_HISTORY;
+            break;
         }
     }
 }
 
-// Visits the candidates of particle i, then the wall primitives within
-// reach: counts them, and when `write` is set stores them from
-// nbr[nbr_start[i]] on, with zero history. Returns the count.
-fn candidates(i: u32, write: bool) -> u32 {
-    let xi = pos_rad[i].xyz;
-    let ri = pos_rad[i].w;
+// The particle candidates of i (at xi, radius ri) in the x-range row (y, z)
+// of its reach c in level l: counted, and stored from nbr[out] on with zero
+// history when `write` is set.
+fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, z: i32,
+                  write: bool, out: u32) -> u32 {
+    let lv = P.levels[l];
+    let n = vec3<i32>(lv.dims.xyz);
     let skin = P.nbr.x;
+    let row = lv.dims.w + lv.dims.x * (wrap_index(y, n.y) + lv.dims.y * wrap_index(z, n.z));
+    var pcs = row_pieces(c.lo.x, c.hi.x, n.x);
     var k = 0u;
-    var out = 0u;
-    if (write) { out = nbr_start[i]; }
-    // each level with particles, coarsest first: the cells within
-    // r + skin / 2 + H (twin of Grid::for_ranges)
-    for (var l = 0u; l < P.level_count.x; l++) {
-        let lv = P.levels[l];
-        if (starts[lv.dims.w] == starts[level_end(P, l)]) { continue; }
-        let c = level_range(P, l, xi, ri + 0.5 * skin + lv.inv_cell.w);
-        let n = vec3<i32>(lv.dims.xyz);
-        for (var z = c.lo.z; z <= c.hi.z; z++) {
-            for (var y = c.lo.y; y <= c.hi.y; y++) {
-                let row = lv.dims.w + lv.dims.x * (wrap_index(y, n.y) + lv.dims.y * wrap_index(z, n.z));
-                var pcs = row_pieces(c.lo.x, c.hi.x, n.x);
-                for (var rg = 0u; rg < 2u; rg++) {
-                    if (pcs.hi[rg] < pcs.lo[rg]) { continue; }
-                    let end = starts[row + u32(pcs.hi[rg]) + 1u];
-                    for (var j = starts[row + u32(pcs.lo[rg])]; j < end; j++) {
-                        if (j == i) { continue; }
-                        let pj = pos_rad[j];
-                        let d = min_image(P, xi, pj.xyz);
-                        let cut = ri + pj.w + skin;
-                        if (dot(d, d) < cut * cut) {
-                            if (write) {
-                                nbr[out + k] = j;
-                                nbr_hist[out + k] = vec4<f32>(0.0);
-                            }
-                            k++;
-                        }
-                    }
+    for (var rg = 0u; rg < 2u; rg++) {
+        if (pcs.hi[rg] < pcs.lo[rg]) { continue; }
+        let end = starts[row + u32(pcs.hi[rg]) + 1u];
+        for (var j = starts[row + u32(pcs.lo[rg])]; j < end; j++) {
+            if (j == i) { continue; }
+            let pj = pos_rad[j];
+            let d = min_image(P, xi, pj.xyz);
+            let cut = ri + pj.w + skin;
+            if (dot(d, d) < cut * cut) {
+                if (write) {
+                    nbr[out + k] = j;
+                    nbr_hist[out + k] = vec4<f32>(0.0);
                 }
+                k++;
             }
         }
     }
-    // the wall primitives within r + skin (a particle and a wall each move
-    // at most skin / 2 before the next build), in primitive order: each
-    // scene wall searched in its body frame at its pose, an analytic one's
-    // primitives tested, a mesh's triangles those its grid lists for the
-    // particle's cell (twin of `for_walls`)
+    return k;
+}
+
+// Whether level l holds no particle (its cells are skipped).
+fn level_empty(l: u32) -> bool {
+    return starts[P.levels[l].dims.w] == starts[level_end(P, l)];
+}
+
+// The cells of level l within r + skin / 2 + H of xi (twin of
+// Grid::for_ranges).
+fn reach_in(l: u32, xi: vec3<f32>, ri: f32) -> CellRange {
+    return level_range(P, l, xi, ri + 0.5 * P.nbr.x + P.levels[l].inv_cell.w);
+}
+
+// The wall primitives within r + skin of xi (a particle and a wall each
+// move at most skin / 2 before the next build), in primitive order: each
+// scene wall searched in its body frame at its pose, an analytic one's
+// primitives tested, a mesh's triangles those its grid lists for the
+// particle's cell (twin of `for_walls`). Counted, and stored from nbr[out]
+// on with zero history when `write` is set.
+fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
+    let skin = P.nbr.x;
+    var k = 0u;
     for (var b = 0u; b < P.sizes.y; b++) {
         let info = wall_info[b];
         var xb = xi;
@@ -149,6 +160,81 @@ fn candidates(i: u32, write: bool) -> u32 {
     return k;
 }
 
+// Visits the candidates of particle i, then the wall primitives within
+// reach: counts them, and when `write` is set stores them from
+// nbr[nbr_start[i]] on, with zero history. Returns the count.
+fn candidates(i: u32, write: bool) -> u32 {
+    let xi = pos_rad[i].xyz;
+    let ri = pos_rad[i].w;
+    var k = 0u;
+    var out = 0u;
+    if (write) { out = nbr_start[i]; }
+    // each level with particles, coarsest first; its rows in z, then y
+    for (var l = 0u; l < P.level_count.x; l++) {
+        if (level_empty(l)) { continue; }
+        let c = reach_in(l, xi, ri);
+        for (var z = c.lo.z; z <= c.hi.z; z++) {
+            for (var y = c.lo.y; y <= c.hi.y; y++) {
+                k += row_candidates(i, xi, ri, l, c, y, z, write, out + k);
+            }
+        }
+    }
+    return k + wall_candidates(xi, ri, write, out + k);
+}
+
+// The large particles (the first ones in cell order: the large levels'
+// cells come first), 0 when the stage is idle. Their rows are built by
+// `keep_large`, `count_large` and `fill_large`, a workgroup each; the
+// thread kernels skip them. The same count as finish_build records for
+// `contacts_large`.
+fn large_count() -> u32 {
+    if (P.level_count.y == 0u || idle()) { return 0u; }
+    return min(starts[P.levels[P.level_count.y].dims.w], atomicLoad(&ctl[CTL_COUNT]));
+}
+
+// A large particle's rows within reach, level by level, z then y (the
+// order of `candidates`), as one flat range: level l's rows are
+// first[l]..first[l + 1], in c[l].
+struct LargeReach {
+    c: array<CellRange, MAX_LEVELS>,
+    first: array<u32, 9>,
+}
+
+fn large_reach(xi: vec3<f32>, ri: f32) -> LargeReach {
+    var r: LargeReach;
+    var total = 0u;
+    for (var l = 0u; l < MAX_LEVELS; l++) {
+        r.first[l] = total;
+        if (l >= P.level_count.x || level_empty(l)) { continue; }
+        let c = reach_in(l, xi, ri);
+        r.c[l] = c;
+        total += u32(max(c.hi.z - c.lo.z + 1, 0)) * u32(max(c.hi.y - c.lo.y + 1, 0));
+    }
+    r.first[MAX_LEVELS] = total;
+    return r;
+}
+
+// The particle candidates of i in the r-th row of its reach `lr`.
+fn flat_row(i: u32, xi: vec3<f32>, ri: f32, lr: LargeReach, r: u32, write: bool, out: u32) -> u32 {
+    // a copy in memory: indexed by a value known only at run time
+    var rr = lr;
+    var l = 0u;
+    while (r >= rr.first[l + 1u]) { l++; }
+    let c = rr.c[l];
+    let q = i32(r - rr.first[l]);
+    let ny = c.hi.y - c.lo.y + 1;
+    return row_candidates(i, xi, ri, l, c, c.lo.y + q % ny, c.lo.z + q / ny, write, out);
+}
+
+var<workgroup> large_sh: u32;
+var<workgroup> part_sh: array<u32, 256>;
+
+// `large_count()`, the same for the whole workgroup.
+fn large_rows(lid: u32) -> u32 {
+    if (lid == 0u) { large_sh = large_count(); }
+    return workgroupUniformLoad(&large_sh);
+}
+
 // One thread, first of a build (after the sort): drops the particles the
 // sort moved past the live ones (removed: their key was the bin after the
 // last cell, so starts[n_cells] counts the live ones). They leave the
@@ -179,6 +265,7 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
     if (j >= atomicLoad(&ctl[CTL_COUNT]) || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    if (j < large_count()) { return; }
     let o = order[j];
     new_at[o] = j;
     old_index[j] = o;
@@ -196,8 +283,59 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                     @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle()) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle() || i < large_count()) { return; }
     nbr_count[i] = candidates(i, false);
+}
+
+// The large particles' old rows (~3000 entries for 25 mm among 1 mm),
+// kept by a workgroup each (the workgroups take the rows g, g + groups,
+// ...), the threads striding over the entries.
+@compute @workgroup_size(256)
+fn keep_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let large = large_rows(lid);
+    if (atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    let groups = nwg.x * nwg.y;
+    for (var j = wid.y * nwg.x + wid.x; j < large; j += groups) {
+        let o = order[j];
+        let lo = nbr_start[o];
+        let hi = nbr_start[o + 1u];
+        if (lid == 0u) {
+            new_at[o] = j;
+            old_index[j] = o;
+            old_start[o] = lo;
+            if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
+        }
+        for (var e = lo + lid; e < hi; e += WG) {
+            old_nbr[e] = nbr[e];
+            old_hist[e] = nbr_hist[e];
+        }
+    }
+}
+
+// The large particles' counts, a workgroup each: the threads take the
+// rows within reach (each ~20 cells long at 1:35) r = lid, lid + 256, ...,
+// and the counts meet in a tree; thread 0 adds the walls'.
+@compute @workgroup_size(256)
+fn count_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+               @builtin(local_invocation_index) lid: u32) {
+    let large = large_rows(lid);
+    let groups = nwg.x * nwg.y;
+    for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
+        let xi = pos_rad[i].xyz;
+        let ri = pos_rad[i].w;
+        let lr = large_reach(xi, ri);
+        var k = 0u;
+        for (var r = lid; r < lr.first[MAX_LEVELS]; r += WG) { k += flat_row(i, xi, ri, lr, r, false, 0u); }
+        part_sh[lid] = k;
+        workgroupBarrier();
+        for (var h = 128u; h > 0u; h >>= 1u) {
+            if (lid < h) { part_sh[lid] += part_sh[lid + h]; }
+            workgroupBarrier();
+        }
+        if (lid == 0u) { nbr_count[i] = part_sh[0] + wall_candidates(xi, ri, false, 0u); }
+        workgroupBarrier();
+    }
 }
 
 // One thread, after the scan: refuses a list longer than the buffer (the run
@@ -220,11 +358,62 @@ fn check_list() {
 fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
-    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle()) { return; }
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle() || i < large_count()) { return; }
     let k = candidates(i, true);
     let lo = nbr_start[i];
     carry_into(old_index[i], lo, lo + k);
     pos_ref[i] = pos_rad[i];
+}
+
+// The large particles' rows, a workgroup each, in the order of `fill`:
+// each thread takes a run of consecutive rows, counts its candidates, and
+// after an exclusive scan of the 256 counts writes them at its offset;
+// thread 0 writes the walls' entries after them. Then the threads carry
+// the history of the old row's entries lid, lid + 256, ... (each scans
+// the new row for its partner, as `carry_into` does).
+@compute @workgroup_size(256)
+fn fill_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    let large = large_rows(lid);
+    let groups = nwg.x * nwg.y;
+    for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
+        let xi = pos_rad[i].xyz;
+        let ri = pos_rad[i].w;
+        let lr = large_reach(xi, ri);
+        let rows = lr.first[MAX_LEVELS];
+        let chunk = (rows + WG - 1u) / WG;
+        let r0 = min(lid * chunk, rows);
+        let r1 = min(r0 + chunk, rows);
+        var k = 0u;
+        for (var r = r0; r < r1; r++) { k += flat_row(i, xi, ri, lr, r, false, 0u); }
+        part_sh[lid] = k;
+        workgroupBarrier();
+        if (lid == 0u) {
+            var acc = 0u;
+            for (var t = 0u; t < WG; t++) {
+                let c = part_sh[t];
+                part_sh[t] = acc;
+                acc += c;
+            }
+            large_sh = acc;
+        }
+        workgroupBarrier();
+        let lo = nbr_start[i];
+        var out = lo + part_sh[lid];
+        for (var r = r0; r < r1; r++) { out += flat_row(i, xi, ri, lr, r, true, out); }
+        if (lid == 0u) {
+            wall_candidates(xi, ri, true, lo + large_sh);
+            pos_ref[i] = pos_rad[i];
+        }
+        // the whole row written before any thread looks for partners in it
+        storageBarrier();
+        workgroupBarrier();
+        let hi = nbr_start[i + 1u];
+        let o = old_index[i];
+        let old_hi = old_start[o + 1u];
+        for (var e = old_start[o] + lid; e < old_hi; e += WG) { carry_entry(e, lo, hi); }
+        workgroupBarrier();
+    }
 }
 
 // One thread, last of the rebuild: the list is current.

@@ -1774,3 +1774,99 @@ fn gpu_observed_advance_is_the_plain_advance() {
         .unwrap();
     assert_eq!(quiet.steps_done(), 20);
 }
+
+/// Size ratio 1:35: a rebuild carries every contact's history over to the
+/// new list, the large particles' rows (`keep_large` and `fill_large`: a
+/// workgroup per row, the old entries carried in parallel) as the others:
+/// after a build and the contacts (histories written) and a forced
+/// rebuild with no contacts in between, each (particle, partner) pair by id has the same
+/// history bits as before, and nothing else has any.
+#[test]
+fn gpu_large_rows_carry_history() {
+    use talus::state::HAS_HISTORY;
+    let Some(ctx) = test_context() else { return };
+    let (r, ratio) = (0.0002, 35.0);
+    let side = 3.3 * 2.0 * ratio * r;
+    let dom = talus::scene::Domain {
+        min: [0.0; 3],
+        max: [side, 1.1 * side, 1.2 * side],
+        periodic: [false; 3],
+    };
+    let pos = wide_mixture(&dom, r, ratio, 4, 6000, 22);
+    let mut rng = Rng::new(7);
+    let mut b = SceneBuilder::new("large rows history")
+        .domain(dom.min, dom.max)
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(2)
+        .material(Material {
+            friction: 0.4,
+            ..Material::new("m", 2500.0, 1e7)
+        })
+        .wall([0.0; 3], [0.0, 0.0, 1.0], "m");
+    for p in &pos {
+        let v = [0, 1, 2].map(|_| rng.range(-0.05, 0.05));
+        let w = [0, 1, 2].map(|_| rng.range(-20.0, 20.0));
+        b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
+    }
+    let scene = b.build_unchecked(); // overlapping on purpose
+    let g = GpuBackend::new(&scene, ctx).unwrap();
+    // a build and the contacts, which write the histories (the overlaps
+    // are far past what a run accepts: no integrate)
+    g.submit("build and contacts", |pass| {
+        for s in &Stage::STEP[..4] {
+            g.encode_stage(*s, pass);
+        }
+    });
+    let large = g.ctl()[talus::gpu::data::CTL_LARGE] as usize;
+    assert_eq!(large, 4, "the 4 large spheres head the cell order");
+    // (id, partner id or wall | WALL) -> history bits, and per-row counts
+    let read = |g: &GpuBackend| {
+        let n = g.data.n;
+        let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+        let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n + 1);
+        let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
+        let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+        assert_eq!(flag_mismatch(&nbr, &hist), None, "a history flag is wrong");
+        let ids = g.ids();
+        let mut map = HashMap::new();
+        let mut large_rows = 0;
+        for i in 0..n as usize {
+            for e in start[i] as usize..start[i + 1] as usize {
+                if nbr[e] & HAS_HISTORY == 0 {
+                    continue;
+                }
+                let partner = entry_code(nbr[e], &ids);
+                map.insert((ids[i], partner), hist[e].map(f32::to_bits));
+                if i < large {
+                    large_rows += 1;
+                }
+            }
+        }
+        (map, large_rows)
+    };
+    let (before, large_before) = read(&g);
+    // a rebuild now: bin, sort and neighbours only (no contacts, so no
+    // history changes)
+    g.ctx.queue.write_buffer(
+        &g.data.ctl,
+        4 * talus::gpu::data::CTL_REBUILD as u64,
+        bytemuck::bytes_of(&1u32),
+    );
+    let builds = g.ctl()[talus::gpu::data::CTL_BUILDS];
+    g.submit("rebuild", |pass| {
+        for s in &Stage::STEP[..3] {
+            g.encode_stage(*s, pass);
+        }
+    });
+    assert_eq!(g.ctl()[talus::gpu::data::CTL_BUILDS], builds + 1, "rebuilt");
+    let (after, large_after) = read(&g);
+    println!(
+        "{} contacts with history, {large_before} in the large rows",
+        before.len()
+    );
+    assert!(large_before > 300, "{large_before} large-row histories");
+    assert!(before.len() > 3000, "{} histories", before.len());
+    assert_eq!(large_after, large_before);
+    assert!(before == after, "a history was lost, moved or made up");
+}

@@ -4,10 +4,16 @@
 //! exclusive scan (the sort stage's scan kernels over `nbr_count`), a
 //! one-thread capacity check, fill (which moves each contact's history
 //! over and records the reference positions), and a one-thread
-//! `finish_build` that clears the rebuild flag. Count and fill list the
+//! `finish_build` that clears the rebuild flag. The large particles'
+//! rows (the grid's large levels, first in cell order) take a workgroup
+//! each for keep, count and fill (`keep_large`, `count_large`,
+//! `fill_large`: a 25 mm sphere among 1 mm ones lists ~3000 candidates
+//! over ~400 cell rows, which as one thread held the H100's neighbour
+//! stage at 90 % of the step at 1:35). Count and fill list the
 //! wall primitives within reach after the particle candidates. Every
 //! kernel launches no workgroup on a step that does not rebuild.
 
+use super::contacts::LARGE_GROUPS;
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
@@ -21,6 +27,9 @@ pub struct NeighbourKernels {
     pub check: Kernel,
     pub fill: Kernel,
     pub finish: Kernel,
+    pub keep_large: Kernel,
+    pub count_large: Kernel,
+    pub fill_large: Kernel,
 }
 
 /// Groups 0 and 1, shared by every kernel of the stage.
@@ -43,7 +52,7 @@ impl NeighbourKernels {
     /// `count`/`fill` (even with no workgroups), growing without bound
     /// (24 GB over a 50 000-step run; found by bisecting to the commit that
     /// introduced per-kernel layouts). Same for contacts and integrate.
-    pub const DECLS: [KernelDecl; 6] = {
+    pub const DECLS: [KernelDecl; 9] = {
         const S: &str = "neighbours.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, R, R, R, R, RW, R],
@@ -56,6 +65,9 @@ impl NeighbourKernels {
             KernelDecl::new(S, "check_list", G),
             KernelDecl::new(S, "fill", G),
             KernelDecl::new(S, "finish_build", G),
+            KernelDecl::new(S, "keep_large", G),
+            KernelDecl::new(S, "count_large", G),
+            KernelDecl::new(S, "fill_large", G),
         ]
     };
 
@@ -68,6 +80,9 @@ impl NeighbourKernels {
             check: k(3),
             fill: k(4),
             finish: k(5),
+            keep_large: k(6),
+            count_large: k(7),
+            fill_large: k(8),
         }
     }
 
@@ -116,13 +131,23 @@ impl NeighbourKernels {
     ) {
         let g = [(0, &b.groups[0]), (1, &b.groups[1])];
         let particles = d.args_for(Over::Particles);
+        // the large particles' rows, a workgroup each (only a grid with
+        // large levels has any)
+        let large = |pass: &mut wgpu::ComputePass, k: &Kernel| {
+            if d.large_levels > 0 {
+                dispatch(pass, k, &g, LARGE_GROUPS as u64 * super::layout::WG as u64);
+            }
+        };
         dispatch(pass, &self.drop_removed, &g, 1);
         dispatch_indirect(pass, &self.keep, &g, particles);
+        large(pass, &self.keep_large);
         dispatch_indirect(pass, &self.count, &g, particles);
+        large(pass, &self.count_large);
         // the scan binds its own groups: set ours again after it
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
         dispatch(pass, &self.check, &g, 1);
         dispatch_indirect(pass, &self.fill, &g, particles);
+        large(pass, &self.fill_large);
         surfaces.0.encode_mark(surfaces.1, pass, d);
         dispatch(pass, &self.finish, &g, 1);
     }
