@@ -18,9 +18,6 @@ pub enum GpuError {
     Checkpoint(String),
 }
 
-/// Cheap to clone: the wgpu handles inside are shared, not copied
-/// (`test_context` hands out clones of one per test process).
-#[derive(Clone)]
 pub struct GpuContext {
     pub instance: wgpu::Instance,
     pub adapter: wgpu::Adapter,
@@ -166,17 +163,12 @@ impl GpuContext {
 }
 
 /// For tests: a context, or `None` with the reason printed. With
-/// `TALUS_REQUIRE_GPU=1` (set by CI) a missing adapter is a failure. One
-/// device per test process, shared by its tests. With a context per call
-/// the last test of `tests/gpu.rs` found no adapter on an H100
-/// (2026-11-23), after the process had made ~100 instances and devices;
-/// with two tests fewer it had passed there.
+/// `TALUS_REQUIRE_GPU=1` (set by CI) a missing adapter is a failure.
 pub fn test_context() -> Option<GpuContext> {
-    static SHARED: std::sync::OnceLock<Result<GpuContext, GpuError>> = std::sync::OnceLock::new();
-    match SHARED.get_or_init(|| GpuContext::new(std::env::var("TALUS_ADAPTER").ok().as_deref())) {
+    match GpuContext::new(std::env::var("TALUS_ADAPTER").ok().as_deref()) {
         Ok(c) => {
             eprintln!("GPU tests on {}", c.describe());
-            Some(c.clone())
+            Some(c)
         }
         Err(e) => {
             if std::env::var("TALUS_REQUIRE_GPU").is_ok_and(|v| v == "1") {
