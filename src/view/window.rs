@@ -312,23 +312,30 @@ fn present(ctx: &GpuContext, w: &Win, camera: &Camera) {
         _ => return,
     };
     let view = tex.texture.create_view(&Default::default());
-    let mut enc = ctx
-        .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("view window"),
-        });
-    w.renderer.draw(
-        &mut enc,
-        &view,
-        &w.depth,
-        w.config.width,
-        w.config.height,
-        camera,
-    );
-    w.hud.draw(&mut enc, &view);
-    ctx.queue.submit([enc.finish()]);
+    let size = (w.config.width, w.config.height);
+    let target = (&view, &w.depth, size);
+    submit_picture(ctx, &w.renderer, &w.hud, target, camera, "view window");
     w.window.pre_present_notify();
     ctx.queue.present(tex);
+}
+
+/// Draws `renderer` and then `hud` into a colour and depth target of the
+/// given size, and submits (the window's and the offscreen live view's
+/// one way to draw).
+fn submit_picture(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    hud: &Hud,
+    (color, depth, (width, height)): (&wgpu::TextureView, &wgpu::TextureView, (u32, u32)),
+    camera: &Camera,
+    label: &str,
+) {
+    let mut enc = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+    renderer.draw(&mut enc, color, depth, width, height, camera);
+    hud.draw(&mut enc, color);
+    ctx.queue.submit([enc.finish()]);
 }
 
 /// The overlay (text and legend, `overlay::draw`) on the window: a
@@ -1303,21 +1310,15 @@ impl LiveView {
         src.bind(&mut o.renderer, host.as_ref(), by, &legend);
         o.renderer.clip = clip;
         o.hud.update(ctx, o.width, o.height, &lines, &legend);
-        let mut enc = ctx
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("view live offscreen"),
-            });
-        o.renderer.draw(
-            &mut enc,
-            &o.color,
-            &o.depth,
-            o.width,
-            o.height,
+        let target = (&o.color, &o.depth, (o.width, o.height));
+        submit_picture(
+            ctx,
+            &o.renderer,
+            &o.hud,
+            target,
             &self.ui.camera,
+            "view live offscreen",
         );
-        o.hud.draw(&mut enc, &o.color);
-        ctx.queue.submit([enc.finish()]);
         self.drawn(src)
     }
 
