@@ -668,14 +668,7 @@ fn run_view_draws_the_live_simulation_under_xvfb() {
         let b = std::fs::read(dir.join(format!("plain-{be}/final.csv"))).unwrap();
         assert!(a == b, "{be}: the window changed the run");
         let (w, h, buf) = read_png(&shot);
-        let bg = buf[(h / 2 * w) * 4..][..3].to_vec();
-        let drawn = (h / 4..3 * h / 4)
-            .flat_map(|y| (w / 4..3 * w / 4).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = &buf[(y * w + x) * 4..][..3];
-                p.iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 12)
-            })
-            .count();
+        let drawn = central_drawn(w, h, &buf);
         assert!(
             drawn * 10 > w * h / 4,
             "{be}: only {drawn} central pixels drawn"
@@ -759,14 +752,7 @@ fn run_view_offscreen_draws_without_a_display() {
         assert!(a == b, "{be}: the view changed the run");
         let (w, h, buf) = read_png(&shot);
         assert_eq!((w, h), (320, 200));
-        let bg = buf[(h / 2 * w) * 4..][..3].to_vec();
-        let drawn = (h / 4..3 * h / 4)
-            .flat_map(|y| (w / 4..3 * w / 4).map(move |x| (x, y)))
-            .filter(|&(x, y)| {
-                let p = &buf[(y * w + x) * 4..][..3];
-                p.iter().zip(&bg).any(|(a, b)| a.abs_diff(*b) > 12)
-            })
-            .count();
+        let drawn = central_drawn(w, h, &buf);
         assert!(
             drawn * 10 > w * h / 4,
             "{be}: only {drawn} central pixels drawn"
@@ -784,6 +770,19 @@ fn run_view_offscreen_draws_without_a_display() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("TALUS_VIEW_OFFSCREEN=\"wide\""), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// Pixels of the picture's central half (in each direction) that differ
+/// from the background at the left edge's middle by more than 12 levels.
+fn central_drawn(w: usize, h: usize, buf: &[u8]) -> usize {
+    let bg = &buf[(h / 2 * w) * 4..][..3];
+    (h / 4..3 * h / 4)
+        .flat_map(|y| (w / 4..3 * w / 4).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = &buf[(y * w + x) * 4..][..3];
+            p.iter().zip(bg).any(|(a, b)| a.abs_diff(*b) > 12)
+        })
+        .count()
 }
 
 fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
