@@ -562,6 +562,39 @@ fn gpu_wide_size_ratio_list_matches_cpu() {
     }
 }
 
+/// A 1:35 mixture (4 large spheres among 6000, overlapping on purpose,
+/// `wide_mixture(.., seed)`), each moving and spinning at random
+/// (`spin_seed`), with friction, no gravity; with `floor`, a plane at z = 0.
+fn spinning_1_35(name: &str, seed: u64, spin_seed: u64, floor: bool) -> Scene {
+    let (r, ratio) = (0.0002, 35.0);
+    let side = 3.3 * 2.0 * ratio * r;
+    let dom = talus::scene::Domain {
+        min: [0.0; 3],
+        max: [side, 1.1 * side, 1.2 * side],
+        periodic: [false; 3],
+    };
+    let pos = wide_mixture(&dom, r, ratio, 4, 6000, seed);
+    let mut rng = Rng::new(spin_seed);
+    let mut b = SceneBuilder::new(name)
+        .domain(dom.min, dom.max)
+        .gravity([0.0; 3])
+        .dt(1e-7)
+        .steps(2)
+        .material(Material {
+            friction: 0.4,
+            ..Material::new("m", 2500.0, 1e7)
+        });
+    if floor {
+        b = b.wall([0.0; 3], [0.0, 0.0, 1.0], "m");
+    }
+    for p in &pos {
+        let v = [0, 1, 2].map(|_| rng.range(-0.05, 0.05));
+        let w = [0, 1, 2].map(|_| rng.range(-20.0, 20.0));
+        b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
+    }
+    b.build_unchecked()
+}
+
 /// Size ratio 1:35: the large particles' rows go through `contacts_large`
 /// (a workgroup per row, a tree sum) and every other row through the
 /// thread path; one step from the same f32-rounded state gives every
@@ -570,30 +603,7 @@ fn gpu_wide_size_ratio_list_matches_cpu() {
 #[test]
 fn gpu_large_rows_forces_match_cpu() {
     let Some(ctx) = test_context() else { return };
-    let (r, ratio) = (0.0002, 35.0);
-    let side = 3.3 * 2.0 * ratio * r;
-    let dom = talus::scene::Domain {
-        min: [0.0; 3],
-        max: [side, 1.1 * side, 1.2 * side],
-        periodic: [false; 3],
-    };
-    let pos = wide_mixture(&dom, r, ratio, 4, 6000, 21);
-    let mut rng = Rng::new(5);
-    let mut b = SceneBuilder::new("large rows")
-        .domain(dom.min, dom.max)
-        .gravity([0.0; 3])
-        .dt(1e-7)
-        .steps(1)
-        .material(Material {
-            friction: 0.4,
-            ..Material::new("m", 2500.0, 1e7)
-        });
-    for p in &pos {
-        let v = [0, 1, 2].map(|_| rng.range(-0.05, 0.05));
-        let w = [0, 1, 2].map(|_| rng.range(-20.0, 20.0));
-        b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
-    }
-    let scene = b.build_unchecked(); // overlapping on purpose
+    let scene = spinning_1_35("large rows", 21, 5, false);
     let (mut st, g) = fresh_pair(&scene, ctx);
     assert!(st.grid.large_levels() > 0, "1:35 has large levels");
     g.submit("one step", |pass| {
@@ -1785,31 +1795,7 @@ fn gpu_observed_advance_is_the_plain_advance() {
 fn gpu_large_rows_carry_history() {
     use talus::state::HAS_HISTORY;
     let Some(ctx) = test_context() else { return };
-    let (r, ratio) = (0.0002, 35.0);
-    let side = 3.3 * 2.0 * ratio * r;
-    let dom = talus::scene::Domain {
-        min: [0.0; 3],
-        max: [side, 1.1 * side, 1.2 * side],
-        periodic: [false; 3],
-    };
-    let pos = wide_mixture(&dom, r, ratio, 4, 6000, 22);
-    let mut rng = Rng::new(7);
-    let mut b = SceneBuilder::new("large rows history")
-        .domain(dom.min, dom.max)
-        .gravity([0.0; 3])
-        .dt(1e-7)
-        .steps(2)
-        .material(Material {
-            friction: 0.4,
-            ..Material::new("m", 2500.0, 1e7)
-        })
-        .wall([0.0; 3], [0.0, 0.0, 1.0], "m");
-    for p in &pos {
-        let v = [0, 1, 2].map(|_| rng.range(-0.05, 0.05));
-        let w = [0, 1, 2].map(|_| rng.range(-20.0, 20.0));
-        b = b.particle_spin([p[0], p[1], p[2]], v, w, p[3], "m");
-    }
-    let scene = b.build_unchecked(); // overlapping on purpose
+    let scene = spinning_1_35("large rows history", 22, 7, true);
     let g = GpuBackend::new(&scene, ctx).unwrap();
     // a build and the contacts, which write the histories (the overlaps
     // are far past what a run accepts: no integrate)
