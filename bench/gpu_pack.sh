@@ -9,7 +9,7 @@
 #
 #   bench/gpu_pack.sh
 #   then one device run: carry [".gl", ".carry"],
-#                        command: bash bench/gpu.sh 1e5,1e6,4e6,1e7
+#                        command: bash bench/gpu.sh 1e5,1e6,1e7
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exclude=$(git rev-parse --git-path info/exclude)

@@ -154,17 +154,20 @@ pub fn run(o: Opts) -> ExitCode {
     print!("{}", table(&rows));
     if o.gpu {
         if let Ok(ctx) = GpuContext::new(o.adapter.as_deref()) {
-            let bw = talus::gpu::copy_bandwidth(&ctx);
+            let bw = talus::gpu::copy::bandwidth(&ctx);
             // bytes moved per particle-step by the current design (see
             // docs/ARCHITECTURE.md: c = 6, k = 12 with the walls within
             // reach, a rebuild every 20 steps) and by a fused design
             let (now, floor) = (730.0, 300.0);
+            let best = bw.best();
             println!(
-                "\n{}: copy bandwidth {:.1} GB/s -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
+                "\n{}: bandwidth {:.1} GB/s (compute copy {:.1}, copy engine {:.1}) -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
                 ctx.info.name,
-                bw / 1e9,
-                bw / now,
-                bw / floor
+                best / 1e9,
+                bw.compute / 1e9,
+                bw.copy_engine / 1e9,
+                best / now,
+                best / floor
             );
         }
     }

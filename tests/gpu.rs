@@ -1185,7 +1185,7 @@ fn gpu_settling_column_matches_cpu_statistically() {
 fn gpu_refuses_scenes_over_the_binding_limit() {
     let Some(ctx) = test_context() else { return };
     let walls = 64u64;
-    let per = 16 * talus::gpu::data::LIST_ENTRIES_PER_PARTICLE;
+    let per = 16 * talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
     let fits = ctx.max_binding() / per;
     if fits > 1_500_000 {
         eprintln!(
@@ -1855,4 +1855,94 @@ fn gpu_large_rows_carry_history() {
     assert!(before.len() > 3000, "{} histories", before.len());
     assert_eq!(large_after, large_before);
     assert!(before == after, "a history was lost, moved or made up");
+}
+
+/// Diagnostic for a real GPU, run by `bench/gpu.sh` (ignored here: it
+/// says nothing about talus on lavapipe): 200 instances made one after
+/// another in one process, each asked for its adapters and dropped. On an
+/// H100 a test process that had made ~100 contexts, each with its own
+/// instance, found no adapter; this tells whether the driver runs out of
+/// instances.
+#[test]
+#[ignore]
+fn many_fresh_instances_in_one_process() {
+    for k in 0..200 {
+        let inst = talus::gpu::context::fresh_instance();
+        let found = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
+        assert!(!found.is_empty(), "instance {k}: no adapter");
+        drop(found);
+        drop(inst);
+    }
+    println!("200 fresh instances, each found its adapters");
+}
+
+/// The same diagnostic for whole contexts (the shared instance, a device
+/// and queue each, a little work on each): 200 one after another.
+#[test]
+#[ignore]
+fn many_contexts_in_one_process() {
+    for k in 0..200 {
+        let ctx = talus::gpu::GpuContext::new(None).unwrap_or_else(|e| panic!("context {k}: {e}"));
+        let buf = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("probe"),
+            size: 1 << 20,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue.write_buffer(&buf, 0, &[1u8; 256]);
+        ctx.queue.submit([]);
+        ctx.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .unwrap();
+    }
+    println!("200 contexts, one after another");
+}
+
+/// The bench's bandwidth yardstick copies every word, on an awkward size
+/// (not a multiple of the workgroup), and nothing past the shorter buffer.
+#[test]
+fn gpu_copy_kernel_copies_every_word() {
+    use wgpu::util::DeviceExt;
+    let Some(ctx) = test_context() else { return };
+    let words = 256 * 37 + 13;
+    let data: Vec<u32> = (0..4 * words as u32)
+        .map(|i| i.wrapping_mul(2654435761))
+        .collect();
+    let src = ctx
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("src"),
+            contents: bytemuck::cast_slice(&data),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+    // one word longer than the source: its last word must stay untouched
+    let dst = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("dst"),
+        size: 16 * (words as u64 + 1),
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let back = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("back"),
+        size: dst.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let k = talus::gpu::copy::CopyKernel::new(&ctx);
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    k.encode(&ctx, &mut enc, &src, &dst, 2);
+    enc.copy_buffer_to_buffer(&dst, 0, &back, 0, dst.size());
+    ctx.queue.submit([enc.finish()]);
+    back.slice(..)
+        .map_async(wgpu::MapMode::Read, |r| r.unwrap());
+    ctx.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let got: Vec<u32> = bytemuck::cast_slice(&back.slice(..).get_mapped_range().unwrap()).to_vec();
+    assert_eq!(&got[..data.len()], &data[..], "a word was not copied");
+    assert_eq!(
+        &got[data.len()..],
+        &[0; 4],
+        "a word past the source was written"
+    );
 }

@@ -41,7 +41,21 @@ fn backends() -> wgpu::Backends {
 /// limit) or zero, so the check is off, except on Windows: D3D12 without it
 /// reports `num_workgroups` as 0, which `flat_index` reads.
 /// `WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on.
+///
+/// One instance per process, made at the first call and shared by every
+/// context after it (each context still has its own device and queue, so
+/// tests that run side by side do not wait on each other): the NVIDIA
+/// driver found no adapter for a process that had made ~100 instances one
+/// after another (`tests/gpu.rs` on an H100), and an instance is only the
+/// driver's entry point, nothing a context owns.
 fn instance() -> wgpu::Instance {
+    static SHARED: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
+    SHARED.get_or_init(fresh_instance).clone()
+}
+
+/// A new instance, as [`instance`] makes its one (for the diagnostic test
+/// that counts how many a process may make).
+pub fn fresh_instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     if !cfg!(windows) {
         desc.flags

@@ -427,6 +427,14 @@ pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
 /// build needs more.
 pub const LIST_ENTRIES_PER_PARTICLE: u64 = 16;
 
+/// The fewest list entries per particle a scene is admitted with. The list
+/// starts at [`LIST_ENTRIES_PER_PARTICLE`] or at what one storage binding
+/// holds, whichever is less, and a build that needs more than a binding
+/// holds stops the run with `ListTooLarge` (its state kept). Below 10 per
+/// particle even a loose bed (6–9 entries at the default skin) would stop
+/// at its first builds, so such a scene is refused up front.
+pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
+
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
@@ -595,9 +603,9 @@ impl GpuData {
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
-        // the largest buffer per particle: the list's history at its
-        // initial capacity
-        let (name, largest) = ("nbr_hist", 16 * LIST_ENTRIES_PER_PARTICLE);
+        // the largest buffer per particle: the list's history at the
+        // fewest entries a scene is admitted with
+        let (name, largest) = ("nbr_hist", 16 * MIN_LIST_ENTRIES_PER_PARTICLE);
         if cap * largest > max || (n_cells + 1) * 4 > max {
             let fits = max / largest;
             return Err(GpuError::TooLarge(format!(

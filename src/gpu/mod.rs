@@ -7,6 +7,7 @@
 pub mod bin;
 pub mod contacts;
 pub mod context;
+pub mod copy;
 pub mod data;
 pub mod diagnostics;
 pub mod flow;
@@ -105,6 +106,7 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &surfaces::SurfaceKernels::DECLS,
         &law::LawEval::DECLS,
         &wall_eval::WallEval::DECLS,
+        &copy::CopyKernel::DECLS,
     ]
     .concat()
 }
@@ -919,40 +921,6 @@ impl GpuBackend {
         self.steps += steps as u64;
         Some(out)
     }
-}
-
-/// Device-to-device copy bandwidth (bytes read + written per second) over a
-/// buffer of up to 512 MiB: the yardstick for a memory-bound step.
-pub fn copy_bandwidth(ctx: &GpuContext) -> f64 {
-    let size = (512u64 << 20).min(ctx.limits.max_buffer_size) / 256 * 256;
-    let mk = |label| {
-        ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size,
-            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    };
-    let (a, b) = (mk("copy src"), mk("copy dst"));
-    let run = |reps: u32| {
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        for _ in 0..reps {
-            enc.copy_buffer_to_buffer(&a, 0, &b, 0, size);
-        }
-        ctx.queue.submit([enc.finish()]);
-        ctx.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("GPU device lost");
-    };
-    run(1);
-    let mut times = Vec::new();
-    for _ in 0..3 {
-        let t = std::time::Instant::now();
-        run(5);
-        times.push(t.elapsed().as_secs_f64());
-    }
-    let med = crate::bench::median(&mut times);
-    2.0 * size as f64 * 5.0 / med
 }
 
 impl GpuBackend {

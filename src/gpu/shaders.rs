@@ -35,6 +35,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
         ),
         stage("flow.wgsl", include_str!("../../shaders/flow.wgsl")),
         stage("surfaces.wgsl", include_str!("../../shaders/surfaces.wgsl")),
+        stage("copy.wgsl", include_str!("../../shaders/copy.wgsl")),
         stage(
             "diagnostics.wgsl",
             include_str!("../../shaders/diagnostics.wgsl"),
