@@ -88,6 +88,7 @@ struct Params {
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
     gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
+    gravity_turn: vec4<f32>,// x start (s), y seconds a turn takes (< 0: never stops), z period (s; 0: once)
     levels: array<GridLevel, MAX_LEVELS>, // coarsest first
 }
 
@@ -163,12 +164,26 @@ fn turn(v: vec3<f32>, axis: vec3<f32>, angle: f32) -> vec3<f32> {
     return v * c + cross(axis, v) * s + axis * (dot(axis, v) * (1.0 - c));
 }
 
-// Gravity at step `step` (src/cpu/step.rs, gravity_now): turned about
-// p.gravity_rot.xyz at p.gravity_rot.w rad/s when it rotates.
+// Gravity at step `step` (src/scene/types.rs, GravityRotation::angle_at
+// and gravity_at): turned about p.gravity_rot.xyz at p.gravity_rot.w
+// rad/s, from p.gravity_turn.x, each turn stopping after
+// p.gravity_turn.y s and starting again every p.gravity_turn.z s.
 fn gravity_at(p: Params, step: u32) -> vec3<f32> {
     if (p.gravity_rot.w == 0.0) { return p.gravity_dt.xyz; }
-    let t = f32(step) * p.gravity_dt.w;
-    return turn(p.gravity_dt.xyz, p.gravity_rot.xyz, p.gravity_rot.w * t);
+    let s = f32(step) * p.gravity_dt.w - p.gravity_turn.x;
+    if (s <= 0.0) { return p.gravity_dt.xyz; }
+    let tt = p.gravity_turn.y;
+    let period = p.gravity_turn.z;
+    var turning = s;
+    if (tt >= 0.0) {
+        if (period > 0.0) {
+            let k = floor(s / period);
+            turning = k * tt + min(s - k * period, tt);
+        } else {
+            turning = min(s, tt);
+        }
+    }
+    return turn(p.gravity_dt.xyz, p.gravity_rot.xyz, p.gravity_rot.w * turning);
 }
 
 // Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).

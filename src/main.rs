@@ -956,6 +956,28 @@ fn cmd_check(path: &Path) -> ExitCode {
             outln!("             {l}");
         }
     }
+    let g = scene.simulation.gravity;
+    match scene.simulation.gravity_rotation {
+        None => outln!("gravity      [{}, {}, {}] m/s²", g[0], g[1], g[2]),
+        Some(r) => {
+            let a = r.axis;
+            let turns = match (r.angle, r.every) {
+                (None, _) => "for ever".to_string(),
+                (Some(x), None) => format!(
+                    "by {x:.4} rad ({:.4} s), once",
+                    r.turn_time().unwrap_or(0.0)
+                ),
+                (Some(x), Some(p)) => format!(
+                    "by {x:.4} rad ({:.4} s), every {p} s",
+                    r.turn_time().unwrap_or(0.0)
+                ),
+            };
+            outln!(
+                "gravity      [{}, {}, {}] m/s², turning about [{:.3}, {:.3}, {:.3}] at {} rad/s from {} s, {turns}",
+                g[0], g[1], g[2], a[0], a[1], a[2], r.angular_velocity, r.start
+            )
+        }
+    }
     outln!("contact      {:?}", scene.contact.model);
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);

@@ -1293,6 +1293,52 @@ fn gravity_rotation_with_a_zero_axis() {
         "simulation.gravity_rotation.angular_velocity",
         &["missing key (expected a rate in rad/s)"],
     );
+    // the turns' schedule: each bad key named, with what was expected
+    for (name, table, key, says) in [
+        (
+            "gravity-turn-every",
+            "axis = [1.0, 0.0, 0.0], angular_velocity = 6.0, every = 4.0",
+            "every",
+            "expected `angle` beside `every`",
+        ),
+        (
+            "gravity-turn-angle",
+            "axis = [1.0, 0.0, 0.0], angular_velocity = 6.0, angle = -1.0",
+            "angle",
+            "expected an angle > 0 rad",
+        ),
+        (
+            "gravity-turn-period",
+            "axis = [1.0, 0.0, 0.0], angular_velocity = 1.0, angle = 3.14, every = 2.0",
+            "every",
+            "expected a period >= the 3.14 s a turn takes",
+        ),
+        (
+            "gravity-turn-start",
+            "axis = [1.0, 0.0, 0.0], angular_velocity = 1.0, start = -2.0",
+            "start",
+            "expected a start time >= 0 s",
+        ),
+        (
+            "gravity-turn-rate",
+            "axis = [1.0, 0.0, 0.0], angular_velocity = 0.0, angle = 3.14",
+            "angular_velocity",
+            "expected a non-zero rate",
+        ),
+    ] {
+        let scene = edit(
+            BASE,
+            "gravity = [0.0, 0.0, -9.81]\n",
+            &format!("gravity = [0.0, 0.0, -9.81]\ngravity_rotation = {{ {table} }}\n"),
+        );
+        check_fails(
+            name,
+            &scene,
+            Some(line),
+            &format!("simulation.gravity_rotation.{key}"),
+            &[says],
+        );
+    }
 }
 
 #[test]

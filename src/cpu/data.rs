@@ -66,7 +66,7 @@ pub struct Step {
     /// them) and per scene wall its body (motion, pose, load).
     pub walls: WallSet,
     /// `[simulation] gravity_rotation`: axis (unit) and rate (rad/s).
-    pub gravity_rotation: Option<([f64; 3], f64)>,
+    pub gravity_rotation: Option<crate::scene::GravityRotation>,
     pub particles: Particles<f64>,
     pub work: Work,
     pub step: u64,

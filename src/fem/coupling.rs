@@ -88,7 +88,7 @@ pub struct BodySet {
     /// The grains' step (s).
     pub dt: f64,
     gravity: [f64; 3],
-    gravity_rotation: Option<([f64; 3], f64)>,
+    gravity_rotation: Option<crate::scene::GravityRotation>,
     /// The scene's resting plane walls, for every body.
     planes: Vec<Vec<RigidPlane>>,
     /// Exchanges done.

@@ -155,7 +155,7 @@ pub struct InsertPlan {
     dt: f64,
     seed: u64,
     gravity: [f64; 3],
-    gravity_rotation: Option<([f64; 3], f64)>,
+    gravity_rotation: Option<crate::scene::GravityRotation>,
     walls: WallSet,
 }
 

@@ -127,6 +127,9 @@ pub struct Params {
     pub nbr: [f32; 4],
     /// xyz: the unit axis gravity turns about; w: its rate (rad/s; 0: fixed).
     pub gravity_rot: [f32; 4],
+    /// The turns' schedule (`GravityRotation`): x: start (s), y: seconds a
+    /// turn takes (< 0: it never stops), z: their period (s; 0: once).
+    pub gravity_turn: [f32; 4],
     /// The grid's levels, coarsest first (`level_count` used).
     pub levels: [GridLevel; MAX_LEVELS],
 }
@@ -516,6 +519,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
                 ("linear", offset_of!(Params, linear)),
                 ("nbr", offset_of!(Params, nbr)),
                 ("gravity_rot", offset_of!(Params, gravity_rot)),
+                ("gravity_turn", offset_of!(Params, gravity_turn)),
                 ("levels", offset_of!(Params, levels)),
             ],
             size_of::<Params>(),

@@ -210,7 +210,24 @@ pub fn scene_tables_for(
             ]
         },
         gravity_rot: match scene.simulation.gravity_rotation {
-            Some((axis, rate)) => [axis[0] as f32, axis[1] as f32, axis[2] as f32, rate as f32],
+            Some(r) => {
+                let a = r.axis;
+                [
+                    a[0] as f32,
+                    a[1] as f32,
+                    a[2] as f32,
+                    r.angular_velocity as f32,
+                ]
+            }
+            None => [0.0; 4],
+        },
+        gravity_turn: match scene.simulation.gravity_rotation {
+            Some(r) => [
+                r.start as f32,
+                r.turn_time().map_or(-1.0, |t| t as f32),
+                r.every.unwrap_or(0.0) as f32,
+                0.0,
+            ],
             None => [0.0; 4],
         },
         levels: std::array::from_fn(|l| {

@@ -212,9 +212,20 @@ impl SceneBuilder {
         self
     }
     /// Gravity turning about `axis` (normalised here) at `angular_velocity`
-    /// rad/s.
+    /// rad/s from t = 0, for ever.
     pub fn gravity_rotation(mut self, axis: [f64; 3], angular_velocity: f64) -> Self {
-        self.scene.simulation.gravity_rotation = Some((unit_or_given(axis), angular_velocity));
+        self.scene.simulation.gravity_rotation = Some(crate::scene::GravityRotation::steady(
+            unit_or_given(axis),
+            angular_velocity,
+        ));
+        self
+    }
+    /// Gravity turning as `rotation` says (its axis normalised here): turns
+    /// of a given angle, from a start time, repeated.
+    pub fn gravity_turns(mut self, rotation: crate::scene::GravityRotation) -> Self {
+        let axis = unit_or_given(rotation.axis);
+        self.scene.simulation.gravity_rotation =
+            Some(crate::scene::GravityRotation { axis, ..rotation });
         self
     }
     /// Wall-clock seconds between checkpoints of a run (see

@@ -39,7 +39,7 @@ pub use radius::RadiusDist;
 pub use types::gravity_at;
 pub use types::{
     Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Contact, ContactModel, Domain, Dt, End,
-    Insert, InsertRate, Interaction, Material, Oscillation, Outlet, ParticleInit, Region, Scene,
-    Servo, Shape, Side, Simulation, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS,
-    DEFAULT_CHECKPOINT_INTERVAL,
+    GravityRotation, Insert, InsertRate, Interaction, Material, Oscillation, Outlet, ParticleInit,
+    Region, Scene, Servo, Shape, Side, Simulation, SourceInfo, Wall, WallMotion,
+    AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
 };

@@ -51,10 +51,10 @@ pub struct Simulation {
     /// the largest particle (for comparison: it costs a wide distribution
     /// ~ (d_max / d_min)³ per small particle).
     pub grid_levels: Option<u64>,
-    /// `gravity_rotation = { axis, angular_velocity }`: gravity turns about
-    /// `axis` (unit) at this rate (rad/s, right-hand rule) from t = 0 (an
-    /// hourglass turned over). None: fixed.
-    pub gravity_rotation: Option<([f64; 3], f64)>,
+    /// `gravity_rotation = { axis, angular_velocity, start, angle, every }`:
+    /// gravity turns about `axis` (an hourglass turned over, a scene seen
+    /// from a rotating drum). None: fixed.
+    pub gravity_rotation: Option<GravityRotation>,
     /// Wall-clock seconds between checkpoints of a run (default
     /// [`DEFAULT_CHECKPOINT_INTERVAL`]); a run also writes one at its end
     /// and when it is interrupted.
@@ -65,13 +65,66 @@ pub struct Simulation {
 /// pre-empted cloud run can afford to lose.
 pub const DEFAULT_CHECKPOINT_INTERVAL: f64 = 600.0;
 
-/// `gravity` turned by `rotation` (axis, rad/s) for time `t` (s): what
-/// gravity is at that time (the CPU step, the insertion plan; the GPU's
-/// twin is `gravity_at` in `common.wgsl`).
-pub fn gravity_at(gravity: [f64; 3], rotation: Option<([f64; 3], f64)>, t: f64) -> [f64; 3] {
+/// `[simulation] gravity_rotation`: gravity turns about `axis` at
+/// `angular_velocity` from `start`; with `angle`, each turn stops after
+/// that angle (a turn takes angle / |ω|), and with `every` it starts again
+/// every so many seconds (an hourglass turned over at 4, 8, 12 s...).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GravityRotation {
+    /// Unit axis (normalised on reading).
+    pub axis: [f64; 3],
+    /// rad/s, right-hand rule about `axis`.
+    pub angular_velocity: f64,
+    /// s: when the first turn starts (default 0).
+    pub start: f64,
+    /// rad (> 0): how far each turn goes. None: it never stops.
+    pub angle: Option<f64>,
+    /// s: the period of the turns (≥ the time a turn takes). None: once.
+    pub every: Option<f64>,
+}
+
+impl GravityRotation {
+    /// Turning about `axis` at `angular_velocity` from t = 0, for ever.
+    pub fn steady(axis: [f64; 3], angular_velocity: f64) -> Self {
+        GravityRotation {
+            axis,
+            angular_velocity,
+            start: 0.0,
+            angle: None,
+            every: None,
+        }
+    }
+
+    /// Seconds one turn takes (angle / |ω|); None: it never stops.
+    pub fn turn_time(&self) -> Option<f64> {
+        self.angle.map(|a| a / self.angular_velocity.abs())
+    }
+
+    /// The angle (rad, signed as ω) turned by time `t`.
+    pub fn angle_at(&self, t: f64) -> f64 {
+        let s = t - self.start;
+        if s <= 0.0 {
+            return 0.0;
+        }
+        let turning = match (self.turn_time(), self.every) {
+            (None, _) => s,
+            (Some(tt), None) => s.min(tt),
+            (Some(tt), Some(p)) => {
+                let k = (s / p).floor();
+                k * tt + (s - k * p).min(tt)
+            }
+        };
+        self.angular_velocity * turning
+    }
+}
+
+/// `gravity` turned by `rotation` at time `t` (s): what gravity is at that
+/// time (the CPU step, the insertion plan, the FEM bodies; the GPU's twin
+/// is `gravity_at` in `common.wgsl`).
+pub fn gravity_at(gravity: [f64; 3], rotation: Option<GravityRotation>, t: f64) -> [f64; 3] {
     match rotation {
-        Some((axis, rate)) => {
-            let q = glam::DQuat::from_axis_angle(DVec3::from(axis), rate * t);
+        Some(r) => {
+            let q = glam::DQuat::from_axis_angle(DVec3::from(r.axis), r.angle_at(t));
             (q * DVec3::from(gravity)).to_array()
         }
         None => gravity,

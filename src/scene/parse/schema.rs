@@ -38,7 +38,8 @@ pub(super) const SIMULATION_KEYS: &[&str] = &[
     "gravity_rotation",
     "checkpoint_interval",
 ];
-pub(super) const GRAVITY_ROTATION_KEYS: &[&str] = &["axis", "angular_velocity"];
+pub(super) const GRAVITY_ROTATION_KEYS: &[&str] =
+    &["axis", "angular_velocity", "start", "angle", "every"];
 pub(super) const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 pub(super) const CONTACT_KEYS: &[&str] = &[
     "model",
@@ -174,8 +175,17 @@ impl Reader<'_> {
             let v = self.required(&mut g, "axis", "[x, y, z]")?;
             let axis = self.vec3("simulation.gravity_rotation.axis", v)?;
             let w = self.req_num(&mut g, "angular_velocity", "a rate in rad/s")?;
+            let start = self.opt_num(&mut g, "start")?.unwrap_or(0.0);
+            let angle = self.opt_num(&mut g, "angle")?;
+            let every = self.opt_num(&mut g, "every")?;
             self.finish(g)?;
-            s.gravity_rotation = Some((unit_or_given(axis), w));
+            s.gravity_rotation = Some(crate::scene::GravityRotation {
+                axis: unit_or_given(axis),
+                angular_velocity: w,
+                start,
+                angle,
+                every,
+            });
         }
         if let Some(x) = self.opt_num(&mut t, "checkpoint_interval")? {
             s.checkpoint_interval = x;

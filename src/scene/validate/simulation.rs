@@ -66,7 +66,8 @@ pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
             format!("expected an interval > 0 s (of wall-clock time), got {ci}"),
         ));
     }
-    if let Some((axis, w)) = sim.gravity_rotation {
+    if let Some(r) = sim.gravity_rotation {
+        let (axis, w) = (r.axis, r.angular_velocity);
         let n2 = axis.iter().map(|x| x * x).sum::<f64>();
         if !(n2 > 0.0) || !n2.is_finite() || (n2 - 1.0).abs() > 1e-12 {
             return Err(s.error(
@@ -79,6 +80,40 @@ pub(super) fn check_simulation(s: &Scene) -> Result<(), SceneError> {
                 "simulation.gravity_rotation.angular_velocity",
                 format!("expected a finite rate in rad/s, got {w}"),
             ));
+        }
+        if !(r.start >= 0.0 && r.start.is_finite()) {
+            return Err(s.error(
+                "simulation.gravity_rotation.start",
+                format!("expected a start time >= 0 s, got {}", r.start),
+            ));
+        }
+        if let Some(a) = r.angle {
+            if !(a > 0.0 && a.is_finite()) {
+                return Err(s.error(
+                    "simulation.gravity_rotation.angle",
+                    format!("expected an angle > 0 rad (3.14159 turns it over), got {a}"),
+                ));
+            }
+            if w == 0.0 {
+                return Err(s.error(
+                    "simulation.gravity_rotation.angular_velocity",
+                    "expected a non-zero rate: a turn by `angle` at 0 rad/s never ends",
+                ));
+            }
+        }
+        if let Some(p) = r.every {
+            let Some(tt) = r.turn_time() else {
+                return Err(s.error(
+                    "simulation.gravity_rotation.every",
+                    "expected `angle` beside `every`: a turn that never stops cannot repeat",
+                ));
+            };
+            if !(p.is_finite() && p >= tt) {
+                return Err(s.error(
+                    "simulation.gravity_rotation.every",
+                    format!("expected a period >= the {tt} s a turn takes (angle / angular_velocity), got {p}"),
+                ));
+            }
         }
     }
     Ok(())
