@@ -89,6 +89,7 @@ cases! {
     plate_under_grains => "plate",
     silo_and_hopper_discharge => "beverloo",
     ferrez_packings => "ferrez",
+    hourglass_turned_over => "hourglass",
     rotating_drum => "drum",
 }
 
@@ -120,6 +121,7 @@ fn report_is_written() {
             "plate",
             "beverloo",
             "ferrez",
+            "hourglass",
             "drum"
         ],
         "a case was added: add it to tests/validation.rs"

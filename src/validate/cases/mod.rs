@@ -16,6 +16,7 @@ mod energy;
 mod fem;
 mod ferrez;
 mod hertz;
+mod hourglass;
 mod linear;
 mod materials;
 mod oblique_pair;
@@ -34,6 +35,7 @@ use energy::case_energy;
 use fem::{case_fem_cantilever, case_fem_rod, case_fem_spin, case_fem_wave};
 use ferrez::case_ferrez;
 use hertz::{case1, case2};
+use hourglass::case_hourglass;
 use linear::case_linear;
 use oblique_pair::{case7, case8};
 use oblique_wall::{case4, case5, case6};
@@ -181,6 +183,13 @@ pub static CASES: &[CaseDef] = &[
         source: "Folly's experiments and Ferrez's simulations (seed 002, tables 5.6–5.7)",
         full: true,
         run: case_ferrez,
+    },
+    CaseDef {
+        id: "hourglass",
+        title: "hourglass filled, run, turned over by rotating gravity (Ferrez 2001 §6.3)",
+        source: "Ferrez's runs A (2790 × 4 mm: flows), B (7236 × 3 mm: blocks), C (5898 × 3 mm: flows), seed 002 table 6.1",
+        full: true,
+        run: case_hourglass,
     },
     CaseDef {
         id: "drum",
