@@ -197,6 +197,17 @@ pub struct Pass {
 }
 
 impl Pass {
+    /// 1 blocked, 0 emptied, 0.5 still flowing at the pass's end.
+    pub fn outcome(&self) -> f64 {
+        if self.blocked {
+            1.0
+        } else if self.emptied {
+            0.0
+        } else {
+            0.5
+        }
+    }
+
     /// From the counts sampled over the pass (`total` grains).
     fn of(through: Vec<(f64, usize)>, total: usize) -> Pass {
         let fin = through.last().map_or(0, |p| p.1);
@@ -401,27 +412,15 @@ pub fn case_hourglass(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             &label,
             "blocked (1) or emptied (0), first pass",
             if blocks { 1.0 } else { 0.0 },
-            if m.first.blocked {
-                1.0
-            } else if m.first.emptied {
-                0.0
-            } else {
-                0.5
-            },
-            // outcomes are 0, 0.5 (still flowing) or 1
+            m.first.outcome(),
+            // outcomes are 0, 0.5 or 1
             Tol::Abs(0.25),
         ));
         out.row(Row::new(
             &label,
             "blocked (1) or emptied (0), after the turn",
             if blocks { 1.0 } else { 0.0 },
-            if m.second.blocked {
-                1.0
-            } else if m.second.emptied {
-                0.0
-            } else {
-                0.5
-            },
+            m.second.outcome(),
             Tol::Info,
         ));
         out.row(Row::new(
@@ -539,7 +538,7 @@ mod tests {
         };
         // 1000 grains/s until all 2000 are through at 2 s
         let p = Pass::of(counts(&|t| ((1000.0 * t) as usize).min(2000)), 2000);
-        assert!(p.emptied && !p.blocked);
+        assert!(p.emptied && !p.blocked && p.outcome() == 0.0);
         assert!((p.last - 2.0).abs() < 1e-9 && (p.rate - 1000.0).abs() < 1.0);
         assert!(p.r2 > 0.9999);
         // blocked at 1.8 s with 200 left above, then a grain every 0.4 s
@@ -551,11 +550,11 @@ mod tests {
             }
         };
         let p = Pass::of(counts(&creep), 2000);
-        assert!(p.blocked && !p.emptied, "{p:?}");
+        assert!(p.blocked && !p.emptied && p.outcome() == 1.0, "{p:?}");
         assert!((p.last - 1.8).abs() < 0.051, "{}", p.last);
         // still flowing at the end (never reaching the total)
         let p = Pass::of(counts(&|t| (300.0 * t) as usize), 2000);
-        assert!(!p.blocked && !p.emptied);
+        assert!(!p.blocked && !p.emptied && p.outcome() == 0.5);
     }
 
     #[test]
