@@ -1876,7 +1876,7 @@ fn many_fresh_instances_in_one_process() {
     println!("200 fresh instances, each found its adapters");
 }
 
-/// The same diagnostic for whole contexts (the shared instance, a device
+/// The same diagnostic for whole contexts (an instance, a device
 /// and queue each, a little work on each): 200 one after another.
 #[test]
 #[ignore]

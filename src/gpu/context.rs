@@ -42,19 +42,11 @@ fn backends() -> wgpu::Backends {
 /// reports `num_workgroups` as 0, which `flat_index` reads.
 /// `WGPU_VALIDATION_INDIRECT_CALL=1` turns it back on.
 ///
-/// One instance per process, made at the first call and shared by every
-/// context after it (each context still has its own device and queue, so
-/// tests that run side by side do not wait on each other): the NVIDIA
-/// driver found no adapter for a process that had made ~100 instances one
-/// after another (`tests/gpu.rs` on an H100), and an instance is only the
-/// driver's entry point, nothing a context owns.
-fn instance() -> wgpu::Instance {
-    static SHARED: std::sync::OnceLock<wgpu::Instance> = std::sync::OnceLock::new();
-    SHARED.get_or_init(fresh_instance).clone()
-}
-
-/// A new instance, as [`instance`] makes its one (for the diagnostic test
-/// that counts how many a process may make).
+/// A new instance for every context. One instance shared by a process's
+/// contexts was tried (the H100 once found no adapter for a test process
+/// that had made ~100 instances): it slowed `tests/walls.rs` on lavapipe
+/// from 136 s to 170 s, and on an H200 200 fresh instances in one process
+/// each found their adapter (`many_fresh_instances_in_one_process`).
 pub fn fresh_instance() -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     if !cfg!(windows) {
@@ -87,7 +79,7 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
 /// Every adapter wgpu finds, with its limits and, for one talus passes
 /// over, what it lacks.
 pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits, Option<&'static str>)> {
-    let inst = instance();
+    let inst = fresh_instance();
     pollster::block_on(inst.enumerate_adapters(backends()))
         .into_iter()
         .map(|a| (a.get_info(), a.limits(), lacks(&a)))
@@ -114,7 +106,7 @@ impl GpuContext {
     /// (case-insensitive), else a discrete GPU, else the best other kind
     /// (a CPU rasteriser like lavapipe last). Compute shaders are required.
     pub fn new(filter: Option<&str>) -> Result<GpuContext, GpuError> {
-        let inst = instance();
+        let inst = fresh_instance();
         let mut adapters: Vec<wgpu::Adapter> =
             pollster::block_on(inst.enumerate_adapters(backends()))
                 .into_iter()
