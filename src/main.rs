@@ -961,16 +961,12 @@ fn cmd_check(path: &Path) -> ExitCode {
         None => outln!("gravity      [{}, {}, {}] m/s²", g[0], g[1], g[2]),
         Some(r) => {
             let a = r.axis;
-            let turns = match (r.angle, r.every) {
-                (None, _) => "for ever".to_string(),
-                (Some(x), None) => format!(
-                    "by {x:.4} rad ({:.4} s), once",
-                    r.turn_time().unwrap_or(0.0)
+            let turns = match (r.angle, r.turn_time()) {
+                (Some(x), Some(tt)) => format!(
+                    "by {x:.4} rad ({tt:.4} s), {}",
+                    r.every.map_or("once".into(), |p| format!("every {p} s"))
                 ),
-                (Some(x), Some(p)) => format!(
-                    "by {x:.4} rad ({:.4} s), every {p} s",
-                    r.turn_time().unwrap_or(0.0)
-                ),
+                _ => "for ever".to_string(),
             };
             outln!(
                 "gravity      [{}, {}, {}] m/s², turning about [{:.3}, {:.3}, {:.3}] at {} rad/s from {} s, {turns}",

@@ -65,7 +65,7 @@ pub struct Step {
     /// The walls: primitives (list entries flagged `state::WALL` index
     /// them) and per scene wall its body (motion, pose, load).
     pub walls: WallSet,
-    /// `[simulation] gravity_rotation`: axis (unit) and rate (rad/s).
+    /// `[simulation] gravity_rotation`: axis, rate and the turns' schedule.
     pub gravity_rotation: Option<crate::scene::GravityRotation>,
     pub particles: Particles<f64>,
     pub work: Work,

@@ -153,6 +153,22 @@ pub fn scene_tables_for(
     let c = &scene.contact;
     let mut walls = WallTables::new(set);
     walls.force_scale = surfaces::force_scale(scene);
+    // the axis and rate, and the turns' schedule (zero: fixed gravity)
+    let (gravity_rot, gravity_turn) = match scene.simulation.gravity_rotation {
+        Some(r) => {
+            let a = r.axis.map(|x| x as f32);
+            (
+                [a[0], a[1], a[2], r.angular_velocity as f32],
+                [
+                    r.start as f32,
+                    r.turn_time().map_or(-1.0, |t| t as f32),
+                    r.every.unwrap_or(0.0) as f32,
+                    0.0,
+                ],
+            )
+        }
+        None => ([0.0; 4], [0.0; 4]),
+    };
     let params = Params {
         grid_min: {
             let m = grid.min;
@@ -209,27 +225,8 @@ pub fn scene_tables_for(
                 flag(walls.moving),
             ]
         },
-        gravity_rot: match scene.simulation.gravity_rotation {
-            Some(r) => {
-                let a = r.axis;
-                [
-                    a[0] as f32,
-                    a[1] as f32,
-                    a[2] as f32,
-                    r.angular_velocity as f32,
-                ]
-            }
-            None => [0.0; 4],
-        },
-        gravity_turn: match scene.simulation.gravity_rotation {
-            Some(r) => [
-                r.start as f32,
-                r.turn_time().map_or(-1.0, |t| t as f32),
-                r.every.unwrap_or(0.0) as f32,
-                0.0,
-            ],
-            None => [0.0; 4],
-        },
+        gravity_rot,
+        gravity_turn,
         levels: std::array::from_fn(|l| {
             let lv = &grid.levels[l];
             let i = lv.inv_cell;

@@ -213,12 +213,11 @@ impl SceneBuilder {
     }
     /// Gravity turning about `axis` (normalised here) at `angular_velocity`
     /// rad/s from t = 0, for ever.
-    pub fn gravity_rotation(mut self, axis: [f64; 3], angular_velocity: f64) -> Self {
-        self.scene.simulation.gravity_rotation = Some(crate::scene::GravityRotation::steady(
-            unit_or_given(axis),
+    pub fn gravity_rotation(self, axis: [f64; 3], angular_velocity: f64) -> Self {
+        self.gravity_turns(crate::scene::GravityRotation::steady(
+            axis,
             angular_velocity,
-        ));
-        self
+        ))
     }
     /// Gravity turning as `rotation` says (its axis normalised here): turns
     /// of a given angle, from a start time, repeated.
