@@ -90,7 +90,10 @@ cases! {
     silo_and_hopper_discharge => "beverloo",
     ferrez_packings => "ferrez",
     hourglass_turned_over => "hourglass",
+    column_collapse => "collapse",
     rotating_drum => "drum",
+    settling_column => "settle",
+    die_compaction => "compaction",
 }
 
 /// Every case is covered above, and the report (table, report.md, PNGs,
@@ -122,7 +125,10 @@ fn report_is_written() {
             "beverloo",
             "ferrez",
             "hourglass",
-            "drum"
+            "collapse",
+            "drum",
+            "settle",
+            "compaction"
         ],
         "a case was added: add it to tests/validation.rs"
     );

@@ -9,4 +9,5 @@ command -v "${LIGGGHTS:-liggghts}" >/dev/null || {
   exit 1
 }
 [ "${1:-}" = drum ] && { shift; exec python3 drum.py "$@"; }  # the rotating drum: drum_results.csv
+[ "${1:-}" = collapse ] && { shift; exec python3 collapse.py "$@"; }  # the column collapse: collapse_results.csv
 exec python3 cases.py "$@"

@@ -8,8 +8,11 @@
 //! This file holds only the registry of cases; each family is in its own
 //! file, the sweep harnesses and shared helpers in theirs.
 
+mod bed;
 mod beverloo;
+mod collapse;
 mod common;
+mod compaction;
 pub mod coupling;
 mod drum;
 mod energy;
@@ -25,10 +28,13 @@ mod packing;
 mod pair_sweep;
 mod restitution;
 mod rolling;
+mod settle;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
 use beverloo::case_beverloo;
+use collapse::case_collapse;
+use compaction::case_compaction;
 use coupling::{case_coupled, case_plate};
 use drum::case_drum;
 use energy::case_energy;
@@ -42,6 +48,7 @@ use oblique_wall::{case4, case5, case6};
 use packing::case_packing;
 use restitution::case3;
 use rolling::case_rolling;
+use settle::case_settle;
 
 pub static CASES: &[CaseDef] = &[
     CaseDef {
@@ -192,11 +199,32 @@ pub static CASES: &[CaseDef] = &[
         run: case_hourglass,
     },
     CaseDef {
+        id: "collapse",
+        title: "embankment collapse: a column of glass beads released against a wall (Chiou 1998 §6.4)",
+        source: "run-out laws of Lajeunesse et al. 2005 and Lube et al. 2005 (ΔL/L_i ≈ λ a, then ∝ a^{2/3}); a squat column's top stays in place",
+        full: true,
+        run: case_collapse,
+    },
+    CaseDef {
         id: "drum",
         title: "rotating drum: dynamic angle of repose against rotation rate",
         source: "analytic vs STL drum vs LIGGGHTS 3.8 (same beads, same STL); angle rises with ω²R/g in the rolling regime",
         full: true,
         run: case_drum,
+    },
+    CaseDef {
+        id: "settle",
+        title: "settling column: 4000 glass beads come to rest in a box (scenes/settle.toml)",
+        source: "statics (the walls carry the weight); random loose 0.55 – random close 0.64 packing; Janssen 1895 reported",
+        full: true,
+        run: case_settle,
+    },
+    CaseDef {
+        id: "compaction",
+        title: "die compaction: a servo piston holds 20 N on 1500 beads, then the die walls slide (scenes/compaction.toml)",
+        source: "servo target; statics; Janssen 1895 with fully mobilised wall friction: F_floor = F_top e^{−x} + W (1 − e^{−x})/x, x = 4 μ_w K H / D",
+        full: true,
+        run: case_compaction,
     },
 ];
 
