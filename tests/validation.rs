@@ -91,6 +91,7 @@ cases! {
     ferrez_packings => "ferrez",
     hourglass_turned_over => "hourglass",
     column_collapse => "collapse",
+    particles_on_the_slope => "slope",
     rotating_drum => "drum",
     settling_column => "settle",
     die_compaction => "compaction",
@@ -126,6 +127,7 @@ fn report_is_written() {
             "ferrez",
             "hourglass",
             "collapse",
+            "slope",
             "drum",
             "settle",
             "compaction"

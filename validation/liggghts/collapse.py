@@ -95,16 +95,21 @@ def place(a):
     return out
 
 
-def front(pos_rad):
-    """talus' collapse::front, step for step."""
+def front(pos_rad, from_densest=False):
+    """talus' collapse::front_from, step for step."""
     x_max = max([p[0] for p in pos_rad] + [0.0]) + D
-    full = [False] * (math.ceil(x_max / D) + 1)
+    full = [0] * (math.ceil(x_max / D) + 1)
     for p in pos_rad:
         if p[0] >= 0.0:
-            full[int(math.floor(p[0] / D))] = True
-    last = 0
-    for i, f in enumerate(full):
-        if f:
+            full[int(math.floor(p[0] / D))] += 1
+    start = 0
+    if from_densest:
+        for i, n in enumerate(full):
+            if n > full[start]:
+                start = i
+    last = start
+    for i in range(start, len(full)):
+        if full[i] > 0:
             last = i
         elif i > last + 1:
             break

@@ -269,16 +269,35 @@ pub fn mean_top(pos_rad: &[[f64; 4]], x0: f64, x1: f64) -> f64 {
 /// between two full ones; a grain thrown further ahead does not count),
 /// as the largest x + r of its spheres, m.
 pub fn front(pos_rad: &[[f64; 4]]) -> f64 {
+    front_from(pos_rad, false)
+}
+
+/// [`front`], the deposit taken continuous from the bin holding the most
+/// sphere centres instead of from the back wall (`from_densest`: a mass
+/// that has left the wall, as on a slope).
+pub fn front_from(pos_rad: &[[f64; 4]], from_densest: bool) -> f64 {
     let x_max = pos_rad.iter().map(|p| p[0]).fold(0.0, f64::max) + D;
-    let mut full = vec![false; (x_max / D).ceil() as usize + 1];
+    let mut full = vec![0usize; (x_max / D).ceil() as usize + 1];
     for p in pos_rad {
         if p[0] >= 0.0 {
-            full[(p[0] / D).floor() as usize] = true;
+            full[(p[0] / D).floor() as usize] += 1;
         }
     }
-    let mut last = 0;
-    for (i, &f) in full.iter().enumerate() {
-        if f {
+    // the first bin of the largest count (0 when empty)
+    let start = if from_densest {
+        full.iter()
+            .enumerate()
+            .fold(
+                (0, 0),
+                |best, (i, &n)| if n > best.1 { (i, n) } else { best },
+            )
+            .0
+    } else {
+        0
+    };
+    let mut last = start;
+    for (i, &n) in full.iter().enumerate().skip(start) {
+        if n > 0 {
             last = i;
         } else if i > last + 1 {
             break;

@@ -29,6 +29,7 @@ mod pair_sweep;
 mod restitution;
 mod rolling;
 mod settle;
+mod slope;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
@@ -49,6 +50,7 @@ use packing::case_packing;
 use restitution::case3;
 use rolling::case_rolling;
 use settle::case_settle;
+use slope::case_slope;
 
 pub static CASES: &[CaseDef] = &[
     CaseDef {
@@ -204,6 +206,13 @@ pub static CASES: &[CaseDef] = &[
         source: "run-out laws of Lajeunesse et al. 2005 and Lube et al. 2005 (ΔL/L_i ≈ λ a, then ∝ a^{2/3}); a squat column's top stays in place",
         full: true,
         run: case_collapse,
+    },
+    CaseDef {
+        id: "slope",
+        title: "particles dropped onto a sloped channel, flowing down into the box (Chiou 1998 §6.6)",
+        source: "LIGGGHTS 3.8 on the same set-up (validation/liggghts/slope.py): the front's arrival and speed, the deposit",
+        full: true,
+        run: case_slope,
     },
     CaseDef {
         id: "drum",
