@@ -560,6 +560,15 @@ fn view_without_a_display_says_so() {
     assert_eq!(err.trim_end(), NO_DISPLAY, "{err}");
 }
 
+/// One Xvfb at a time: `xvfb-run -a` picks a free server number by its
+/// lock files, and two tests starting at once can pick the same one (CI
+/// saw "Failed to open connection to X server" and "problem while cleaning
+/// up temporary directory"). Each window test holds this for its body.
+fn xvfb_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn xvfb_or_skip() -> bool {
     let found = Command::new("xvfb-run").arg("--help").output().is_ok();
     if !found {
@@ -576,6 +585,7 @@ fn the_window_draws_the_run_under_xvfb() {
     if !xvfb_or_skip() || talus::gpu::context::test_context().is_none() {
         return;
     }
+    let _one_xvfb = xvfb_lock();
     let dir = tiny_run();
     let shot = dir.join("shot.png");
     let _ = std::fs::remove_file(&shot);
@@ -631,6 +641,7 @@ fn run_view_draws_the_live_simulation_under_xvfb() {
     if !xvfb_or_skip() || talus::gpu::context::test_context().is_none() {
         return;
     }
+    let _one_xvfb = xvfb_lock();
     let dir = tmp("live");
     let scene = dir.join("tiny.toml");
     std::fs::write(&scene, TINY).unwrap();
