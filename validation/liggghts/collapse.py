@@ -145,19 +145,22 @@ def read_dump(path):
     return snaps
 
 
-def run(a, tmp):
-    release, end, length = schedule(a)
-    beads = place(a)
-    top = rain_height(a)
-    lines = ["talus collapse", "", f"{len(beads)} atoms", "1 atom types", ""]
-    for lo, hi, ax in ((0.0, length, "x"), (0.0, DEPTH, "y"), (-0.001, top + 0.01, "z")):
+def write_data(tmp, title, beads, box):
+    """in.data in tmp: the beads [((x, y, z), r)] in the box ((lo, hi) per
+    axis), one atom type."""
+    lines = [title, "", f"{len(beads)} atoms", "1 atom types", ""]
+    for (lo, hi), ax in zip(box, "xyz"):
         lines.append(f"{lo:.10e} {hi:.10e} {ax}lo {ax}hi")
     lines += ["", "Atoms", ""]
     for i, (p, r) in enumerate(beads):
         lines.append(f"{i+1} 1 {2*r:.16e} {RHO:.16e} {p[0]:.16e} {p[1]:.16e} {p[2]:.16e}")
     open(os.path.join(tmp, "in.data"), "w").write("\n".join(lines) + "\n")
-    n_release, n_end, every = round(release / DT), round(end / DT), round(SAMPLE / DT)
-    script = f"""atom_style granular
+
+
+def head():
+    """The input script up to the time step: the slab periodic across y,
+    the glass beads' Hertz-Mindlin law (talus' law), no rolling friction."""
+    return f"""atom_style granular
 atom_modify map array
 boundary f p f
 newton off
@@ -174,7 +177,24 @@ fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
 pair_style gran model hertz tangential history
 pair_coeff * *
 timestep {DT:.16e}
-fix gravi all gravity {G} vector 0.0 0.0 -1.0
+"""
+
+
+def liggghts(tmp, script):
+    """Runs the script in tmp; exits with a line on failure."""
+    open(os.path.join(tmp, "in.run"), "w").write(script)
+    r = subprocess.run([LIGGGHTS, "-in", "in.run", "-log", "log.txt", "-screen", "screen.txt"], cwd=tmp)
+    if r.returncode != 0:
+        sys.exit(f"liggghts failed in {tmp}: see {tmp}/log.txt")
+
+
+def run(a, tmp):
+    release, end, length = schedule(a)
+    beads = place(a)
+    top = rain_height(a)
+    write_data(tmp, "talus collapse", beads, ((0.0, length), (0.0, DEPTH), (-0.001, top + 0.01)))
+    n_release, n_end, every = round(release / DT), round(end / DT), round(SAMPLE / DT)
+    script = head() + f"""fix gravi all gravity {G} vector 0.0 0.0 -1.0
 fix floor all wall/gran model hertz tangential history primitive type 1 zplane 0.0
 fix back all wall/gran model hertz tangential history primitive type 1 xplane 0.0
 fix gate all wall/gran model hertz tangential history primitive type 1 xplane {WIDTH:.16e}
@@ -186,11 +206,8 @@ dump d all custom {every} fronts.txt id x y z radius
 dump_modify d sort id format "%d %.10e %.10e %.10e %.10e"
 run {n_end - n_release}
 """
-    open(os.path.join(tmp, "in.run"), "w").write(script)
     t0 = time.time()
-    r = subprocess.run([LIGGGHTS, "-in", "in.run", "-log", "log.txt", "-screen", "screen.txt"], cwd=tmp)
-    if r.returncode != 0:
-        sys.exit(f"liggghts failed in {tmp}: see {tmp}/log.txt")
+    liggghts(tmp, script)
     snaps = read_dump(os.path.join(tmp, "fronts.txt"))
     first = snaps[0][1]
     height = mean_top(first, 0.0, WIDTH)

@@ -21,8 +21,6 @@ estimators, step for step.
 """
 import math
 import os
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -89,32 +87,9 @@ def main():
     start = beads()
     top = max(p[2] + r for p, r in start)
     with tempfile.TemporaryDirectory(prefix="talus-slope-") as tmp:
-        lines = ["talus slope", "", f"{len(start)} atoms", "1 atom types", ""]
-        for lo, hi, ax in ((0.0, LENGTH, "x"), (0.0, c.DEPTH, "y"), (-0.001, top + 0.01, "z")):
-            lines.append(f"{lo:.10e} {hi:.10e} {ax}lo {ax}hi")
-        lines += ["", "Atoms", ""]
-        for i, (p, r) in enumerate(start):
-            lines.append(f"{i+1} 1 {2*r:.16e} {c.RHO:.16e} {p[0]:.16e} {p[1]:.16e} {p[2]:.16e}")
-        open(os.path.join(tmp, "in.data"), "w").write("\n".join(lines) + "\n")
+        c.write_data(tmp, "talus slope", start, ((0.0, LENGTH), (0.0, c.DEPTH), (-0.001, top + 0.01)))
         every, steps = round(SAMPLE / c.DT), round(END / c.DT)
-        script = f"""atom_style granular
-atom_modify map array
-boundary f p f
-newton off
-communicate single vel yes
-units si
-hard_particles yes
-read_data in.data
-neighbor {0.2 * c.RMAX:.6e} bin
-neigh_modify delay 0
-fix m1 all property/global youngsModulus peratomtype 5.0e6
-fix m2 all property/global poissonsRatio peratomtype 0.25
-fix m3 all property/global coefficientRestitution peratomtypepair 1 0.5
-fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
-pair_style gran model hertz tangential history
-pair_coeff * *
-timestep {c.DT:.16e}
-fix gravi all gravity {c.G} vector {math.sin(t):.16e} 0.0 {-math.cos(t):.16e}
+        script = c.head() + f"""fix gravi all gravity {c.G} vector {math.sin(t):.16e} 0.0 {-math.cos(t):.16e}
 fix floor all wall/gran model hertz tangential history primitive type 1 zplane 0.0
 fix back all wall/gran model hertz tangential history primitive type 1 xplane 0.0
 fix end all wall/gran model hertz tangential history primitive type 1 xplane {LENGTH:.16e}
@@ -124,11 +99,8 @@ dump d all custom {every} fronts.txt id x y z radius
 dump_modify d sort id format "%d %.10e %.10e %.10e %.10e"
 run {steps}
 """
-        open(os.path.join(tmp, "in.run"), "w").write(script)
         t0 = time.time()
-        r = subprocess.run([c.LIGGGHTS, "-in", "in.run", "-log", "log.txt", "-screen", "screen.txt"], cwd=tmp)
-        if r.returncode != 0:
-            sys.exit(f"liggghts failed in {tmp}: see {tmp}/log.txt")
+        c.liggghts(tmp, script)
         snaps = c.read_dump(os.path.join(tmp, "fronts.txt"))
     fronts = [(s * c.DT, floor_front(p)) for s, p in snaps if s > 0]
     arrival = next((tt for tt, f in fronts if f >= LENGTH - 2.0 * c.D), float("nan"))

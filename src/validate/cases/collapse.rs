@@ -84,13 +84,8 @@ pub fn glass() -> Material {
 /// page: `TALUS_COLLAPSE_ROLLING=0.05`).
 pub fn glass_rolling(rolling_friction: f64) -> Material {
     Material {
-        name: "glass".into(),
-        density: 2500.0,
-        youngs_modulus: 5.0e6,
-        poisson_ratio: 0.25,
-        restitution: 0.5,
-        friction: 0.5,
         rolling_friction,
+        ..super::beverloo::glass()
     }
 }
 
@@ -140,11 +135,15 @@ pub fn beads() -> Material {
     }
 }
 
+/// The mean of r³ over the beads' uniform radii, m³.
+fn mean_r3() -> f64 {
+    (R_MAX.powi(4) - R_MIN.powi(4)) / (4.0 * (R_MAX - R_MIN))
+}
+
 /// Layers of SITES_X × SITES_Y beads for a column of aspect ratio `a`
 /// once settled (at SIZED_FOR), counted as simple-cubic layers of SPACING.
 pub fn layers(a: f64) -> usize {
-    let mean_r3 = (R_MAX.powi(4) - R_MIN.powi(4)) / (4.0 * (R_MAX - R_MIN));
-    let lattice = 4.0 / 3.0 * PI * mean_r3 / SPACING.powi(3);
+    let lattice = 4.0 / 3.0 * PI * mean_r3() / SPACING.powi(3);
     (a * WIDTH * SIZED_FOR / (lattice * SPACING)).ceil() as usize
 }
 
@@ -167,8 +166,7 @@ fn ceil_cs(t: f64) -> f64 {
 /// The height of the region the beads are placed in at random, m (a
 /// solid fraction of RAIN, to the next mm).
 pub fn rain_height(a: f64) -> f64 {
-    let mean_r3 = (R_MAX.powi(4) - R_MIN.powi(4)) / (4.0 * (R_MAX - R_MIN));
-    let solid = (layers(a) * SITES_X * SITES_Y) as f64 * 4.0 / 3.0 * PI * mean_r3;
+    let solid = (layers(a) * SITES_X * SITES_Y) as f64 * 4.0 / 3.0 * PI * mean_r3();
     BUMP_HEIGHT + (1e3 * solid / (RAIN * WIDTH * DEPTH)).ceil() / 1e3
 }
 
@@ -238,7 +236,7 @@ pub fn scene(a: f64) -> Result<Scene, String> {
 
 /// Columns of width D from x = 0: the highest sphere top in each (None
 /// where a bin is empty), up to `x_max`.
-fn surface(pos_rad: &[[f64; 4]], x_max: f64) -> Vec<Option<f64>> {
+pub fn surface(pos_rad: &[[f64; 4]], x_max: f64) -> Vec<Option<f64>> {
     let n = (x_max / D).ceil().max(1.0) as usize;
     let mut top = vec![None::<f64>; n];
     for p in pos_rad {
@@ -641,8 +639,7 @@ mod tests {
     /// The shipped scene (`scenes/collapse.toml`) is the case's a = 3 run.
     #[test]
     fn shipped_scene_is_a_3() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/collapse.toml");
-        let shipped = crate::scene::parse::load(std::path::Path::new(path)).unwrap();
+        let shipped = super::super::common::shipped("collapse.toml");
         let ours = scene(SHIPPED).unwrap();
         // times and lengths the case computes, the file writes to 0.1 µm
         let close = |x: f64, y: f64| (x - y).abs() < 1e-7;
@@ -693,10 +690,7 @@ mod tests {
             );
         }
         assert_eq!(shipped.contact, ours.contact);
-        assert_eq!(shipped.particles.len(), ours.particles.len());
-        for (a, b) in shipped.particles.iter().zip(&ours.particles) {
-            assert_eq!((a.position, a.radius), (b.position, b.radius));
-        }
+        super::super::common::assert_same_particles(&shipped, &ours);
     }
 
     /// Chiou's 5000 grains at a = 3; every run builds and the gate ends

@@ -32,3 +32,24 @@ pub fn measured(label: &str, pts: Vec<(f64, f64)>) -> Series {
         theory: false,
     }
 }
+
+/// A scene file shipped in `scenes/` (the tests that check a case and its
+/// file agree).
+#[cfg(test)]
+pub fn shipped(file: &str) -> crate::scene::Scene {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(file);
+    crate::scene::parse::load(&path).unwrap()
+}
+
+/// The two scenes start from the same particles: count, positions, radii,
+/// velocities and materials.
+#[cfg(test)]
+pub fn assert_same_particles(shipped: &crate::scene::Scene, ours: &crate::scene::Scene) {
+    assert_eq!(shipped.particles.len(), ours.particles.len());
+    for (a, b) in shipped.particles.iter().zip(&ours.particles) {
+        assert_eq!((a.position, a.radius), (b.position, b.radius));
+        assert_eq!((a.velocity, a.material), (b.velocity, b.material));
+    }
+}

@@ -493,8 +493,7 @@ mod tests {
     /// `scenes/compaction.toml` is this case's scene.
     #[test]
     fn shipped_scene_is_the_case() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/compaction.toml");
-        let shipped = crate::scene::parse::load(std::path::Path::new(path)).unwrap();
+        let shipped = super::super::common::shipped("compaction.toml");
         let ours = scene().unwrap();
         assert_eq!(shipped.simulation, ours.simulation);
         assert_eq!(shipped.domain, ours.domain);
@@ -502,10 +501,7 @@ mod tests {
         assert_eq!(shipped.materials, ours.materials);
         assert_eq!(shipped.walls, ours.walls);
         assert_eq!(shipped.particles.len(), BEADS);
-        for (a, b) in shipped.particles.iter().zip(&ours.particles) {
-            assert_eq!((a.position, a.radius), (b.position, b.radius));
-            assert_eq!((a.velocity, a.material), (b.velocity, b.material));
-        }
+        super::super::common::assert_same_particles(&shipped, &ours);
     }
 
     /// μ_w is the friction the contact law uses for a bead on the die.

@@ -492,8 +492,7 @@ mod tests {
     /// The shipped scene (`scenes/hourglass.toml`) is run A of this case.
     #[test]
     fn shipped_scene_is_run_a() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/hourglass.toml");
-        let shipped = crate::scene::parse::load(std::path::Path::new(path)).unwrap();
+        let shipped = super::super::common::shipped("hourglass.toml");
         let ours = scene("A", 0.004, 2790).unwrap();
         assert_eq!(
             shipped.simulation.gravity_rotation,
@@ -507,10 +506,7 @@ mod tests {
             assert_eq!(a.motion, b.motion, "wall {:?}", b.name);
         }
         assert_eq!(shipped.contact, ours.contact);
-        assert_eq!(shipped.particles.len(), ours.particles.len());
-        for (a, b) in shipped.particles.iter().zip(&ours.particles) {
-            assert_eq!((a.position, a.radius), (b.position, b.radius));
-        }
+        super::super::common::assert_same_particles(&shipped, &ours);
     }
 
     /// The reconstruction's premise: a bulb holds more than A's spheres

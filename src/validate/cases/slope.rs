@@ -15,7 +15,7 @@
 //! at a solid fraction of 0.25 over the top 100 mm of the channel, and
 //! dropped. `docs/applications/slope.md`.
 
-use super::collapse::{front_from, D};
+use super::collapse::{front_from, surface, D};
 use super::common::{err, measured};
 use crate::analyze::flow::fit_line;
 use crate::scene::Scene;
@@ -63,17 +63,13 @@ pub fn floor_front(pos_rad: &[[f64; 4]]) -> f64 {
 }
 
 /// The final deposit against the end wall: the highest bead top (height
-/// above the floor) in bins of D along x.
+/// above the floor) in bins of D along x (`collapse::surface`; 0 where a
+/// bin is empty).
 pub fn profile(pos_rad: &[[f64; 4]]) -> Vec<(f64, f64)> {
-    let n = (LENGTH / D).ceil() as usize;
-    let mut top = vec![0.0f64; n];
-    for p in pos_rad {
-        let i = ((p[0] / D).floor().max(0.0) as usize).min(n - 1);
-        top[i] = top[i].max(p[2] + p[3]);
-    }
-    top.iter()
+    surface(pos_rad, LENGTH)
+        .iter()
         .enumerate()
-        .map(|(i, &h)| ((i as f64 + 0.5) * D, h))
+        .map(|(i, h)| ((i as f64 + 0.5) * D, h.unwrap_or(0.0)))
         .collect()
 }
 
@@ -321,11 +317,7 @@ mod tests {
         assert_eq!(s.domain.max[0], LENGTH);
         assert_eq!(s.domain.periodic, [false, true, false]);
         assert_eq!(s.materials[0].rolling_friction, 0.0);
-        let glass = crate::scene::Material {
-            rolling_friction: 0.0,
-            ..super::super::collapse::glass()
-        };
-        assert_eq!(s.materials[0], glass);
+        assert_eq!(s.materials[0], super::super::collapse::glass_rolling(0.0));
     }
 
     /// A made deposit: a wedge against the end wall at 25° to the
