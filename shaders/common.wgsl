@@ -5,6 +5,7 @@
 const WG: u32 = 256u;
 const MAX_LEVELS: u32 = 8u;  // grid::MAX_LEVELS: the levels Params holds
 const NONE: u32 = 0xffffffffu;
+const ROLLING_SHARE: u32 = 16u; // pair::ROLLING_SHARE: contacts sharing the cap on one rolling torque
 
 // ctl[] indices (a storage buffer of atomic<u32>)
 const CTL_STEP: u32 = 0u;         // completed steps

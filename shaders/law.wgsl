@@ -105,7 +105,9 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         if (w_len > 0.0) {
             let inv_i = a.inv_inertia + b.inv_inertia;
             var m = pp.rolling_friction * r_star * max(fn_total, 0.0);
-            if (inv_i > 0.0) { m = min(m, w_len / (inv_i * dt)); }
+            // one contact removes at most 1/ROLLING_SHARE of the rolling
+            // spin in a step (pair.rs: several must not reverse it)
+            if (inv_i > 0.0) { m = min(m, w_len / (f32(ROLLING_SHARE) * inv_i * dt)); }
             let mr = w_roll * (-m / w_len);
             torque_a = torque_a + mr;
             torque_b = torque_b - mr;

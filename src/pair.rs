@@ -25,6 +25,28 @@ pub struct PairParams {
     pub damp_t: f64,
 }
 
+/// How many contacts share the cap on one contact's rolling torque.
+///
+/// The rolling torque is a constant-directional torque, μ_r R* F_n against
+/// the relative rolling spin: a sign function, which an explicit step
+/// overshoots near rest. One contact's torque is capped so that it alone
+/// removes at most 1/`ROLLING_SHARE` of the relative rolling spin in a step
+/// (m ≤ |ω_roll| / (`ROLLING_SHARE` (1/I_a + 1/I_b) dt)). With the cap at a
+/// whole stop per contact (the law before), a bead with several contacts
+/// got several stops a step and its spin reversed every step, for good: a
+/// settled bed with μ_r = 0.01 kept every bead rocking (r|ω| ~ 2·10⁻⁵ m/s,
+/// median, against 4·10⁻⁶ m/s without rolling friction). Near rest the
+/// torques of k contacts act as a viscous drag whose gain per step is at
+/// most ~k / `ROLLING_SHARE` on a bead among its equals (twice that per
+/// wall contact); the predicted spin the law reads makes that step stable
+/// for a gain below 1, so 16 covers a bead with 12 neighbours and a wall.
+/// The cap only acts below |ω_roll| = 16 μ_r R* F_n (1/I_a + 1/I_b) dt,
+/// ~0.04 rad/s for 2 mm glass beads under their own weight at dt = 10⁻⁵ s:
+/// rolling motion is not changed, and a torque the law cannot hold (a
+/// constant-directional torque has no memory) creeps at a rate ∝ dt instead
+/// of rocking. Shared with `shaders/common.wgsl` (`ROLLING_SHARE`).
+pub const ROLLING_SHARE: u32 = 16;
+
 /// Flat pair table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairTable {

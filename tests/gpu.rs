@@ -1541,7 +1541,8 @@ fn law_disagreements(
                     s.a.radius
                 };
                 let m = s.pp.rolling_friction * r_star * fn_total.max(0.0);
-                let capped = m > w_len / ((s.a.inv_inertia + s.b.inv_inertia) * lp.dt);
+                let share = f64::from(talus::pair::ROLLING_SHARE);
+                let capped = m > w_len / (share * (s.a.inv_inertia + s.b.inv_inertia) * lp.dt);
                 for (name, on) in [
                     ("wall", !s.b.radius.is_finite()),
                     ("first contact", s.hist == [0.0; 4]),
@@ -1561,6 +1562,19 @@ fn law_disagreements(
         }
     }
     (total, bad, first)
+}
+
+/// The GPU twin of physics.rs' groove test: rolling friction brings a
+/// bead spinning against two contacts to rest (the f32 law).
+#[test]
+fn gpu_rolling_friction_stops_a_spin_held_by_two_contacts() {
+    let Some(ctx) = test_context() else { return };
+    let (scene, steps) = spinning_in_groove();
+    let mut b = GpuBackend::new(&scene, ctx).unwrap();
+    let (worst, flips) = spin_left_in_groove(&mut b, steps);
+    println!("gpu: |ω|/ω0 after the stop ≤ {worst:.3e}, {flips} reversals in 100 steps");
+    assert!(worst < 1e-6, "the bead still spins: |ω|/ω0 = {worst:.3e}");
+    assert_eq!(flips, 0, "the spin reversed {flips} times in 100 steps");
 }
 
 /// The WGSL law (`law.wgsl`, through `law_eval`) against the CPU law

@@ -17,6 +17,18 @@ use talus::state::{INDEX, WALL};
 /// Hertz head-on impact of two glass spheres (e = 1, μ = 0): contact time,
 /// maximum overlap and maximum force within 1 % of Hertz theory, rebound
 /// speed within 0.1 % of the impact speed.
+/// Rolling friction brings a bead spinning in a V-groove (two contacts
+/// opposing one spin) to rest, instead of reversing its spin every step.
+#[test]
+fn rolling_friction_stops_a_spin_held_by_two_contacts() {
+    let (scene, steps) = spinning_in_groove();
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let (worst, flips) = spin_left_in_groove(&mut b, steps);
+    println!("cpu: |ω|/ω0 after the stop ≤ {worst:.3e}, {flips} reversals in 100 steps");
+    assert!(worst < 1e-6, "the bead still spins: |ω|/ω0 = {worst:.3e}");
+    assert_eq!(flips, 0, "the spin reversed {flips} times in 100 steps");
+}
+
 #[test]
 fn hertz_head_on_impact_matches_theory() {
     check_hertz_impact(2000.0, |s| Box::new(CpuBackend::new(s).unwrap()));

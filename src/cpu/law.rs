@@ -353,7 +353,9 @@ pub fn law<const W: usize>(
     let mut torque_b = cross(arm_b, scale(ft, c(-1.0)));
 
     // Rolling resistance: constant directional torque against the relative
-    // rolling velocity, capped so it cannot reverse it within one step.
+    // rolling velocity, capped so that one contact removes at most
+    // 1/ROLLING_SHARE of it in a step (several contacts summed must not
+    // reverse it: `crate::pair::ROLLING_SHARE`).
     let mut dissipated_roll = c(0.0);
     let rolling = pp.rolling_friction.gt(c(0.0));
     if L::any(rolling) {
@@ -363,7 +365,8 @@ pub fn law<const W: usize>(
         let on = lanes::and(w_len.gt(c(0.0)), rolling);
         let inv_i = a.inv_inertia + b.inv_inertia;
         let m = pp.rolling_friction * r_star * fn_total.max(c(0.0));
-        let m = L::select(inv_i.gt(c(0.0)), m.min(w_len / (inv_i * dt)), m);
+        let share = c(f64::from(crate::pair::ROLLING_SHARE));
+        let m = L::select(inv_i.gt(c(0.0)), m.min(w_len / (share * inv_i * dt)), m);
         let mr = scale(w_roll, -m / w_len);
         torque_a = select(on, add(torque_a, mr), torque_a);
         torque_b = select(on, sub(torque_b, mr), torque_b);

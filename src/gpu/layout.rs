@@ -66,6 +66,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("WG", WG),
         ("MAX_LEVELS", MAX_LEVELS as u32),
         ("NONE", NONE),
+        ("ROLLING_SHARE", crate::pair::ROLLING_SHARE),
         ("CTL_STEP", CTL_STEP as u32),
         ("CTL_FROZEN", CTL_FROZEN as u32),
         ("CTL_ERR_OVERLAP", CTL_ERR_OVERLAP as u32),
