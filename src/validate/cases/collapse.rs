@@ -182,19 +182,29 @@ pub fn schedule(a: f64) -> Schedule {
 
 /// The scene of one run: the rough floor, the back wall, the gate, the
 /// beads placed at random above the column's place (periodic across the
-/// slab).
+/// slab; with `TALUS_COLLAPSE_SIDES=1`, a sensitivity run, between two
+/// glass side walls DEPTH apart instead: a narrow channel).
 pub fn scene(a: f64) -> Result<Scene, String> {
     let n = layers(a);
     let s = schedule(a);
     let top = rain_height(a);
+    let sides = std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1");
     let b = SceneBuilder::new(&format!("column collapse, a = {a}"))
         .domain([0.0, 0.0, 0.0], [s.length, DEPTH, top + 0.01])
-        .periodic([false, true, false])
+        .periodic([false, !sides, false])
         .dt(DT)
         .duration(s.end)
         .output_interval(0.01)
         .hertz_mindlin()
         .material(beads());
+    let b = if sides {
+        b.wall([0.0; 3], [0.0, 1.0, 0.0], "glass")
+            .wall_name("side0")
+            .wall([0.0, DEPTH, 0.0], [0.0, -1.0, 0.0], "glass")
+            .wall_name("side1")
+    } else {
+        b
+    };
     let b = if std::env::var("TALUS_COLLAPSE_FLOOR").is_ok_and(|f| f == "plane") {
         b.wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
     } else {
