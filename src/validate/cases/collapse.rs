@@ -52,9 +52,25 @@ pub const SPACING: f64 = 0.00225;
 /// The column's width and the slab's depth in SPACINGs.
 pub const SITES_X: usize = 16;
 pub const SITES_Y: usize = 4;
-/// The column's width L_i (m) and the slab's depth (m, periodic).
+/// The column's width L_i (m); the slab's depth is [`depth`].
 pub const WIDTH: f64 = SITES_X as f64 * SPACING;
-pub const DEPTH: f64 = SITES_Y as f64 * SPACING;
+
+/// The slab's depth in SPACINGs for this run: SITES_Y, or
+/// `TALUS_COLLAPSE_SITES_Y` if set (a sensitivity run, e.g. a wider
+/// channel with `TALUS_COLLAPSE_SIDES=1`; the bead count grows with it).
+pub fn sites_y() -> usize {
+    std::env::var("TALUS_COLLAPSE_SITES_Y")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(SITES_Y)
+}
+
+/// The slab's depth for this run, m (periodic; 9 mm unless
+/// `TALUS_COLLAPSE_SITES_Y` is set).
+pub fn depth() -> f64 {
+    sites_y() as f64 * SPACING
+}
 /// The solid fraction the beads are placed at, at random, before they
 /// rain down into the column.
 const RAIN: f64 = 0.25;
@@ -103,7 +119,7 @@ pub const BUMP_HEIGHT: f64 = 0.0006;
 /// The rough floor's triangles over [0, length] along x, m.
 pub fn rough_floor(length: f64) -> Vec<[[f64; 3]; 3]> {
     let nx = (length / BUMP_PITCH).ceil() as i64;
-    let ny = SITES_Y as i64;
+    let ny = sites_y() as i64;
     let mut tris = Vec::new();
     for i in 0..nx {
         for j in -1..=ny {
@@ -166,8 +182,8 @@ fn ceil_cs(t: f64) -> f64 {
 /// The height of the region the beads are placed in at random, m (a
 /// solid fraction of RAIN, to the next mm).
 pub fn rain_height(a: f64) -> f64 {
-    let solid = (layers(a) * SITES_X * SITES_Y) as f64 * 4.0 / 3.0 * PI * mean_r3();
-    BUMP_HEIGHT + (1e3 * solid / (RAIN * WIDTH * DEPTH)).ceil() / 1e3
+    let solid = (layers(a) * SITES_X * sites_y()) as f64 * 4.0 / 3.0 * PI * mean_r3();
+    BUMP_HEIGHT + (1e3 * solid / (RAIN * WIDTH * depth())).ceil() / 1e3
 }
 
 pub fn schedule(a: f64) -> Schedule {
@@ -183,14 +199,14 @@ pub fn schedule(a: f64) -> Schedule {
 /// The scene of one run: the rough floor, the back wall, the gate, the
 /// beads placed at random above the column's place (periodic across the
 /// slab; with `TALUS_COLLAPSE_SIDES=1`, a sensitivity run, between two
-/// glass side walls DEPTH apart instead: a narrow channel).
+/// glass side walls [`depth`] apart instead: a channel).
 pub fn scene(a: f64) -> Result<Scene, String> {
     let n = layers(a);
     let s = schedule(a);
     let top = rain_height(a);
     let sides = std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1");
     let b = SceneBuilder::new(&format!("column collapse, a = {a}"))
-        .domain([0.0, 0.0, 0.0], [s.length, DEPTH, top + 0.01])
+        .domain([0.0, 0.0, 0.0], [s.length, depth(), top + 0.01])
         .periodic([false, !sides, false])
         .dt(DT)
         .duration(s.end)
@@ -200,7 +216,7 @@ pub fn scene(a: f64) -> Result<Scene, String> {
     let b = if sides {
         b.wall([0.0; 3], [0.0, 1.0, 0.0], "glass")
             .wall_name("side0")
-            .wall([0.0, DEPTH, 0.0], [0.0, -1.0, 0.0], "glass")
+            .wall([0.0, depth(), 0.0], [0.0, -1.0, 0.0], "glass")
             .wall_name("side1")
     } else {
         b
@@ -231,13 +247,13 @@ pub fn scene(a: f64) -> Result<Scene, String> {
         })
         .generate(
             "random",
-            ([0.0, 0.0, BUMP_HEIGHT], [WIDTH, DEPTH, top]),
+            ([0.0, 0.0, BUMP_HEIGHT], [WIDTH, depth(), top]),
             RadiusDist::Uniform {
                 min: R_MIN,
                 max: R_MAX,
             },
             "glass",
-            Some(n * SITES_X * SITES_Y),
+            Some(n * SITES_X * sites_y()),
             [0.0; 3],
         )
         .build()
@@ -284,6 +300,21 @@ pub fn front(pos_rad: &[[f64; 4]]) -> f64 {
 /// sphere centres instead of from the back wall (`from_densest`: a mass
 /// that has left the wall, as on a slope).
 pub fn front_from(pos_rad: &[[f64; 4]], from_densest: bool) -> f64 {
+    front_counting(pos_rad, from_densest, 1)
+}
+
+/// The front of the deposit where it thins below half a layer: [`front`]
+/// with a bin counted only when it holds at least half a monolayer's
+/// centres (half the slab's depth over D, rounded up). [`front`] counts a
+/// bin with one centre anywhere across the slab, so a deeper slab's thin
+/// tail fills more bins: with the same beads, the front moves out as the
+/// slab deepens. Reported beside the judged front, not judged.
+pub fn thick_front(pos_rad: &[[f64; 4]]) -> f64 {
+    let half_layer = (0.5 * depth() / D).ceil() as usize;
+    front_counting(pos_rad, false, half_layer.max(1))
+}
+
+fn front_counting(pos_rad: &[[f64; 4]], from_densest: bool, min_count: usize) -> f64 {
     let x_max = pos_rad.iter().map(|p| p[0]).fold(0.0, f64::max) + D;
     let mut full = vec![0usize; (x_max / D).ceil() as usize + 1];
     for p in pos_rad {
@@ -305,7 +336,7 @@ pub fn front_from(pos_rad: &[[f64; 4]], from_densest: bool) -> f64 {
     };
     let mut last = start;
     for (i, &n) in full.iter().enumerate().skip(start) {
-        if n > 0 {
+        if n >= min_count {
             last = i;
         } else if i > last + 1 {
             break;
@@ -337,6 +368,9 @@ pub struct Measured {
     pub runout: f64,
     pub stop_time: f64,
     pub top_speed: f64,
+    /// The final front where the deposit thins below half a layer
+    /// ([`thick_front`]), m.
+    pub thick_runout: f64,
     /// The final surface: (x, highest top) per bin of width D.
     pub deposit: Vec<(f64, f64)>,
     pub count: usize,
@@ -350,6 +384,10 @@ impl Measured {
     /// Normalised run-out ΔL / L_i.
     pub fn runout_ratio(&self) -> f64 {
         (self.runout - WIDTH) / WIDTH
+    }
+    /// ΔL / L_i with the front at half a layer ([`thick_front`]).
+    pub fn thick_runout_ratio(&self) -> f64 {
+        (self.thick_runout - WIDTH) / WIDTH
     }
     /// The time scale of the collapse, √(H_i / g), s.
     pub fn tau(&self) -> f64 {
@@ -418,6 +456,7 @@ pub fn run(mk: &mut dyn Maker, a: f64) -> Result<Measured, String> {
     }
     let s = be.snapshot();
     m.runout = m.fronts.last().map_or(0.0, |p| p.1);
+    m.thick_runout = thick_front(&s.pos_rad);
     m.stop_time = stop_time(&m.fronts);
     m.top_speed = top_speed(&m.fronts);
     m.top_after = mean_top(&s.pos_rad, 0.0, WIDTH / 4.0);
@@ -472,6 +511,18 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .ok()
         .map(|o| o.split(',').filter_map(|x| x.trim().parse().ok()).collect());
     let mut runs = Vec::new();
+    let sides = std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1");
+    if sides || sites_y() != SITES_Y {
+        out.notes.push(format!(
+            "sensitivity run: the slab {:.1} mm deep, {}",
+            1e3 * depth(),
+            if sides {
+                "between two glass side walls"
+            } else {
+                "periodic"
+            }
+        ));
+    }
     for a in RATIOS {
         if only.as_ref().is_some_and(|o| !o.contains(&a)) {
             continue;
@@ -505,6 +556,13 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             m.runout_ratio(),
             Tol::Info,
         ));
+        out.row(Row::new(
+            &label,
+            "ΔL/L_i, the front at half a layer (info)",
+            lajeunesse(m.a),
+            m.thick_runout_ratio(),
+            Tol::Info,
+        ));
         // the top of a squat column stays where it was (a < 0.7 in every
         // experiment); judged at a = 0.5 only
         out.row(Row::new(
@@ -533,6 +591,7 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             ("aspect_ratio", m.a),
             ("height_mm", 1e3 * m.height),
             ("runout_ratio", m.runout_ratio()),
+            ("thick_runout_ratio", m.thick_runout_ratio()),
             ("stop_time_tau", m.stop_time / m.tau()),
             ("top_speed_norm", m.top_speed / (G * m.height).sqrt()),
             ("top_ratio", m.top_after / m.top_before),
@@ -551,6 +610,20 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .filter(|r| r.0 >= 3.0)
         .map(|r| (r.1.a, r.1.runout_ratio()))
         .collect();
+    let thick: Vec<(f64, f64)> = runs
+        .iter()
+        .filter(|r| r.0 <= 1.5)
+        .map(|r| (r.1.a, r.1.thick_runout_ratio()))
+        .collect();
+    if thick.len() >= 2 {
+        out.row(Row::new(
+            "collapse, a ≤ 1.5",
+            "λ, the front at half a layer (info)",
+            1.4,
+            linear_slope(&thick),
+            Tol::Info,
+        ));
+    }
     if linear.len() >= 2 {
         // the experiments' λ: 1.2 (Lajeunesse) to 1.6 (Lube), ± 0.2
         out.row(Row::new(
@@ -735,6 +808,38 @@ mod tests {
 
     /// The front ignores a grain thrown ahead of the deposit; the top is a
     /// mean over bins.
+    #[test]
+    fn thick_front_ends_where_the_deposit_thins() {
+        // three beads across the 9 mm slab in each of the first 5 bins
+        // (half a layer: ceil(0.5 · 9 / 2) = 3), then a tail of one bead
+        // per bin out to x = 0.019
+        let mut p = Vec::new();
+        for i in 0..5 {
+            for k in 0..3 {
+                p.push([
+                    0.001 + 0.002 * i as f64,
+                    0.002 + 0.003 * k as f64,
+                    0.001,
+                    0.001,
+                ]);
+            }
+        }
+        for i in 5..10 {
+            p.push([0.001 + 0.002 * i as f64, 0.0045, 0.001, 0.001]);
+        }
+        assert_eq!(
+            sites_y(),
+            SITES_Y,
+            "run the tests without TALUS_COLLAPSE_SITES_Y"
+        );
+        assert!(
+            (thick_front(&p) - 0.010).abs() < 1e-12,
+            "{}",
+            thick_front(&p)
+        );
+        assert!((front(&p) - 0.020).abs() < 1e-12, "{}", front(&p));
+    }
+
     #[test]
     fn front_and_top_of_a_made_deposit() {
         // a row of touching beads from x = 0.001 to 0.019, one far ahead
