@@ -30,6 +30,7 @@ mod restitution;
 mod rolling;
 mod settle;
 mod slope;
+mod tapping;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
@@ -51,6 +52,7 @@ use restitution::case3;
 use rolling::case_rolling;
 use settle::case_settle;
 use slope::case_slope;
+use tapping::case_tapping;
 
 pub static CASES: &[CaseDef] = &[
     CaseDef {
@@ -192,6 +194,13 @@ pub static CASES: &[CaseDef] = &[
         source: "Folly's experiments and Ferrez's simulations (seed 002, tables 5.6–5.7)",
         full: true,
         run: case_ferrez,
+    },
+    CaseDef {
+        id: "tapping",
+        title: "5 592 steel spheres tapped at 10, 5, 4 and 2 Hz (Ferrez 2001 §5.4)",
+        source: "Ferrez's simulations (seed 002, table 5.2)",
+        full: true,
+        run: case_tapping,
     },
     CaseDef {
         id: "hourglass",
