@@ -1648,7 +1648,15 @@ fn gpu_law_test_catches_each_perturbed_branch() {
             "if (pp.rolling_friction > 1.0) {",
         ),
         // its cap
-        ("if (inv_i > 0.0) { m = min(m, w_len / (inv_i * dt)); }", ""),
+        (
+            "if (inv_i > 0.0) { m = min(m, w_len / (f32(ROLLING_SHARE) * inv_i * dt)); }",
+            "",
+        ),
+        // the cap shared among contacts (pair::ROLLING_SHARE)
+        (
+            "w_len / (f32(ROLLING_SHARE) * inv_i * dt)",
+            "w_len / (inv_i * dt)",
+        ),
     ];
     let mut missed = Vec::new();
     for (from, to) in perturbations {
