@@ -13,7 +13,7 @@ beads. Python 3 standard library only; the same bytes on every run.
 
 import math
 import os
-import struct
+import stl_binary
 import sys
 
 N = 64
@@ -44,21 +44,10 @@ def plate(diameter):
     return tris
 
 
-def write(path, tris):
-    with open(path, "wb") as f:
-        f.write(b"talus orifice plate".ljust(80, b" "))
-        f.write(struct.pack("<I", len(tris)))
-        for t in tris:
-            f.write(struct.pack("<3f", 0.0, 0.0, 1.0))
-            for v in t:
-                f.write(struct.pack("<3f", *v))
-            f.write(b"\0\0")
-
-
 if __name__ == "__main__":
     d = float(sys.argv[1]) if len(sys.argv) > 1 else 12.0
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "orifice_%gmm.stl" % d)
     tris = plate(d)
-    write(out, tris)
+    stl_binary.write(out, tris, "talus orifice plate")
     print("%s: %d triangles, orifice %g mm" % (out, len(tris), d))

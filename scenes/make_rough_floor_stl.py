@@ -15,7 +15,7 @@ bytes on every run.
 
 import math
 import os
-import struct
+import stl_binary
 import sys
 
 PITCH = 2.25  # mm
@@ -38,21 +38,10 @@ def floor(length):
     return tris
 
 
-def write(path, tris):
-    with open(path, "wb") as f:
-        f.write(b"talus rough floor".ljust(80, b" "))
-        f.write(struct.pack("<I", len(tris)))
-        for t in tris:
-            f.write(struct.pack("<3f", 0.0, 0.0, 1.0))
-            for v in t:
-                f.write(struct.pack("<3f", *v))
-            f.write(b"\0\0")
-
-
 if __name__ == "__main__":
     length = float(sys.argv[1]) if len(sys.argv) > 1 else 324.0
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "collapse_floor.stl")
     tris = floor(length)
-    write(out, tris)
+    stl_binary.write(out, tris, "talus rough floor")
     print("%s: %d triangles, %g mm long" % (out, len(tris), length))

@@ -66,6 +66,12 @@ pub fn sites_y() -> usize {
         .unwrap_or(SITES_Y)
 }
 
+/// Glass side walls across the slab instead of the periodic boundary
+/// (`TALUS_COLLAPSE_SIDES=1`, a sensitivity run).
+pub fn side_walls() -> bool {
+    std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1")
+}
+
 /// The slab's depth for this run, m (periodic; 9 mm unless
 /// `TALUS_COLLAPSE_SITES_Y` is set).
 pub fn depth() -> f64 {
@@ -204,7 +210,7 @@ pub fn scene(a: f64) -> Result<Scene, String> {
     let n = layers(a);
     let s = schedule(a);
     let top = rain_height(a);
-    let sides = std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1");
+    let sides = side_walls();
     let b = SceneBuilder::new(&format!("column collapse, a = {a}"))
         .domain([0.0, 0.0, 0.0], [s.length, depth(), top + 0.01])
         .periodic([false, !sides, false])
@@ -511,7 +517,7 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .ok()
         .map(|o| o.split(',').filter_map(|x| x.trim().parse().ok()).collect());
     let mut runs = Vec::new();
-    let sides = std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1");
+    let sides = side_walls();
     if sides || sites_y() != SITES_Y {
         out.notes.push(format!(
             "sensitivity run: the slab {:.1} mm deep, {}",
@@ -600,21 +606,16 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         }
         runs.push((a, m));
     }
-    let linear: Vec<(f64, f64)> = runs
-        .iter()
-        .filter(|r| r.0 <= 1.5)
-        .map(|r| (r.1.a, r.1.runout_ratio()))
-        .collect();
-    let power: Vec<(f64, f64)> = runs
-        .iter()
-        .filter(|r| r.0 >= 3.0)
-        .map(|r| (r.1.a, r.1.runout_ratio()))
-        .collect();
-    let thick: Vec<(f64, f64)> = runs
-        .iter()
-        .filter(|r| r.0 <= 1.5)
-        .map(|r| (r.1.a, r.1.thick_runout_ratio()))
-        .collect();
+    // (measured a, ΔL/L_i) of the runs whose nominal a `keep` takes
+    let points = |keep: fn(f64) -> bool, ratio: fn(&Measured) -> f64| -> Vec<(f64, f64)> {
+        runs.iter()
+            .filter(|r| keep(r.0))
+            .map(|r| (r.1.a, ratio(&r.1)))
+            .collect()
+    };
+    let linear = points(|a| a <= 1.5, Measured::runout_ratio);
+    let power = points(|a| a >= 3.0, Measured::runout_ratio);
+    let thick = points(|a| a <= 1.5, Measured::thick_runout_ratio);
     if thick.len() >= 2 {
         out.row(Row::new(
             "collapse, a ≤ 1.5",

@@ -43,6 +43,19 @@ pub fn shipped(file: &str) -> crate::scene::Scene {
     crate::scene::parse::load(&path).unwrap()
 }
 
+/// The two scenes are the same scene: simulation, domain, contact law,
+/// materials, walls and particles all equal (a shipped scene file written
+/// with exact numbers).
+#[cfg(test)]
+pub fn assert_same_scene(shipped: &crate::scene::Scene, ours: &crate::scene::Scene) {
+    assert_eq!(shipped.simulation, ours.simulation);
+    assert_eq!(shipped.domain, ours.domain);
+    assert_eq!(shipped.contact, ours.contact);
+    assert_eq!(shipped.materials, ours.materials);
+    assert_eq!(shipped.walls, ours.walls);
+    assert_same_particles(shipped, ours);
+}
+
 /// The two scenes start from the same particles: count, positions, radii,
 /// velocities and materials.
 #[cfg(test)]

@@ -446,6 +446,59 @@ pub struct Measured {
     pub steps: u64,
 }
 
+impl Measured {
+    /// One run in a sentence: the schedule it ran, its heights and
+    /// densities, the largest overlap and what still moved at the end
+    /// (the `ferrez` and `tapping` cases' notes).
+    pub fn note(&self, p: &Packing) -> String {
+        format!(
+            "{} spheres, dt = {:.1e} s, {} steps ({:.1} s simulated: settle {} s, {} taps at {} Hz lifting {} mm, rest {} s), {:.0} s; H = {:.2} mm (highest top), {:.2} mm (mean surface, 10–90 % {:.2}–{:.2} mm); φ = {:.4} (top), {:.4} (surface), {:.4} before the taps{}; interior slice {:.1}–{:.1} mm: {:.4}; largest overlap / r {:.3}, kinetic energy at the end {:.2e} J.",
+            p.spheres.iter().map(|s| s.1).sum::<usize>(),
+            p.dt,
+            self.steps,
+            p.duration(),
+            p.settle,
+            p.taps,
+            p.tap_frequency,
+            1e3 * TAP_LIFT,
+            p.rest,
+            self.seconds,
+            1e3 * self.h_top,
+            1e3 * self.h_surface,
+            1e3 * self.surface_spread.0,
+            1e3 * self.surface_spread.1,
+            self.phi_top,
+            self.phi_surface,
+            self.phi_before,
+            self.phi_1s
+                .map_or(String::new(), |x| format!(", {x:.4} after 1 s of taps")),
+            1e3 * self.slice.0,
+            1e3 * self.slice.1,
+            self.phi_slice,
+            self.max_overlap,
+            self.kinetic_end,
+        )
+    }
+
+    /// The heights and densities as the report's data points of `case`,
+    /// under `key`.
+    pub fn points(&self, out: &mut CaseResult, case: &str, key: &str) {
+        for (q, v) in [
+            ("phi_top", self.phi_top),
+            ("phi_surface", self.phi_surface),
+            ("phi_before", self.phi_before),
+            ("phi_slice", self.phi_slice),
+            ("h_top_mm", 1e3 * self.h_top),
+            ("h_surface_mm", 1e3 * self.h_surface),
+        ] {
+            out.point(case, key, q, v);
+        }
+        if let Some(x) = self.phi_1s {
+            out.point(case, key, "phi_1s", x);
+        }
+    }
+}
+
 fn cyl_region(r: f64, lo: f64, hi: f64) -> Region {
     Region::Cylinder {
         center: [0.0, 0.0, lo],
@@ -634,33 +687,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         }
         let m = run(mk, &p)?;
         let label = format!("ferrez {}", p.name);
-        out.notes.push(format!(
-            "{}: {} spheres, dt = {:.1e} s, {} steps ({:.1} s simulated: settle {} s, {} taps at {} Hz lifting {} mm, rest {} s), {:.0} s; H = {:.2} mm (highest top), {:.2} mm (mean surface, 10–90 % {:.2}–{:.2} mm); φ = {:.4} (top), {:.4} (surface), {:.4} before the taps{}; interior slice {:.1}–{:.1} mm: {:.4}; largest overlap / r {:.3}, kinetic energy at the end {:.2e} J. {refs}",
-            p.name,
-            p.spheres.iter().map(|s| s.1).sum::<usize>(),
-            p.dt,
-            m.steps,
-            p.duration(),
-            p.settle,
-            p.taps,
-            p.tap_frequency,
-            1e3 * TAP_LIFT,
-            p.rest,
-            m.seconds,
-            1e3 * m.h_top,
-            1e3 * m.h_surface,
-            1e3 * m.surface_spread.0,
-            1e3 * m.surface_spread.1,
-            m.phi_top,
-            m.phi_surface,
-            m.phi_before,
-            m.phi_1s.map_or(String::new(), |x| format!(", {x:.4} after 1 s of taps")),
-            1e3 * m.slice.0,
-            1e3 * m.slice.1,
-            m.phi_slice,
-            m.max_overlap,
-            m.kinetic_end,
-        ));
+        out.notes.push(format!("{}: {} {refs}", p.name, m.note(&p)));
         out.row(Row::new(
             &label,
             "global density, H = highest top",
@@ -682,20 +709,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             m.phi_slice,
             Tol::Info,
         ));
-        let key = p.name.replace(' ', "_");
-        for (q, v) in [
-            ("phi_top", m.phi_top),
-            ("phi_surface", m.phi_surface),
-            ("phi_before", m.phi_before),
-            ("phi_slice", m.phi_slice),
-            ("h_top_mm", 1e3 * m.h_top),
-            ("h_surface_mm", 1e3 * m.h_surface),
-        ] {
-            out.point("ferrez", &key, q, v);
-        }
-        if let Some(x) = m.phi_1s {
-            out.point("ferrez", &key, "phi_1s", x);
-        }
+        m.points(&mut out, "ferrez", &p.name.replace(' ', "_"));
         layered.push(measured(
             &p.name,
             m.layered.iter().map(|&(z, f)| (1e3 * z, f)).collect(),

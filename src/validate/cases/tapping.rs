@@ -17,7 +17,7 @@
 //! our copy: `ferrez::Packing::lifter`).
 
 use super::common::measured;
-use super::ferrez::{run, Packing, TAP_LIFT};
+use super::ferrez::{run, Packing};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
@@ -84,29 +84,8 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         let m = run(mk, &p)?;
         let label = format!("tapping {}", p.name);
         out.notes.push(format!(
-            "{}: {} spheres (1.96–2.04 mm) in a 30 mm cylinder, dt = {:.0e} s, {} steps ({:.1} s simulated: settle {} s, {} taps lifting {} mm, rest {} s), {:.0} s; H = {:.2} mm (highest top), {:.2} mm (mean surface, 10–90 % {:.2}–{:.2} mm); φ = {:.4} (top), {:.4} (surface), {:.4} before the taps; interior slice {:.1}–{:.1} mm: {:.4}; largest overlap / r {:.3}, kinetic energy at the end {:.2e} J. Ferrez: {:.2} %.",
-            label,
-            SPHERES,
-            p.dt,
-            m.steps,
-            p.duration(),
-            p.settle,
-            p.taps,
-            1e3 * TAP_LIFT,
-            p.rest,
-            m.seconds,
-            1e3 * m.h_top,
-            1e3 * m.h_surface,
-            1e3 * m.surface_spread.0,
-            1e3 * m.surface_spread.1,
-            m.phi_top,
-            m.phi_surface,
-            m.phi_before,
-            1e3 * m.slice.0,
-            1e3 * m.slice.1,
-            m.phi_slice,
-            m.max_overlap,
-            m.kinetic_end,
+            "{label}: spheres 1.96–2.04 mm in a 30 mm cylinder, {} Ferrez: {:.2} %.",
+            m.note(&p),
             100.0 * expected,
         ));
         out.row(Row::new(
@@ -137,17 +116,7 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             m.phi_slice,
             Tol::Info,
         ));
-        let key = p.name.replace(' ', "_");
-        for (q, v) in [
-            ("phi_top", m.phi_top),
-            ("phi_surface", m.phi_surface),
-            ("phi_before", m.phi_before),
-            ("phi_slice", m.phi_slice),
-            ("h_top_mm", 1e3 * m.h_top),
-            ("h_surface_mm", 1e3 * m.h_surface),
-        ] {
-            out.point("tapping", &key, q, v);
-        }
+        m.points(&mut out, "tapping", &p.name.replace(' ', "_"));
         finals.push((f, expected, m.phi_top));
         history.push(measured(&p.name, m.history.clone()));
         layered.push(measured(
