@@ -1879,6 +1879,12 @@ fn gpu_large_rows_carry_history() {
     assert!(before == after, "a history was lost, moved or made up");
 }
 
+/// How many file descriptors this process holds (Linux; 0 elsewhere):
+/// a driver that leaks one per device runs out at the process's limit.
+fn open_files() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
+}
+
 /// Diagnostic for a real GPU, run by `bench/gpu.sh` (ignored here: it
 /// says nothing about talus on lavapipe): 200 instances made one after
 /// another in one process, each asked for its adapters and dropped. On an
@@ -1891,7 +1897,11 @@ fn many_fresh_instances_in_one_process() {
     for k in 0..200 {
         let inst = talus::gpu::context::fresh_instance();
         let found = pollster::block_on(inst.enumerate_adapters(wgpu::Backends::all()));
-        assert!(!found.is_empty(), "instance {k}: no adapter");
+        assert!(
+            !found.is_empty(),
+            "instance {k}: no adapter ({} files open)",
+            open_files()
+        );
         drop(found);
         drop(inst);
     }
@@ -1904,7 +1914,11 @@ fn many_fresh_instances_in_one_process() {
 #[ignore]
 fn many_contexts_in_one_process() {
     for k in 0..200 {
-        let ctx = talus::gpu::GpuContext::new(None).unwrap_or_else(|e| panic!("context {k}: {e}"));
+        let ctx = talus::gpu::GpuContext::new(None)
+            .unwrap_or_else(|e| panic!("context {k} ({} files open): {e}", open_files()));
+        if k % 10 == 0 {
+            println!("context {k}: {} files open", open_files());
+        }
         let buf = ctx.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("probe"),
             size: 1 << 20,

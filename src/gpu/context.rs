@@ -1,6 +1,8 @@
 //! `GpuContext`: the one owner of the wgpu instance, adapter, device and
 //! queue. Nothing else creates a device; stages and data take `&GpuContext`.
 
+use std::sync::{Arc, Mutex};
+
 /// Errors of the GPU path, each one line for the user.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GpuError {
@@ -26,6 +28,9 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The adapter's real limits (requested in full, not WebGPU defaults).
     pub limits: wgpu::Limits,
+    /// Held while this context (or a share of it) is lent out of the test
+    /// pool (`test_context`); `None` for a context made by `new`.
+    lease: Option<Arc<()>>,
 }
 
 /// Vulkan, Metal and DX12 unless `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
@@ -153,7 +158,23 @@ impl GpuContext {
             queue,
             info,
             limits,
+            lease: None,
         })
+    }
+
+    /// Another handle on the same instance, adapter, device and queue
+    /// (wgpu's handles are shared, nothing is re-opened): for several
+    /// backends on one device, as `talus validate` runs its scenes.
+    pub fn share(&self) -> GpuContext {
+        GpuContext {
+            instance: self.instance.clone(),
+            adapter: self.adapter.clone(),
+            device: self.device.clone(),
+            queue: self.queue.clone(),
+            info: self.info.clone(),
+            limits: self.limits.clone(),
+            lease: self.lease.clone(),
+        }
     }
 
     pub fn describe(&self) -> String {
@@ -168,10 +189,45 @@ impl GpuContext {
     }
 }
 
+/// The test pool: every context `test_context` opened in this process,
+/// each with the token its lent shares hold.
+static POOL: Mutex<Vec<(GpuContext, Arc<()>)>> = Mutex::new(Vec::new());
+
+/// A context from the test pool: a share of one no running test holds, or
+/// a new one added to the pool. A test process so opens as many devices as
+/// it runs tests at once, not one per test: on an NVIDIA H100 (driver
+/// 580.159.04) a process that had opened 30 devices, one after another and
+/// each dropped, found no adapter any more (`many_contexts_in_one_process`,
+/// docs/performance.md), and `tests/gpu.rs` alone asks for ~35. Tests
+/// running at once still get devices of their own: one shared device
+/// serialised their work on lavapipe (`tests/walls.rs` 103 s → 333 s).
+fn pooled_context(filter: Option<&str>) -> Result<GpuContext, GpuError> {
+    let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
+    // a token held only by the pool: no lent share of that context lives
+    if let Some((ctx, token)) = pool.iter().find(|(_, t)| Arc::strong_count(t) == 1) {
+        let mut lent = ctx.share();
+        lent.lease = Some(token.clone());
+        return Ok(lent);
+    }
+    let ctx = GpuContext::new(filter)?;
+    let token = Arc::new(());
+    let mut lent = ctx.share();
+    lent.lease = Some(token.clone());
+    pool.push((ctx, token));
+    Ok(lent)
+}
+
+/// How many devices the test pool has opened in this process.
+pub fn test_pool_size() -> usize {
+    POOL.lock().unwrap_or_else(|p| p.into_inner()).len()
+}
+
 /// For tests: a context, or `None` with the reason printed. With
 /// `TALUS_REQUIRE_GPU=1` (set by CI) a missing adapter is a failure.
+/// Contexts come from a per-process pool (`pooled_context`): a test gets a
+/// device no other running test holds, often one an earlier test used.
 pub fn test_context() -> Option<GpuContext> {
-    match GpuContext::new(std::env::var("TALUS_ADAPTER").ok().as_deref()) {
+    match pooled_context(std::env::var("TALUS_ADAPTER").ok().as_deref()) {
         Ok(c) => {
             eprintln!("GPU tests on {}", c.describe());
             Some(c)
@@ -183,5 +239,40 @@ pub fn test_context() -> Option<GpuContext> {
             eprintln!("skipping GPU test: {e}");
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tests held at once get devices of their own; a device whose test
+    /// ended is lent again instead of a new one opened. (The only user of
+    /// the pool in this test binary, so the counts are exact.)
+    #[test]
+    fn the_test_pool_reuses_devices() {
+        let Some(a) = test_context() else { return };
+        let b = test_context().expect("a second context");
+        assert_eq!(test_pool_size(), 2, "two running tests share a device");
+        drop(a);
+        for k in 0..10 {
+            let c = test_context().expect("a context");
+            assert_eq!(
+                test_pool_size(),
+                2 + k.min(1),
+                "a free device not lent again"
+            );
+            // a share keeps the lease: the device stays lent while it lives
+            let shared = c.share();
+            drop(c);
+            let d = test_context().expect("a context");
+            assert_eq!(test_pool_size(), 3, "a device lent twice, or not reused");
+            drop((shared, d));
+        }
+        drop(b);
+        for _ in 0..10 {
+            drop(test_context());
+        }
+        assert_eq!(test_pool_size(), 3);
     }
 }

@@ -28,27 +28,13 @@ pub struct GpuMaker {
     pub ctx: GpuContext,
 }
 
-impl GpuMaker {
-    fn share(&self) -> GpuContext {
-        let c = &self.ctx;
-        GpuContext {
-            instance: c.instance.clone(),
-            adapter: c.adapter.clone(),
-            device: c.device.clone(),
-            queue: c.queue.clone(),
-            info: c.info.clone(),
-            limits: c.limits.clone(),
-        }
-    }
-}
-
 impl Maker for GpuMaker {
     fn name(&self) -> &'static str {
         "gpu"
     }
     fn make(&mut self, scene: &Scene) -> Result<Box<dyn Backend>, String> {
         Ok(Box::new(
-            GpuBackend::new(scene, self.share()).map_err(|e| e.to_string())?,
+            GpuBackend::new(scene, self.ctx.share()).map_err(|e| e.to_string())?,
         ))
     }
 }

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The `talus validate --full` cases on a lent GPU machine (the `device`
+# tool), each under its own time limit, after bench/gpu_pack.sh here:
+#
+#   device run: carry [".gl", ".carry"], command:
+#     bash bench/gpu_validate.sh "40:settle 60:collapse:TALUS_COLLAPSE_ONLY=0.5 150:compaction"
+#
+# Each word is SECONDS:CASE[:VAR=VALUE,VAR=VALUE] (the case's knobs, see
+# its page in docs/applications/). DEADLINE (seconds, default 540) bounds
+# the whole: a case starts only with 20 s or more left, and gets no more
+# than what is left. Leaves in $OUT (or .): val.log (each case's exit
+# status, time and the end of its table) and validate.tgz (each case's
+# report, plots and data, remade after every case so that a call cut
+# short keeps what finished). Before the cases, diag.txt: the process's
+# file limit and the two diagnostics for a process that opens many
+# devices (tests/gpu.rs, `--ignored many_`), when .carry has the tests.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-.}
+t0=$(date +%s)
+if [ -d .gl ] && ! { ldconfig -p | grep -q libvulkan && ldconfig -p | grep -q libGLdispatch; }; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+# the jammed cell the settled beds tile, when packed (saves ~20 s)
+[ -d .carry/cache ] && export TALUS_CACHE_DIR=$PWD/.carry/cache
+talus=target/release/talus
+[ -x .carry/talus ] && talus=.carry/talus
+if [ -x .carry/gpu_tests ]; then
+  {
+    echo "ulimit -n: soft $(ulimit -Sn), hard $(ulimit -Hn)"
+    TALUS_REQUIRE_GPU=1 timeout 60 .carry/gpu_tests --ignored --test-threads 1 --nocapture many_ 2>&1 |
+      grep -E "^context|files open|^test |result|200 "
+  } >"$out/diag.txt" 2>&1
+  cat "$out/diag.txt"
+fi
+work=$(mktemp -d)
+mkdir -p "$work/val"
+for spec in ${1:-}; do
+  IFS=: read -r secs case envs <<<"$spec"
+  left=$((${DEADLINE:-540} - ($(date +%s) - t0)))
+  if [ "$left" -lt 20 ]; then
+    echo "== $case: not run, $left s left" | tee -a "$out/val.log"
+    continue
+  fi
+  [ "$secs" -gt "$left" ] && secs=$left
+  s=$(date +%s)
+  # shellcheck disable=SC2086 # the knobs are words on purpose
+  env ${envs//,/ } TALUS_VALIDATE_CASES="$case" timeout --kill-after=5 "$secs" \
+    "$talus" validate --full --backend gpu --out "$work/val/$case" >"$work/val/$case.log" 2>&1
+  rc=$?
+  echo "== $case ($envs) exit $rc after $(($(date +%s) - s)) s (limit $secs s)" | tee -a "$out/val.log"
+  tail -40 "$work/val/$case.log" >>"$out/val.log"
+  tar czf "$out/validate.tgz" -C "$work" val
+done
