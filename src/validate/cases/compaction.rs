@@ -15,22 +15,27 @@
 //!
 //! Judged (tolerances fixed before the case's first run):
 //! - the servo holds its 20 N, mean over 0.40–0.50 s (held) and over
-//!   0.55–0.65 s (walls sliding), within 2 %;
+//!   the sliding windows, within 2 %;
 //! - statics: piston + weight = floor + side-wall friction, within 1 %,
-//!   in both windows;
+//!   in every window;
 //! - the settled bed's interior solid fraction in the random packing band
 //!   (0.55–0.64), and the pressed bed's between the settled one and 0.64;
 //! - walls sliding: the floor's load is Janssen's, F_top e^{−x} +
 //!   W (1 − e^{−x})/x with x = 4 μ_w K H / D, within 5 %.
 //!
-//! The last one fails on the CPU (6.0 %; lavapipe's run passes at
-//! 4.1 %): about a fifth of the walls' load sits on beads that roll with
-//! the sliding wall instead of sliding on it, and their contacts carry
-//! less than μ_w F_n, so the walls' friction reaches 82–87 % of μ_w N.
-//! The case reports that split, from the snapshots (each wall contact's
-//! slip: the bead's velocity and spin at the contact point against the
-//! wall's), and Coulomb's bracket for the friction that follows from it.
-//! The row stays judged as it was fixed.
+//! The walls first slid 1.5 mm (to 0.65 s) and Janssen's row was judged
+//! over 0.55–0.65 s: it failed on every backend (CPU +8.0 %, lavapipe
+//! +6.6 %, an H100 +5.8 %), a third of the walls' load on beads rolling
+//! with the wall. A run to 1.25 s showed that window inside a transient:
+//! the floor's load falls until ~0.8 s (3 mm of slide) and is level
+//! after it, where the walls' friction reaches ~0.9 of μ_w N. Since
+//! 2026-11-26 the walls slide to 1.25 s and the row is judged over
+//! 1.15–1.25 s, its tolerance unchanged; the first window is still
+//! reported (`EARLY`, not judged). The case reports the split between
+//! stuck and sliding wall contacts, from the snapshots (each wall
+//! contact's slip: the bead's velocity and spin at the contact point
+//! against the wall's), and Coulomb's bracket for the friction that
+//! follows from it.
 
 use super::bed::{self, e_star, hertz_wall_force, Janssen, Loads};
 use super::common::{err, measured, theory_series};
@@ -68,14 +73,19 @@ pub const MAX_SPEED: f64 = 0.1;
 pub const G: f64 = 9.81;
 /// The schedule, s: the bed has settled and the piston not yet arrived at
 /// SETTLED; the held bed is read over HOLD; the die's walls slide up at
-/// SLIDE_SPEED (m/s) from SLIDE, and are read over SLIDING; the run ends
-/// at END.
+/// SLIDE_SPEED (m/s) from SLIDE, and are read over EARLY and SLIDING; the
+/// run ends at END. The floor's load falls for ~0.3 s (3 mm, 1.5
+/// diameters of slide) and is level from ~0.8 s on (the CPU's run of
+/// 2026-11-26, `docs/applications/compaction.md`).
 pub const SETTLED: f64 = 0.15;
 pub const HOLD: (f64, f64) = (0.40, 0.50);
 pub const SLIDE: f64 = 0.5;
 pub const SLIDE_SPEED: f64 = 0.01;
-pub const SLIDING: (f64, f64) = (0.55, 0.65);
-pub const END: f64 = 0.65;
+pub const SLIDING: (f64, f64) = (1.15, 1.25);
+pub const END: f64 = 1.25;
+/// The window the case first judged (reported since): the walls have
+/// slid 0.5–1.5 mm, and the floor's load is still falling.
+pub const EARLY: (f64, f64) = (0.55, 0.65);
 /// Wall readings every SAMPLE, s; a snapshot for the wall contacts every
 /// CONTACTS_EVERY readings inside the windows.
 const SAMPLE: f64 = 0.002;
@@ -278,7 +288,8 @@ pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut be = mk.make(&scene)?;
     let weight = bed::weight(&be.snapshot().pos_rad, GLASS_DENSITY, G);
     let mut series: [Vec<(f64, f64)>; 4] = Default::default();
-    let (mut hold, mut sliding) = (Window::default(), Window::default());
+    let (mut hold, mut early, mut sliding) =
+        (Window::default(), Window::default(), Window::default());
     let mut settled = None;
     let mut pressed = None;
     let (mut done, n) = (0u64, per(END));
@@ -301,7 +312,11 @@ pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         if near(HOLD.1) {
             pressed = Some(be.snapshot());
         }
-        for (w, (a, b)) in [(&mut hold, HOLD), (&mut sliding, SLIDING)] {
+        for (w, (a, b)) in [
+            (&mut hold, HOLD),
+            (&mut early, EARLY),
+            (&mut sliding, SLIDING),
+        ] {
             if t > a - 0.5 * SAMPLE && t < b + 0.5 * SAMPLE {
                 w.readings.push(l.clone());
                 if w.readings.len() % CONTACTS_EVERY == 0 {
@@ -345,14 +360,18 @@ pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         phi_after,
         Tol::Abs(0.5 * (RCP - phi_before).max(0.0)),
     ));
-    for (name, w, judged) in [("held", &hold, false), ("walls sliding", &sliding, true)] {
+    // (name, readings, window, walls sliding, Janssen's row judged)
+    for (name, w, (a, b), slides, judged) in [
+        ("held", &hold, HOLD, false, false),
+        ("walls starting to slide", &early, EARLY, true, false),
+        ("walls sliding", &sliding, SLIDING, true, true),
+    ] {
         let l = w.loads();
         let h = w.height();
         let top = l.fz[PISTON];
         let floor = l.normal[FLOOR];
         let friction = -l.fz_of(&SIDES);
         let normal = l.normal_of(&SIDES);
-        let (a, b) = if judged { SLIDING } else { HOLD };
         let label = format!("{case} {name}");
         out.row(Row::new(
             &label,
@@ -400,7 +419,7 @@ pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             c.hertz / normal,
             Tol::Info,
         ));
-        if judged {
+        if slides {
             // held, the beads' spins jitter at ~1 mm/s (r ω) and the
             // split means nothing; sliding, stuck contacts slip < 0.2 mm/s
             out.row(Row::new(
@@ -514,14 +533,16 @@ mod tests {
     }
 
     /// The schedule: the piston has not reached the settled bed (~13 mm
-    /// deep) at SETTLED, the windows lie in their phases, and the walls
-    /// slide a few diameters, no more.
+    /// deep) at SETTLED, the windows lie in their phases, and the judged
+    /// window starts after the walls have slid 3 diameters (twice what
+    /// the floor's load took to level in the first long run).
     #[test]
     fn schedule_holds_together() {
         const { assert!(PISTON_Z - MAX_SPEED * SETTLED > 0.015) };
-        const { assert!(SETTLED < HOLD.0 && HOLD.1 <= SLIDE && SLIDE < SLIDING.0) };
-        const { assert!(SLIDING.1 <= END) };
-        const TRAVEL: f64 = SLIDE_SPEED * (END - SLIDE);
-        const { assert!(TRAVEL > 0.5 * R_MIN && TRAVEL < 2.0 * (R_MIN + R_MAX)) };
+        const { assert!(SETTLED < HOLD.0 && HOLD.1 <= SLIDE && SLIDE < EARLY.0) };
+        const { assert!(EARLY.1 < SLIDING.0 && SLIDING.1 <= END) };
+        const { assert!((SLIDING.1 - SLIDING.0 - (EARLY.1 - EARLY.0)).abs() < 1e-12) };
+        const TRAVEL: f64 = SLIDE_SPEED * (SLIDING.0 - SLIDE);
+        const { assert!(TRAVEL >= 3.0 * (R_MIN + R_MAX)) };
     }
 }
