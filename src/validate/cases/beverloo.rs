@@ -453,6 +453,17 @@ pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> (f64, f64, f64
     (c, -b / (a * d), 1.0 - ss_res / ss_tot)
 }
 
+/// C alone, k held at `k`: least squares of W against
+/// ρ_b √g (D − k d)^{5/2} through the origin. The two-parameter fit over a
+/// few orifices trades C against k; this one tells whether the rates sit
+/// on the accepted k's curve.
+pub fn beverloo_c_at(points: &[(f64, f64)], k: f64, rho_b: f64, d: f64) -> f64 {
+    let x = |d_o: f64| beverloo(1.0, k, rho_b, d_o, d);
+    let sxw: f64 = points.iter().map(|&(d_o, w)| x(d_o) * w).sum();
+    let sxx: f64 = points.iter().map(|&(d_o, _)| x(d_o).powi(2)).sum();
+    sxw / sxx
+}
+
 /// Beverloo's rate (kg/s).
 pub fn beverloo(c: f64, k: f64, rho_b: f64, d_orifice: f64, d: f64) -> f64 {
     c * rho_b * G.sqrt() * (d_orifice - k * d).max(0.0).powf(2.5)
@@ -522,6 +533,13 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         1.0,
         r2,
         Tol::Abs(0.01),
+    ));
+    out.row(Row::new(
+        "silo",
+        &format!("Beverloo C with k held at {K_ACCEPTED}"),
+        C_ACCEPTED,
+        beverloo_c_at(&flat, K_ACCEPTED, rho_b, D_BEAD),
+        Tol::Info,
     ));
     // the hopper: W against the flat silo's at the same orifice, and Rose &
     // Tanaka's factor (tan θ)^(−0.35)
@@ -644,6 +662,18 @@ mod tests {
             let r = (v[0] * v[0] + v[1] * v[1]).sqrt();
             assert!((r - k * (outlet + v[2] * a.tan())).abs() < 1e-15);
         }
+    }
+
+    #[test]
+    fn c_at_a_held_k_recovers_c() {
+        let (rho_b, d) = (1500.0, 0.002);
+        let pts: Vec<(f64, f64)> = [0.010, 0.012, 0.014, 0.016]
+            .iter()
+            .map(|&d_o| (d_o, beverloo(0.55, 1.45, rho_b, d_o, d)))
+            .collect();
+        assert!((beverloo_c_at(&pts, 1.45, rho_b, d) - 0.55).abs() < 1e-12);
+        // at another k the rates do not sit on the curve: C moves
+        assert!((beverloo_c_at(&pts, 1.6, rho_b, d) - 0.55).abs() > 0.01);
     }
 
     #[test]
