@@ -134,6 +134,8 @@ pub fn run(o: Opts) -> ExitCode {
         }
     }
     let mut rows: Vec<BenchRow> = Vec::new();
+    // one device for every GPU row and the bandwidth, opened at the first
+    let mut gpu: Option<Result<GpuContext, String>> = None;
     let threads = rayon::current_num_threads();
     for &bed in &beds {
         for &n in &o.sizes {
@@ -144,7 +146,10 @@ pub fn run(o: Opts) -> ExitCode {
                     print_row(rows.last().unwrap());
                 }
                 if o.gpu {
-                    rows.push(gpu_row(kind, n, &o));
+                    let ctx = gpu.get_or_insert_with(|| {
+                        GpuContext::new(o.adapter.as_deref()).map_err(|e| e.to_string())
+                    });
+                    rows.push(gpu_row(kind, n, &o, ctx));
                     print_row(rows.last().unwrap());
                 }
             }
@@ -153,8 +158,11 @@ pub fn run(o: Opts) -> ExitCode {
     println!();
     print!("{}", table(&rows));
     if o.gpu {
-        if let Ok(ctx) = GpuContext::new(o.adapter.as_deref()) {
-            let bw = talus::gpu::copy::bandwidth(&ctx);
+        let ctx = gpu.get_or_insert_with(|| {
+            GpuContext::new(o.adapter.as_deref()).map_err(|e| e.to_string())
+        });
+        if let Ok(ctx) = ctx {
+            let bw = talus::gpu::copy::bandwidth(ctx);
             // bytes moved per particle-step by the current design (see
             // docs/ARCHITECTURE.md: c = 6, k = 12 with the walls within
             // reach, a rebuild every 20 steps) and by a fused design
@@ -270,14 +278,18 @@ fn cpu_row(kind: Case, n: usize, o: &Opts, threads: usize) -> BenchRow {
     row
 }
 
-fn gpu_row(kind: Case, n: usize, o: &Opts) -> BenchRow {
+/// One row on the GPU, on the run's one device (`ctx`, opened once: a
+/// process on an NVIDIA H100 found no adapter after opening 30 devices,
+/// docs/performance.md). Each row's buffers are its backend's, freed when
+/// it drops.
+fn gpu_row(kind: Case, n: usize, o: &Opts, ctx: &Result<GpuContext, String>) -> BenchRow {
     let scene = match kind.scene(n) {
         Ok(s) => s,
         Err(e) => return skipped("gpu", "-".into(), kind, n, e),
     };
-    let ctx = match GpuContext::new(o.adapter.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return skipped("gpu", "-".into(), kind, n, e.to_string()),
+    let ctx = match ctx {
+        Ok(c) => c.share(),
+        Err(e) => return skipped("gpu", "-".into(), kind, n, e.clone()),
     };
     let adapter = ctx.describe();
     let n = scene.particles.len();
