@@ -62,9 +62,12 @@ pub struct Packing {
     /// Time to settle after the last tap, s.
     pub rest: f64,
     pub dt: f64,
-    /// The linear law's stiffness, N/m (None: Ferrez's contact time, the
+    /// The linear law's stiffness, N/m (None: the contact time below, the
     /// stiffness of each pair from its reduced mass).
     pub stiffness: Option<f64>,
+    /// The linear law's contact time, s, where `stiffness` is None:
+    /// Ferrez's [`CONTACT_TIME`] but in diagnostics.
+    pub contact_time: f64,
     /// The largest spheres stacked on the axis from the floor, at rest,
     /// before the others are placed around and above them.
     pub stack_largest: bool,
@@ -88,6 +91,7 @@ impl Packing {
             dt: 4.0e-5,
             stiffness: None,
             stack_largest: false,
+            contact_time: CONTACT_TIME,
         }
     }
 
@@ -123,6 +127,7 @@ impl Packing {
             dt: 4.0e-6,
             stiffness: Some(2000.0),
             stack_largest: true,
+            contact_time: CONTACT_TIME,
         }
     }
 
@@ -142,6 +147,7 @@ impl Packing {
             dt: 4.0e-5,
             stiffness: None,
             stack_largest: false,
+            contact_time: CONTACT_TIME,
         }
     }
 
@@ -341,7 +347,7 @@ pub fn scene(p: &Packing, spheres: &[[f64; 4]]) -> Result<Scene, String> {
         });
     b = match p.stiffness {
         Some(k) => b.linear_stiffness(k),
-        None => b.linear_contact_time(CONTACT_TIME),
+        None => b.linear_contact_time(p.contact_time),
     };
     for s in spheres {
         b = b.particle([s[0], s[1], s[2]], [0.0; 3], s[3], "steel");

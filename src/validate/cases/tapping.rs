@@ -17,7 +17,7 @@
 //! our copy: `ferrez::Packing::lifter`).
 
 use super::common::measured;
-use super::ferrez::{run, Packing};
+use super::ferrez::{run, Packing, CONTACT_TIME};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
@@ -60,6 +60,7 @@ pub fn packing(frequency: f64, seconds: f64) -> Packing {
         dt: 4.0e-5,
         stiffness: None,
         stack_largest: false,
+        contact_time: CONTACT_TIME,
     }
 }
 
@@ -74,13 +75,23 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(TAP_SECONDS);
+    // TALUS_TAPPING_STIFFER=S multiplies every contact's stiffness by S
+    // (the contact time and dt by 1/√S; diagnostics only: how much of the
+    // density is the contacts' compression)
+    let stiffer: f64 = std::env::var("TALUS_TAPPING_STIFFER")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|s: &f64| *s > 0.0)
+        .unwrap_or(1.0);
     let (mut history, mut layered) = (Vec::new(), Vec::new());
     let mut finals = Vec::new();
     for (f, expected) in FERREZ {
         if only.as_ref().is_some_and(|o| !o.contains(&f)) {
             continue;
         }
-        let p = packing(f, seconds);
+        let mut p = packing(f, seconds);
+        p.contact_time /= stiffer.sqrt();
+        p.dt /= stiffer.sqrt();
         let m = run(mk, &p)?;
         let label = format!("tapping {}", p.name);
         out.notes.push(format!(
