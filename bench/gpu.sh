@@ -24,26 +24,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${1:-1e5,1e6,4e6,1e7}
 out=${OUT:-.}
-if [ -d .gl ] && ! { ldconfig -p | grep -q libvulkan && ldconfig -p | grep -q libGLdispatch; }; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-if ! ldconfig -p | grep libvulkan >/dev/null; then
-  echo "no Vulkan loader (libvulkan1): carry .gl, see the top of this script" >&2
-  exit 1
-fi
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+. bench/gpu_env.sh
 # at most 8 files come back from a device call: the JSON go into one
 # archive (re-made after each table), nvidia-smi into info.txt
 js=$(mktemp -d)
 pack_json() { tar czf "$out/bench_gpu_json.tgz" -C "$js" .; }
 nvidia-smi > "$out/info.txt" 2>&1 || true
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-# the jammed cell the settled beds tile, when packed (saves ~20 s)
-[ -d .carry/cache ] && export TALUS_CACHE_DIR=$PWD/.carry/cache
-talus=target/release/talus
-[ -x .carry/talus ] && talus=.carry/talus
 "$talus" info | tee -a "$out/info.txt"
 # each part under its own time limit (seconds), so that one slow
 # part leaves the others their share of a device call's 10 minutes; a part

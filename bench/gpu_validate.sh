@@ -18,17 +18,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
 t0=$(date +%s)
-if [ -d .gl ] && ! { ldconfig -p | grep -q libvulkan && ldconfig -p | grep -q libGLdispatch; }; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-fi
-icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
-export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-# the jammed cell the settled beds tile, when packed (saves ~20 s)
-[ -d .carry/cache ] && export TALUS_CACHE_DIR=$PWD/.carry/cache
-talus=target/release/talus
-[ -x .carry/talus ] && talus=.carry/talus
+. bench/gpu_env.sh
 if [ -x .carry/gpu_tests ]; then
   {
     echo "ulimit -n: soft $(ulimit -Sn), hard $(ulimit -Hn)"

@@ -134,8 +134,10 @@ pub fn run(o: Opts) -> ExitCode {
         }
     }
     let mut rows: Vec<BenchRow> = Vec::new();
-    // one device for every GPU row and the bandwidth, opened at the first
-    let mut gpu: Option<Result<GpuContext, String>> = None;
+    // one device for every GPU row and the bandwidth
+    let gpu = o
+        .gpu
+        .then(|| GpuContext::new(o.adapter.as_deref()).map_err(|e| e.to_string()));
     let threads = rayon::current_num_threads();
     for &bed in &beds {
         for &n in &o.sizes {
@@ -145,10 +147,7 @@ pub fn run(o: Opts) -> ExitCode {
                     rows.push(cpu_row(kind, n, &o, threads));
                     print_row(rows.last().unwrap());
                 }
-                if o.gpu {
-                    let ctx = gpu.get_or_insert_with(|| {
-                        GpuContext::new(o.adapter.as_deref()).map_err(|e| e.to_string())
-                    });
+                if let Some(ctx) = &gpu {
                     rows.push(gpu_row(kind, n, &o, ctx));
                     print_row(rows.last().unwrap());
                 }
@@ -157,27 +156,22 @@ pub fn run(o: Opts) -> ExitCode {
     }
     println!();
     print!("{}", table(&rows));
-    if o.gpu {
-        let ctx = gpu.get_or_insert_with(|| {
-            GpuContext::new(o.adapter.as_deref()).map_err(|e| e.to_string())
-        });
-        if let Ok(ctx) = ctx {
-            let bw = talus::gpu::copy::bandwidth(ctx);
-            // bytes moved per particle-step by the current design (see
-            // docs/ARCHITECTURE.md: c = 6, k = 12 with the walls within
-            // reach, a rebuild every 20 steps) and by a fused design
-            let (now, floor) = (730.0, 300.0);
-            let best = bw.best();
-            println!(
-                "\n{}: bandwidth {:.1} GB/s (compute copy {:.1}, copy engine {:.1}) -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
-                ctx.info.name,
-                best / 1e9,
-                bw.compute / 1e9,
-                bw.copy_engine / 1e9,
-                best / now,
-                best / floor
-            );
-        }
+    if let Some(Ok(ctx)) = &gpu {
+        let bw = talus::gpu::copy::bandwidth(ctx);
+        // bytes moved per particle-step by the current design (see
+        // docs/ARCHITECTURE.md: c = 6, k = 12 with the walls within
+        // reach, a rebuild every 20 steps) and by a fused design
+        let (now, floor) = (730.0, 300.0);
+        let best = bw.best();
+        println!(
+            "\n{}: bandwidth {:.1} GB/s (compute copy {:.1}, copy engine {:.1}) -> bandwidth-bound ceilings: {:.2e} particle-steps/s at ~{now} B/particle-step (this design), {:.2e} at ~{floor} B (fused floor)",
+            ctx.info.name,
+            best / 1e9,
+            bw.compute / 1e9,
+            bw.copy_engine / 1e9,
+            best / now,
+            best / floor
+        );
     }
     match serde_json::to_string_pretty(&rows) {
         Ok(j) => {

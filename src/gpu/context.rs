@@ -198,22 +198,23 @@ static POOL: Mutex<Vec<(GpuContext, Arc<()>)>> = Mutex::new(Vec::new());
 /// it runs tests at once, not one per test: on an NVIDIA H100 (driver
 /// 580.159.04) a process that had opened 30 devices, one after another and
 /// each dropped, found no adapter any more (`many_contexts_in_one_process`,
-/// docs/performance.md), and `tests/gpu.rs` alone asks for ~35. Tests
+/// docs/performance.md), and `tests/gpu.rs` alone has 33 calls. Tests
 /// running at once still get devices of their own: one shared device
 /// serialised their work on lavapipe (`tests/walls.rs` 103 s → 333 s).
 fn pooled_context(filter: Option<&str>) -> Result<GpuContext, GpuError> {
     let mut pool = POOL.lock().unwrap_or_else(|p| p.into_inner());
     // a token held only by the pool: no lent share of that context lives
-    if let Some((ctx, token)) = pool.iter().find(|(_, t)| Arc::strong_count(t) == 1) {
-        let mut lent = ctx.share();
-        lent.lease = Some(token.clone());
-        return Ok(lent);
-    }
-    let ctx = GpuContext::new(filter)?;
-    let token = Arc::new(());
+    let free = pool.iter().position(|(_, t)| Arc::strong_count(t) == 1);
+    let k = match free {
+        Some(k) => k,
+        None => {
+            pool.push((GpuContext::new(filter)?, Arc::new(())));
+            pool.len() - 1
+        }
+    };
+    let (ctx, token) = &pool[k];
     let mut lent = ctx.share();
     lent.lease = Some(token.clone());
-    pool.push((ctx, token));
     Ok(lent)
 }
 

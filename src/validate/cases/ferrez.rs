@@ -503,6 +503,36 @@ impl Measured {
             out.point(case, key, "phi_1s", x);
         }
     }
+
+    /// The density rows every packing reports under `label`: with H the
+    /// highest top (`top`, judged: `expected` ± `tol`), with H the mean
+    /// surface, and the interior slice (against `slice_expected`), the
+    /// last two for information.
+    pub fn density_rows(
+        &self,
+        out: &mut CaseResult,
+        label: &str,
+        top: &str,
+        expected: f64,
+        tol: f64,
+        slice_expected: f64,
+    ) {
+        out.row(Row::new(label, top, expected, self.phi_top, Tol::Abs(tol)));
+        out.row(Row::new(
+            label,
+            "global density, H = mean surface",
+            expected,
+            self.phi_surface,
+            Tol::Info,
+        ));
+        out.row(Row::new(
+            label,
+            "solid fraction, interior slice",
+            slice_expected,
+            self.phi_slice,
+            Tol::Info,
+        ));
+    }
 }
 
 fn cyl_region(r: f64, lo: f64, hi: f64) -> Region {
@@ -694,27 +724,8 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         let m = run(mk, &p)?;
         let label = format!("ferrez {}", p.name);
         out.notes.push(format!("{}: {} {refs}", p.name, m.note(&p)));
-        out.row(Row::new(
-            &label,
-            "global density, H = highest top",
-            expected,
-            m.phi_top,
-            Tol::Abs(tol),
-        ));
-        out.row(Row::new(
-            &label,
-            "global density, H = mean surface",
-            expected,
-            m.phi_surface,
-            Tol::Info,
-        ));
-        out.row(Row::new(
-            &label,
-            "solid fraction, interior slice",
-            expected,
-            m.phi_slice,
-            Tol::Info,
-        ));
+        let top = "global density, H = highest top";
+        m.density_rows(&mut out, &label, top, expected, tol, expected);
         m.points(&mut out, "ferrez", &p.name.replace(' ', "_"));
         layered.push(measured(
             &p.name,

@@ -99,32 +99,13 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             m.note(&p),
             100.0 * expected,
         ));
-        out.row(Row::new(
-            &label,
-            "global density, H = highest top (Ferrez table 5.2)",
-            expected,
-            m.phi_top,
-            Tol::Abs(TOLERANCE),
-        ));
-        out.row(Row::new(
-            &label,
-            "global density, H = mean surface",
-            expected,
-            m.phi_surface,
-            Tol::Info,
-        ));
+        let top = "global density, H = highest top (Ferrez table 5.2)";
+        m.density_rows(&mut out, &label, top, expected, TOLERANCE, f64::NAN);
         out.row(Row::new(
             &label,
             "global density before the taps (H = highest top)",
             f64::NAN,
             m.phi_before,
-            Tol::Info,
-        ));
-        out.row(Row::new(
-            &label,
-            "solid fraction, interior slice",
-            f64::NAN,
-            m.phi_slice,
             Tol::Info,
         ));
         m.points(&mut out, "tapping", &p.name.replace(' ', "_"));
