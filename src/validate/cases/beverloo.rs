@@ -37,10 +37,17 @@ pub const R_MIN: f64 = 0.9e-3;
 pub const R_MAX: f64 = 1.1e-3;
 /// Mean bead diameter (m).
 pub const D_BEAD: f64 = R_MIN + R_MAX;
-/// Silo radius (m).
-pub const SILO_R: f64 = 0.02;
-/// Beads in the fill.
-pub const BEADS: usize = 7000;
+/// Silo radius (m): 80 mm across, the least width at which Beverloo's
+/// law holds for every orifice here ([`nedderman_width`]: 76 mm at
+/// D = 16 mm). Until 2026-11-26 the silo was 40 mm (20 d), too narrow
+/// for all four orifices; `TALUS_BEVERLOO_SILO_MM=40` reruns it.
+pub const SILO_R: f64 = 0.04;
+/// Beads in the silo's fill (about 40 mm deep).
+pub const BEADS: usize = 28_000;
+/// The hopper's vessel: the cone rises from the orifice to this radius
+/// (m), the cylinder above it; and the beads it holds.
+pub const HOPPER_R: f64 = 0.02;
+pub const HOPPER_BEADS: usize = 7000;
 /// Orifice diameters (m): 5, 6, 7 and 8 bead diameters.
 pub const ORIFICES: [f64; 4] = [0.010, 0.012, 0.014, 0.016];
 /// Settling time on the plug (s).
@@ -160,12 +167,98 @@ fn mesh(triangles: Triangles, label: &str) -> Shape {
     }
 }
 
-/// The silo's side: a cylinder from `z0` up to the top of the domain.
-fn side(z0: f64, top: f64) -> Shape {
+/// The silo the case runs: by default the judged one (`SILO_R`, `BEADS`,
+/// `ORIFICES`, then the hopper). Diagnostics only, from the environment:
+/// `TALUS_BEVERLOO_SILO_MM=D` a silo D mm across holding as many beads
+/// as keep the fill's height (BEADS · (D / 80 mm)²; the hopper's vessel
+/// stays);
+/// `TALUS_BEVERLOO_ORIFICES_MM=10,12,...` other orifices;
+/// `TALUS_BEVERLOO_ONLY=silo` leaves the hopper out, `=hopper` the flat
+/// silo's discharges.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    /// Silo radius (m).
+    pub r: f64,
+    /// Beads in the fill.
+    pub beads: usize,
+    /// The flat silo's orifice diameters (m).
+    pub orifices: Vec<f64>,
+    /// Whether the flat silo's discharges run (without them the fill
+    /// still settles, for ρ_b, and the hopper's ratios are not judged).
+    pub silo: bool,
+    /// Whether the hopper's discharges run.
+    pub hopper: bool,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            r: SILO_R,
+            beads: BEADS,
+            orifices: ORIFICES.to_vec(),
+            silo: true,
+            hopper: true,
+        }
+    }
+}
+
+impl Setup {
+    /// The set-up from the three variables above (`get` reads one); an
+    /// unreadable value is an error naming the variable.
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Setup, String> {
+        let mut s = Setup::default();
+        let mm = |key: &str, v: &str| -> Result<f64, String> {
+            match v.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => Ok(1e-3 * x),
+                _ => Err(format!(
+                    "{key}: expected a positive number of millimetres, got {v:?}"
+                )),
+            }
+        };
+        if let Some(v) = get("TALUS_BEVERLOO_SILO_MM") {
+            let d = mm("TALUS_BEVERLOO_SILO_MM", &v)?;
+            if d < 0.02 {
+                return Err(format!(
+                    "TALUS_BEVERLOO_SILO_MM: expected at least 20 mm (10 beads across), got {v:?}"
+                ));
+            }
+            s.r = 0.5 * d;
+            s.beads = (BEADS as f64 * (s.r / SILO_R).powi(2)).round() as usize;
+        }
+        if let Some(v) = get("TALUS_BEVERLOO_ORIFICES_MM") {
+            s.orifices = v
+                .split(',')
+                .map(|x| mm("TALUS_BEVERLOO_ORIFICES_MM", x))
+                .collect::<Result<_, _>>()?;
+            if s.orifices.len() < 2 || s.orifices.iter().any(|&d| d >= 2.0 * s.r) {
+                return Err(format!(
+                    "TALUS_BEVERLOO_ORIFICES_MM: expected two or more diameters below the silo's {:.0} mm, got {v:?}",
+                    2e3 * s.r
+                ));
+            }
+        }
+        if let Some(v) = get("TALUS_BEVERLOO_ONLY") {
+            match v.trim() {
+                "silo" => s.hopper = false,
+                "hopper" => s.silo = false,
+                _ => {
+                    return Err(format!(
+                        "TALUS_BEVERLOO_ONLY: expected \"silo\" or \"hopper\", got {v:?}"
+                    ))
+                }
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// The silo's side: a cylinder of radius `r` from `z0` up to the top of
+/// the domain.
+fn side(r: f64, z0: f64, top: f64) -> Shape {
     Shape::Cylinder {
         center: [0.0, 0.0, z0],
         axis: [0.0, 0.0, 1.0],
-        radius: SILO_R,
+        radius: r,
         length: Some(top - z0),
         side: Side::Inside,
     }
@@ -175,11 +268,11 @@ fn side(z0: f64, top: f64) -> Shape {
 /// (40 layers of 2.5 mm over the hopper's cone).
 const TOP: f64 = 0.15;
 
-fn base(name: &str) -> SceneBuilder {
+fn base(r: f64, name: &str) -> SceneBuilder {
     SceneBuilder::new(name)
         .domain(
-            [-SILO_R - 0.001, -SILO_R - 0.001, 2.0 * OUTLET_Z],
-            [SILO_R + 0.001, SILO_R + 0.001, TOP],
+            [-r - 0.001, -r - 0.001, 2.0 * OUTLET_Z],
+            [r + 0.001, r + 0.001, TOP],
         )
         .gravity([0.0, 0.0, -G])
         .material(glass())
@@ -305,7 +398,7 @@ fn discharge(be: &mut dyn Backend, dt: f64) -> Result<Discharge, String> {
 /// in a cylinder 2 d inside the side, from 2 d above the bottom to 3 d
 /// below the highest bead, times the grain density. Also the fill's height
 /// (the mean top of the beads within 2 d of the highest).
-fn bulk(p: &Particles<f64>, density: f64) -> (f64, f64, f64) {
+fn bulk(p: &Particles<f64>, r: f64, density: f64) -> (f64, f64, f64) {
     let top = p.pos_rad.iter().map(|x| x[2] + x[3]).fold(0.0, f64::max);
     let upper: Vec<f64> = p
         .pos_rad
@@ -318,7 +411,7 @@ fn bulk(p: &Particles<f64>, density: f64) -> (f64, f64, f64) {
     let region = Region::Cylinder {
         center: [0.0, 0.0, z0],
         axis: [0.0, 0.0, 1.0],
-        radius: SILO_R - 2.0 * D_BEAD,
+        radius: r - 2.0 * D_BEAD,
         length: (z1 - z0).max(0.0),
     };
     let phi = crate::analyze::fraction::solid_fraction(&p.pos_rad, &region);
@@ -347,10 +440,15 @@ fn with_beads(mut b: SceneBuilder, settled: &Particles<f64>) -> SceneBuilder {
 
 /// The scene of a silo discharge from a settled state: the beads as they
 /// stood, the plate with its hole, and the plug dropping away at t = 0.
-fn discharge_scene(settled: &Particles<f64>, floor: Shape, label: &str) -> Result<Scene, String> {
-    let mut b = base(label)
+fn discharge_scene(
+    s: &Setup,
+    settled: &Particles<f64>,
+    floor: Shape,
+    label: &str,
+) -> Result<Scene, String> {
+    let mut b = base(s.r, label)
         .duration(DISCHARGE)
-        .shape_wall(side(-0.001, TOP), "glass")
+        .shape_wall(side(s.r, -0.001, TOP), "glass")
         .wall_name("side")
         .shape_wall(floor, "glass")
         .wall_name("bottom")
@@ -368,17 +466,17 @@ fn discharge_scene(settled: &Particles<f64>, floor: Shape, label: &str) -> Resul
 /// A conical hopper of outlet diameter `d_o` filled from above the cone,
 /// its beads to settle on a plug over the outlet; and the cone's height.
 fn hopper_settle_scene(d_o: f64) -> Result<(Scene, Triangles, f64), String> {
-    let h = (SILO_R - 0.5 * d_o) / HOPPER_HALF_ANGLE.tan();
-    let cone = cone_triangles(0.5 * d_o, SILO_R, HOPPER_HALF_ANGLE, 64);
-    let mut b = base("beverloo-hopper-settle")
+    let h = (HOPPER_R - 0.5 * d_o) / HOPPER_HALF_ANGLE.tan();
+    let cone = cone_triangles(0.5 * d_o, HOPPER_R, HOPPER_HALF_ANGLE, 64);
+    let mut b = base(HOPPER_R, "beverloo-hopper-settle")
         .duration(HOPPER_SETTLE)
-        .shape_wall(side(h, TOP), "glass")
+        .shape_wall(side(HOPPER_R, h, TOP), "glass")
         .wall_name("side")
         .shape_wall(mesh(cone.clone(), "hopper cone"), "glass")
         .wall_name("cone")
         .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
         .wall_name("plug");
-    for (x, r) in fill(SILO_R, h, BEADS, 11) {
+    for (x, r) in fill(HOPPER_R, h, HOPPER_BEADS, 11) {
         b = b.particle(x, [0.0; 3], r, "glass");
     }
     Ok((b.build().map_err(err)?, cone, h))
@@ -391,9 +489,9 @@ fn hopper_discharge(mk: &mut dyn Maker, d_o: f64) -> Result<(Discharge, f64, usi
     let mut be = mk.make(&scene)?;
     be.advance(scene.steps()).map_err(err)?;
     let settled = be.snapshot();
-    let mut b = base("beverloo-hopper")
+    let mut b = base(HOPPER_R, "beverloo-hopper")
         .duration(DISCHARGE)
-        .shape_wall(side(h, TOP), "glass")
+        .shape_wall(side(HOPPER_R, h, TOP), "glass")
         .wall_name("side")
         .shape_wall(mesh(cone, "hopper cone"), "glass")
         .wall_name("cone")
@@ -425,12 +523,12 @@ fn below() -> Outlet {
 /// Settles the fill on a plug over a flat bottom (the plug at the plate's
 /// height carries the beads over the hole; the plate is not yet there, so
 /// one settled state serves every orifice).
-fn settle_flat(mk: &mut dyn Maker) -> Result<(Particles<f64>, f64), String> {
-    let mut b = base("beverloo-settle")
+fn settle_flat(mk: &mut dyn Maker, s: &Setup) -> Result<(Particles<f64>, f64), String> {
+    let mut b = base(s.r, "beverloo-settle")
         .duration(SETTLE)
-        .shape_wall(side(-0.001, TOP), "glass")
+        .shape_wall(side(s.r, -0.001, TOP), "glass")
         .wall([0.0; 3], [0.0, 0.0, 1.0], "glass");
-    for (x, r) in fill(SILO_R, 0.0, BEADS, 7) {
+    for (x, r) in fill(s.r, 0.0, s.beads, 7) {
         b = b.particle(x, [0.0; 3], r, "glass");
     }
     let scene = b.build().map_err(err)?;
@@ -464,6 +562,14 @@ pub fn beverloo_c_at(points: &[(f64, f64)], k: f64, rho_b: f64, d: f64) -> f64 {
     sxw / sxx
 }
 
+/// The least silo diameter (m) for which Beverloo's rate does not depend
+/// on the silo's width, for an orifice `d_o` and grains `d` (m): the
+/// silo wider than 2.5 D and than D + 30 d (Nedderman 1992, as quoted by
+/// Mankoc et al., Granular Matter 9, 2007).
+pub fn nedderman_width(d_o: f64, d: f64) -> f64 {
+    (2.5 * d_o).max(d_o + 30.0 * d)
+}
+
 /// Beverloo's rate (kg/s).
 pub fn beverloo(c: f64, k: f64, rho_b: f64, d_orifice: f64, d: f64) -> f64 {
     c * rho_b * G.sqrt() * (d_orifice - k * d).max(0.0).powf(2.5)
@@ -471,32 +577,47 @@ pub fn beverloo(c: f64, k: f64, rho_b: f64, d_orifice: f64, d: f64) -> f64 {
 
 pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
+    let s = Setup::from_vars(|k| std::env::var(k).ok())?;
+    if s != Setup::default() {
+        out.notes.push(format!(
+            "DIAGNOSTIC set-up from the environment (not the judged case): silo {:.0} mm, {} beads, orifices {:?} mm ({}), hopper {}",
+            2e3 * s.r,
+            s.beads,
+            s.orifices.iter().map(|d| 1e3 * d).collect::<Vec<_>>(),
+            if s.silo { "run" } else { "left out" },
+            if s.hopper { "run" } else { "left out" }
+        ));
+    }
     // every scene checked before the long runs
-    for &d_o in &HOPPER_ORIFICES {
-        hopper_settle_scene(d_o)?;
+    if s.hopper {
+        for &d_o in &HOPPER_ORIFICES {
+            hopper_settle_scene(d_o)?;
+        }
     }
     let rho_p = glass().density;
-    let (settled, ke) = settle_flat(mk)?;
-    let (rho_b, phi, height) = bulk(&settled, rho_p);
+    let (settled, ke) = settle_flat(mk, &s)?;
+    let (rho_b, phi, height) = bulk(&settled, s.r, rho_p);
     out.notes.push(format!(
         "silo: {} glass beads d = {:.1}–{:.1} mm (E = 5 MPa, e = 0.5, μ = 0.5) in a cylinder of {:.0} mm, settled {SETTLE} s on a plug: fill height {:.1} mm, interior solid fraction {phi:.4}, ρ_b = {rho_b:.1} kg/m³, kinetic energy {ke:.2e} J",
         settled.len(),
         2e3 * R_MIN,
         2e3 * R_MAX,
-        2e3 * SILO_R,
+        2e3 * s.r,
         1e3 * height
     ));
     let mut flat = Vec::new();
-    for &d_o in &ORIFICES {
-        let plate = orifice_plate(0.5 * d_o, SILO_R + 0.001, 0.0, 64);
-        let scene = discharge_scene(&settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
+    for &d_o in s.orifices.iter().filter(|_| s.silo) {
+        let plate = orifice_plate(0.5 * d_o, s.r + 0.001, 0.0, 64);
+        let scene = discharge_scene(&s, &settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
         let dt = scene.dt();
         let mut be = mk.make(&scene)?;
         let q = discharge(be.as_mut(), dt)?;
         out.notes.push(format!(
-            "silo D = {:.0} mm ({:.1} d): {}; dt = {dt:.2e} s",
+            "silo D = {:.0} mm ({:.1} d; the silo is {:.2} of Nedderman's least width {:.0} mm): {}; dt = {dt:.2e} s",
             1e3 * d_o,
             d_o / D_BEAD,
+            2.0 * s.r / nedderman_width(d_o, D_BEAD),
+            1e3 * nedderman_width(d_o, D_BEAD),
             q.describe()
         ));
         q.record(&mut out, "silo", d_o)?;
@@ -510,42 +631,44 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         flat.push((d_o, q.rate));
     }
     let (c, k, r2) = beverloo_fit(&flat, rho_b, D_BEAD);
-    out.notes.push(format!(
-        "silo fit of W^(2/5) against D: C = {c:.4}, k = {k:.3}, R² = {r2:.5}"
-    ));
-    out.row(Row::new(
-        "silo",
-        "Beverloo C",
-        C_ACCEPTED,
-        c,
-        Tol::Abs(0.06),
-    ));
-    out.row(Row::new(
-        "silo",
-        "Beverloo k",
-        K_ACCEPTED,
-        k,
-        Tol::Abs(0.35),
-    ));
-    out.row(Row::new(
-        "silo",
-        "R² of W^(2/5) against D",
-        1.0,
-        r2,
-        Tol::Abs(0.01),
-    ));
-    out.row(Row::new(
-        "silo",
-        &format!("Beverloo C with k held at {K_ACCEPTED}"),
-        C_ACCEPTED,
-        beverloo_c_at(&flat, K_ACCEPTED, rho_b, D_BEAD),
-        Tol::Info,
-    ));
+    if s.silo {
+        out.notes.push(format!(
+            "silo fit of W^(2/5) against D: C = {c:.4}, k = {k:.3}, R² = {r2:.5}"
+        ));
+        out.row(Row::new(
+            "silo",
+            "Beverloo C",
+            C_ACCEPTED,
+            c,
+            Tol::Abs(0.06),
+        ));
+        out.row(Row::new(
+            "silo",
+            "Beverloo k",
+            K_ACCEPTED,
+            k,
+            Tol::Abs(0.35),
+        ));
+        out.row(Row::new(
+            "silo",
+            "R² of W^(2/5) against D",
+            1.0,
+            r2,
+            Tol::Abs(0.01),
+        ));
+        out.row(Row::new(
+            "silo",
+            &format!("Beverloo C with k held at {K_ACCEPTED}"),
+            C_ACCEPTED,
+            beverloo_c_at(&flat, K_ACCEPTED, rho_b, D_BEAD),
+            Tol::Info,
+        ));
+    }
     // the hopper: W against the flat silo's at the same orifice, and Rose &
     // Tanaka's factor (tan θ)^(−0.35)
     let factor = HOPPER_HALF_ANGLE.tan().powf(-0.35);
     let mut hop = Vec::new();
-    for &d_o in &HOPPER_ORIFICES {
+    for &d_o in HOPPER_ORIFICES.iter().filter(|_| s.hopper) {
         let (q, dt, beads) = hopper_discharge(mk, d_o)?;
         let w_flat = beverloo(c, k, rho_b, d_o, D_BEAD);
         out.notes.push(format!(
@@ -556,20 +679,24 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             q.rate / w_flat
         ));
         q.record(&mut out, "hopper", d_o)?;
-        out.row(Row::new(
-            &format!("hopper D = {:.0} mm", 1e3 * d_o),
-            "W / silo fit's W (Rose & Tanaka)",
-            factor,
-            q.rate / w_flat,
-            Tol::Abs(0.15),
-        ));
+        if s.silo {
+            out.row(Row::new(
+                &format!("hopper D = {:.0} mm", 1e3 * d_o),
+                "W / silo fit's W (Rose & Tanaka)",
+                factor,
+                q.rate / w_flat,
+                Tol::Abs(0.15),
+            ));
+        }
         hop.push((d_o, q.rate));
     }
-    let (ch, kh, r2h) = beverloo_fit(&hop, rho_b, D_BEAD);
-    out.notes.push(format!(
-        "hopper fit (with the silo's ρ_b): C = {ch:.4}, k = {kh:.3}, R² = {r2h:.5}; C / silo C = {:.3}",
-        ch / c
-    ));
+    if s.hopper {
+        let (ch, kh, r2h) = beverloo_fit(&hop, rho_b, D_BEAD);
+        out.notes.push(format!(
+            "hopper fit (with the silo's ρ_b): C = {ch:.4}, k = {kh:.3}, R² = {r2h:.5}; C / silo C = {:.3}",
+            ch / c
+        ));
+    }
     let curve = |c: f64, k: f64| -> Vec<(f64, f64)> {
         (0..=40)
             .map(|i| {
@@ -585,10 +712,10 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         y_label: "mass flow rate W (kg/s)".into(),
         caption: format!(
             "Steady mass flow rate through a round orifice in a flat-bottomed silo of {:.0} mm ({} beads, d = 2 mm), against Beverloo's W = C ρ_b √g (D − k d)^(5/2) with the measured ρ_b = {rho_b:.0} kg/m³: fitted (C = {c:.3}, k = {k:.2}) and accepted (C = {C_ACCEPTED}, k = {K_ACCEPTED}).",
-            2e3 * SILO_R,
+            2e3 * s.r,
             settled.len()
         ),
-        series: vec![
+        series: [
             theory_series(&format!("fit C={c:.3} k={k:.2}"), curve(c, k)),
             theory_series(
                 &format!("accepted C={C_ACCEPTED} k={K_ACCEPTED}"),
@@ -602,7 +729,10 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 "hopper 30°",
                 hop.iter().map(|&(d_o, w)| (1e3 * d_o, w)).collect(),
             ),
-        ],
+        ]
+        .into_iter()
+        .filter(|x| x.points.iter().all(|p| p.1.is_finite()))
+        .collect(),
     });
     Ok(out)
 }
@@ -662,6 +792,56 @@ mod tests {
             let r = (v[0] * v[0] + v[1] * v[1]).sqrt();
             assert!((r - k * (outlet + v[2] * a.tan())).abs() < 1e-15);
         }
+    }
+
+    #[test]
+    fn the_diagnostic_setup_reads_its_variables_and_names_bad_ones() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(Setup::from_vars(vars(&[])).unwrap(), Setup::default());
+        let s = Setup::from_vars(vars(&[
+            ("TALUS_BEVERLOO_SILO_MM", "60"),
+            ("TALUS_BEVERLOO_ORIFICES_MM", "10, 14,20"),
+            ("TALUS_BEVERLOO_ONLY", "silo"),
+        ]))
+        .unwrap();
+        assert!((s.r - 0.03).abs() < 1e-12);
+        assert_eq!(s.beads, 15750);
+        let old = Setup::from_vars(vars(&[("TALUS_BEVERLOO_SILO_MM", "40")])).unwrap();
+        assert_eq!(old.beads, 7000);
+        assert_eq!(s.orifices.len(), 3);
+        assert!((s.orifices[2] - 0.020).abs() < 1e-12);
+        assert!(s.silo && !s.hopper);
+        let h = Setup::from_vars(vars(&[("TALUS_BEVERLOO_ONLY", "hopper")])).unwrap();
+        assert!(!h.silo && h.hopper);
+        for (bad, key) in [
+            (vars(&[("TALUS_BEVERLOO_SILO_MM", "wide")]), "SILO_MM"),
+            (vars(&[("TALUS_BEVERLOO_SILO_MM", "10")]), "SILO_MM"),
+            (vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12")]), "ORIFICES_MM"),
+            (vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12,90")]), "ORIFICES_MM"),
+            (vars(&[("TALUS_BEVERLOO_ONLY", "both")]), "ONLY"),
+        ] {
+            let e = Setup::from_vars(bad).unwrap_err();
+            assert!(e.contains(key), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_silo_is_wide_enough_for_beverloo_at_every_orifice() {
+        for d_o in ORIFICES {
+            let need = nedderman_width(d_o, D_BEAD);
+            assert!(2.0 * SILO_R >= need, "D = {d_o}: silo {} < {need}", 2.0 * SILO_R);
+        }
+        // the 40 mm silo of the first runs was not, at any orifice
+        assert!(ORIFICES.iter().all(|&d| nedderman_width(d, D_BEAD) > 0.04));
+        assert!((nedderman_width(0.016, 0.002) - 0.076).abs() < 1e-12);
+        assert!((nedderman_width(0.05, 0.001) - 0.125).abs() < 1e-12);
     }
 
     #[test]
