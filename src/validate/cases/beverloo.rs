@@ -174,7 +174,8 @@ fn mesh(triangles: Triangles, label: &str) -> Shape {
 /// stays);
 /// `TALUS_BEVERLOO_ORIFICES_MM=10,12,...` other orifices;
 /// `TALUS_BEVERLOO_ONLY=silo` leaves the hopper out, `=hopper` the flat
-/// silo's discharges.
+/// silo's discharges; `TALUS_BEVERLOO_FRICTION=μ` another friction
+/// coefficient for the beads (with each other and the walls).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setup {
     /// Silo radius (m).
@@ -188,6 +189,8 @@ pub struct Setup {
     pub silo: bool,
     /// Whether the hopper's discharges run.
     pub hopper: bool,
+    /// The beads' friction coefficient, with each other and the walls.
+    pub friction: f64,
 }
 
 impl Default for Setup {
@@ -198,6 +201,7 @@ impl Default for Setup {
             orifices: ORIFICES.to_vec(),
             silo: true,
             hopper: true,
+            friction: glass().friction,
         }
     }
 }
@@ -237,6 +241,16 @@ impl Setup {
                 ));
             }
         }
+        if let Some(v) = get("TALUS_BEVERLOO_FRICTION") {
+            s.friction = match v.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() && x >= 0.0 => x,
+                _ => {
+                    return Err(format!(
+                        "TALUS_BEVERLOO_FRICTION: expected a friction coefficient ≥ 0, got {v:?}"
+                    ))
+                }
+            };
+        }
         if let Some(v) = get("TALUS_BEVERLOO_ONLY") {
             match v.trim() {
                 "silo" => s.hopper = false,
@@ -268,14 +282,17 @@ fn side(r: f64, z0: f64, top: f64) -> Shape {
 /// (40 layers of 2.5 mm over the hopper's cone).
 const TOP: f64 = 0.15;
 
-fn base(r: f64, name: &str) -> SceneBuilder {
+fn base(s: &Setup, r: f64, name: &str) -> SceneBuilder {
     SceneBuilder::new(name)
         .domain(
             [-r - 0.001, -r - 0.001, 2.0 * OUTLET_Z],
             [r + 0.001, r + 0.001, TOP],
         )
         .gravity([0.0, 0.0, -G])
-        .material(glass())
+        .material(Material {
+            friction: s.friction,
+            ..glass()
+        })
 }
 
 /// Beads on a jittered cubic lattice inside the silo (radius `r_in`) from
@@ -446,7 +463,7 @@ fn discharge_scene(
     floor: Shape,
     label: &str,
 ) -> Result<Scene, String> {
-    let mut b = base(s.r, label)
+    let mut b = base(s, s.r, label)
         .duration(DISCHARGE)
         .shape_wall(side(s.r, -0.001, TOP), "glass")
         .wall_name("side")
@@ -465,10 +482,10 @@ fn discharge_scene(
 
 /// A conical hopper of outlet diameter `d_o` filled from above the cone,
 /// its beads to settle on a plug over the outlet; and the cone's height.
-fn hopper_settle_scene(d_o: f64) -> Result<(Scene, Triangles, f64), String> {
+fn hopper_settle_scene(s: &Setup, d_o: f64) -> Result<(Scene, Triangles, f64), String> {
     let h = (HOPPER_R - 0.5 * d_o) / HOPPER_HALF_ANGLE.tan();
     let cone = cone_triangles(0.5 * d_o, HOPPER_R, HOPPER_HALF_ANGLE, 64);
-    let mut b = base(HOPPER_R, "beverloo-hopper-settle")
+    let mut b = base(s, HOPPER_R, "beverloo-hopper-settle")
         .duration(HOPPER_SETTLE)
         .shape_wall(side(HOPPER_R, h, TOP), "glass")
         .wall_name("side")
@@ -484,12 +501,16 @@ fn hopper_settle_scene(d_o: f64) -> Result<(Scene, Triangles, f64), String> {
 
 /// A conical hopper's discharge: settled on a plug over its outlet of
 /// diameter `d_o`, then the plug drops away. Also the beads settled.
-fn hopper_discharge(mk: &mut dyn Maker, d_o: f64) -> Result<(Discharge, f64, usize), String> {
-    let (scene, cone, h) = hopper_settle_scene(d_o)?;
+fn hopper_discharge(
+    mk: &mut dyn Maker,
+    s: &Setup,
+    d_o: f64,
+) -> Result<(Discharge, f64, usize), String> {
+    let (scene, cone, h) = hopper_settle_scene(s, d_o)?;
     let mut be = mk.make(&scene)?;
     be.advance(scene.steps()).map_err(err)?;
     let settled = be.snapshot();
-    let mut b = base(HOPPER_R, "beverloo-hopper")
+    let mut b = base(s, HOPPER_R, "beverloo-hopper")
         .duration(DISCHARGE)
         .shape_wall(side(HOPPER_R, h, TOP), "glass")
         .wall_name("side")
@@ -524,7 +545,7 @@ fn below() -> Outlet {
 /// height carries the beads over the hole; the plate is not yet there, so
 /// one settled state serves every orifice).
 fn settle_flat(mk: &mut dyn Maker, s: &Setup) -> Result<(Particles<f64>, f64), String> {
-    let mut b = base(s.r, "beverloo-settle")
+    let mut b = base(s, s.r, "beverloo-settle")
         .duration(SETTLE)
         .shape_wall(side(s.r, -0.001, TOP), "glass")
         .wall([0.0; 3], [0.0, 0.0, 1.0], "glass");
@@ -580,7 +601,8 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let s = Setup::from_vars(|k| std::env::var(k).ok())?;
     if s != Setup::default() {
         out.notes.push(format!(
-            "DIAGNOSTIC set-up from the environment (not the judged case): silo {:.0} mm, {} beads, orifices {:?} mm ({}), hopper {}",
+            "DIAGNOSTIC set-up from the environment (not the judged case): friction {}, silo {:.0} mm, {} beads, orifices {:?} mm ({}), hopper {}",
+            s.friction,
             2e3 * s.r,
             s.beads,
             s.orifices.iter().map(|d| 1e3 * d).collect::<Vec<_>>(),
@@ -591,17 +613,18 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     // every scene checked before the long runs
     if s.hopper {
         for &d_o in &HOPPER_ORIFICES {
-            hopper_settle_scene(d_o)?;
+            hopper_settle_scene(&s, d_o)?;
         }
     }
     let rho_p = glass().density;
     let (settled, ke) = settle_flat(mk, &s)?;
     let (rho_b, phi, height) = bulk(&settled, s.r, rho_p);
     out.notes.push(format!(
-        "silo: {} glass beads d = {:.1}–{:.1} mm (E = 5 MPa, e = 0.5, μ = 0.5) in a cylinder of {:.0} mm, settled {SETTLE} s on a plug: fill height {:.1} mm, interior solid fraction {phi:.4}, ρ_b = {rho_b:.1} kg/m³, kinetic energy {ke:.2e} J",
+        "silo: {} glass beads d = {:.1}–{:.1} mm (E = 5 MPa, e = 0.5, μ = {}) in a cylinder of {:.0} mm, settled {SETTLE} s on a plug: fill height {:.1} mm, interior solid fraction {phi:.4}, ρ_b = {rho_b:.1} kg/m³, kinetic energy {ke:.2e} J",
         settled.len(),
         2e3 * R_MIN,
         2e3 * R_MAX,
+        s.friction,
         2e3 * s.r,
         1e3 * height
     ));
@@ -669,7 +692,7 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let factor = HOPPER_HALF_ANGLE.tan().powf(-0.35);
     let mut hop = Vec::new();
     for &d_o in HOPPER_ORIFICES.iter().filter(|_| s.hopper) {
-        let (q, dt, beads) = hopper_discharge(mk, d_o)?;
+        let (q, dt, beads) = hopper_discharge(mk, &s, d_o)?;
         let w_flat = beverloo(c, k, rho_b, d_o, D_BEAD);
         out.notes.push(format!(
             "hopper {:.0}° D = {:.0} mm, {beads} beads settled {HOPPER_SETTLE} s: {}; the silo fit gives {w_flat:.5} kg/s here: ratio {:.3} (Rose & Tanaka {factor:.3}); dt = {dt:.2e} s",
@@ -815,6 +838,8 @@ mod tests {
         assert_eq!(s.beads, 15750);
         let old = Setup::from_vars(vars(&[("TALUS_BEVERLOO_SILO_MM", "40")])).unwrap();
         assert_eq!(old.beads, 7000);
+        let f = Setup::from_vars(vars(&[("TALUS_BEVERLOO_FRICTION", "0.25")])).unwrap();
+        assert_eq!(f.friction, 0.25);
         assert_eq!(s.orifices.len(), 3);
         assert!((s.orifices[2] - 0.020).abs() < 1e-12);
         assert!(s.silo && !s.hopper);
@@ -824,8 +849,12 @@ mod tests {
             (vars(&[("TALUS_BEVERLOO_SILO_MM", "wide")]), "SILO_MM"),
             (vars(&[("TALUS_BEVERLOO_SILO_MM", "10")]), "SILO_MM"),
             (vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12")]), "ORIFICES_MM"),
-            (vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12,90")]), "ORIFICES_MM"),
+            (
+                vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12,90")]),
+                "ORIFICES_MM",
+            ),
             (vars(&[("TALUS_BEVERLOO_ONLY", "both")]), "ONLY"),
+            (vars(&[("TALUS_BEVERLOO_FRICTION", "-0.1")]), "FRICTION"),
         ] {
             let e = Setup::from_vars(bad).unwrap_err();
             assert!(e.contains(key), "{e}");
@@ -836,7 +865,11 @@ mod tests {
     fn the_silo_is_wide_enough_for_beverloo_at_every_orifice() {
         for d_o in ORIFICES {
             let need = nedderman_width(d_o, D_BEAD);
-            assert!(2.0 * SILO_R >= need, "D = {d_o}: silo {} < {need}", 2.0 * SILO_R);
+            assert!(
+                2.0 * SILO_R >= need,
+                "D = {d_o}: silo {} < {need}",
+                2.0 * SILO_R
+            );
         }
         // the 40 mm silo of the first runs was not, at any orifice
         assert!(ORIFICES.iter().all(|&d| nedderman_width(d, D_BEAD) > 0.04));
