@@ -333,6 +333,11 @@ pub struct Discharge {
     pub removed: u64,
     /// Whether beads still came out in the last 0.05 s.
     pub flowing: bool,
+    /// The flat silo's stagnant zone over the measured window: its
+    /// boundary's angle from the horizontal (rad) and the rings it was
+    /// fitted on ([`stagnant_boundary`]); None for the hopper, or where
+    /// too few rings had a stagnant base.
+    pub stagnant: Option<(f64, usize)>,
 }
 
 impl Discharge {
@@ -384,13 +389,22 @@ fn slope(pts: &[(f64, f64)], t0: f64, t1: f64) -> f64 {
 }
 
 /// Runs a discharge for `DISCHARGE` s, collecting the removals.
-fn discharge(be: &mut dyn Backend, dt: f64) -> Result<Discharge, String> {
+/// A discharge: advances `be` through the window, counting what the
+/// outlet removes. With `zone` = (orifice radius, silo radius) it also
+/// snapshots the beads at the window's start and end and fits the flat
+/// silo's stagnant zone between them.
+fn discharge(be: &mut dyn Backend, dt: f64, zone: Option<(f64, f64)>) -> Result<Discharge, String> {
     let chunk = ((0.005 / dt).round() as u64).max(1);
     let total = (DISCHARGE / dt).round() as u64;
+    let skip = (SKIP / dt).round() as u64;
     let mut mass = 0.0;
     let mut pts = vec![(0.0, 0.0)];
     let mut removed = 0;
+    let mut start = None;
     while be.steps_done() < total {
+        if zone.is_some() && start.is_none() && be.steps_done() >= skip {
+            start = Some(be.snapshot());
+        }
         let n = chunk.min(total - be.steps_done());
         be.advance(n).map_err(err)?;
         let mut ev = be.flow_events();
@@ -403,12 +417,137 @@ fn discharge(be: &mut dyn Backend, dt: f64) -> Result<Discharge, String> {
     }
     let t_last = pts.last().map_or(0.0, |p| p.0);
     let mid = 0.5 * (SKIP + DISCHARGE);
+    let stagnant = match (zone, start) {
+        (Some((hole, r)), Some(a)) => {
+            let b = be.snapshot();
+            // TALUS_BEVERLOO_DEBUG=1: every ring on stderr
+            if std::env::var_os("TALUS_BEVERLOO_DEBUG").is_some() {
+                for g in stagnant_rings(&a, &b, hole, r, D_BEAD, STILL * D_BEAD) {
+                    eprintln!("beverloo D = {:.0} mm ring {g:?}", 2e3 * hole);
+                }
+            }
+            stagnant_boundary(&a, &b, hole, r, D_BEAD, STILL * D_BEAD)
+        }
+        _ => None,
+    };
     Ok(Discharge {
         rate: slope(&pts, SKIP, DISCHARGE),
         halves: [slope(&pts, SKIP, mid), slope(&pts, mid, DISCHARGE)],
         removed,
         flowing: t_last > DISCHARGE - 0.05,
+        stagnant,
     })
+}
+
+/// A bead is stagnant if it moved less than this many bead diameters
+/// over the measured window (0.3 s, so under 3.3 mm/s; a bead in the
+/// flowing core moves tens of diameters).
+const STILL: f64 = 0.5;
+
+/// The stagnant zone of a flat-bottomed silo from two states of its beads
+/// (`a` then `b`, matched by id; a bead gone from `b` left through the
+/// orifice and moved). A bead is still if it moved at most `still`. In
+/// rings of width `d` from the orifice's edge (radius `hole`) out to
+/// 2 d inside the side (radius `silo_r`), cut into layers of height `d`
+/// from the floor, the stagnant base is the run of layers from the floor
+/// up in which at least half the beads are still; its top is the zone's
+/// height there. A straight line through those heights against the
+/// ring's radius, over the rings whose base has at least one layer and
+/// ends at least 3 d below the fill's top, gives the boundary's angle
+/// from the horizontal (rad) and the number of rings used (at least 3,
+/// else None).
+pub fn stagnant_boundary(
+    a: &Particles<f64>,
+    b: &Particles<f64>,
+    hole: f64,
+    silo_r: f64,
+    d: f64,
+    still: f64,
+) -> Option<(f64, usize)> {
+    let top = a.pos_rad.iter().map(|x| x[2]).fold(f64::MIN, f64::max);
+    let pts: Vec<(f64, f64)> = stagnant_rings(a, b, hole, silo_r, d, still)
+        .iter()
+        .filter(|g| g.base > 0.0 && g.base < top - 3.0 * d)
+        .map(|g| (g.r, g.base))
+        .collect();
+    if pts.len() < 3 {
+        return None;
+    }
+    let (_, slope) = fit_line(&pts)?;
+    Some((slope.atan(), pts.len()))
+}
+
+/// One ring of [`stagnant_rings`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ring {
+    /// The ring's mid radius (m).
+    pub r: f64,
+    /// The top of its stagnant base above the floor (m; 0 if the lowest
+    /// layer is not mostly still).
+    pub base: f64,
+    /// Beads still and beads moved, layer by layer from the floor.
+    pub layers: Vec<(usize, usize)>,
+}
+
+/// The rings of [`stagnant_boundary`], from the orifice's edge outward.
+pub fn stagnant_rings(
+    a: &Particles<f64>,
+    b: &Particles<f64>,
+    hole: f64,
+    silo_r: f64,
+    d: f64,
+    still: f64,
+) -> Vec<Ring> {
+    let later: std::collections::HashMap<u32, [f64; 3]> =
+        b.id.iter()
+            .zip(&b.pos_rad)
+            .map(|(&i, x)| (i, [x[0], x[1], x[2]]))
+            .collect();
+    let floor = a
+        .pos_rad
+        .iter()
+        .map(|x| x[2] - x[3])
+        .fold(f64::MAX, f64::min)
+        .max(0.0);
+    let top = a.pos_rad.iter().map(|x| x[2]).fold(f64::MIN, f64::max);
+    let n = ((silo_r - 2.0 * d - hole) / d).floor().max(0.0) as usize;
+    let m = ((top - floor) / d).ceil().max(1.0) as usize;
+    let mut rings: Vec<Ring> = (0..n)
+        .map(|k| Ring {
+            r: hole + (k as f64 + 0.5) * d,
+            base: 0.0,
+            layers: vec![(0, 0); m],
+        })
+        .collect();
+    for (x, id) in a.pos_rad.iter().zip(&a.id) {
+        let r = x[0].hypot(x[1]);
+        if r < hole || x[2] < floor {
+            continue;
+        }
+        let (k, l) = (((r - hole) / d) as usize, ((x[2] - floor) / d) as usize);
+        if k >= n || l >= m {
+            continue;
+        }
+        let moved = later.get(id).is_none_or(|y| {
+            let dv = [y[0] - x[0], y[1] - x[1], y[2] - x[2]];
+            (dv[0] * dv[0] + dv[1] * dv[1] + dv[2] * dv[2]).sqrt() > still
+        });
+        let c = &mut rings[k].layers[l];
+        if moved {
+            c.1 += 1;
+        } else {
+            c.0 += 1;
+        }
+    }
+    for g in &mut rings {
+        let still_layers = g
+            .layers
+            .iter()
+            .take_while(|&&(s, v)| s + v > 0 && 2 * s >= s + v)
+            .count();
+        g.base = still_layers as f64 * d;
+    }
+    rings
 }
 
 /// The settled fill's bulk density: the exact solid fraction of the beads
@@ -527,7 +666,7 @@ fn hopper_discharge(
     let scene = b.build().map_err(err)?;
     let dt = scene.dt();
     let mut be = mk.make(&scene)?;
-    Ok((discharge(be.as_mut(), dt)?, dt, settled.len()))
+    Ok((discharge(be.as_mut(), dt, None)?, dt, settled.len()))
 }
 
 /// The outlet below the orifice.
@@ -629,12 +768,13 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         1e3 * height
     ));
     let mut flat = Vec::new();
+    let mut betas = Vec::new();
     for &d_o in s.orifices.iter().filter(|_| s.silo) {
         let plate = orifice_plate(0.5 * d_o, s.r + 0.001, 0.0, 64);
         let scene = discharge_scene(&s, &settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
         let dt = scene.dt();
         let mut be = mk.make(&scene)?;
-        let q = discharge(be.as_mut(), dt)?;
+        let q = discharge(be.as_mut(), dt, Some((0.5 * d_o, s.r)))?;
         out.notes.push(format!(
             "silo D = {:.0} mm ({:.1} d; the silo is {:.2} of Nedderman's least width {:.0} mm): {}; dt = {dt:.2e} s",
             1e3 * d_o,
@@ -651,6 +791,27 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             q.halves[1] / q.halves[0],
             Tol::Abs(0.1),
         ));
+        match q.stagnant {
+            Some((beta, rings)) => {
+                out.notes.push(format!(
+                    "silo D = {:.0} mm: stagnant zone (beads moving < {STILL} d over {SKIP}–{DISCHARGE} s) bounded at {:.1}° from the horizontal, fitted over {rings} rings of width d",
+                    1e3 * d_o,
+                    beta.to_degrees()
+                ));
+                out.row(Row::new(
+                    &format!("silo D = {:.0} mm", 1e3 * d_o),
+                    "stagnant zone's boundary, ° from horizontal",
+                    45.0,
+                    beta.to_degrees(),
+                    Tol::Info,
+                ));
+                betas.push(beta);
+            }
+            None => out.notes.push(format!(
+                "silo D = {:.0} mm: no stagnant zone boundary (fewer than 3 rings with a stagnant base)",
+                1e3 * d_o
+            )),
+        }
         flat.push((d_o, q.rate));
     }
     let (c, k, r2) = beverloo_fit(&flat, rho_b, D_BEAD);
@@ -690,6 +851,25 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     // the hopper: W against the flat silo's at the same orifice, and Rose &
     // Tanaka's factor (tan θ)^(−0.35)
     let factor = HOPPER_HALF_ANGLE.tan().powf(-0.35);
+    // the same with the flat silo's stagnant zone angle β_d (the mean over
+    // its orifices) as a second angle: a form of Rose & Tanaka's
+    // correlation to be checked against its source, reported only
+    let beta_d = (!betas.is_empty()).then(|| betas.iter().sum::<f64>() / betas.len() as f64);
+    let factor_with_zone = beta_d.map(|b| {
+        if HOPPER_HALF_ANGLE < 0.5 * PI - b {
+            (HOPPER_HALF_ANGLE.tan() * b.tan()).powf(-0.35)
+        } else {
+            1.0
+        }
+    });
+    if let Some(b) = beta_d {
+        out.notes.push(format!(
+            "flat silo's stagnant zone, mean over its orifices: β_d = {:.1}° from the horizontal; (tan θ tan β_d)^(−0.35) = {:.3} for θ = {:.0}°",
+            b.to_degrees(),
+            factor_with_zone.unwrap_or(f64::NAN),
+            HOPPER_HALF_ANGLE.to_degrees()
+        ));
+    }
     let mut hop = Vec::new();
     for &d_o in HOPPER_ORIFICES.iter().filter(|_| s.hopper) {
         let (q, dt, beads) = hopper_discharge(mk, &s, d_o)?;
@@ -710,6 +890,15 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
                 q.rate / w_flat,
                 Tol::Abs(0.15),
             ));
+            if let Some(f) = factor_with_zone {
+                out.row(Row::new(
+                    &format!("hopper D = {:.0} mm", 1e3 * d_o),
+                    "W / silo fit's W against (tan θ tan β_d)^(−0.35)",
+                    f,
+                    q.rate / w_flat,
+                    Tol::Info,
+                ));
+            }
         }
         hop.push((d_o, q.rate));
     }
@@ -859,6 +1048,69 @@ mod tests {
             let e = Setup::from_vars(bad).unwrap_err();
             assert!(e.contains(key), "{e}");
         }
+    }
+
+    /// Beads on a lattice in a silo; those above a cone rising from the
+    /// orifice's edge at `angle` from the horizontal moved by 1 mm, or
+    /// left (every third), the others did not.
+    fn empty() -> Particles<f64> {
+        Particles {
+            pos_rad: Vec::new(),
+            vel_invm: Vec::new(),
+            omega_invi: Vec::new(),
+            material: Vec::new(),
+            id: Vec::new(),
+            dissipated: Vec::new(),
+        }
+    }
+
+    fn zone_states(angle: f64) -> (Particles<f64>, Particles<f64>) {
+        let (hole, r_silo, a) = (0.005, 0.04, 0.002);
+        let (mut before, mut after) = (empty(), empty());
+        let mut id = 0u32;
+        for i in -20..=20 {
+            for j in -20..=20 {
+                for k in 0..20 {
+                    let (x, y, z) = (i as f64 * a, j as f64 * a, 0.001 + k as f64 * a);
+                    let r = x.hypot(y);
+                    if r > r_silo - 0.001 {
+                        continue;
+                    }
+                    let boundary = (r - hole).max(0.0) * angle.tan();
+                    let moving = z > boundary;
+                    before.pos_rad.push([x, y, z, 0.001]);
+                    before.id.push(id);
+                    if !(moving && id % 3 == 0) {
+                        let dz = if moving { 0.001 } else { 0.0 };
+                        after.pos_rad.push([x, y, z - dz, 0.001]);
+                        after.id.push(id);
+                    }
+                    id += 1;
+                }
+            }
+        }
+        (before, after)
+    }
+
+    #[test]
+    fn the_stagnant_zone_boundary_is_found_at_its_angle() {
+        for deg in [20.0f64, 35.0] {
+            let (a, b) = zone_states(deg.to_radians());
+            let (beta, rings) =
+                stagnant_boundary(&a, &b, 0.005, 0.04, 0.002, 0.5e-3).expect("a boundary");
+            // the lowest moving centre sits up to one lattice step above
+            // the cone: the angle within a few degrees
+            assert!(rings >= 3, "{rings}");
+            assert!(
+                (beta.to_degrees() - deg).abs() < 4.0,
+                "{deg}: {}",
+                beta.to_degrees()
+            );
+        }
+        // nothing stagnant: no boundary
+        let (a, _) = zone_states(0.3);
+        let gone = empty();
+        assert!(stagnant_boundary(&a, &gone, 0.005, 0.04, 0.002, 0.5e-3).is_none());
     }
 
     #[test]
