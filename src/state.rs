@@ -128,6 +128,20 @@ pub struct Particles<T: Pod> {
     pub dissipated: Vec<T>,
 }
 
+/// No particles (not derived: `T` needs no `Default`).
+impl<T: Pod> Default for Particles<T> {
+    fn default() -> Self {
+        Particles {
+            pos_rad: Vec::new(),
+            vel_invm: Vec::new(),
+            omega_invi: Vec::new(),
+            material: Vec::new(),
+            id: Vec::new(),
+            dissipated: Vec::new(),
+        }
+    }
+}
+
 impl<T: Pod + Send + Sync> Particles<T> {
     pub fn len(&self) -> usize {
         self.pos_rad.len()

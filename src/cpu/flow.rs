@@ -66,14 +66,7 @@ impl Step {
             if accepted.is_empty() {
                 continue;
             }
-            let mut add = Particles::<f64> {
-                pos_rad: Vec::new(),
-                vel_invm: Vec::new(),
-                omega_invi: Vec::new(),
-                material: Vec::new(),
-                id: Vec::new(),
-                dissipated: Vec::new(),
-            };
+            let mut add = Particles::<f64>::default();
             for &i in &accepted {
                 add.pos_rad.push(c.pos_rad[i]);
                 add.vel_invm.push(c.vel_invm[i]);

@@ -310,14 +310,7 @@ impl InsertPlan {
         let mut rng = Rng::new(batch_seed(self.seed, at.entry, at.index));
         let cells = e.dims[0] * e.dims[1] * e.dims[2];
         let g = self.gravity_at(at.step);
-        let mut c = Particles::<f64> {
-            pos_rad: Vec::new(),
-            vel_invm: Vec::new(),
-            omega_invi: Vec::new(),
-            material: Vec::new(),
-            id: Vec::new(),
-            dissipated: Vec::new(),
-        };
+        let mut c = Particles::<f64>::default();
         let mut energy = Vec::new();
         let mut take = |cell: u64, rng: &mut Rng| -> bool {
             // four draws per cell tried, whether it qualifies or not

@@ -204,14 +204,7 @@ impl GpuBackend {
     /// of it (the first step rebuilds the list, moving the history over).
     pub fn restore(scene: &Scene, ctx: GpuContext, saved: &Saved) -> Result<GpuBackend, GpuError> {
         let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
-        let none = Particles::<f32> {
-            pos_rad: Vec::new(),
-            vel_invm: Vec::new(),
-            omega_invi: Vec::new(),
-            material: Vec::new(),
-            id: Vec::new(),
-            dissipated: Vec::new(),
-        };
+        let none = Particles::<f32>::default();
         let init = GpuInit {
             state: &none,
             pos_fx: &[],

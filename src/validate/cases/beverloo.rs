@@ -335,7 +335,7 @@ pub struct Discharge {
     pub flowing: bool,
     /// The flat silo's stagnant zone over the measured window: its
     /// boundary's angle from the horizontal (rad) and the rings it was
-    /// fitted on ([`stagnant_boundary`]); None for the hopper, or where
+    /// fitted on ([`StagnantZone::boundary`]); None for the hopper, or where
     /// too few rings had a stagnant base.
     pub stagnant: Option<(f64, usize)>,
 }
@@ -419,14 +419,14 @@ fn discharge(be: &mut dyn Backend, dt: f64, zone: Option<(f64, f64)>) -> Result<
     let mid = 0.5 * (SKIP + DISCHARGE);
     let stagnant = match (zone, start) {
         (Some((hole, r)), Some(a)) => {
-            let b = be.snapshot();
+            let z = stagnant_zone(&a, &be.snapshot(), hole, r, D_BEAD, STILL * D_BEAD);
             // TALUS_BEVERLOO_DEBUG=1: every ring on stderr
             if std::env::var_os("TALUS_BEVERLOO_DEBUG").is_some() {
-                for g in stagnant_rings(&a, &b, hole, r, D_BEAD, STILL * D_BEAD) {
+                for g in &z.rings {
                     eprintln!("beverloo D = {:.0} mm ring {g:?}", 2e3 * hole);
                 }
             }
-            stagnant_boundary(&a, &b, hole, r, D_BEAD, STILL * D_BEAD)
+            z.boundary()
         }
         _ => None,
     };
@@ -444,7 +444,7 @@ fn discharge(be: &mut dyn Backend, dt: f64, zone: Option<(f64, f64)>) -> Result<
 /// flowing core moves tens of diameters).
 const STILL: f64 = 0.5;
 
-/// The stagnant zone of a flat-bottomed silo from two states of its beads
+/// The stagnant zone of a flat-bottomed silo, [`stagnant_zone`] from two states of its beads
 /// (`a` then `b`, matched by id; a bead gone from `b` left through the
 /// orifice and moved). A bead is still if it moved at most `still`. In
 /// rings of width `d` from the orifice's edge (radius `hole`) out to
@@ -455,29 +455,36 @@ const STILL: f64 = 0.5;
 /// ring's radius, over the rings whose base has at least one layer and
 /// ends at least 3 d below the fill's top, gives the boundary's angle
 /// from the horizontal (rad) and the number of rings used (at least 3,
-/// else None).
-pub fn stagnant_boundary(
-    a: &Particles<f64>,
-    b: &Particles<f64>,
-    hole: f64,
-    silo_r: f64,
-    d: f64,
-    still: f64,
-) -> Option<(f64, usize)> {
-    let top = a.pos_rad.iter().map(|x| x[2]).fold(f64::MIN, f64::max);
-    let pts: Vec<(f64, f64)> = stagnant_rings(a, b, hole, silo_r, d, still)
-        .iter()
-        .filter(|g| g.base > 0.0 && g.base < top - 3.0 * d)
-        .map(|g| (g.r, g.base))
-        .collect();
-    if pts.len() < 3 {
-        return None;
-    }
-    let (_, slope) = fit_line(&pts)?;
-    Some((slope.atan(), pts.len()))
+/// else None: [`StagnantZone::boundary`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StagnantZone {
+    /// The rings, from the orifice's edge outward.
+    pub rings: Vec<Ring>,
+    /// The fill's highest bead centre at the start (m).
+    pub top: f64,
+    /// The rings' width and the layers' height (m).
+    pub d: f64,
 }
 
-/// One ring of [`stagnant_rings`].
+impl StagnantZone {
+    /// The boundary's angle from the horizontal (rad) and the rings it
+    /// was fitted on (at least 3, else None).
+    pub fn boundary(&self) -> Option<(f64, usize)> {
+        let pts: Vec<(f64, f64)> = self
+            .rings
+            .iter()
+            .filter(|g| g.base > 0.0 && g.base < self.top - 3.0 * self.d)
+            .map(|g| (g.r, g.base))
+            .collect();
+        if pts.len() < 3 {
+            return None;
+        }
+        let (_, slope) = fit_line(&pts)?;
+        Some((slope.atan(), pts.len()))
+    }
+}
+
+/// One ring of a [`StagnantZone`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ring {
     /// The ring's mid radius (m).
@@ -489,15 +496,15 @@ pub struct Ring {
     pub layers: Vec<(usize, usize)>,
 }
 
-/// The rings of [`stagnant_boundary`], from the orifice's edge outward.
-pub fn stagnant_rings(
+/// Measures the [`StagnantZone`] between the states `a` and `b`.
+pub fn stagnant_zone(
     a: &Particles<f64>,
     b: &Particles<f64>,
     hole: f64,
     silo_r: f64,
     d: f64,
     still: f64,
-) -> Vec<Ring> {
+) -> StagnantZone {
     let later: std::collections::HashMap<u32, [f64; 3]> =
         b.id.iter()
             .zip(&b.pos_rad)
@@ -547,7 +554,7 @@ pub fn stagnant_rings(
             .count();
         g.base = still_layers as f64 * d;
     }
-    rings
+    StagnantZone { rings, top, d }
 }
 
 /// The settled fill's bulk density: the exact solid fraction of the beads
@@ -1053,20 +1060,9 @@ mod tests {
     /// Beads on a lattice in a silo; those above a cone rising from the
     /// orifice's edge at `angle` from the horizontal moved by 1 mm, or
     /// left (every third), the others did not.
-    fn empty() -> Particles<f64> {
-        Particles {
-            pos_rad: Vec::new(),
-            vel_invm: Vec::new(),
-            omega_invi: Vec::new(),
-            material: Vec::new(),
-            id: Vec::new(),
-            dissipated: Vec::new(),
-        }
-    }
-
     fn zone_states(angle: f64) -> (Particles<f64>, Particles<f64>) {
         let (hole, r_silo, a) = (0.005, 0.04, 0.002);
-        let (mut before, mut after) = (empty(), empty());
+        let (mut before, mut after) = (Particles::default(), Particles::default());
         let mut id = 0u32;
         for i in -20..=20 {
             for j in -20..=20 {
@@ -1096,8 +1092,9 @@ mod tests {
     fn the_stagnant_zone_boundary_is_found_at_its_angle() {
         for deg in [20.0f64, 35.0] {
             let (a, b) = zone_states(deg.to_radians());
-            let (beta, rings) =
-                stagnant_boundary(&a, &b, 0.005, 0.04, 0.002, 0.5e-3).expect("a boundary");
+            let (beta, rings) = stagnant_zone(&a, &b, 0.005, 0.04, 0.002, 0.5e-3)
+                .boundary()
+                .expect("a boundary");
             // the lowest moving centre sits up to one lattice step above
             // the cone: the angle within a few degrees
             assert!(rings >= 3, "{rings}");
@@ -1109,8 +1106,10 @@ mod tests {
         }
         // nothing stagnant: no boundary
         let (a, _) = zone_states(0.3);
-        let gone = empty();
-        assert!(stagnant_boundary(&a, &gone, 0.005, 0.04, 0.002, 0.5e-3).is_none());
+        let gone = Particles::default();
+        assert!(stagnant_zone(&a, &gone, 0.005, 0.04, 0.002, 0.5e-3)
+            .boundary()
+            .is_none());
     }
 
     #[test]
