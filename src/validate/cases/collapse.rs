@@ -27,7 +27,7 @@
 //! `docs/applications/collapse.md` has the setup, the figures and the
 //! command.
 
-use super::common::{err, measured, theory_series};
+use super::common::{err, knob, knob_list, measured, theory_series};
 use crate::analyze::flow::fit_line;
 use crate::scene::{Material, RadiusDist, Scene, SceneBuilder, Shape, WallMotion};
 use crate::validate::maker::Maker;
@@ -59,11 +59,25 @@ pub const WIDTH: f64 = SITES_X as f64 * SPACING;
 /// `TALUS_COLLAPSE_SITES_Y` if set (a sensitivity run, e.g. a wider
 /// channel with `TALUS_COLLAPSE_SIDES=1`; the bead count grows with it).
 pub fn sites_y() -> usize {
-    std::env::var("TALUS_COLLAPSE_SITES_Y")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(SITES_Y)
+    sites_y_knob().ok().flatten().unwrap_or(SITES_Y)
+}
+
+/// `TALUS_COLLAPSE_SITES_Y`, read (checked once by [`case_collapse`]).
+fn sites_y_knob() -> Result<Option<usize>, String> {
+    knob(
+        "TALUS_COLLAPSE_SITES_Y",
+        "a whole number ≥ 1",
+        |&n: &usize| n >= 1,
+    )
+}
+
+/// `TALUS_COLLAPSE_ROLLING`, read (checked once by [`case_collapse`]).
+fn rolling_knob() -> Result<Option<f64>, String> {
+    knob(
+        "TALUS_COLLAPSE_ROLLING",
+        "a rolling friction coefficient ≥ 0",
+        |x: &f64| x.is_finite() && *x >= 0.0,
+    )
 }
 
 /// Glass side walls across the slab instead of the periodic boundary
@@ -148,10 +162,7 @@ pub fn rough_floor(length: f64) -> Vec<[[f64; 3]; 3]> {
 /// mesh: the side-by-side with LIGGGHTS, `validation/liggghts/run.sh
 /// collapse`).
 pub fn beads() -> Material {
-    match std::env::var("TALUS_COLLAPSE_ROLLING")
-        .ok()
-        .and_then(|v| v.parse::<f64>().ok())
-    {
+    match rolling_knob().ok().flatten() {
         Some(mu_r) => glass_rolling(mu_r),
         None => glass(),
     }
@@ -512,10 +523,13 @@ pub fn power_law(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
 
 pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    // TALUS_COLLAPSE_ONLY=0.5,3 runs only those
-    let only: Option<Vec<f64>> = std::env::var("TALUS_COLLAPSE_ONLY")
-        .ok()
-        .map(|o| o.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    // TALUS_COLLAPSE_ONLY=0.5,3 runs only those; the other knobs are read
+    // where they are used, and checked here first
+    let only = knob_list("TALUS_COLLAPSE_ONLY", "aspect ratios > 0", |a: &f64| {
+        *a > 0.0
+    })?;
+    sites_y_knob()?;
+    rolling_knob()?;
     let mut runs = Vec::new();
     let sides = side_walls();
     if sides || sites_y() != SITES_Y {

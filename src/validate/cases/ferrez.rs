@@ -12,7 +12,7 @@
 //! the fill height (§4.6), besides the exact solid fraction of an interior
 //! slice and the layered and radial profiles (`crate::analyze::fraction`).
 
-use super::common::{err, measured};
+use super::common::{err, knob, measured};
 use crate::analyze::fraction::{layered_profile, radial_profile, solid_fraction};
 use crate::rng::Rng;
 use crate::scene::{Material, Oscillation, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
@@ -153,6 +153,18 @@ impl Packing {
 
     pub fn radius(&self) -> f64 {
         0.5 * self.cylinder_diameter
+    }
+
+    /// Every contact `s` times as stiff (a diagnostic: how much of a
+    /// packing's density is its contacts' softness): the given stiffness
+    /// × s, or the contact time ÷ √s; dt ÷ √s either way, so a contact
+    /// keeps its steps. Restitution and friction are unchanged.
+    pub fn stiffer(&mut self, s: f64) {
+        match &mut self.stiffness {
+            Some(k) => *k *= s,
+            None => self.contact_time /= s.sqrt(),
+        }
+        self.dt /= s.sqrt();
     }
 
     /// Total sphere volume, m³.
@@ -665,23 +677,22 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut history = Vec::new();
     // (packing, Folly's height or density, tolerance, Ferrez's 1 s, 10 s)
     // Tolerances chosen before any run, see docs/applications/ferrez.md.
-    let narrow_s: f64 = std::env::var("TALUS_FERREZ_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10.0);
-    let mono_n: usize = std::env::var("TALUS_FERREZ_MONO_N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(MONO_N);
-    let mono_s: f64 = std::env::var("TALUS_FERREZ_MONO_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.5);
-    let wide_s: f64 = std::env::var("TALUS_FERREZ_WIDE_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
-    let runs: Vec<(Packing, f64, f64, String)> = vec![
+    // Diagnostics (docs/applications/ferrez.md): the tapping times, the
+    // mono count, and TALUS_FERREZ_STIFFER=S (every contact S × stiffer)
+    let seconds = |name| knob(name, "a time ≥ 0 in seconds", |x: &f64| *x >= 0.0);
+    let narrow_s = seconds("TALUS_FERREZ_SECONDS")?.unwrap_or(10.0);
+    let mono_s = seconds("TALUS_FERREZ_MONO_SECONDS")?.unwrap_or(1.5);
+    let wide_s = seconds("TALUS_FERREZ_WIDE_SECONDS")?.unwrap_or(1.0);
+    let mono_n = knob(
+        "TALUS_FERREZ_MONO_N",
+        "a whole number ≥ 1",
+        |&n: &usize| n >= 1,
+    )?
+    .unwrap_or(MONO_N);
+    let stiffer = knob("TALUS_FERREZ_STIFFER", "a factor > 0", |x: &f64| {
+        x.is_finite() && *x > 0.0
+    })?;
+    let mut runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
             let e = folly(&p, 0.062);
@@ -715,6 +726,15 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             "Folly: 66 % (~26 000 spheres); Ferrez: 63.8–65.1 % (~13 000 spheres, 2 s)".into(),
         ),
     ];
+    if let Some(f) = stiffer {
+        out.notes.push(format!(
+            "diagnostic: every contact {f} × stiffer (TALUS_FERREZ_STIFFER), dt ÷ {:.3}",
+            f.sqrt()
+        ));
+        for (p, ..) in &mut runs {
+            p.stiffer(f);
+        }
+    }
     // TALUS_FERREZ_ONLY=30 runs only the packings whose name holds it
     let only = std::env::var("TALUS_FERREZ_ONLY").ok();
     for (p, expected, tol, refs) in runs {

@@ -16,7 +16,7 @@
 //! equal classes 1.96–2.04 mm); the tap's shape (his figure 5.1 is not in
 //! our copy: `ferrez::Packing::lifter`).
 
-use super::common::measured;
+use super::common::{knob, knob_list, measured};
 use super::ferrez::{run, Packing, CONTACT_TIME};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
@@ -67,22 +67,25 @@ pub fn packing(frequency: f64, seconds: f64) -> Packing {
 pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     // TALUS_TAPPING_ONLY=10,4 runs only those frequencies;
-    // TALUS_TAPPING_SECONDS shortens the tapping (diagnostics only)
-    let only: Option<Vec<f64>> = std::env::var("TALUS_TAPPING_ONLY")
-        .ok()
-        .map(|o| o.split(',').filter_map(|x| x.trim().parse().ok()).collect());
-    let seconds: f64 = std::env::var("TALUS_TAPPING_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(TAP_SECONDS);
-    // TALUS_TAPPING_STIFFER=S multiplies every contact's stiffness by S
-    // (the contact time and dt by 1/√S; diagnostics only: how much of the
-    // density is the contacts' compression)
-    let stiffer: f64 = std::env::var("TALUS_TAPPING_STIFFER")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .filter(|s: &f64| *s > 0.0)
-        .unwrap_or(1.0);
+    // TALUS_TAPPING_SECONDS shortens the tapping; TALUS_TAPPING_STIFFER=S
+    // multiplies every contact's stiffness by S (the contact time and dt
+    // by 1/√S: how much of the density is the contacts' softness).
+    // Diagnostics only.
+    let only = knob_list(
+        "TALUS_TAPPING_ONLY",
+        "the study's frequencies (10, 5, 4, 2 Hz)",
+        |f: &f64| FERREZ.iter().any(|&(g, _)| g == *f),
+    )?;
+    let seconds = knob(
+        "TALUS_TAPPING_SECONDS",
+        "a time ≥ 0 in seconds",
+        |x: &f64| *x >= 0.0,
+    )?
+    .unwrap_or(TAP_SECONDS);
+    let stiffer = knob("TALUS_TAPPING_STIFFER", "a factor > 0", |x: &f64| {
+        x.is_finite() && *x > 0.0
+    })?
+    .unwrap_or(1.0);
     let (mut history, mut layered) = (Vec::new(), Vec::new());
     let mut finals = Vec::new();
     for (f, expected) in FERREZ {
@@ -90,8 +93,7 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             continue;
         }
         let mut p = packing(f, seconds);
-        p.contact_time /= stiffer.sqrt();
-        p.dt /= stiffer.sqrt();
+        p.stiffer(stiffer);
         let m = run(mk, &p)?;
         let label = format!("tapping {}", p.name);
         out.notes.push(format!(
