@@ -705,17 +705,59 @@ fn settle_flat(mk: &mut dyn Maker, s: &Setup) -> Result<(Particles<f64>, f64), S
     Ok((be.snapshot(), ke))
 }
 
-/// W^{2/5} against D by least squares: (C, k, R²) for bulk density `rho_b`.
-pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> (f64, f64, f64) {
+/// Beverloo's law fitted to measured rates: W^{2/5} against D by least
+/// squares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BeverlooFit {
+    pub c: f64,
+    pub k: f64,
+    pub r2: f64,
+    /// Standard errors of C and k from the line's residuals (n − 2 degrees
+    /// of freedom, propagated to first order; NaN with fewer than three
+    /// points). Over a few orifices close together the slope and
+    /// intercept trade against each other, and these say by how much.
+    pub c_se: f64,
+    pub k_se: f64,
+}
+
+/// Fits W = C ρ_b √g (D − k d)^{5/2} to `points` (D m, W kg/s) as the line
+/// W^{2/5} = a D + b: C = a^{5/2} / (ρ_b √g), k = −b / (a d).
+pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> BeverlooFit {
     let pts: Vec<(f64, f64)> = points.iter().map(|&(dd, w)| (dd, w.powf(0.4))).collect();
     let Some((b, a)) = fit_line(&pts) else {
-        return (f64::NAN, f64::NAN, f64::NAN);
+        return BeverlooFit {
+            c: f64::NAN,
+            k: f64::NAN,
+            r2: f64::NAN,
+            c_se: f64::NAN,
+            k_se: f64::NAN,
+        };
     };
-    let my = pts.iter().map(|p| p.1).sum::<f64>() / pts.len() as f64;
+    let n = pts.len() as f64;
+    let (mx, my) = (
+        pts.iter().map(|p| p.0).sum::<f64>() / n,
+        pts.iter().map(|p| p.1).sum::<f64>() / n,
+    );
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
     let ss_res: f64 = pts.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum();
     let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    // the line's parameter (co)variances, then C's and k's to first order
+    let s2 = if pts.len() > 2 {
+        ss_res / (n - 2.0)
+    } else {
+        f64::NAN
+    };
+    let (var_a, var_b, cov_ab) = (s2 / sxx, s2 * (1.0 / n + mx * mx / sxx), -mx * s2 / sxx);
     let c = a.powf(2.5) / (rho_b * G.sqrt());
-    (c, -b / (a * d), 1.0 - ss_res / ss_tot)
+    let k = -b / (a * d);
+    let var_k = (var_b + (b / a).powi(2) * var_a - 2.0 * (b / a) * cov_ab) / (a * d).powi(2);
+    BeverlooFit {
+        c,
+        k,
+        r2: 1.0 - ss_res / ss_tot,
+        c_se: 2.5 * c * var_a.sqrt() / a,
+        k_se: var_k.max(0.0).sqrt(),
+    }
 }
 
 /// C alone, k held at `k`: least squares of W against
@@ -821,10 +863,12 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         }
         flat.push((d_o, q.rate));
     }
-    let (c, k, r2) = beverloo_fit(&flat, rho_b, D_BEAD);
+    let fit = beverloo_fit(&flat, rho_b, D_BEAD);
+    let BeverlooFit { c, k, r2, .. } = fit;
     if s.silo {
         out.notes.push(format!(
-            "silo fit of W^(2/5) against D: C = {c:.4}, k = {k:.3}, R² = {r2:.5}"
+            "silo fit of W^(2/5) against D: C = {c:.4} ± {:.4}, k = {k:.3} ± {:.3} (standard errors from the residuals), R² = {r2:.5}",
+            fit.c_se, fit.k_se
         ));
         out.row(Row::new(
             "silo",
@@ -846,6 +890,20 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             1.0,
             r2,
             Tol::Abs(0.01),
+        ));
+        out.row(Row::new(
+            "silo",
+            "Beverloo C's standard error (fit residuals)",
+            0.0,
+            fit.c_se,
+            Tol::Info,
+        ));
+        out.row(Row::new(
+            "silo",
+            "Beverloo k's standard error (fit residuals)",
+            0.0,
+            fit.k_se,
+            Tol::Info,
         ));
         out.row(Row::new(
             "silo",
@@ -910,10 +968,15 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         hop.push((d_o, q.rate));
     }
     if s.hopper {
-        let (ch, kh, r2h) = beverloo_fit(&hop, rho_b, D_BEAD);
+        let h = beverloo_fit(&hop, rho_b, D_BEAD);
         out.notes.push(format!(
-            "hopper fit (with the silo's ρ_b): C = {ch:.4}, k = {kh:.3}, R² = {r2h:.5}; C / silo C = {:.3}",
-            ch / c
+            "hopper fit (with the silo's ρ_b): C = {:.4} ± {:.4}, k = {:.3} ± {:.3}, R² = {:.5}; C / silo C = {:.3}",
+            h.c,
+            h.c_se,
+            h.k,
+            h.k_se,
+            h.r2,
+            h.c / c
         ));
     }
     let curve = |c: f64, k: f64| -> Vec<(f64, f64)> {
@@ -1147,8 +1210,54 @@ mod tests {
             .iter()
             .map(|&dd| (dd, beverloo(c, k, rho, dd, d)))
             .collect();
-        let (cf, kf, r2) = beverloo_fit(&pts, rho, d);
-        assert!((cf - c).abs() < 1e-10 && (kf - k).abs() < 1e-10 && (r2 - 1.0).abs() < 1e-12);
+        let f = beverloo_fit(&pts, rho, d);
+        assert!((f.c - c).abs() < 1e-10 && (f.k - k).abs() < 1e-10 && (f.r2 - 1.0).abs() < 1e-12);
+        // exact points: no residual, no uncertainty
+        assert!(f.c_se < 1e-8 && f.k_se < 1e-6, "{f:?}");
+    }
+
+    /// The standard errors against the scatter of the fit itself: the same
+    /// law, the rates perturbed by many draws of 2 % noise; the errors the
+    /// fit reports on one draw, averaged over draws, match the spread of
+    /// C and k over the draws (first-order propagation: within a third).
+    #[test]
+    fn beverloo_fit_errors_match_the_scatter_of_c_and_k() {
+        let (c, k, rho, d) = (0.58, 1.45, 1500.0, 0.002);
+        let ds = [0.010, 0.012, 0.014, 0.016, 0.020, 0.024];
+        let mut rng = crate::rng::Rng::new(7);
+        // a standard normal draw (Box–Muller)
+        let mut normal = || {
+            let (u, v) = (1.0 - rng.f64(), rng.f64());
+            (-2.0 * u.ln()).sqrt() * (2.0 * PI * v).cos()
+        };
+        let (mut cs, mut ks, mut c_se, mut k_se) = (vec![], vec![], 0.0, 0.0);
+        let draws = 4000;
+        for _ in 0..draws {
+            let pts: Vec<(f64, f64)> = ds
+                .iter()
+                .map(|&dd| (dd, beverloo(c, k, rho, dd, d) * (1.0 + 0.02 * normal())))
+                .collect();
+            let f = beverloo_fit(&pts, rho, d);
+            cs.push(f.c);
+            ks.push(f.k);
+            c_se += f.c_se / draws as f64;
+            k_se += f.k_se / draws as f64;
+        }
+        let sd = |v: &[f64]| {
+            let m = v.iter().sum::<f64>() / v.len() as f64;
+            (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64).sqrt()
+        };
+        let (sc, sk) = (sd(&cs), sd(&ks));
+        assert!(
+            (c_se / sc - 1.0).abs() < 0.33,
+            "C: reported {c_se}, scatter {sc}"
+        );
+        assert!(
+            (k_se / sk - 1.0).abs() < 0.33,
+            "k: reported {k_se}, scatter {sk}"
+        );
+        // and the errors are not nothing: 2 % on W moves C by several %
+        assert!(sc / c > 0.02, "{sc}");
     }
 
     #[test]
