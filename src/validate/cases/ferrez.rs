@@ -71,6 +71,10 @@ pub struct Packing {
     /// The largest spheres stacked on the axis from the floor, at rest,
     /// before the others are placed around and above them.
     pub stack_largest: bool,
+    /// With `stack_largest` and two largest spheres: filled in two stages,
+    /// as an experimenter would fill the tube (a diagnostic,
+    /// `TALUS_FERREZ_WIDE_STAGED=1`; [`staged_placement`]).
+    pub staged: bool,
 }
 
 impl Packing {
@@ -91,6 +95,7 @@ impl Packing {
             dt: 4.0e-5,
             stiffness: None,
             stack_largest: false,
+            staged: false,
             contact_time: CONTACT_TIME,
         }
     }
@@ -127,6 +132,7 @@ impl Packing {
             dt: 4.0e-6,
             stiffness: Some(2000.0),
             stack_largest: true,
+            staged: false,
             contact_time: CONTACT_TIME,
         }
     }
@@ -147,6 +153,7 @@ impl Packing {
             dt: 4.0e-5,
             stiffness: None,
             stack_largest: false,
+            staged: false,
             contact_time: CONTACT_TIME,
         }
     }
@@ -206,12 +213,13 @@ impl Packing {
 }
 
 /// Random sequential placement without overlap in a cylinder of radius
-/// `cyl_r` on the floor z = 0, up to `height`: largest spheres first, each
-/// at a uniform random position clear of the wall, the floor and every
-/// sphere already placed (by `gap`), after the spheres `fixed` (kept
-/// first). Returns (x, y, z, r) per sphere.
+/// `cyl_r` between the heights `z0` (the floor: 0) and `height`: largest
+/// spheres first, each at a uniform random position clear of the wall,
+/// the floor and every sphere already placed (by `gap`), after the spheres
+/// `fixed` (kept first). Returns (x, y, z, r) per sphere.
 pub fn place(
     cyl_r: f64,
+    z0: f64,
     height: f64,
     spheres: &[(f64, usize)],
     gap: f64,
@@ -238,7 +246,7 @@ pub fn place(
     for (d, n) in sizes {
         let r = 0.5 * d;
         let room = cyl_r - r - gap;
-        if room <= 0.0 || height < d + 2.0 * gap {
+        if room <= 0.0 || height - z0 < d + 2.0 * gap {
             return Err(format!("a sphere of {d} m does not fit"));
         }
         for _ in 0..n {
@@ -255,7 +263,7 @@ pub fn place(
                 if x * x + y * y > room * room {
                     continue;
                 }
-                let z = rng.range(r + gap, height - r - gap);
+                let z = rng.range(z0 + r + gap, height - r - gap);
                 let p = [x, y, z];
                 let k = key(p);
                 let mut clear = true;
@@ -300,7 +308,69 @@ pub fn placement(p: &Packing) -> Result<Vec<[f64; 4]>, String> {
             fixed.push([0.0, 0.0, (k as f64 + 0.5) * (d + gap), 0.5 * d]);
         }
     }
-    place(p.radius(), p.column_height(), &rest, gap, p.seed, &fixed)
+    place(
+        p.radius(),
+        0.0,
+        p.column_height(),
+        &rest,
+        gap,
+        p.seed,
+        &fixed,
+    )
+}
+
+/// A staged filling of a packing whose two largest spheres stand on the
+/// axis (the wide one), as an experimenter fills a tube: the lower large
+/// sphere on the floor with half of every other class placed around and
+/// above it (a column of [`Packing::placement_fill`]), settled for
+/// `p.settle` on `mk`; then the upper large sphere on the axis just above
+/// that bed, and the other half placed in a column above it. Returns the
+/// second stage's placement (the settled bed first), which [`run`] then
+/// settles, taps and measures as any. A diagnostic: Folly's filling
+/// procedure is not known.
+pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>, String> {
+    let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+    let gap = 0.02 * dmin;
+    let mut rest = p.spheres.clone();
+    rest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let (d_large, n_large) = rest.remove(0);
+    if n_large != 2 {
+        return Err(format!(
+            "a staged filling needs two largest spheres, not {n_large}"
+        ));
+    }
+    let r = p.radius();
+    let (first, second): (Vec<_>, Vec<_>) = (
+        rest.iter().map(|&(d, n)| (d, n / 2)).collect(),
+        rest.iter().map(|&(d, n)| (d, n - n / 2)).collect(),
+    );
+    let volume = |c: &[(f64, usize)]| -> f64 {
+        c.iter()
+            .map(|&(d, n)| n as f64 * PI * d * d * d / 6.0)
+            .sum()
+    };
+    let v_large = PI * d_large.powi(3) / 6.0;
+    let column = |v: f64| v / (p.placement_fill * PI * r * r);
+    // stage 1: the lower large sphere and half of the rest, settled
+    let lower = [0.0, 0.0, 0.5 * (d_large + gap), 0.5 * d_large];
+    let h1 = column(v_large + volume(&first)).max(d_large + 2.0 * gap);
+    let stage1 = place(r, 0.0, h1, &first, gap, p.seed, &[lower])?;
+    let mut settle = p.clone();
+    settle.taps = 0;
+    settle.rest = 0.0;
+    let scene1 = scene(&settle, &stage1)?;
+    let mut be = mk.make(&scene1)?;
+    be.advance((p.settle / p.dt).round() as u64).map_err(err)?;
+    let bed = be.snapshot().pos_rad;
+    // stage 2: the upper large sphere on the axis above the bed's highest
+    // point, the other half in a column above it
+    let top = bed.iter().map(|q| q[2] + q[3]).fold(0.0, f64::max);
+    let mut fixed = bed;
+    let z_upper = top + 0.5 * d_large + gap;
+    fixed.push([0.0, 0.0, z_upper, 0.5 * d_large]);
+    let z0 = top;
+    let h2 = z0 + column(v_large + volume(&second)).max(d_large + 2.0 * gap);
+    place(r, z0, h2, &second, gap, p.seed + 1, &fixed)
 }
 
 /// Ferrez's steel with his restitution and friction.
@@ -322,7 +392,12 @@ pub fn scene(p: &Packing, spheres: &[[f64; 4]]) -> Result<Scene, String> {
     let r = p.radius();
     let (amp, rest) = p.lifter();
     let (t0, t1) = p.tap_window();
-    let top = p.column_height() + 0.01;
+    // (a staged filling's second column may end above the packing's)
+    let top = spheres
+        .iter()
+        .map(|s| s[2] + s[3])
+        .fold(p.column_height(), f64::max)
+        + 0.01;
     let mut b = SceneBuilder::new(&format!("ferrez {}", p.name))
         .domain(
             [-r - 0.001, -r - 0.001, rest - amp - 0.001],
@@ -559,7 +634,11 @@ fn cyl_region(r: f64, lo: f64, hi: f64) -> Region {
 /// Runs a packing on one backend and measures it.
 pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
     let start = std::time::Instant::now();
-    let spheres = placement(p)?;
+    let spheres = if p.staged {
+        staged_placement(mk, p)?
+    } else {
+        placement(p)?
+    };
     let scene = scene(p, &spheres)?;
     let r = p.radius();
     let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
@@ -692,6 +771,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let stiffer = knob("TALUS_FERREZ_STIFFER", "a factor > 0", |x: &f64| {
         x.is_finite() && *x > 0.0
     })?;
+    let staged = knob("TALUS_FERREZ_WIDE_STAGED", "0 or 1", |x: &u8| *x <= 1)? == Some(1);
     let mut runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
@@ -714,7 +794,10 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             )
         },
         (
-            Packing::wide(0.030, wide_s),
+            Packing {
+                staged,
+                ..Packing::wide(0.030, wide_s)
+            },
             0.81,
             0.03,
             "Folly: 81 % in the 30 mm cylinder (the 36 mm one segregated and was dropped); Ferrez: no match (his placement put the 4 mm spheres above the 25 mm ones)".into(),
@@ -734,6 +817,11 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         for (p, ..) in &mut runs {
             p.stiffer(f);
         }
+    }
+    if staged {
+        out.notes.push(
+            "diagnostic: the wide packing filled in two stages (TALUS_FERREZ_WIDE_STAGED): the lower 25 mm sphere with half of the others, settled, then the upper one and the other half".into(),
+        );
     }
     // TALUS_FERREZ_ONLY=30 runs only the packings whose name holds it
     let only = std::env::var("TALUS_FERREZ_ONLY").ok();
@@ -818,6 +906,35 @@ mod tests {
         assert!((folly(&p, 0.062) - 0.6148).abs() < 1e-4);
         let q = Packing::narrow(0.036, 10.0);
         assert!((folly(&q, 0.0445) - 0.5948).abs() < 1e-4);
+    }
+
+    /// A column that starts above the floor (a staged filling's second
+    /// stage) is filled between its two heights, clear of the spheres
+    /// already there.
+    #[test]
+    fn placement_above_a_bed_stays_in_its_column() {
+        let bed = [[0.0, 0.0, 0.0125, 0.0125], [0.005, 0.0, 0.027, 0.001]];
+        let s = place(
+            0.015,
+            0.03,
+            0.06,
+            &[(0.004, 20), (0.001, 300)],
+            2e-5,
+            9,
+            &bed,
+        )
+        .unwrap();
+        assert_eq!(s.len(), 322);
+        assert_eq!(&s[..2], &bed[..]);
+        for a in &s[2..] {
+            assert!(a[2] - a[3] > 0.03 && a[2] + a[3] < 0.06, "{a:?}");
+            assert!(a[0].hypot(a[1]) + a[3] < 0.015);
+            for b in &bed {
+                let d =
+                    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+                assert!(d > a[3] + b[3]);
+            }
+        }
     }
 
     #[test]

@@ -60,6 +60,7 @@ pub fn packing(frequency: f64, seconds: f64) -> Packing {
         dt: 4.0e-5,
         stiffness: None,
         stack_largest: false,
+        staged: false,
         contact_time: CONTACT_TIME,
     }
 }
