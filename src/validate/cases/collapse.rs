@@ -525,9 +525,11 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     // TALUS_COLLAPSE_ONLY=0.5,3 runs only those; the other knobs are read
     // where they are used, and checked here first
-    let only = knob_list("TALUS_COLLAPSE_ONLY", "aspect ratios > 0", |a: &f64| {
-        *a > 0.0
-    })?;
+    let only = knob_list(
+        "TALUS_COLLAPSE_ONLY",
+        &format!("the case's aspect ratios ({RATIOS:?})"),
+        |a: &f64| RATIOS.contains(a),
+    )?;
     sites_y_knob()?;
     rolling_knob()?;
     let mut runs = Vec::new();
