@@ -825,6 +825,15 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     }
     // TALUS_FERREZ_ONLY=30 runs only the packings whose name holds it
     let only = std::env::var("TALUS_FERREZ_ONLY").ok();
+    if let Some(o) = &only {
+        if !runs.iter().any(|r| r.0.name.contains(o.as_str())) {
+            let names: Vec<&str> = runs.iter().map(|r| r.0.name.as_str()).collect();
+            return Err(format!(
+                "TALUS_FERREZ_ONLY: expected part of a packing's name ({}), got {o:?}",
+                names.join(", ")
+            ));
+        }
+    }
     for (p, expected, tol, refs) in runs {
         if only.as_ref().is_some_and(|o| !p.name.contains(o.as_str())) {
             continue;

@@ -21,7 +21,7 @@
 //! spring–dashpot (t_c = 1 ms, e = 0.3, μ = 0.1, k_t = k_n), as in the
 //! packing case.
 
-use super::common::{err, measured};
+use super::common::{err, knob_list, measured};
 use super::ferrez::{steel, CONTACT_TIME, STEEL_DENSITY};
 use crate::analyze::flow::fit_line;
 use crate::analyze::fraction::solid_fraction;
@@ -357,12 +357,13 @@ pub fn case_hourglass(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     let mut series = Vec::new();
     // TALUS_HOURGLASS_ONLY=A,C runs only those
-    let only = std::env::var("TALUS_HOURGLASS_ONLY").ok();
+    let only = knob_list(
+        "TALUS_HOURGLASS_ONLY",
+        "the runs' names (A, B, C)",
+        |x: &String| RUNS.iter().any(|r| r.0 == x),
+    )?;
     for (name, d, n) in RUNS {
-        if only
-            .as_ref()
-            .is_some_and(|o| !o.split(',').any(|x| x == name))
-        {
+        if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
         }
         let m = run(mk, name, d, n)?;
