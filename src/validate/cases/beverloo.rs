@@ -558,10 +558,11 @@ pub fn stagnant_zone(
 }
 
 /// The settled fill's bulk density: the exact solid fraction of the beads
-/// in a cylinder 2 d inside the side, from 2 d above the bottom to 3 d
-/// below the highest bead, times the grain density. Also the fill's height
-/// (the mean top of the beads within 2 d of the highest).
-fn bulk(p: &Particles<f64>, r: f64, density: f64) -> (f64, f64, f64) {
+/// in a cylinder 2 d inside the side, from 2 d above its bottom `z_b` (the
+/// flat silo's floor, the hopper's cone top) to 3 d below the highest bead,
+/// times the grain density. Also the fill's height (the mean top of the
+/// beads within 2 d of the highest).
+fn bulk(p: &Particles<f64>, r: f64, z_b: f64, density: f64) -> (f64, f64, f64) {
     let top = p.pos_rad.iter().map(|x| x[2] + x[3]).fold(0.0, f64::max);
     let upper: Vec<f64> = p
         .pos_rad
@@ -570,7 +571,7 @@ fn bulk(p: &Particles<f64>, r: f64, density: f64) -> (f64, f64, f64) {
         .filter(|&z| z > top - 2.0 * D_BEAD)
         .collect();
     let height = upper.iter().sum::<f64>() / upper.len().max(1) as f64;
-    let (z0, z1) = (2.0 * D_BEAD, top - 3.0 * D_BEAD);
+    let (z0, z1) = (z_b + 2.0 * D_BEAD, top - 3.0 * D_BEAD);
     let region = Region::Cylinder {
         center: [0.0, 0.0, z0],
         axis: [0.0, 0.0, 1.0],
@@ -646,16 +647,18 @@ fn hopper_settle_scene(s: &Setup, d_o: f64) -> Result<(Scene, Triangles, f64), S
 }
 
 /// A conical hopper's discharge: settled on a plug over its outlet of
-/// diameter `d_o`, then the plug drops away. Also the beads settled.
+/// diameter `d_o`, then the plug drops away. Also dt, the beads settled and
+/// their bulk density in the vessel above the cone ([`bulk`]).
 fn hopper_discharge(
     mk: &mut dyn Maker,
     s: &Setup,
     d_o: f64,
-) -> Result<(Discharge, f64, usize), String> {
+) -> Result<(Discharge, f64, usize, f64), String> {
     let (scene, cone, h) = hopper_settle_scene(s, d_o)?;
     let mut be = mk.make(&scene)?;
     be.advance(scene.steps()).map_err(err)?;
     let settled = be.snapshot();
+    let (rho_h, ..) = bulk(&settled, HOPPER_R, h, glass().density);
     let mut b = base(s, HOPPER_R, "beverloo-hopper")
         .duration(DISCHARGE)
         .shape_wall(side(HOPPER_R, h, TOP), "glass")
@@ -673,7 +676,7 @@ fn hopper_discharge(
     let scene = b.build().map_err(err)?;
     let dt = scene.dt();
     let mut be = mk.make(&scene)?;
-    Ok((discharge(be.as_mut(), dt, None)?, dt, settled.len()))
+    Ok((discharge(be.as_mut(), dt, None)?, dt, settled.len(), rho_h))
 }
 
 /// The outlet below the orifice.
@@ -806,7 +809,7 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     }
     let rho_p = glass().density;
     let (settled, ke) = settle_flat(mk, &s)?;
-    let (rho_b, phi, height) = bulk(&settled, s.r, rho_p);
+    let (rho_b, phi, height) = bulk(&settled, s.r, 0.0, rho_p);
     out.notes.push(format!(
         "silo: {} glass beads d = {:.1}–{:.1} mm (E = 5 MPa, e = 0.5, μ = {}) in a cylinder of {:.0} mm, settled {SETTLE} s on a plug: fill height {:.1} mm, interior solid fraction {phi:.4}, ρ_b = {rho_b:.1} kg/m³, kinetic energy {ke:.2e} J",
         settled.len(),
@@ -937,16 +940,24 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     }
     let mut hop = Vec::new();
     for &d_o in HOPPER_ORIFICES.iter().filter(|_| s.hopper) {
-        let (q, dt, beads) = hopper_discharge(mk, &s, d_o)?;
+        let (q, dt, beads, rho_h) = hopper_discharge(mk, &s, d_o)?;
         let w_flat = beverloo(c, k, rho_b, d_o, D_BEAD);
         out.notes.push(format!(
-            "hopper {:.0}° D = {:.0} mm, {beads} beads settled {HOPPER_SETTLE} s: {}; the silo fit gives {w_flat:.5} kg/s here: ratio {:.3} (Rose & Tanaka {factor:.3}); dt = {dt:.2e} s",
+            "hopper {:.0}° D = {:.0} mm, {beads} beads settled {HOPPER_SETTLE} s (bulk density above the cone {rho_h:.1} kg/m³): {}; the silo fit gives {w_flat:.5} kg/s here: ratio {:.3} (Rose & Tanaka {factor:.3}); dt = {dt:.2e} s",
             HOPPER_HALF_ANGLE.to_degrees(),
             1e3 * d_o,
             q.describe(),
             q.rate / w_flat
         ));
         q.record(&mut out, "hopper", d_o)?;
+        // the hopper's own fill, against the silo's ρ_b the ratio uses
+        out.row(Row::new(
+            &format!("hopper D = {:.0} mm", 1e3 * d_o),
+            "fill's bulk density above the cone / the silo's",
+            1.0,
+            rho_h / rho_b,
+            Tol::Info,
+        ));
         if s.silo {
             out.row(Row::new(
                 &format!("hopper D = {:.0} mm", 1e3 * d_o),
@@ -1258,6 +1269,33 @@ mod tests {
         );
         // and the errors are not nothing: 2 % on W moves C by several %
         assert!(sc / c > 0.02, "{sc}");
+    }
+
+    /// The bulk density is measured from the fill's own bottom: a simple
+    /// cubic lattice (solid fraction π/6) standing on z = 20 mm reads π/6
+    /// from there, and much less if the region started at z = 0.
+    #[test]
+    fn bulk_density_starts_at_the_fills_bottom() {
+        let (r, z_b, rc) = (0.5 * D_BEAD, 0.02, 0.02);
+        let mut p = Particles::<f64>::default();
+        for i in -10..=10 {
+            for j in -10..=10 {
+                for k in 0..15 {
+                    let (x, y) = (i as f64 * D_BEAD, j as f64 * D_BEAD);
+                    if x.hypot(y) + r < rc {
+                        p.pos_rad.push([x, y, z_b + r + k as f64 * D_BEAD, r]);
+                    }
+                }
+            }
+        }
+        let (rho, phi, height) = bulk(&p, rc, z_b, 1000.0);
+        assert!((phi - PI / 6.0).abs() < 0.03, "{phi}");
+        assert!((rho - 1000.0 * phi).abs() < 1e-9);
+        // the mean top of the beads within 2 d of the highest: the two top
+        // layers, 15 d and 14 d above z_b
+        assert!((height - (z_b + 14.5 * D_BEAD)).abs() < 1e-9, "{height}");
+        let (_, phi0, _) = bulk(&p, rc, 0.0, 1000.0);
+        assert!(phi0 < 0.8 * phi, "{phi0} {phi}");
     }
 
     #[test]
