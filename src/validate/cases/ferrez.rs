@@ -71,9 +71,9 @@ pub struct Packing {
     /// The largest spheres stacked on the axis from the floor, at rest,
     /// before the others are placed around and above them.
     pub stack_largest: bool,
-    /// With `stack_largest` and two largest spheres: filled in two stages,
-    /// as an experimenter would fill the tube (a diagnostic,
-    /// `TALUS_FERREZ_WIDE_STAGED=1`; [`staged_placement`]).
+    /// Filled in two pours, as an experimenter would fill the tube (a
+    /// diagnostic, `TALUS_FERREZ_WIDE_STAGED=1`, `TALUS_FERREZ_MONO_STAGED=1`;
+    /// [`staged_placement`]).
     pub staged: bool,
 }
 
@@ -319,26 +319,33 @@ pub fn placement(p: &Packing) -> Result<Vec<[f64; 4]>, String> {
     )
 }
 
-/// A staged filling of a packing whose two largest spheres stand on the
-/// axis (the wide one), as an experimenter fills a tube: the lower large
-/// sphere on the floor with half of every other class placed around and
-/// above it (a column of [`Packing::placement_fill`]), settled for
-/// `p.settle` on `mk`; then the upper large sphere on the axis just above
-/// that bed, and the other half placed in a column above it. Returns the
-/// second stage's placement (the settled bed first), which [`run`] then
-/// settles, taps and measures as any. A diagnostic: Folly's filling
-/// procedure is not known.
+/// A staged filling, as an experimenter fills a tube, in two pours: half
+/// of every class placed in a column of [`Packing::placement_fill`] and
+/// settled for `p.settle` on `mk`, then the other half placed in a column
+/// above that bed. With `stack_largest` (the wide packing, two largest
+/// spheres) the lower large sphere stands on the floor in the first pour
+/// and the upper one on the axis just above the first bed, the other
+/// classes halved around them. Returns the second pour's placement (the
+/// settled bed first), which [`run`] then settles, taps and measures as
+/// any. Each pour falls from half the height of one, so its first
+/// landings are gentler. A diagnostic: Folly's filling procedure is not
+/// known.
 pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>, String> {
     let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
     let gap = 0.02 * dmin;
     let mut rest = p.spheres.clone();
     rest.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let (d_large, n_large) = rest.remove(0);
-    if n_large != 2 {
-        return Err(format!(
-            "a staged filling needs two largest spheres, not {n_large}"
-        ));
-    }
+    let large = if p.stack_largest {
+        let (d_large, n_large) = rest.remove(0);
+        if n_large != 2 {
+            return Err(format!(
+                "a staged filling with stacked spheres needs two largest spheres, not {n_large}"
+            ));
+        }
+        Some(d_large)
+    } else {
+        None
+    };
     let r = p.radius();
     let (first, second): (Vec<_>, Vec<_>) = (
         rest.iter().map(|&(d, n)| (d, n / 2)).collect(),
@@ -349,12 +356,15 @@ pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>
             .map(|&(d, n)| n as f64 * PI * d * d * d / 6.0)
             .sum()
     };
-    let v_large = PI * d_large.powi(3) / 6.0;
-    let column = |v: f64| v / (p.placement_fill * PI * r * r);
-    // stage 1: the lower large sphere and half of the rest, settled
-    let lower = [0.0, 0.0, 0.5 * (d_large + gap), 0.5 * d_large];
-    let h1 = column(v_large + volume(&first)).max(d_large + 2.0 * gap);
-    let stage1 = place(r, 0.0, h1, &first, gap, p.seed, &[lower])?;
+    let v_large = large.map_or(0.0, |d| PI * d.powi(3) / 6.0);
+    let least = large.map_or(0.0, |d| d + 2.0 * gap);
+    let column = |v: f64| (v / (p.placement_fill * PI * r * r)).max(least);
+    // the first pour (with the lower large sphere), settled
+    let lower: Vec<[f64; 4]> = large
+        .map(|d| vec![[0.0, 0.0, 0.5 * (d + gap), 0.5 * d]])
+        .unwrap_or_default();
+    let h1 = column(v_large + volume(&first));
+    let stage1 = place(r, 0.0, h1, &first, gap, p.seed, &lower)?;
     let mut settle = p.clone();
     settle.taps = 0;
     settle.rest = 0.0;
@@ -362,15 +372,15 @@ pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>
     let mut be = mk.make(&scene1)?;
     be.advance((p.settle / p.dt).round() as u64).map_err(err)?;
     let bed = be.snapshot().pos_rad;
-    // stage 2: the upper large sphere on the axis above the bed's highest
-    // point, the other half in a column above it
+    // the second pour in a column above the bed's highest point (the upper
+    // large sphere on the axis at its foot)
     let top = bed.iter().map(|q| q[2] + q[3]).fold(0.0, f64::max);
     let mut fixed = bed;
-    let z_upper = top + 0.5 * d_large + gap;
-    fixed.push([0.0, 0.0, z_upper, 0.5 * d_large]);
-    let z0 = top;
-    let h2 = z0 + column(v_large + volume(&second)).max(d_large + 2.0 * gap);
-    place(r, z0, h2, &second, gap, p.seed + 1, &fixed)
+    if let Some(d) = large {
+        fixed.push([0.0, 0.0, top + 0.5 * d + gap, 0.5 * d]);
+    }
+    let h2 = top + column(v_large + volume(&second));
+    place(r, top, h2, &second, gap, p.seed + 1, &fixed)
 }
 
 /// Ferrez's steel with his restitution and friction.
@@ -772,6 +782,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         x.is_finite() && *x > 0.0
     })?;
     let staged = knob("TALUS_FERREZ_WIDE_STAGED", "0 or 1", |x: &u8| *x <= 1)? == Some(1);
+    let mono_staged = knob("TALUS_FERREZ_MONO_STAGED", "0 or 1", |x: &u8| *x <= 1)? == Some(1);
     let mut runs: Vec<(Packing, f64, f64, String)> = vec![
         {
             let p = Packing::narrow(0.030, narrow_s);
@@ -803,7 +814,10 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             "Folly: 81 % in the 30 mm cylinder (the 36 mm one segregated and was dropped); Ferrez: no match (his placement put the 4 mm spheres above the 25 mm ones)".into(),
         ),
         (
-            Packing::mono(0.030, mono_n, mono_s),
+            Packing {
+                staged: mono_staged,
+                ..Packing::mono(0.030, mono_n, mono_s)
+            },
             0.66,
             0.025,
             "Folly: 66 % (~26 000 spheres); Ferrez: 63.8–65.1 % (~13 000 spheres, 2 s)".into(),
@@ -817,6 +831,11 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         for (p, ..) in &mut runs {
             p.stiffer(f);
         }
+    }
+    if mono_staged {
+        out.notes.push(
+            "diagnostic: the mono packing poured in two halves (TALUS_FERREZ_MONO_STAGED), the first settled before the second is placed above it".into(),
+        );
     }
     if staged {
         out.notes.push(
