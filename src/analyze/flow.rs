@@ -32,6 +32,27 @@ pub fn rate(m: &[(f64, f64)]) -> Vec<(f64, f64)> {
 
 /// A least-squares line y = a + b t through the points: (a, b).
 pub fn fit_line(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
+    fit_line_stats(pts).map(|f| (f.a, f.b))
+}
+
+/// A least-squares line y = a + b t with what its residuals say of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineFit {
+    /// Intercept and slope.
+    pub a: f64,
+    pub b: f64,
+    /// Coefficient of determination.
+    pub r2: f64,
+    /// Variances of a and b and their covariance, from the residual
+    /// variance over n − 2 degrees of freedom (NaN with two points).
+    pub var_a: f64,
+    pub var_b: f64,
+    pub cov_ab: f64,
+}
+
+/// [`fit_line`] with the fit's R² and parameter (co)variances; None with
+/// fewer than two points or all at one t.
+pub fn fit_line_stats(pts: &[(f64, f64)]) -> Option<LineFit> {
     let n = pts.len() as f64;
     if pts.len() < 2 {
         return None;
@@ -46,7 +67,22 @@ pub fn fit_line(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
         return None;
     }
     let b = sxy / sxx;
-    Some((my - b * mx, b))
+    let a = my - b * mx;
+    let ss_res: f64 = pts.iter().map(|p| (p.1 - a - b * p.0).powi(2)).sum();
+    let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    let s2 = if pts.len() > 2 {
+        ss_res / (n - 2.0)
+    } else {
+        f64::NAN
+    };
+    Some(LineFit {
+        a,
+        b,
+        r2: 1.0 - ss_res / ss_tot,
+        var_a: s2 * (1.0 / n + mx * mx / sxx),
+        var_b: s2 / sxx,
+        cov_ab: -mx * s2 / sxx,
+    })
 }
 
 /// The steady discharge rate.
@@ -171,4 +207,25 @@ pub fn plane_flux(
         }
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three points worked by hand: the line y = 0.5 + 0.5 t, residuals
+    /// −0.5, 1, −0.5 (variance 1.5 over one degree of freedom).
+    #[test]
+    fn line_fit_reports_its_variances() {
+        let f = fit_line_stats(&[(0.0, 0.0), (1.0, 2.0), (2.0, 1.0)]).unwrap();
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert!(close(f.a, 0.5) && close(f.b, 0.5), "{f:?}");
+        assert!(close(f.r2, 0.25) && close(f.var_b, 0.75), "{f:?}");
+        assert!(close(f.var_a, 1.25) && close(f.cov_ab, -0.75), "{f:?}");
+        assert!(fit_line_stats(&[(0.0, 1.0), (1.0, 3.0)])
+            .unwrap()
+            .var_a
+            .is_nan());
+        assert!(fit_line_stats(&[(1.0, 1.0), (1.0, 3.0)]).is_none());
+    }
 }

@@ -20,8 +20,8 @@
 //! the removals (`Backend::flow_events`, what `flow.csv` totals) give the
 //! cumulative mass against time; its slope after the first 0.1 s is W.
 
-use super::common::{err, measured, theory_series};
-use crate::analyze::flow::fit_line;
+use super::common::{err, measured, parse_knob, theory_series};
+use crate::analyze::flow::{fit_line, fit_line_stats};
 use crate::backend::Backend;
 use crate::rng::Rng;
 use crate::scene::{Material, Outlet, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
@@ -212,12 +212,13 @@ impl Setup {
     pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Setup, String> {
         let mut s = Setup::default();
         let mm = |key: &str, v: &str| -> Result<f64, String> {
-            match v.trim().parse::<f64>() {
-                Ok(x) if x.is_finite() && x > 0.0 => Ok(1e-3 * x),
-                _ => Err(format!(
-                    "{key}: expected a positive number of millimetres, got {v:?}"
-                )),
-            }
+            let x = parse_knob(
+                key,
+                Some(v),
+                "a positive number of millimetres",
+                |x: &f64| x.is_finite() && *x > 0.0,
+            )?;
+            Ok(1e-3 * x.unwrap_or(f64::NAN))
         };
         if let Some(v) = get("TALUS_BEVERLOO_SILO_MM") {
             let d = mm("TALUS_BEVERLOO_SILO_MM", &v)?;
@@ -241,15 +242,14 @@ impl Setup {
                 ));
             }
         }
-        if let Some(v) = get("TALUS_BEVERLOO_FRICTION") {
-            s.friction = match v.trim().parse::<f64>() {
-                Ok(x) if x.is_finite() && x >= 0.0 => x,
-                _ => {
-                    return Err(format!(
-                        "TALUS_BEVERLOO_FRICTION: expected a friction coefficient ≥ 0, got {v:?}"
-                    ))
-                }
-            };
+        let key = "TALUS_BEVERLOO_FRICTION";
+        if let Some(mu) = parse_knob(
+            key,
+            get(key).as_deref(),
+            "a friction coefficient ≥ 0",
+            |x: &f64| x.is_finite() && *x >= 0.0,
+        )? {
+            s.friction = mu;
         }
         if let Some(v) = get("TALUS_BEVERLOO_ONLY") {
             match v.trim() {
@@ -727,7 +727,7 @@ pub struct BeverlooFit {
 /// W^{2/5} = a D + b: C = a^{5/2} / (ρ_b √g), k = −b / (a d).
 pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> BeverlooFit {
     let pts: Vec<(f64, f64)> = points.iter().map(|&(dd, w)| (dd, w.powf(0.4))).collect();
-    let Some((b, a)) = fit_line(&pts) else {
+    let Some(line) = fit_line_stats(&pts) else {
         return BeverlooFit {
             c: f64::NAN,
             k: f64::NAN,
@@ -736,29 +736,17 @@ pub fn beverloo_fit(points: &[(f64, f64)], rho_b: f64, d: f64) -> BeverlooFit {
             k_se: f64::NAN,
         };
     };
-    let n = pts.len() as f64;
-    let (mx, my) = (
-        pts.iter().map(|p| p.0).sum::<f64>() / n,
-        pts.iter().map(|p| p.1).sum::<f64>() / n,
-    );
-    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    let ss_res: f64 = pts.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum();
-    let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
-    // the line's parameter (co)variances, then C's and k's to first order
-    let s2 = if pts.len() > 2 {
-        ss_res / (n - 2.0)
-    } else {
-        f64::NAN
-    };
-    let (var_a, var_b, cov_ab) = (s2 / sxx, s2 * (1.0 / n + mx * mx / sxx), -mx * s2 / sxx);
-    let c = a.powf(2.5) / (rho_b * G.sqrt());
-    let k = -b / (a * d);
-    let var_k = (var_b + (b / a).powi(2) * var_a - 2.0 * (b / a) * cov_ab) / (a * d).powi(2);
+    // slope s and intercept i of W^{2/5} = s D + i; C's and k's errors
+    // from theirs, to first order
+    let (s, i) = (line.b, line.a);
+    let c = s.powf(2.5) / (rho_b * G.sqrt());
+    let q = i / s;
+    let var_k = (line.var_a + q * q * line.var_b - 2.0 * q * line.cov_ab) / (s * d).powi(2);
     BeverlooFit {
         c,
-        k,
-        r2: 1.0 - ss_res / ss_tot,
-        c_se: 2.5 * c * var_a.sqrt() / a,
+        k: -i / (s * d),
+        r2: line.r2,
+        c_se: 2.5 * c * line.var_b.sqrt() / s,
         k_se: var_k.max(0.0).sqrt(),
     }
 }
