@@ -176,10 +176,20 @@ impl Packing {
 
     /// Total sphere volume, m³.
     pub fn solid_volume(&self) -> f64 {
+        classes_volume(&self.spheres)
+    }
+
+    /// The smallest sphere diameter, m.
+    pub fn smallest(&self) -> f64 {
         self.spheres
             .iter()
-            .map(|&(d, n)| n as f64 * PI * d * d * d / 6.0)
-            .sum()
+            .map(|s| s.0)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The placement's gap between spheres: 2 % of the smallest diameter.
+    pub fn gap(&self) -> f64 {
+        0.02 * self.smallest()
     }
 
     /// The lifter: a plane under the floor oscillating with amplitude
@@ -207,9 +217,22 @@ impl Packing {
 
     /// Height of the placement column, m.
     pub fn column_height(&self) -> f64 {
-        let r = self.radius();
-        self.solid_volume() / (self.placement_fill * PI * r * r)
+        self.column_for(self.solid_volume())
     }
+
+    /// Height of a placement column holding `volume` (m³) of spheres.
+    pub fn column_for(&self, volume: f64) -> f64 {
+        let r = self.radius();
+        volume / (self.placement_fill * PI * r * r)
+    }
+}
+
+/// The volume of spheres in classes (diameter m, count), m³.
+pub fn classes_volume(classes: &[(f64, usize)]) -> f64 {
+    classes
+        .iter()
+        .map(|&(d, n)| n as f64 * PI * d * d * d / 6.0)
+        .sum()
 }
 
 /// Random sequential placement without overlap in a cylinder of radius
@@ -297,8 +320,7 @@ pub fn place(
 
 /// The placement of a packing (its own seed and column).
 pub fn placement(p: &Packing) -> Result<Vec<[f64; 4]>, String> {
-    let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    let gap = 0.02 * dmin;
+    let gap = p.gap();
     let mut rest = p.spheres.clone();
     let mut fixed = Vec::new();
     if p.stack_largest {
@@ -331,8 +353,7 @@ pub fn placement(p: &Packing) -> Result<Vec<[f64; 4]>, String> {
 /// landings are gentler. A diagnostic: Folly's filling procedure is not
 /// known.
 pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>, String> {
-    let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
-    let gap = 0.02 * dmin;
+    let gap = p.gap();
     let mut rest = p.spheres.clone();
     rest.sort_by(|a, b| b.0.total_cmp(&a.0));
     let large = if p.stack_largest {
@@ -351,19 +372,14 @@ pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>
         rest.iter().map(|&(d, n)| (d, n / 2)).collect(),
         rest.iter().map(|&(d, n)| (d, n - n / 2)).collect(),
     );
-    let volume = |c: &[(f64, usize)]| -> f64 {
-        c.iter()
-            .map(|&(d, n)| n as f64 * PI * d * d * d / 6.0)
-            .sum()
-    };
     let v_large = large.map_or(0.0, |d| PI * d.powi(3) / 6.0);
     let least = large.map_or(0.0, |d| d + 2.0 * gap);
-    let column = |v: f64| (v / (p.placement_fill * PI * r * r)).max(least);
+    let column = |c: &[(f64, usize)]| p.column_for(v_large + classes_volume(c)).max(least);
     // the first pour (with the lower large sphere), settled
     let lower: Vec<[f64; 4]> = large
         .map(|d| vec![[0.0, 0.0, 0.5 * (d + gap), 0.5 * d]])
         .unwrap_or_default();
-    let h1 = column(v_large + volume(&first));
+    let h1 = column(&first);
     let stage1 = place(r, 0.0, h1, &first, gap, p.seed, &lower)?;
     let mut settle = p.clone();
     settle.taps = 0;
@@ -379,7 +395,7 @@ pub fn staged_placement(mk: &mut dyn Maker, p: &Packing) -> Result<Vec<[f64; 4]>
     if let Some(d) = large {
         fixed.push([0.0, 0.0, top + 0.5 * d + gap, 0.5 * d]);
     }
-    let h2 = top + column(v_large + volume(&second));
+    let h2 = top + column(&second);
     place(r, top, h2, &second, gap, p.seed + 1, &fixed)
 }
 
@@ -651,7 +667,7 @@ pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
     };
     let scene = scene(p, &spheres)?;
     let r = p.radius();
-    let dmin = p.spheres.iter().map(|s| s.0).fold(f64::INFINITY, f64::min);
+    let dmin = p.smallest();
     let dmax = p.spheres.iter().map(|s| s.0).fold(0.0, f64::max);
     let mut be = mk.make(&scene)?;
     let per = |t: f64| (t / p.dt).round() as u64;
