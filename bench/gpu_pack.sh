@@ -28,7 +28,7 @@ cargo build --release
 # the GPU test binaries (the stages against their CPU twins; pouring,
 # outlets and checkpoints): name -> path of the newest build
 exe() {
-  cargo test --release --test "$1" --no-run --message-format=json 2>/dev/null |
+  cargo test --release -p talus --test "$1" --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json, sys
 name = sys.argv[1]
 exe = [m["executable"] for m in map(json.loads, sys.stdin)

@@ -1,0 +1,1101 @@
+//! The `talus` command line.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+
+mod bench_cmd;
+mod progress;
+use talus::backend::Backend;
+use talus::cpu::CpuBackend;
+use talus::gpu::{GpuBackend, GpuContext};
+use talus::run::{self, RunConfig, RunFailure};
+use talus::scene::{End, Scene};
+use talus::state::Particles;
+
+#[derive(Parser)]
+#[command(
+    name = "talus",
+    version,
+    about = "Discrete element method simulator for granular materials (GPU via wgpu, f64 CPU reference)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BackendChoice {
+    /// The GPU when one is found, otherwise the CPU.
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchBackend {
+    Cpu,
+    Gpu,
+    All,
+}
+
+fn parse_sizes(s: &str) -> Result<Vec<usize>, String> {
+    s.split(',')
+        .map(|x| {
+            let v: f64 = x
+                .trim()
+                .parse()
+                .map_err(|_| format!("\"{x}\" is not a number"))?;
+            if (1.0..=1e9).contains(&v) && v.fract() == 0.0 {
+                Ok(v as usize)
+            } else {
+                Err(format!(
+                    "\"{x}\": expected a particle count between 1 and 1e9"
+                ))
+            }
+        })
+        .collect()
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene and write snapshots, energy.csv, final.csv and summary.json.
+    Run {
+        /// Scene file (TOML).
+        scene: PathBuf,
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendChoice,
+        /// Output directory (default: out/<scene name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run this many steps instead of the scene's end.
+        #[arg(long, conflicts_with = "duration")]
+        steps: Option<u64>,
+        /// Run this much simulated time (s) instead of the scene's end.
+        #[arg(long, allow_negative_numbers = true)]
+        duration: Option<f64>,
+        /// No progress output.
+        #[arg(long)]
+        quiet: bool,
+        /// Use the GPU adapter whose name contains this (see `talus info`).
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Continue the run whose outputs are in this folder from its last
+        /// checkpoint, writing into it (--steps / --duration count from t = 0).
+        #[arg(long, value_name = "DIR", conflicts_with = "out")]
+        resume: Option<PathBuf>,
+        /// With --resume: accept a checkpoint written for another version of
+        /// the scene file.
+        #[arg(long, requires = "resume")]
+        force: bool,
+        /// Watch it run: a window drawing the GPU path's particles between
+        /// steps (space pauses; mouse and keys as in `talus view`; closing
+        /// the window lets the run go on).
+        #[arg(long)]
+        view: bool,
+        /// Pictures without a window: a PNG every T seconds of simulated
+        /// time (at the first snapshot at or after each multiple), in
+        /// OUT/frames, ready for a video (works on lavapipe and cloud GPUs).
+        #[arg(long, value_name = "T", allow_negative_numbers = true)]
+        render_every: Option<f64>,
+        /// With --render-every: the pictures' size, WxH.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// With --view or --render-every: colour by speed, material, id,
+        /// radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// With --view or --render-every: camera changes to the framed view
+        /// (see `talus view --help`).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+    },
+    /// List the GPU adapters with the limits that matter for talus.
+    Info,
+    /// Time the step on dense beds (particle-steps per second, per stage).
+    Bench {
+        #[arg(long, value_enum, default_value = "all")]
+        backend: BenchBackend,
+        /// Particle counts, comma-separated (1e4 notation accepted).
+        #[arg(long, default_value = "1e4,1e5,1e6")]
+        sizes: String,
+        /// Timed steps per block.
+        #[arg(long, default_value_t = 100)]
+        steps: u64,
+        /// Steps before timing (contacts and history form under gravity).
+        #[arg(long, default_value_t = 200)]
+        warmup: u64,
+        /// Timed blocks; the median is reported.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Beds, comma-separated: mono, poly (the dense lattice beds compared
+        /// across versions), settled (a jammed periodic bed, ~6 contacts per
+        /// particle), chute (a dense flow down a tilted periodic floor),
+        /// hopper and hopper-mesh (that packing at rest in a conical
+        /// hopper: analytic cone walls, or the cone as 10^4 triangles),
+        /// discharge (the hopper draining into an outlet, refilled at the
+        /// top), settled-1:K and chute-1:K (those beds with large spheres K
+        /// times the small ones' diameter, 30 % of the solid volume), wide
+        /// (settled and chute at 1:1, 1:3, 1:10, 1:35: the broad phase's
+        /// rows; 1:35 needs ~4e5 particles or more).
+        #[arg(long, default_value = "mono,poly")]
+        beds: String,
+        /// Grid levels, comma-separated: each bed runs once per entry, side
+        /// by side ("auto": the scene's automatic levels; 1: one uniform
+        /// grid, as before the levels).
+        #[arg(long, default_value = "auto")]
+        grid_levels: String,
+        /// Where to write the table as JSON.
+        #[arg(long, default_value = "bench.json")]
+        json: PathBuf,
+        #[arg(long)]
+        adapter: Option<String>,
+        /// Instead of timing: write the first size's mono bed, warmed up, as a
+        /// LIGGGHTS data file and input script into this directory.
+        #[arg(long)]
+        export_liggghts: Option<PathBuf>,
+    },
+    /// Run the validation cases (Chung & Ooi 2011 and analytic checks), print
+    /// the table and write <out>/report.md with plots; fails if a case fails.
+    Validate {
+        #[arg(long, default_value = "all", value_parser = ["cpu", "gpu", "all"])]
+        backend: String,
+        /// Also the long cases (settled packings).
+        #[arg(long)]
+        full: bool,
+        #[arg(long, default_value = "validation")]
+        out: PathBuf,
+    },
+    /// Open a window on a run's snapshots: arrows / Home / End scrub,
+    /// space plays, left drag orbits, right (or shift) drag pans, the wheel
+    /// zooms, C cycles the colour field, X toggles a clip plane, R resets
+    /// the camera, Q / Esc quits.
+    View {
+        /// The run's output folder (with particles.pvd).
+        run: PathBuf,
+        /// Colour by: speed, material, id, radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// Camera changes to the framed view, comma-separated key=value,
+        /// angles in degrees: yaw=A, pitch=A, zoom=F, distance=D, fov=A,
+        /// target=x,y,z, eye=x,y,z (e.g. "yaw=30,pitch=20,zoom=1.5").
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Start at this snapshot (0: the first; past the end: the last).
+        #[arg(long, default_value_t = 0)]
+        start: usize,
+        #[arg(long)]
+        adapter: Option<String>,
+    },
+    /// Render a run's snapshots to PNG pictures (one per snapshot, in
+    /// order: frame_00000.png, …), the colour range fixed over the run.
+    Render {
+        /// The run's output folder (with particles.pvd).
+        run: PathBuf,
+        /// Where to write the pictures (default: RUN/frames).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Colour by: speed, material, id, radius or height.
+        #[arg(long, default_value = "speed")]
+        color_by: String,
+        /// Picture size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720")]
+        size: String,
+        /// Camera changes to the framed view (see `talus view --help`).
+        #[arg(long, allow_hyphen_values = true)]
+        camera: Option<String>,
+        /// Every Nth snapshot.
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+        /// Use the GPU adapter whose name contains this (see `talus info`).
+        #[arg(long)]
+        adapter: Option<String>,
+    },
+    /// Parse and validate a scene, and print what a run would do.
+    Check {
+        /// Scene file (TOML).
+        scene: PathBuf,
+    },
+    /// Analyse a run's output: solid fraction (whole, layers, rings),
+    /// coordination, normal forces, mass flow, velocity profile, angle of
+    /// repose. Writes VERB.csv and VERB.png into --out (default
+    /// RUN_DIR/analysis); see docs/analysis.md.
+    Analyze {
+        /// The run's output directory.
+        run: PathBuf,
+        /// fraction, layers, radial, coordination, forces, flow,
+        /// plane-flow, velocity, repose or all.
+        verb: String,
+        /// Options: --region box:x0,y0,z0,x1,y1,z1 |
+        /// cylinder:cx,cy,cz,ax,ay,az,radius,length, --axis x|y|z|ax,ay,az,
+        /// --bins N, --snapshot K|first|last, --out DIR, --from T0, --to T1,
+        /// --at X, --outlet NAME, --min-contacts N, --trim F.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        options: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    // On a headless machine Mesa's Vulkan drivers probe Wayland while wgpu
+    // opens an instance and print "error: XDG_RUNTIME_DIR is invalid" when
+    // it is unset; give the process a private one (before any thread starts).
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        let dir = std::env::temp_dir().join(format!("talus-runtime-{}", std::process::id()));
+        if std::fs::create_dir_all(&dir).is_ok() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            scene,
+            backend,
+            out,
+            steps,
+            duration,
+            quiet,
+            adapter,
+            resume,
+            force,
+            view,
+            render_every,
+            size,
+            color_by,
+            camera,
+        } => cmd_run(RunArgs {
+            path: &scene,
+            choice: backend,
+            out,
+            steps,
+            duration,
+            quiet,
+            adapter: adapter.as_deref(),
+            resume,
+            force,
+            render: (render_every.is_some() || !view).then(|| Render {
+                every: render_every,
+                size: size.clone(),
+                color_by: color_by.clone(),
+                camera: camera.clone(),
+            }),
+            view: view.then_some((color_by, camera)),
+        }),
+        Command::View {
+            run,
+            color_by,
+            camera,
+            start,
+            adapter,
+        } => cmd_view(run, &color_by, camera, start, adapter),
+        Command::Render {
+            run,
+            out,
+            color_by,
+            size,
+            camera,
+            every,
+            adapter,
+        } => cmd_render(run, out, &color_by, &size, camera, every, adapter),
+        Command::Check { scene } => cmd_check(&scene),
+        Command::Analyze { run, verb, options } => {
+            match talus_studies::analyze::command::run(&run, &verb, &options) {
+                Ok(summary) => {
+                    // a closed pipe (`| head`) is not an error of the analysis
+                    use std::io::Write as _;
+                    let _ = writeln!(std::io::stdout(), "{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
+        Command::Info => cmd_info(),
+        Command::Validate { backend, full, out } => talus_studies::validate::cli(&backend, full, &out),
+        Command::Bench {
+            backend,
+            sizes,
+            steps,
+            warmup,
+            repeats,
+            beds,
+            grid_levels,
+            json,
+            adapter,
+            export_liggghts,
+        } => match (parse_sizes(&sizes), parse_grid_levels(&grid_levels)) {
+            (Err(e), _) => fail(format!("--sizes: {e}")),
+            (_, Err(e)) => fail(format!("--grid-levels: {e}")),
+            (Ok(sizes), Ok(grid_levels)) => bench_cmd::run(bench_cmd::Opts {
+                cpu: backend != BenchBackend::Gpu,
+                gpu: backend != BenchBackend::Cpu,
+                sizes,
+                steps,
+                warmup,
+                repeats: repeats.max(1),
+                beds,
+                grid_levels,
+                json,
+                adapter,
+                export_liggghts,
+            }),
+        },
+    }
+}
+
+/// `--grid-levels`: "auto" or level counts from 1 to `grid::MAX_LEVELS`,
+/// comma-separated.
+fn parse_grid_levels(s: &str) -> Result<Vec<Option<u64>>, String> {
+    let max = talus::grid::MAX_LEVELS as u64;
+    s.split(',')
+        .map(|t| match t.trim() {
+            "auto" => Ok(None),
+            t => match t.parse::<u64>() {
+                Ok(l) if (1..=max).contains(&l) => Ok(Some(l)),
+                _ => Err(format!(
+                    "\"{t}\": expected \"auto\" or a number of levels from 1 to {max}"
+                )),
+            },
+        })
+        .collect()
+}
+
+/// `talus run --view`'s options: the colour field, the camera and the
+/// `TALUS_VIEW_*` variables.
+fn live_view(
+    color_by: &str,
+    camera: Option<String>,
+    scene: &Scene,
+) -> Result<talus_view::window::ViewOpts, String> {
+    use talus_view::{colormap::ColorBy, window};
+    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
+    if opts.offscreen.is_none() && !window::has_display() {
+        return Err(window::NO_DISPLAY.into());
+    }
+    if let Some(spec) = &camera {
+        // checked before the run starts
+        let d = &scene.domain;
+        talus_view::camera::Camera::frame(d.min, d.max, scene.simulation.gravity)
+            .apply_spec(spec)?;
+    }
+    opts.by = ColorBy::parse(color_by)?;
+    opts.camera = camera;
+    Ok(opts)
+}
+
+/// `talus view`: the window (`view::window::view`).
+fn cmd_view(
+    run: PathBuf,
+    color_by: &str,
+    camera: Option<String>,
+    start: usize,
+    adapter: Option<String>,
+) -> ExitCode {
+    use talus_view::{colormap::ColorBy, window};
+    let by = match ColorBy::parse(color_by) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let mut opts = match window::ViewOpts::from_env(run) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    opts.by = by;
+    opts.camera = camera;
+    opts.start = start;
+    opts.adapter = adapter;
+    match window::view(&opts) {
+        Ok(()) => ExitCode::SUCCESS,
+        // the one line, as is
+        Err(e) if e.starts_with("no display") => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `talus render`: one PNG per snapshot (`view::headless::render_run`).
+fn cmd_render(
+    run: PathBuf,
+    out: Option<PathBuf>,
+    color_by: &str,
+    size: &str,
+    camera: Option<String>,
+    every: usize,
+    adapter: Option<String>,
+) -> ExitCode {
+    use talus_view::{colormap::ColorBy, headless};
+    let by = match ColorBy::parse(color_by) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    let (width, height) = match headless::parse_size(size) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    if every == 0 {
+        return fail("--every: must be at least 1");
+    }
+    let opts = headless::RenderOpts {
+        run,
+        out,
+        by,
+        width,
+        height,
+        camera,
+        every,
+        adapter,
+    };
+    match headless::render_run(&opts) {
+        Err(e) => fail(e),
+        Ok(r) => {
+            println!(
+                "{} pictures {}x{} in {} ({} {} .. {}, on {})",
+                r.files.len(),
+                width,
+                height,
+                r.dir.display(),
+                by.name(),
+                r.legend.min,
+                r.legend.max,
+                r.adapter
+            );
+            println!(
+                "video: ffmpeg -framerate 30 -i {}/frame_%05d.png -c:v libx264 -pix_fmt yuv420p -vf \"pad=ceil(iw/2)*2:ceil(ih/2)*2\" {}/movie.mp4",
+                r.dir.display(),
+                r.dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::FAILURE
+}
+
+fn load(path: &Path, steps: Option<u64>, duration: Option<f64>) -> Result<Scene, String> {
+    // Command-line overrides first: they are wrong whatever the scene says.
+    if steps == Some(0) {
+        return Err(format!(
+            "{}: --steps: expected at least 1 step, got 0",
+            path.display()
+        ));
+    }
+    if let Some(t) = duration {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(format!(
+                "{}: --duration: expected a time > 0 s, got {t}",
+                path.display()
+            ));
+        }
+    }
+    let mut scene = Scene::load(path).map_err(|e| e.to_string())?;
+    if let Some(n) = steps {
+        scene.simulation.end = End::Steps(n);
+    }
+    if let Some(t) = duration {
+        scene.simulation.end = End::Duration(t);
+    }
+    Ok(scene)
+}
+
+struct RunArgs<'a> {
+    path: &'a Path,
+    choice: BackendChoice,
+    out: Option<PathBuf>,
+    steps: Option<u64>,
+    duration: Option<f64>,
+    quiet: bool,
+    adapter: Option<&'a str>,
+    resume: Option<PathBuf>,
+    force: bool,
+    /// `--view`: the colour field and camera spec.
+    view: Option<(String, Option<String>)>,
+    /// `--render-every` and the picture options (also present without it,
+    /// to refuse options given without --view or --render-every).
+    render: Option<Render>,
+}
+
+struct Render {
+    every: Option<f64>,
+    size: String,
+    color_by: String,
+    camera: Option<String>,
+}
+
+/// SIGINT and SIGTERM: the first asks the run to stop at the next chunk
+/// (the flag becomes the signal's number), a second exits at once.
+fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
+    let flag = Arc::new(AtomicI32::new(0));
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+            let f = flag.clone();
+            std::thread::spawn(move || {
+                for sig in signals.forever() {
+                    if f.load(Ordering::SeqCst) != 0 {
+                        eprintln!("\nsecond signal: exiting at once, without a checkpoint now (an earlier one, if any, stays)");
+                        std::process::exit(128 + sig);
+                    }
+                    f.store(sig, Ordering::SeqCst);
+                    if !quiet {
+                        eprintln!(
+                            "\nstopping at the next chunk to write a checkpoint (send it again to quit at once)"
+                        );
+                    }
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = quiet;
+    flag
+}
+
+/// The scene file's hash, as checkpoints record it.
+fn file_hash(path: &Path) -> Result<String, String> {
+    std::fs::read(path)
+        .map(|b| talus::checkpoint::scene_hash(&b))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn cmd_run(a: RunArgs) -> ExitCode {
+    let path = a.path;
+    let scene = match load(path, a.steps, a.duration) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    for w in scene.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let hash = match file_hash(path) {
+        Ok(h) => h,
+        Err(e) => return fail(e),
+    };
+    // a resumed run: its checkpoint, checked against the scene
+    let ckpt = match &a.resume {
+        None => None,
+        Some(dir) => match talus::checkpoint::read(dir) {
+            Err(e) => return fail(e),
+            Ok((h, saved)) => {
+                if h.scene_hash != hash && !a.force {
+                    return fail(format!(
+                        "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",
+                        dir.display(),
+                        h.scene_file.as_deref().unwrap_or("(none)"),
+                        h.scene_hash,
+                        hash
+                    ));
+                }
+                if (h.dt - scene.dt()).abs() > 1e-12 * h.dt.abs() {
+                    return fail(format!(
+                        "{}: the checkpoint ran with dt = {:e} s, the scene now gives {:e} s; a run cannot change its time step midway",
+                        dir.display(),
+                        h.dt,
+                        scene.dt()
+                    ));
+                }
+                if saved.scalars.step >= scene.steps() {
+                    return fail(format!(
+                        "{}: the run is already at step {} (t = {:.4e} s), not before step {}: ask for more with --steps or --duration (they count from t = 0)",
+                        dir.display(),
+                        saved.scalars.step,
+                        saved.scalars.step as f64 * h.dt,
+                        scene.steps()
+                    ));
+                }
+                Some((dir.clone(), h, saved))
+            }
+        },
+    };
+    let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
+    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
+    let cpu = |why: String| -> Result<(Box<dyn Backend>, String), String> {
+        let b = match &ckpt {
+            Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+            None => CpuBackend::new(&scene)?,
+        };
+        Ok((Box::new(b), why))
+    };
+    let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
+        match &ckpt {
+            Some((_, _, saved)) => {
+                GpuBackend::restore(&scene, ctx, saved).map_err(|e| e.to_string())
+            }
+            None => GpuBackend::new(&scene, ctx).map_err(|e| e.to_string()),
+        }
+    };
+    // a checkpoint resumes on the backend that wrote it unless told
+    let choice = match (a.choice, written_by.as_deref()) {
+        (BackendChoice::Auto, Some("cpu")) => BackendChoice::Cpu,
+        (BackendChoice::Auto, Some("gpu")) => BackendChoice::Gpu,
+        (c, _) => c,
+    };
+    let chosen = match (&a.view, choice) {
+        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &scene)
+            .and_then(|opts| {
+                use talus_view::window::{Live, LiveSim};
+                let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
+                // the CPU path is drawn from its state at each picture, on
+                // the window's own device; the GPU path from its buffers
+                let sim = if choice == BackendChoice::Cpu {
+                    let b = match &ckpt {
+                        Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+                        None => CpuBackend::new(&scene)?,
+                    };
+                    LiveSim::Cpu(Box::new((b, ctx)))
+                } else {
+                    LiveSim::Gpu(Box::new(gpu(ctx)?))
+                };
+                let live = Live::new(sim, &scene, &opts)?;
+                Ok((Box::new(live) as Box<dyn Backend>, " (--view)".to_string()))
+            }),
+        (None, BackendChoice::Cpu) => cpu(String::new()),
+        (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
+            .map_err(|e| e.to_string())
+            .and_then(gpu)
+            .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
+            .map_err(|e| {
+                if written_by.as_deref() == Some("gpu") && a.choice == BackendChoice::Auto {
+                    format!("the checkpoint was written by the GPU path (f32) and the GPU cannot continue it here ({e}); pass --backend cpu to continue on the CPU path (within tolerance, not bit for bit)")
+                } else {
+                    format!("--backend gpu: {e}")
+                }
+            }),
+        (None, BackendChoice::Auto) => match GpuContext::new(a.adapter) {
+            // a software rasteriser (lavapipe) is slower than the CPU path
+            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {
+                cpu(format!(
+                    " (auto: the only GPU adapter, {}, is a software one)",
+                    ctx.info.name
+                ))
+            }
+            Ok(ctx) => gpu(ctx)
+                .map(|b| (Box::new(b) as Box<dyn Backend>, " (auto)".to_string()))
+                .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
+            Err(e) => cpu(format!(" (auto: {e})")),
+        },
+    };
+    let (mut backend, why) = match chosen {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    if let (Some(p), Some(by)) = (precision, &written_by) {
+        if by != backend.name() && !a.quiet {
+            eprintln!(
+                "note: continuing a {by} ({}) checkpoint on the {} path: the run goes on within the usual tolerances, not bit for bit",
+                p.name(),
+                backend.name()
+            );
+        }
+    }
+    for (i, w) in scene.walls.iter().enumerate() {
+        if let talus::scene::Shape::Mesh {
+            file, degenerate, ..
+        } = &w.shape
+        {
+            if *degenerate > 0 {
+                eprintln!(
+                    "warning: {}: {degenerate} degenerate (zero-area) triangles of {} skipped",
+                    w.label(i),
+                    file.display()
+                );
+            }
+        }
+    }
+    let out_dir = match &ckpt {
+        Some((dir, _, _)) => dir.clone(),
+        None => a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("out").join(&scene.name)),
+    };
+    let n_steps = scene.steps();
+    let from = backend.steps_done();
+    if !a.quiet {
+        eprintln!("backend: {} on {}{why}", backend.name(), backend.adapter());
+        eprintln!(
+            "{}: {} particles{}, dt = {:.4e} s, {} steps ({:.4e} s){}, output every {} steps -> {}",
+            path.display(),
+            backend.particle_count(),
+            if scene.inserts.is_empty() {
+                String::new()
+            } else {
+                format!(" (+ {} [[insert]])", scene.inserts.len())
+            },
+            scene.dt(),
+            n_steps,
+            n_steps as f64 * scene.dt(),
+            if from > 0 {
+                format!(", resumed at step {from}")
+            } else {
+                String::new()
+            },
+            scene.output_every(),
+            out_dir.display()
+        );
+    }
+    let mut cfg = RunConfig::new(&scene, out_dir, n_steps);
+    cfg.scene_hash = hash;
+    cfg.resume = ckpt.map(|c| c.1.driver);
+    cfg.stop = Some(stop_flag(a.quiet));
+    // headless pictures during the run
+    let mut recorder = None;
+    if let Some(r) = &a.render {
+        match r.every {
+            None => {
+                if r.color_by != "speed" || r.camera.is_some() || r.size != "1280x720" {
+                    return fail("--color-by, --camera and --size need --view or --render-every");
+                }
+            }
+            Some(every) => {
+                let made = talus_view::colormap::ColorBy::parse(&r.color_by)
+                    .map_err(|e| format!("--color-by: {e}"))
+                    .and_then(|by| {
+                        let size = talus_view::headless::parse_size(&r.size)
+                            .map_err(|e| format!("--size: {e}"))?;
+                        talus_view::record::Recorder::new(
+                            &scene,
+                            every,
+                            cfg.out_dir.join("frames"),
+                            by,
+                            size,
+                            r.camera.as_deref(),
+                            a.adapter,
+                        )
+                    });
+                match made {
+                    Ok(rec) => recorder = Some(rec),
+                    Err(e) => return fail(e),
+                }
+            }
+        }
+    }
+    let mut draw =
+        |p: &Particles<f64>, w: &[(usize, Vec<[[f64; 3]; 3]>)], t: f64, step: u64| match recorder
+            .as_mut()
+        {
+            Some(r) => r.snapshot(p, w, t, step),
+            None => Ok(()),
+        };
+    let hook: Option<&mut run::SnapshotHook> =
+        if a.render.as_ref().is_some_and(|r| r.every.is_some()) {
+            Some(&mut draw)
+        } else {
+            None
+        };
+    let mut bar = progress::Bar::new();
+    let mut quiet = run::Quiet;
+    let watch: &mut dyn run::Watch = if a.quiet { &mut quiet } else { &mut bar };
+    let result = run::run_with(&scene, backend.as_mut(), &cfg, hook, watch);
+    if let Some(r) = &recorder {
+        if !a.quiet && r.count() > 0 {
+            eprintln!(
+                "pictures: {} in {} (video: ffmpeg -framerate 25 -i {}/frame_%05d.png -pix_fmt yuv420p run.mp4)",
+                r.count(),
+                r.out.display(),
+                r.out.display()
+            );
+        }
+    }
+    match result {
+        Ok(s) => {
+            if !a.quiet {
+                eprintln!(
+                    "done: {} steps in {:.2} s, {:.3e} particle-steps/s, max overlap {:.4} of the smaller radius, energy residual {:.2e} (relative); outputs in {}",
+                    s.steps,
+                    s.wall_seconds,
+                    s.particle_steps_per_second,
+                    s.max_overlap_ratio,
+                    s.energy_residual_relative,
+                    cfg.out_dir.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(RunFailure::Interrupted { signal, summary }) => {
+            let mut cmd = format!(
+                "talus run {} --resume {} --backend {}",
+                path.display(),
+                cfg.out_dir.display(),
+                summary.backend
+            );
+            if let Some(n) = a.steps {
+                cmd += &format!(" --steps {n}");
+            }
+            if let Some(t) = a.duration {
+                cmd += &format!(" --duration {t}");
+            }
+            if let Some(ad) = a.adapter {
+                cmd += &format!(" --adapter '{ad}'");
+            }
+            eprintln!(
+                "interrupted ({}) at step {} of {} (t = {:.4e} s); checkpoint, final.csv and summary.json written; resume with: {cmd}",
+                match signal {
+                    2 => "SIGINT".to_string(),
+                    15 => "SIGTERM".to_string(),
+                    s => format!("signal {s}"),
+                },
+                summary.steps,
+                n_steps,
+                summary.simulated_time
+            );
+            ExitCode::from((128 + signal).clamp(0, 255) as u8)
+        }
+        Err(RunFailure::Blowup(e, _)) => fail(format!(
+            "run stopped at {e}; the last good state is in {}",
+            cfg.out_dir.join("final.csv").display()
+        )),
+        Err(e) => fail(e),
+    }
+}
+
+fn human_bytes(b: f64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = b;
+    let mut u = 0;
+    while x >= 1024.0 && u + 1 < units.len() {
+        x /= 1024.0;
+        u += 1;
+    }
+    format!("{x:.1} {}", units[u])
+}
+
+fn cmd_check(path: &Path) -> ExitCode {
+    let scene = match load(path, None, None) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    for w in scene.warnings() {
+        eprintln!("warning: {w}");
+    }
+    // Written in one go, ignoring errors: `talus check scene | head` must not
+    // panic on the closed pipe.
+    let mut report = String::new();
+    macro_rules! outln {
+        ($($t:tt)*) => {{
+            use std::fmt::Write as _;
+            let _ = writeln!(report, $($t)*);
+        }};
+    }
+    let est = talus::timestep::estimate(&scene);
+    let (rmin, rmax) = scene.radius_range();
+    let n = scene.particles.len();
+    let dt = scene.dt();
+    let steps = scene.steps();
+    let n_walls = scene.walls.len();
+    let grid = talus::grid::Grid::for_scene(&scene).expect("validated");
+    let cells = grid.n_cells() as f64 * 8.0;
+    // neighbour list: ~12–16 entries per particle in a dense bed (the
+    // walls within reach are entries too); 64 B per wall primitive
+    let walls = 64.0 * n_walls as f64;
+    // pouring: the most particles the run can hold (the rate's total, no
+    // removal counted), what memory is planned for
+    let plan = talus::flow::InsertPlan::new(&scene);
+    let poured = plan.max_inserted(steps);
+    let n_max = n as f64 + poured as f64;
+    let cpu_mem = n_max * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
+    let gpu_mem = n_max * talus::gpu::data::bytes_per_particle(16) as f64 + cells + walls;
+    outln!("scene        {} ({})", scene.name, path.display());
+    outln!("particles    {n} from {} source(s)", scene.sources.len());
+    for s in &scene.sources {
+        let k = scene
+            .particles
+            .iter()
+            .filter(|p| scene.sources[p.source].label == s.label)
+            .count();
+        outln!("             {}: {k}", s.label);
+    }
+    outln!("total mass   {:.6e} kg", scene.total_mass() + 0.0);
+    if !scene.inserts.is_empty() || !scene.outlets.is_empty() {
+        outln!("flow");
+        for l in scene.describe_flow() {
+            outln!("             {l}");
+        }
+    }
+    if !scene.inserts.is_empty() {
+        for (k, e) in plan.entries.iter().enumerate() {
+            outln!(
+                "             insert[{k}]: {:.4e} particles/s in batches every {} steps ({:.3e} s), {} particles by the end",
+                e.rate,
+                e.every,
+                e.every as f64 * dt,
+                plan.target_before(k, steps)
+            );
+        }
+        outln!(
+            "particles    at most {} at the end ({n} + {poured} poured, before any removal)",
+            n + poured as usize
+        );
+    }
+    outln!(
+        "radius       {rmin:.4e} .. {rmax:.4e} m (ratio {:.2})",
+        rmax / rmin
+    );
+    outln!(
+        "materials    {}",
+        scene
+            .materials
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    outln!("walls        {}", scene.walls.len());
+    for i in 0..scene.walls.len() {
+        outln!("             {}", wall_line(&scene, i));
+    }
+    if !scene.bodies.is_empty() {
+        outln!("bodies       {}", scene.bodies.len());
+        for l in scene.describe_bodies() {
+            outln!("             {l}");
+        }
+    }
+    let g = scene.simulation.gravity;
+    match scene.simulation.gravity_rotation {
+        None => outln!("gravity      [{}, {}, {}] m/s²", g[0], g[1], g[2]),
+        Some(r) => {
+            let a = r.axis;
+            let turns = match (r.angle, r.turn_time()) {
+                (Some(x), Some(tt)) => format!(
+                    "by {x:.4} rad ({tt:.4} s), {}",
+                    r.every.map_or("once".into(), |p| format!("every {p} s"))
+                ),
+                _ => "for ever".to_string(),
+            };
+            outln!(
+                "gravity      [{}, {}, {}] m/s², turning about [{:.3}, {:.3}, {:.3}] at {} rad/s from {} s, {turns}",
+                g[0], g[1], g[2], a[0], a[1], a[2], r.angular_velocity, r.start
+            )
+        }
+    }
+    outln!("contact      {:?}", scene.contact.model);
+    if est.rayleigh.is_finite() {
+        outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
+    }
+    outln!(
+        "contact time {:.4e} s (shortest pair, at impact speed {:.3} m/s)",
+        est.contact_time,
+        est.impact_speed
+    );
+    outln!(
+        "dt           {dt:.4e} s ({}; stable limit {:.4e} s, {:.0} steps per contact)",
+        match scene.simulation.dt {
+            talus::scene::Dt::Auto => format!("auto, safety {}", scene.simulation.dt_safety),
+            talus::scene::Dt::Fixed(_) => "fixed".to_string(),
+        },
+        est.stable_limit,
+        est.contact_time / dt
+    );
+    outln!(
+        "steps        {steps} ({:.4e} s simulated), output every {} steps",
+        steps as f64 * dt,
+        scene.output_every()
+    );
+    for (l, lv) in grid.levels[..grid.n_levels].iter().enumerate() {
+        outln!(
+            "{}{} × {} × {} cells of {:.3e} m (radii up to {:.3e} m)",
+            if l == 0 {
+                "grid         "
+            } else {
+                "             "
+            },
+            lv.dims[0],
+            lv.dims[1],
+            lv.dims[2],
+            lv.cell[0],
+            lv.half_cut - grid.half_skin
+        );
+    }
+    outln!(
+        "memory       {} on the CPU path (f64), {} on a GPU (f32)",
+        human_bytes(cpu_mem),
+        human_bytes(gpu_mem)
+    );
+    outln!(
+        "work         {:.3e} particle-steps{}",
+        if poured > 0 {
+            0.5 * (n as f64 + n_max)
+        } else {
+            n as f64
+        } * steps as f64,
+        if poured > 0 {
+            " (pouring at a steady rate)"
+        } else {
+            ""
+        }
+    );
+    outln!(
+        "checkpoints  every {} s of wall clock, at the end and when interrupted ({} in the output folder)",
+        scene.simulation.checkpoint_interval,
+        talus::checkpoint::CHECKPOINT_FILE
+    );
+    use std::io::Write as _;
+    let _ = std::io::stdout().write_all(report.as_bytes());
+    ExitCode::SUCCESS
+}
+
+/// One wall for `talus check`: index, name, kind (triangles for a mesh),
+/// bounding box, material and motion.
+fn wall_line(scene: &Scene, i: usize) -> String {
+    use talus::scene::Shape;
+    let w = &scene.walls[i];
+    let mut kind = w.shape.kind().to_string();
+    match &w.shape {
+        Shape::Mesh {
+            file,
+            triangles,
+            one_sided,
+            degenerate,
+        } => {
+            kind += &format!(
+                " {} ({} triangles{}{})",
+                file.display(),
+                triangles.len(),
+                if *degenerate > 0 {
+                    format!(", {degenerate} degenerate skipped")
+                } else {
+                    String::new()
+                },
+                if *one_sided { ", one-sided" } else { "" }
+            );
+        }
+        Shape::Cylinder { side, .. } | Shape::Cone { side, .. } => {
+            kind += &format!(" ({})", side.as_str());
+        }
+        Shape::Plane { .. } => {}
+    }
+    format!(
+        "[{i}] {}: {kind}, box {}, {}, {}",
+        w.label(i),
+        w.shape.bounding_box_summary(),
+        scene.materials[w.material].name,
+        w.motion_summary()
+    )
+}
+
+fn cmd_info() -> ExitCode {
+    let adapters = talus::gpu::context::list_adapters();
+    if adapters.is_empty() {
+        println!("no GPU adapters found (talus runs on the CPU path; for a software Vulkan driver install mesa-vulkan-drivers)");
+    }
+    for (info, l, lacks) in adapters {
+        println!("{}", talus::gpu::context::describe(&info));
+        if let Some(what) = lacks {
+            println!("    not usable by talus: {what}");
+        }
+        println!(
+            "    max storage binding {} MiB, max buffer {} MiB, storage buffers per stage {}, workgroups per dimension {}, invocations per workgroup {}",
+            l.max_storage_buffer_binding_size >> 20,
+            l.max_buffer_size >> 20,
+            l.max_storage_buffers_per_shader_stage,
+            l.max_compute_workgroups_per_dimension,
+            l.max_compute_invocations_per_workgroup
+        );
+    }
+    ExitCode::SUCCESS
+}
