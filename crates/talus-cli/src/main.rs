@@ -311,7 +311,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Info => cmd_info(),
-        Command::Validate { backend, full, out } => talus_studies::validate::cli(&backend, full, &out),
+        Command::Validate { backend, full, out } => {
+            talus_studies::validate::cli(&backend, full, &out)
+        }
         Command::Bench {
             backend,
             sizes,
@@ -791,7 +793,12 @@ fn cmd_run(a: RunArgs) -> ExitCode {
     let mut bar = progress::Bar::new();
     let mut quiet = run::Quiet;
     let watch: &mut dyn run::Watch = if a.quiet { &mut quiet } else { &mut bar };
-    let result = run::run_with(&scene, backend.as_mut(), &cfg, hook, watch);
+    let scene = std::sync::Arc::new(scene);
+    let mut sim = match &cfg.resume {
+        Some(d) => run::Simulation::resume(scene, backend, d),
+        None => run::Simulation::new(scene, backend),
+    };
+    let result = run::drive(&mut sim, &cfg, hook, watch);
     if let Some(r) = &recorder {
         if !a.quiet && r.count() > 0 {
             eprintln!(

@@ -10,8 +10,8 @@ use super::frame::Frame;
 use super::overlay;
 use super::render::{Renderer, DEPTH_FORMAT};
 use super::replay::Run;
-use talus::gpu::context::GpuContext;
 use std::path::{Path, PathBuf};
+use talus::gpu::context::GpuContext;
 
 /// The colour format of offscreen pictures.
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;

@@ -16,10 +16,10 @@ use super::frame::Frame;
 use super::headless::{frame_lines, Offscreen, FORMAT};
 use super::overlay;
 use super::render::Renderer;
+use std::path::PathBuf;
 use talus::gpu::GpuContext;
 use talus::scene::Scene;
 use talus::state::Particles;
-use std::path::PathBuf;
 
 /// Pictures every `every` seconds of simulated time.
 pub struct Recorder {

@@ -32,17 +32,11 @@ pub fn shader_sources() -> Vec<(&'static str, String)> {
     vec![
         (
             "view_spheres.wgsl",
-            format!(
-                "{common}\n{}",
-                include_str!("../shaders/view_spheres.wgsl")
-            ),
+            format!("{common}\n{}", include_str!("../shaders/view_spheres.wgsl")),
         ),
         (
             "view_walls.wgsl",
-            format!(
-                "{common}\n{}",
-                include_str!("../shaders/view_walls.wgsl")
-            ),
+            format!("{common}\n{}", include_str!("../shaders/view_walls.wgsl")),
         ),
         (
             "view_scalar.wgsl",

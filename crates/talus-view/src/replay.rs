@@ -7,9 +7,9 @@
 //! header, when it still loads) for the domain and gravity.
 
 use super::frame::Frame;
+use std::path::{Path, PathBuf};
 use talus::io::run_dir::scene_of;
 use talus::io::vtk;
-use std::path::{Path, PathBuf};
 
 /// A run directory opened for replay.
 #[derive(Debug, Clone)]

@@ -204,6 +204,60 @@ pub trait Backend {
     }
 }
 
+/// A backend behind a pointer is a backend: the run driver
+/// ([`crate::run::Simulation`]) holds a `Box<dyn Backend>` for a backend
+/// chosen at run time, a `&mut` one for a caller that keeps its own, or
+/// the concrete type where its caller needs it (the viewer draws from the
+/// GPU backend's buffers).
+macro_rules! forward_backend {
+    ($ptr:ty) => {
+        impl<T: Backend + ?Sized> Backend for $ptr {
+            fn name(&self) -> &'static str {
+                (**self).name()
+            }
+            fn adapter(&self) -> String {
+                (**self).adapter()
+            }
+            fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+                (**self).advance(steps)
+            }
+            fn diagnostics(&mut self) -> Diagnostics {
+                (**self).diagnostics()
+            }
+            fn snapshot(&mut self) -> Particles<f64> {
+                (**self).snapshot()
+            }
+            fn max_overlap_ratio(&self) -> f64 {
+                (**self).max_overlap_ratio()
+            }
+            fn steps_done(&self) -> u64 {
+                (**self).steps_done()
+            }
+            fn list_stats(&mut self) -> ListStats {
+                (**self).list_stats()
+            }
+            fn walls(&mut self) -> Vec<(Pose, WallLoad)> {
+                (**self).walls()
+            }
+            fn flow_events(&mut self) -> Vec<FlowEvent> {
+                (**self).flow_events()
+            }
+            fn particle_count(&mut self) -> u64 {
+                (**self).particle_count()
+            }
+            fn save(&mut self) -> Saved {
+                (**self).save()
+            }
+            fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+                (**self).bodies()
+            }
+        }
+    };
+}
+
+forward_backend!(Box<T>);
+forward_backend!(&mut T);
+
 /// How the neighbour list is doing (benchmarks print it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ListStats {

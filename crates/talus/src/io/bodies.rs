@@ -10,9 +10,10 @@
 //! function returns a `std::io::Result` whose error message names the file
 //! (the error kind is kept).
 
+use super::series::{Entry, Series};
+use super::table::{at_path, csv_field, Table, WriteError};
 use super::vtk::{arr, write_grid};
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// VTK cell type of a linear (4-node) tetrahedron.
@@ -83,11 +84,6 @@ impl BodyFrame<'_> {
         }
         Ok(())
     }
-}
-
-/// An I/O error with the file it happened on in its message.
-fn at_path<T>(r: std::io::Result<T>, path: &Path) -> std::io::Result<T> {
-    r.map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 /// Writes one body's unstructured grid (a `body_<name>_NNNNN.vtu`):
@@ -173,21 +169,6 @@ fn stems(names: &[String]) -> Vec<String> {
     out
 }
 
-/// Writes `bodies.pvd`: `(time, part, file name)` entries.
-pub fn write_bodies_pvd(path: &Path, entries: &[(f64, usize, String)]) -> std::io::Result<()> {
-    let mut s = String::from(
-        "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n  <Collection>\n",
-    );
-    for (t, part, file) in entries {
-        let _ = writeln!(
-            s,
-            "    <DataSet timestep=\"{t:e}\" group=\"\" part=\"{part}\" file=\"{file}\"/>"
-        );
-    }
-    s.push_str("  </Collection>\n</VTKFile>\n");
-    std::fs::write(path, s)
-}
-
 /// The `body_<name>_NNNNN.vtu` + `bodies.pvd` series of the deformable
 /// bodies: every body's VTU of every snapshot, listed with `part="i"` for
 /// body i. A resumed run continues it ([`resume`](Self::resume)) like
@@ -195,7 +176,7 @@ pub fn write_bodies_pvd(path: &Path, entries: &[(f64, usize, String)]) -> std::i
 pub struct BodySeries {
     dir: PathBuf,
     stems: Vec<String>,
-    pvd: Vec<(f64, usize, String)>,
+    series: Series,
 }
 
 impl BodySeries {
@@ -205,7 +186,7 @@ impl BodySeries {
         BodySeries {
             dir: dir.to_path_buf(),
             stems: stems(names),
-            pvd: Vec::new(),
+            series: Series::new(dir.join(BODIES_PVD)),
         }
     }
 
@@ -220,13 +201,13 @@ impl BodySeries {
 
     /// `bodies.pvd` in the output directory.
     pub fn pvd_path(&self) -> PathBuf {
-        self.dir.join(BODIES_PVD)
+        self.series.path().to_path_buf()
     }
 
     /// `bodies.pvd`'s `(time, file name)` entries so far, in order (a
     /// checkpoint keeps them).
     pub fn pvd(&self) -> Vec<(f64, String)> {
-        self.pvd.iter().map(|(t, _, f)| (*t, f.clone())).collect()
+        self.series.files()
     }
 
     /// Continues a series whose `bodies.pvd` listed `entries` ([`pvd`](
@@ -235,7 +216,7 @@ impl BodySeries {
     /// after the bodies' (one per such body name).
     pub fn resume(&mut self, entries: Vec<(f64, String)>) {
         let mut others: Vec<String> = Vec::new();
-        self.pvd = entries
+        let entries: Vec<Entry> = entries
             .into_iter()
             .map(|(t, file)| {
                 let stem = file
@@ -256,6 +237,7 @@ impl BodySeries {
                 (t, part, file)
             })
             .collect();
+        self.series.resume(entries);
     }
 
     /// Writes snapshot `k` at time `t`: `frames[i]` is body i's, written to
@@ -263,7 +245,7 @@ impl BodySeries {
     /// appended (a snapshot with a failed file is not listed). A slice of
     /// another length than the names is an `InvalidInput` error (nothing
     /// written).
-    pub fn write(&mut self, k: usize, t: f64, frames: &[BodyFrame]) -> std::io::Result<()> {
+    pub fn write(&mut self, k: usize, t: f64, frames: &[BodyFrame]) -> Result<(), WriteError> {
         if frames.len() != self.stems.len() {
             let e = std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -280,10 +262,9 @@ impl BodySeries {
             at_path(write_body_vtu(&path, f), &path)?;
         }
         for i in 0..frames.len() {
-            self.pvd.push((t, i, self.vtu_name(i, k)));
+            self.series.add(t, i, self.vtu_name(i, k));
         }
-        let pvd = self.pvd_path();
-        at_path(write_bodies_pvd(&pvd, &self.pvd), &pvd)
+        at_path(self.series.write(), self.series.path())
     }
 }
 
@@ -308,51 +289,36 @@ pub struct BodyRow {
 /// [`row`](Self::row) is flushed, so the table is complete up to the last
 /// output even when a run stops early.
 pub struct BodiesCsv {
-    path: PathBuf,
+    table: Table,
     names: Vec<String>,
-    out: std::io::BufWriter<std::fs::File>,
 }
 
 impl BodiesCsv {
-    /// Creates (truncates) `path` and writes the header; `names[i]` labels
-    /// body i.
-    pub fn create(path: &Path, names: &[String]) -> std::io::Result<BodiesCsv> {
-        let mut out = std::io::BufWriter::new(at_path(std::fs::File::create(path), path)?);
-        at_path(writeln!(out, "{BODIES_CSV_HEADER}"), path)?;
-        at_path(out.flush(), path)?;
+    /// Opens `path` for the bodies labelled `names` (body i is
+    /// `names[i]`): created with the header, or, `resume` > 0, continued
+    /// after a checkpoint's `resume` bytes ([`Table::open`]).
+    pub fn open(path: &Path, names: &[String], resume: u64) -> Result<BodiesCsv, WriteError> {
         Ok(BodiesCsv {
-            path: path.to_path_buf(),
+            table: Table::open(path, BODIES_CSV_HEADER, resume)?,
             names: names.iter().map(|n| csv_field(n)).collect(),
-            out,
-        })
-    }
-
-    /// Opens `path` to append rows after those already there (a resumed
-    /// run: the caller has cut it back to its last checkpoint's length).
-    pub fn append(path: &Path, names: &[String]) -> std::io::Result<BodiesCsv> {
-        let f = std::fs::OpenOptions::new().append(true).open(path);
-        Ok(BodiesCsv {
-            path: path.to_path_buf(),
-            names: names.iter().map(|n| csv_field(n)).collect(),
-            out: std::io::BufWriter::new(at_path(f, path)?),
         })
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.table.path()
     }
 
     /// Appends the rows of time `t` (s): `rows[i]` is body i's. A slice of
     /// another length than the names is an `InvalidInput` error (nothing
     /// written).
-    pub fn row(&mut self, t: f64, rows: &[BodyRow]) -> std::io::Result<()> {
+    pub fn row(&mut self, t: f64, rows: &[BodyRow]) -> Result<(), WriteError> {
         if rows.len() != self.names.len() {
             let e = std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!("{} rows given for {} bodies", rows.len(), self.names.len()),
             );
-            return at_path(Err(e), &self.path);
+            return at_path(Err(e), self.table.path());
         }
         let mut s = String::with_capacity(rows.len() * 300);
         for (name, r) in self.names.iter().zip(rows) {
@@ -368,23 +334,7 @@ impl BodiesCsv {
             }
             s.push('\n');
         }
-        at_path(self.out.write_all(s.as_bytes()), &self.path)?;
-        self.flush()
-    }
-
-    /// Flushes what is buffered to the file.
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        at_path(self.out.flush(), &self.path)
-    }
-}
-
-/// A CSV field: as is, or quoted (quotes doubled) when it holds a comma, a
-/// quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+        self.table.write(&s)
     }
 }
 
@@ -661,7 +611,7 @@ mod tests {
         s.write(0, 0.0, &frames).unwrap();
         s.write(1, 0.5, &frames).unwrap();
         let e = s.write(2, 1.0, &frames[..1]).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(e.source.kind(), std::io::ErrorKind::InvalidInput);
         let files = [
             "body_jelly_00000.vtu",
             "body_ball_2_00000.vtu",
@@ -708,7 +658,10 @@ mod tests {
         // a body gone from the run keeps a part of its own
         let mut s3 = BodySeries::new(&dir, &names[1..]);
         s3.resume(s.pvd());
-        assert_eq!(s3.pvd.iter().map(|e| e.1).collect::<Vec<_>>(), [1, 0, 1, 0]);
+        assert_eq!(
+            s3.series.entries().iter().map(|e| e.1).collect::<Vec<_>>(),
+            [1, 0, 1, 0]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -727,7 +680,7 @@ mod tests {
         let dir = scratch("csv");
         let path = dir.join("bodies.csv");
         let names = vec!["jelly".to_string(), "ball, soft".to_string()];
-        let mut csv = BodiesCsv::create(&path, &names).unwrap();
+        let mut csv = BodiesCsv::open(&path, &names, 0).unwrap();
         let row = BodyRow {
             com: [0.5, -1.5, 2.0],
             com_velocity: [0.0, 1e-3, -0.25],
@@ -737,12 +690,12 @@ mod tests {
         };
         csv.row(0.0, &[BodyRow::default(), row]).unwrap();
         let e = csv.row(0.1, &[row]).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert_eq!(e.source.kind(), std::io::ErrorKind::InvalidInput);
         assert!(e.to_string().contains("bodies.csv"), "{e}");
         drop(csv);
-        let mut csv = BodiesCsv::append(&path, &names).unwrap();
+        let mut csv =
+            BodiesCsv::open(&path, &names, std::fs::metadata(&path).unwrap().len()).unwrap();
         csv.row(0.1, &[row, row]).unwrap();
-        csv.flush().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 5);
@@ -757,7 +710,7 @@ mod tests {
         );
         assert!(lines[3].starts_with("1e-1,jelly,5e-1,"));
         assert_eq!(lines[0].split(',').count(), 13);
-        assert!(BodiesCsv::create(&dir.join("missing/bodies.csv"), &names)
+        assert!(BodiesCsv::open(&dir.join("missing/bodies.csv"), &names, 0)
             .err()
             .unwrap()
             .to_string()

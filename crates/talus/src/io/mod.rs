@@ -4,5 +4,7 @@
 pub mod bodies;
 pub mod csv;
 pub mod run_dir;
+pub mod series;
+pub mod table;
 pub mod vtk;
 pub mod walls;

@@ -139,20 +139,6 @@ pub(crate) fn write_grid(
     f.flush()
 }
 
-/// Writes the `.pvd` collection listing `(time, file name)` entries.
-pub fn write_pvd(path: &Path, entries: &[(f64, String)]) -> std::io::Result<()> {
-    let mut s = String::from(
-        "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\"LittleEndian\">\n  <Collection>\n",
-    );
-    for (t, file) in entries {
-        s.push_str(&format!(
-            "    <DataSet timestep=\"{t:e}\" group=\"\" part=\"0\" file=\"{file}\"/>\n"
-        ));
-    }
-    s.push_str("  </Collection>\n</VTKFile>\n");
-    std::fs::write(path, s)
-}
-
 /// One array of a VTU file read back: its name, component count and
 /// values (every VTK number type talus writes, widened).
 #[derive(Debug, Clone, PartialEq)]
@@ -572,7 +558,7 @@ fn read_array(data: &[u8], offset: usize, ty: &str, name: &str) -> Result<VtuDat
     })
 }
 
-/// Reads a `.pvd` collection as talus writes it ([`write_pvd`]): its
+/// Reads a `.pvd` collection as talus writes it ([`super::series::write_pvd`]): its
 /// `(time, file name)` entries in order.
 pub fn read_pvd(path: &Path) -> Result<Vec<(f64, String)>, String> {
     let s = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -10,12 +10,14 @@
 //! plain `std::io::Result` like the particle writers; the two writer types
 //! return a [`WriteError`] that names the file.
 
-use super::vtk::{arr, write_grid, write_pvd};
+use super::series::Series;
+pub use super::table::WriteError;
+use super::table::{at_path, csv_field, Table};
+use super::vtk::{arr, write_grid};
 use crate::scene::types::{Domain, Shape, Side, Wall};
 use glam::DVec3;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One triangle: three vertices (m), counter-clockwise seen from the side
@@ -31,22 +33,6 @@ const VTK_TRIANGLE: u8 = 5;
 /// The columns of `walls.csv`.
 pub const WALLS_CSV_HEADER: &str = "t,wall,fx,fy,fz,tx,ty,tz";
 
-/// An I/O error and the file it happened on.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {source}", path.display())]
-pub struct WriteError {
-    pub path: PathBuf,
-    #[source]
-    pub source: std::io::Error,
-}
-
-fn at_path<T>(r: std::io::Result<T>, path: &Path) -> Result<T, WriteError> {
-    r.map_err(|source| WriteError {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// The load on one wall at one output: the total force the particles exert
 /// on it (N) and their torque on it (N m) about its axis point as moved by
 /// the wall (the origin for a resting wall): `walls::WallLoad`.
@@ -58,49 +44,30 @@ pub use crate::walls::WallLoad;
 /// flushed, so the table is complete up to the last output even when a run
 /// stops early.
 pub struct WallsCsv {
-    path: PathBuf,
+    table: Table,
     names: Vec<String>,
-    out: std::io::BufWriter<std::fs::File>,
 }
 
 impl WallsCsv {
-    /// Creates (truncates) `path` and writes the header; `names[i]` labels
-    /// wall i.
-    pub fn create(path: &Path, names: Vec<String>) -> Result<WallsCsv, WriteError> {
-        let mut out = std::io::BufWriter::new(at_path(std::fs::File::create(path), path)?);
-        at_path(writeln!(out, "{WALLS_CSV_HEADER}"), path)?;
-        at_path(out.flush(), path)?;
+    /// Opens `path` for the walls labelled `names` (wall i is `names[i]`):
+    /// created with the header, or, `resume` > 0, continued after a
+    /// checkpoint's `resume` bytes ([`Table::open`]).
+    pub fn open(path: &Path, names: Vec<String>, resume: u64) -> Result<WallsCsv, WriteError> {
         Ok(WallsCsv {
-            path: path.to_path_buf(),
-            names: names.into_iter().map(|n| csv_field(&n)).collect(),
-            out,
+            table: Table::open(path, WALLS_CSV_HEADER, resume)?,
+            names: names.iter().map(|n| csv_field(n)).collect(),
         })
     }
 
-    /// Opens `path` to append rows after those already there (a resumed
-    /// run: the caller has cut it back to its last checkpoint's length).
-    pub fn append(path: &Path, walls: &[Wall]) -> Result<WallsCsv, WriteError> {
-        let f = std::fs::OpenOptions::new().append(true).open(path);
-        Ok(WallsCsv {
-            path: path.to_path_buf(),
-            names: walls
-                .iter()
-                .enumerate()
-                .map(|(i, w)| csv_field(&w.label(i)))
-                .collect(),
-            out: std::io::BufWriter::new(at_path(f, path)?),
-        })
-    }
-
-    /// [`create`](Self::create) with the scene walls' labels.
-    pub fn for_walls(path: &Path, walls: &[Wall]) -> Result<WallsCsv, WriteError> {
+    /// [`open`](Self::open) with the scene walls' labels ([`Wall::label`]).
+    pub fn for_walls(path: &Path, walls: &[Wall], resume: u64) -> Result<WallsCsv, WriteError> {
         let names = walls.iter().enumerate().map(|(i, w)| w.label(i)).collect();
-        WallsCsv::create(path, names)
+        WallsCsv::open(path, names, resume)
     }
 
     /// The file written.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.table.path()
     }
 
     /// Appends the rows of time `t` (s): `loads[i]` is wall i's. A slice
@@ -112,7 +79,7 @@ impl WallsCsv {
                 std::io::ErrorKind::InvalidInput,
                 format!("{} loads given for {} walls", loads.len(), self.names.len()),
             );
-            return at_path(Err(e), &self.path);
+            return at_path(Err(e), self.table.path());
         }
         let mut s = String::with_capacity(loads.len() * 160);
         for (name, l) in self.names.iter().zip(loads) {
@@ -122,18 +89,7 @@ impl WallsCsv {
             }
             s.push('\n');
         }
-        at_path(self.out.write_all(s.as_bytes()), &self.path)?;
-        at_path(self.out.flush(), &self.path)
-    }
-}
-
-/// A CSV field: as is, or quoted (quotes doubled) when it holds a comma, a
-/// quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+        self.table.write(&s)
     }
 }
 
@@ -325,7 +281,7 @@ pub fn write_walls_vtu(path: &Path, walls: &[(usize, Vec<Triangle>)]) -> std::io
 pub struct WallSeries {
     dir: PathBuf,
     body: Vec<(usize, Vec<Triangle>)>,
-    pvd: Vec<(f64, String)>,
+    series: Series,
 }
 
 impl WallSeries {
@@ -338,18 +294,18 @@ impl WallSeries {
                 .enumerate()
                 .map(|(i, w)| (i, tessellate(w, domain)))
                 .collect(),
-            pvd: Vec::new(),
+            series: Series::new(dir.join("walls.pvd")),
         }
     }
 
     /// `walls.pvd`'s entries so far (a checkpoint keeps them).
-    pub fn entries(&self) -> &[(f64, String)] {
-        &self.pvd
+    pub fn entries(&self) -> Vec<(f64, String)> {
+        self.series.files()
     }
 
     /// Continues a series whose `walls.pvd` listed `entries`.
     pub fn resume(&mut self, entries: Vec<(f64, String)>) {
-        self.pvd = entries;
+        self.series.resume(super::series::one_part(entries));
     }
 
     /// The body-frame triangles, per wall.
@@ -379,7 +335,7 @@ impl WallSeries {
 
     /// `walls.pvd` in the output directory.
     pub fn pvd_path(&self) -> PathBuf {
-        self.dir.join("walls.pvd")
+        self.series.path().to_path_buf()
     }
 
     /// Writes snapshot `k` at time `t` ([`world`](Self::world) with
@@ -393,9 +349,8 @@ impl WallSeries {
     ) -> Result<(), WriteError> {
         let path = self.vtu_path(k);
         at_path(write_walls_vtu(&path, &self.world(to_world)), &path)?;
-        self.pvd.push((t, format!("walls_{k:05}.vtu")));
-        let pvd = self.pvd_path();
-        at_path(write_pvd(&pvd, &self.pvd), &pvd)
+        self.series.add(t, 0, format!("walls_{k:05}.vtu"));
+        at_path(self.series.write(), self.series.path())
     }
 }
 
@@ -683,7 +638,7 @@ mod tests {
         let path = dir.join("walls.csv");
         let mut walls = vec![Wall::plane([0.0; 3], [0.0, 0.0, 1.0], 0); 2];
         walls[1].name = Some("piston, top".into());
-        let mut csv = WallsCsv::for_walls(&path, &walls).unwrap();
+        let mut csv = WallsCsv::for_walls(&path, &walls, 0).unwrap();
         let load = WallLoad {
             force: [0.0, -1.5, 2.0],
             torque: [1e-3, 0.0, -0.25],
@@ -709,7 +664,7 @@ mod tests {
     #[test]
     fn write_errors_name_the_file() {
         let dir = scratch("err").join("missing");
-        let e = WallsCsv::create(&dir.join("walls.csv"), vec![])
+        let e = WallsCsv::open(&dir.join("walls.csv"), vec![], 0)
             .err()
             .unwrap();
         assert!(e.to_string().contains("missing/walls.csv"), "{e}");

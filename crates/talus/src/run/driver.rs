@@ -1,0 +1,516 @@
+//! The run loop of `talus run`: a [`Simulation`] advanced to the end in
+//! chunks, its [`Outputs`] written at output steps, checkpoints every
+//! `checkpoint_interval` seconds and at the end, `final.csv` and
+//! `summary.json` last; progress and notices go to a [`Watch`]. It reads
+//! a GPU back only at output steps and checkpoints. A run resumed from a
+//! checkpoint ([`RunConfig::resume`]) continues every file where it
+//! stood; a stop request ([`RunConfig::stop`], set by a signal) ends the
+//! run after the current chunk with a checkpoint.
+
+use super::outputs::Outputs;
+use super::simulation::Simulation;
+use crate::backend::{Backend, Diagnostics, RunError};
+use crate::checkpoint::{self, DriverState, Header};
+use crate::io::csv;
+use crate::io::table::WriteError;
+use crate::io::walls::{Triangle, WallSeries};
+use crate::scene::{ParticleInit, Scene};
+use crate::state::Particles;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Whoever watches a run: told of its progress after each advance and of
+/// the notices a user should see (a full insertion region, particles
+/// leaving the open domain). The engine draws nothing itself: the CLI's
+/// progress bar is one watcher, [`Quiet`] another.
+pub trait Watch {
+    /// `done` of `total` steps, `first` the step this part of the run
+    /// started from, `particle_steps` advanced since then.
+    fn progress(&mut self, done: u64, total: u64, first: u64, particle_steps: f64) {
+        let _ = (done, total, first, particle_steps);
+    }
+    /// A one-line notice about the run (printed to stderr by default).
+    fn notice(&mut self, line: &str) {
+        eprintln!("{line}");
+    }
+    /// The run has ended (clear a bar).
+    fn finish(&mut self) {}
+}
+
+/// A watcher that shows nothing, notices included.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quiet;
+
+impl Watch for Quiet {
+    fn notice(&mut self, _line: &str) {}
+}
+
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub out_dir: PathBuf,
+    /// The step to run to, counted from t = 0 (a resumed run too).
+    pub steps: u64,
+    pub output_every: u64,
+    /// Wall-clock seconds between checkpoints (one is also written at the
+    /// end and on a stop request).
+    pub checkpoint_interval: f64,
+    /// The scene file's hash for the checkpoint header
+    /// ([`checkpoint::scene_hash`]; empty for a scene built in code).
+    pub scene_hash: String,
+    /// Continue from this driver state (the backend was restored from the
+    /// same checkpoint).
+    pub resume: Option<DriverState>,
+    /// Becomes the signal's number when the run should stop (0: go on).
+    pub stop: Option<Arc<AtomicI32>>,
+}
+
+impl RunConfig {
+    /// A fresh run with checkpoints every `scene`'s interval and no stop
+    /// flag.
+    pub fn new(scene: &Scene, out_dir: PathBuf, steps: u64) -> Self {
+        RunConfig {
+            out_dir,
+            steps,
+            output_every: scene.output_every(),
+            checkpoint_interval: scene.simulation.checkpoint_interval,
+            scene_hash: String::new(),
+            resume: None,
+            stop: None,
+        }
+    }
+}
+
+/// `summary.json`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Summary {
+    pub scene: String,
+    /// "ok", "failed" or "interrupted".
+    pub status: String,
+    pub error: Option<String>,
+    /// Particles at the start (of the run, not of a resumed part).
+    pub particles: usize,
+    /// Particles at the end.
+    pub particles_end: u64,
+    /// Particles poured in by `[[insert]]` and taken out by the outlets
+    /// and the open domain, since t = 0.
+    pub inserted: u64,
+    pub removed: u64,
+    pub inserted_mass: f64,
+    pub removed_mass: f64,
+    /// Per `[[insert]]` entry: particles asked for by its rate up to the
+    /// end and not placed (the region was full).
+    pub insert_shortfall: Vec<u64>,
+    /// Per outlet (the domain's boundary last): particles removed.
+    pub removed_by_outlet: Vec<(String, u64)>,
+    /// Step the run was resumed from (None: started at t = 0).
+    pub resumed_from: Option<u64>,
+    /// The checkpoint written at the end (None: none written), its size
+    /// (bytes) and the seconds taken to save and write it.
+    pub checkpoint: Option<String>,
+    pub checkpoint_bytes: u64,
+    pub checkpoint_seconds: f64,
+    pub steps: u64,
+    pub dt: f64,
+    pub simulated_time: f64,
+    pub wall_seconds: f64,
+    pub particle_steps_per_second: f64,
+    pub backend: String,
+    pub adapter: String,
+    pub max_overlap_ratio: f64,
+    /// |residual| / max(dissipated, kinetic + elastic at the start, now):
+    /// the energy-balance error relative to the energy that moved.
+    pub energy_residual_relative: f64,
+    pub final_energy: Diagnostics,
+}
+
+/// A failed run: the error and the summary written beside the last good
+/// state.
+#[derive(Debug)]
+pub enum RunFailure {
+    Io(std::io::Error, PathBuf),
+    Blowup(RunError, Box<Summary>),
+    /// Stopped on request (signal `signal`), checkpoint written.
+    Interrupted {
+        signal: i32,
+        summary: Box<Summary>,
+    },
+}
+
+impl std::fmt::Display for RunFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunFailure::Io(e, p) => write!(f, "{}: {e}", p.display()),
+            RunFailure::Blowup(e, _) => write!(f, "run stopped at {e}"),
+            RunFailure::Interrupted { signal, summary } => {
+                write!(f, "interrupted (signal {signal}) at step {}", summary.steps)
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunFailure {}
+
+impl From<WriteError> for RunFailure {
+    fn from(e: WriteError) -> Self {
+        RunFailure::Io(e.source, e.path)
+    }
+}
+
+fn io<T>(r: std::io::Result<T>, p: &Path) -> Result<T, RunFailure> {
+    r.map_err(|e| RunFailure::Io(e, p.to_path_buf()))
+}
+
+/// Converts a state back into scene particles (for `final.csv`).
+pub fn to_inits(p: &Particles<f64>) -> Vec<ParticleInit> {
+    (0..p.len())
+        .map(|i| {
+            let a = p.pos_rad[i];
+            let v = p.vel_invm[i];
+            let w = p.omega_invi[i];
+            ParticleInit {
+                position: [a[0], a[1], a[2]],
+                velocity: [v[0], v[1], v[2]],
+                angular_velocity: [w[0], w[1], w[2]],
+                radius: a[3],
+                material: p.material[i] as usize,
+                source: 0,
+            }
+        })
+        .collect()
+}
+
+/// What a checkpoint's header needs besides the backend's state.
+fn header<B: Backend>(
+    sim: &Simulation<B>,
+    cfg: &RunConfig,
+    saved: &checkpoint::Saved,
+    driver: DriverState,
+) -> Header {
+    let scene = sim.scene();
+    Header {
+        talus: env!("CARGO_PKG_VERSION").to_string(),
+        scene: scene.name.clone(),
+        scene_file: scene.file.as_ref().map(|f| f.display().to_string()),
+        scene_hash: cfg.scene_hash.clone(),
+        backend: sim.backend().name().to_string(),
+        adapter: sim.backend().adapter(),
+        dt: sim.dt(),
+        state: saved.scalars.clone(),
+        driver,
+    }
+}
+
+/// Writes a checkpoint of `sim` with driver state `st` into the run
+/// directory: its size (bytes) and the seconds it took.
+fn save_checkpoint<B: Backend>(
+    sim: &mut Simulation<B>,
+    cfg: &RunConfig,
+    st: DriverState,
+) -> Result<(u64, f64), RunFailure> {
+    let t = Instant::now();
+    let saved = sim.save();
+    let h = header(sim, cfg, &saved, st);
+    let bytes = io(checkpoint::write(&cfg.out_dir, &h, &saved), &cfg.out_dir)?;
+    Ok((bytes, t.elapsed().as_secs_f64()))
+}
+
+/// The driver state of a checkpoint taken now.
+fn driver_state<B: Backend>(sim: &Simulation<B>, out: &Outputs, wall_seconds: f64) -> DriverState {
+    let mut st = DriverState {
+        wall_seconds,
+        ..Default::default()
+    };
+    sim.save_driver(&mut st);
+    out.save_driver(&mut st);
+    st
+}
+
+/// Called with each snapshot the driver takes: the particles, the walls
+/// as world triangles per wall, the time and the step (`talus run
+/// --render-every` draws from it). An error is reported once and the hook
+/// dropped; the run goes on.
+pub type SnapshotHook<'a> =
+    dyn FnMut(&Particles<f64>, &[(usize, Vec<Triangle>)], f64, u64) -> Result<(), String> + 'a;
+
+/// The snapshot hook and the walls it is shown (tessellated once).
+struct Pictures<'h, 'a> {
+    hook: Option<&'h mut SnapshotHook<'a>>,
+    walls: Option<WallSeries>,
+}
+
+impl Pictures<'_, '_> {
+    fn show<B: Backend>(
+        &mut self,
+        sim: &mut Simulation<B>,
+        p: &Particles<f64>,
+        t: f64,
+        step: u64,
+        watch: &mut dyn Watch,
+    ) {
+        let (Some(h), Some(walls)) = (self.hook.as_mut(), self.walls.as_ref()) else {
+            return;
+        };
+        let poses = sim.walls();
+        let mut tris = walls.world(|w, x| poses[w].0.to_world(glam::DVec3::from(x)).to_array());
+        if let Some(set) = sim.backend().bodies() {
+            tris.extend(set.surface_triangles(sim.scene().walls.len()));
+        }
+        if let Err(e) = h(p, &tris, t, step) {
+            watch.notice(&format!("warning: {e}; no more pictures for this run"));
+            self.hook = None;
+        }
+    }
+}
+
+/// Runs `scene` on `backend` up to step `cfg.steps`, writing outputs into
+/// `cfg.out_dir` (continuing them when `cfg.resume` is given), quietly.
+/// A convenience over [`drive`] for callers that hold a scene and a
+/// backend (it copies the scene).
+pub fn run(
+    scene: &Scene,
+    backend: &mut dyn Backend,
+    cfg: &RunConfig,
+) -> Result<Summary, RunFailure> {
+    let scene = Arc::new(scene.clone());
+    let mut sim = match &cfg.resume {
+        Some(d) => Simulation::resume(scene, backend, d),
+        None => Simulation::new(scene, backend),
+    };
+    drive(&mut sim, cfg, None, &mut Quiet)
+}
+
+/// Said once per `[[insert]]` entry while its region is too full to place
+/// what its rate asks.
+fn shortfall_notices<B: Backend>(sim: &Simulation<B>, told: &mut [bool], watch: &mut dyn Watch) {
+    let short = sim.insert_shortfall();
+    for (k, told) in told.iter_mut().enumerate() {
+        let placed = sim.flow().inserted[k].count;
+        if short[k] > 0 && !*told {
+            *told = true;
+            watch.notice(&format!(
+                "insert[{k}]: the region is too full: {placed} of {} particles placed by t = {:.4e} s (the shortfall is made up when room appears; summary.json reports what is left)",
+                placed + short[k],
+                sim.time()
+            ));
+        } else if short[k] == 0 {
+            *told = false;
+        }
+    }
+}
+
+/// The loop's own counters.
+struct Progress {
+    start: Instant,
+    /// Wall-clock seconds of the run's earlier parts (a resumed run).
+    wall_before: f64,
+    first_step: u64,
+    particle_steps: f64,
+    last_diag: Diagnostics,
+    last_good: Particles<f64>,
+}
+
+/// Runs `sim` up to step `cfg.steps`, writing outputs into `cfg.out_dir`
+/// (continuing them when `cfg.resume` is given; `sim` must then have been
+/// resumed from the same checkpoint), each snapshot also handed to `hook`,
+/// progress and notices to `watch`.
+pub fn drive<B: Backend>(
+    sim: &mut Simulation<B>,
+    cfg: &RunConfig,
+    hook: Option<&mut SnapshotHook>,
+    watch: &mut dyn Watch,
+) -> Result<Summary, RunFailure> {
+    let resumed = cfg.resume.as_ref();
+    let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
+    let walls = hook.is_some().then(|| {
+        let s = sim.scene();
+        WallSeries::new(&cfg.out_dir, &s.walls, &s.domain)
+    });
+    let mut pictures = Pictures { hook, walls };
+    let mut pg = Progress {
+        start: Instant::now(),
+        wall_before: resumed.map_or(0.0, |r| r.wall_seconds),
+        first_step: sim.step(),
+        particle_steps: 0.0,
+        last_diag: Diagnostics::default(),
+        last_good: sim.particles(),
+    };
+    if resumed.is_none() {
+        let states = sim.backend().bodies().map(|b| b.now());
+        out.snapshot(sim, &pg.last_good, states.as_deref(), 0.0)?;
+        pictures.show(sim, &pg.last_good, 0.0, 0, watch);
+    }
+    let mut chunk = 1u64;
+    let mut failure: Option<RunError> = None;
+    let mut stop_signal = 0;
+    let mut last_checkpoint = Instant::now();
+    let mut told_short = vec![false; sim.scene().inserts.len()];
+    let domain = sim.outlets().domain();
+    let mut told_domain = sim.flow().removed[domain].count;
+    let mut pre_end: Option<DriverState> = None;
+    while sim.step() < cfg.steps {
+        let done = sim.step();
+        // run up to the step after which the next energy row is due
+        let target = (out.next_row() + 1).min(cfg.steps);
+        let todo = chunk.min(target.saturating_sub(done)).max(1);
+        let t0 = Instant::now();
+        let n_before = sim.particle_count();
+        if let Err(e) = sim.advance(todo) {
+            failure = Some(e);
+            break;
+        }
+        pg.particle_steps += n_before as f64 * todo as f64;
+        // chunks of ~0.1 s between looks at the clock and the stop flag
+        if t0.elapsed() < Duration::from_millis(100) {
+            chunk = (chunk * 2).min(1 << 20);
+        } else if chunk > 1 {
+            chunk /= 2;
+        }
+        let done = sim.step();
+        shortfall_notices(sim, &mut told_short, watch);
+        let at_row = done == out.next_row() + 1;
+        let at_end = done == cfg.steps;
+        if at_end && !at_row {
+            // the outputs of the end alone: a run resumed from this end's
+            // checkpoint writes over them, so its tables and snapshots are
+            // those of a run that went straight on
+            pre_end = Some(driver_state(sim, &out, 0.0));
+        }
+        if at_row || at_end {
+            let b = sim.balance();
+            pg.last_diag = b.particles;
+            out.row(sim, &b, done)?;
+            let gone = sim.flow().removed[domain].count;
+            if gone > told_domain {
+                watch.notice(&format!(
+                    "{} particles left the open domain and were removed by t = {:.4e} s (flow.csv, outlet \"domain\")",
+                    gone - told_domain,
+                    sim.time()
+                ));
+                told_domain = gone;
+            }
+            if done > 1 || at_end {
+                pg.last_good = sim.particles();
+                let t = sim.time();
+                let states = sim
+                    .backend()
+                    .bodies()
+                    .is_some()
+                    .then_some(&b.body_states[..]);
+                out.snapshot(sim, &pg.last_good, states, t)?;
+                pictures.show(sim, &pg.last_good, t, done, watch);
+            }
+        }
+        watch.progress(done, cfg.steps, pg.first_step, pg.particle_steps);
+        if let Some(flag) = &cfg.stop {
+            stop_signal = flag.load(Ordering::SeqCst);
+            if stop_signal != 0 {
+                break;
+            }
+        }
+        if last_checkpoint.elapsed().as_secs_f64() >= cfg.checkpoint_interval && !at_end {
+            let wall = pg.wall_before + pg.start.elapsed().as_secs_f64();
+            save_checkpoint(sim, cfg, driver_state(sim, &out, wall))?;
+            last_checkpoint = Instant::now();
+        }
+    }
+    watch.finish();
+    finish(sim, cfg, &out, pg, pre_end, failure, stop_signal)
+}
+
+/// The end of a run: its checkpoint (none after a failure: the last good
+/// one stays), `final.csv` (the last good state after a failure) and
+/// `summary.json`.
+fn finish<B: Backend>(
+    sim: &mut Simulation<B>,
+    cfg: &RunConfig,
+    out: &Outputs,
+    pg: Progress,
+    pre_end: Option<DriverState>,
+    failure: Option<RunError>,
+    stop_signal: i32,
+) -> Result<Summary, RunFailure> {
+    let wall = pg.start.elapsed().as_secs_f64();
+    let wall_seconds = pg.wall_before + wall;
+    let done = sim.step();
+    let mut ckpt = None;
+    let mut ckpt_cost = (0, 0.0);
+    if failure.is_none() {
+        let now = driver_state(sim, out, wall_seconds);
+        let mut at = pre_end.unwrap_or_else(|| now.clone());
+        at.wall_seconds = wall_seconds;
+        at.flow = now.flow;
+        at.residual_ratio = now.residual_ratio;
+        ckpt_cost = save_checkpoint(sim, cfg, at)?;
+        ckpt = Some(
+            cfg.out_dir
+                .join(checkpoint::CHECKPOINT_FILE)
+                .display()
+                .to_string(),
+        );
+    }
+    let flow = sim.flow().clone();
+    let (ins, rem) = (flow.inserted_total(), flow.removed_total());
+    let (particles_end, final_state) = match failure {
+        Some(_) => (pg.last_good.len() as u64, pg.last_good),
+        None => (sim.particle_count(), sim.particles()),
+    };
+    let scene = sim.scene();
+    let summary = Summary {
+        scene: scene.name.clone(),
+        status: if failure.is_some() {
+            "failed"
+        } else if stop_signal != 0 {
+            "interrupted"
+        } else {
+            "ok"
+        }
+        .into(),
+        error: failure.as_ref().map(|e| e.to_string()),
+        particles: scene.particles.len(),
+        particles_end,
+        inserted: ins.count,
+        removed: rem.count,
+        inserted_mass: ins.mass,
+        removed_mass: rem.mass,
+        insert_shortfall: sim.insert_shortfall(),
+        removed_by_outlet: sim
+            .outlets()
+            .names
+            .iter()
+            .zip(&flow.removed)
+            .map(|(n, c)| (n.clone(), c.count))
+            .collect(),
+        resumed_from: cfg.resume.as_ref().map(|_| pg.first_step),
+        checkpoint: ckpt,
+        checkpoint_bytes: ckpt_cost.0,
+        checkpoint_seconds: ckpt_cost.1,
+        steps: done,
+        dt: sim.dt(),
+        simulated_time: done as f64 * sim.dt(),
+        wall_seconds,
+        particle_steps_per_second: pg.particle_steps / wall.max(1e-9),
+        backend: sim.backend().name().into(),
+        adapter: sim.backend().adapter(),
+        max_overlap_ratio: sim.max_overlap_ratio(),
+        energy_residual_relative: sim.residual_ratio(),
+        final_energy: pg.last_diag,
+    };
+    let csv_path = cfg.out_dir.join("final.csv");
+    io(
+        csv::write_particles(&csv_path, &to_inits(&final_state), &sim.scene().materials),
+        &csv_path,
+    )?;
+    let sum_path = cfg.out_dir.join("summary.json");
+    let json = serde_json::to_string_pretty(&summary).expect("summary serialises");
+    io(std::fs::write(&sum_path, json + "\n"), &sum_path)?;
+    match failure {
+        Some(e) => Err(RunFailure::Blowup(e, Box::new(summary))),
+        None if stop_signal != 0 => Err(RunFailure::Interrupted {
+            signal: stop_signal,
+            summary: Box::new(summary),
+        }),
+        None => Ok(summary),
+    }
+}

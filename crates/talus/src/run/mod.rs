@@ -1,0 +1,15 @@
+//! Driving a run, in parts: a [`Simulation`] (a scene on a backend,
+//! advanced and read between advances), its [`Outputs`] (the run
+//! directory's tables and snapshot series, attached or not), and the loop
+//! of `talus run` that joins them with checkpoints, progress and the
+//! summary ([`drive`]).
+
+pub mod driver;
+pub mod outputs;
+pub mod simulation;
+
+pub use driver::{
+    drive, run, to_inits, Quiet, RunConfig, RunFailure, SnapshotHook, Summary, Watch,
+};
+pub use outputs::{Outputs, FLOW_CSV_HEADER};
+pub use simulation::{Balance, Simulation};

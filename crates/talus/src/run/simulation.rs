@@ -1,0 +1,228 @@
+//! A simulation one can drive from outside the CLI: a scene opened on a
+//! backend, advanced by steps or to a time, read between advances (state,
+//! energies and their balance, walls, the flow tally), saved and resumed.
+//! It writes nothing: the run directory's files are a separate part
+//! ([`super::outputs::Outputs`]) that a caller attaches or not, and the
+//! CLI's loop ([`super::driver`]) is one caller among others (the
+//! validation cases, the live view, and next the Python package and MPI
+//! ranks).
+//!
+//! Advancing reads nothing back from a GPU backend; the readers
+//! ([`Simulation::particles`], [`Simulation::balance`],
+//! [`Simulation::walls`]) each copy their data back once.
+
+use crate::backend::{Backend, Diagnostics, RunError};
+use crate::checkpoint::{DriverState, Saved};
+use crate::fem::coupling::BodyNow;
+use crate::flow::{FlowTally, InsertPlan, OutletSet};
+use crate::scene::Scene;
+use crate::state::Particles;
+use crate::walls::{Pose, WallLoad};
+use std::sync::Arc;
+
+/// The energy balance at one instant: the particles' energies, the FEM
+/// bodies' (zero without bodies), and the residual of the total against
+/// its reference at the first balance, particles brought in and taken out
+/// counted with the energy they carried.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Balance {
+    pub particles: Diagnostics,
+    /// Each FEM body as it stands (empty without bodies): what the
+    /// bodies' table and snapshots report.
+    pub body_states: Vec<BodyNow>,
+    /// The bodies' kinetic, strain, contact, potential and dissipated
+    /// energy (J), summed over the bodies.
+    pub bodies: [f64; 5],
+    /// Total now (with what the flow carried) − the reference (J).
+    pub residual: f64,
+    /// |residual| / the largest energy that moved (dissipated, moving at
+    /// the reference, moving now): `summary.json`'s
+    /// `energy_residual_relative` at the last balance.
+    pub residual_ratio: f64,
+}
+
+/// A scene on a backend. `B` is any [`Backend`]: a `Box<dyn Backend>`
+/// (the default: chosen at run time), a `&mut` one, or a concrete type.
+pub struct Simulation<B: Backend = Box<dyn Backend>> {
+    scene: Arc<Scene>,
+    backend: B,
+    dt: f64,
+    plan: InsertPlan,
+    outlets: OutletSet,
+    flow: FlowTally,
+    /// Total and moving energy at the first balance.
+    e0: Option<(f64, f64)>,
+    residual_ratio: f64,
+}
+
+impl<B: Backend> Simulation<B> {
+    /// `scene` on `backend`, built from it and not yet advanced.
+    pub fn new(scene: Arc<Scene>, backend: B) -> Self {
+        let flow = FlowTally::new(scene.inserts.len(), scene.outlets.len());
+        Simulation {
+            dt: scene.dt(),
+            plan: InsertPlan::new(&scene),
+            outlets: OutletSet::new(&scene),
+            flow,
+            e0: None,
+            residual_ratio: 0.0,
+            scene,
+            backend,
+        }
+    }
+
+    /// Continues a run: `backend` restored from a checkpoint, `driver` the
+    /// same checkpoint's driver state (the flow tally and the energy
+    /// reference carry on from it).
+    pub fn resume(scene: Arc<Scene>, backend: B, driver: &DriverState) -> Self {
+        let mut sim = Simulation::new(scene, backend);
+        sim.flow = driver.flow.clone();
+        sim.e0 = driver.e0;
+        sim.residual_ratio = driver.residual_ratio;
+        sim
+    }
+
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    /// The backend, for what only it offers (the viewer draws from the GPU
+    /// backend's buffers). Advancing it directly bypasses the flow tally.
+    pub fn backend_mut(&mut self) -> &mut B {
+        &mut self.backend
+    }
+
+    /// The time step (s).
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Steps done since t = 0.
+    pub fn step(&self) -> u64 {
+        self.backend.steps_done()
+    }
+
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.step() as f64 * self.dt
+    }
+
+    /// Runs `steps` steps. The particles inserted and removed on the way
+    /// are tallied, also when the advance fails (a failed advance leaves
+    /// the backend's state where it stopped).
+    pub fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        let res = self.backend.advance(steps);
+        let mut events = self.backend.flow_events();
+        self.flow.add(&mut events);
+        res
+    }
+
+    /// Runs to the first step at or after time `t` (nothing when already
+    /// there).
+    pub fn advance_to(&mut self, t: f64) -> Result<(), RunError> {
+        let target = (t / self.dt - 1e-9).ceil().max(0.0) as u64;
+        match target.checked_sub(self.step()) {
+            Some(n) if n > 0 => self.advance(n),
+            _ => Ok(()),
+        }
+    }
+
+    /// The particles now, in id order, in f64 (read back from a GPU).
+    pub fn particles(&mut self) -> Particles<f64> {
+        self.backend.snapshot()
+    }
+
+    /// Particles present now.
+    pub fn particle_count(&mut self) -> u64 {
+        self.backend.particle_count()
+    }
+
+    /// Each scene wall's pose and the particles' load on it.
+    pub fn walls(&mut self) -> Vec<(Pose, WallLoad)> {
+        self.backend.walls()
+    }
+
+    /// What was inserted and removed since t = 0, per entry and outlet.
+    pub fn flow(&self) -> &FlowTally {
+        &self.flow
+    }
+
+    /// The outlets' names (the open domain last) and which one is the
+    /// domain's.
+    pub fn outlets(&self) -> &OutletSet {
+        &self.outlets
+    }
+
+    /// Per `[[insert]]` entry: particles its rate asked for up to now and
+    /// not yet placed (its region was full).
+    pub fn insert_shortfall(&self) -> Vec<u64> {
+        let done = self.step();
+        (0..self.scene.inserts.len())
+            .map(|k| {
+                self.plan
+                    .target_before(k, done)
+                    .saturating_sub(self.flow.inserted[k].count)
+            })
+            .collect()
+    }
+
+    /// Largest overlap / smaller radius seen.
+    pub fn max_overlap_ratio(&self) -> f64 {
+        self.backend.max_overlap_ratio()
+    }
+
+    /// The energy balance now. The first call sets the reference the
+    /// residuals are measured against (the energy table's first row).
+    pub fn balance(&mut self) -> Balance {
+        let d = self.backend.diagnostics();
+        let body_states = self.backend.bodies().map_or(Vec::new(), |b| b.now());
+        let be = body_states.iter().fold([0.0; 5], |a, n| {
+            [
+                a[0] + n.kinetic,
+                a[1] + n.strain,
+                a[2] + n.contact,
+                a[3] + n.potential,
+                a[4] + n.dissipated,
+            ]
+        });
+        let total = d.total() + be.iter().sum::<f64>();
+        let moving = d.kinetic_translational + d.kinetic_rotational + d.elastic + be[0] + be[1];
+        // particles brought in or taken out carry their energy: the
+        // balance counts what is present against its reference plus what
+        // came in minus what went out
+        let own = total - self.flow.net_energy();
+        let (e_ref, moving0) = *self.e0.get_or_insert((own, moving));
+        let residual = own - e_ref;
+        self.residual_ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
+        Balance {
+            particles: d,
+            body_states,
+            bodies: be,
+            residual,
+            residual_ratio: self.residual_ratio,
+        }
+    }
+
+    /// |residual| / the energy that moved at the last [`balance`](
+    /// Self::balance) (0 before the first).
+    pub fn residual_ratio(&self) -> f64 {
+        self.residual_ratio
+    }
+
+    /// Everything the backend's next step depends on.
+    pub fn save(&mut self) -> Saved {
+        self.backend.save()
+    }
+
+    /// The simulation's part of a checkpoint's driver state (the flow
+    /// tally and the energy reference) written into `st`.
+    pub fn save_driver(&self, st: &mut DriverState) {
+        st.flow = self.flow.clone();
+        st.e0 = self.e0;
+        st.residual_ratio = self.residual_ratio;
+    }
+}
