@@ -503,212 +503,126 @@ pub struct ArgSlot {
 /// One struct's layout: (name, [(field, offset)], size).
 pub type StructLayout = (&'static str, Vec<(&'static str, usize)>, usize);
 
+/// `(name, [(field, offset)], size)` of a Rust struct, each field named
+/// once.
+macro_rules! layout {
+    ($t:ident { $($f:ident),* $(,)? }) => {
+        (
+            stringify!($t),
+            vec![$((stringify!($f), std::mem::offset_of!($t, $f))),*],
+            std::mem::size_of::<$t>(),
+        )
+    };
+}
+
 /// Field offsets of the twins, for the layout test.
 pub fn rust_layouts() -> Vec<StructLayout> {
-    use std::mem::{offset_of, size_of};
     vec![
-        (
-            "Params",
-            vec![
-                ("grid_min", offset_of!(Params, grid_min)),
-                ("grid_len", offset_of!(Params, grid_len)),
-                ("level_count", offset_of!(Params, level_count)),
-                ("gravity_dt", offset_of!(Params, gravity_dt)),
-                ("dims", offset_of!(Params, dims)),
-                ("periodic", offset_of!(Params, periodic)),
-                ("sizes", offset_of!(Params, sizes)),
-                ("linear", offset_of!(Params, linear)),
-                ("nbr", offset_of!(Params, nbr)),
-                ("gravity_rot", offset_of!(Params, gravity_rot)),
-                ("gravity_turn", offset_of!(Params, gravity_turn)),
-                ("levels", offset_of!(Params, levels)),
-            ],
-            size_of::<Params>(),
-        ),
-        (
-            "GridLevel",
-            vec![
-                ("inv_cell", offset_of!(GridLevel, inv_cell)),
-                ("dims", offset_of!(GridLevel, dims)),
-            ],
-            size_of::<GridLevel>(),
-        ),
-        (
-            "Pair",
-            vec![
-                ("e_star", offset_of!(Pair, e_star)),
-                ("g_star", offset_of!(Pair, g_star)),
-                ("restitution", offset_of!(Pair, restitution)),
-                ("beta", offset_of!(Pair, beta)),
-                ("friction", offset_of!(Pair, friction)),
-                ("rolling_friction", offset_of!(Pair, rolling_friction)),
-                ("damp_n", offset_of!(Pair, damp_n)),
-                ("damp_t", offset_of!(Pair, damp_t)),
-            ],
-            size_of::<Pair>(),
-        ),
-        (
-            "Wall",
-            vec![
-                ("a", offset_of!(Wall, a)),
-                ("b", offset_of!(Wall, b)),
-                ("c", offset_of!(Wall, c)),
-                ("kind", offset_of!(Wall, kind)),
-                ("material", offset_of!(Wall, material)),
-                ("wall", offset_of!(Wall, wall)),
-            ],
-            size_of::<Wall>(),
-        ),
-        (
-            "WallMotion",
-            vec![
-                ("axis_point", offset_of!(WallMotion, axis_point)),
-                ("axis", offset_of!(WallMotion, axis)),
-                ("velocity", offset_of!(WallMotion, velocity)),
-                ("oscillation", offset_of!(WallMotion, oscillation)),
-                ("servo", offset_of!(WallMotion, servo)),
-                ("extra", offset_of!(WallMotion, extra)),
-            ],
-            size_of::<WallMotion>(),
-        ),
-        (
-            "WallPose",
-            vec![
-                ("origin", offset_of!(WallPose, origin)),
-                ("rot", offset_of!(WallPose, rot)),
-                ("velocity", offset_of!(WallPose, velocity)),
-                ("omega", offset_of!(WallPose, omega)),
-                ("servo", offset_of!(WallPose, servo)),
-                ("built", offset_of!(WallPose, built)),
-                ("force", offset_of!(WallPose, force)),
-                ("torque", offset_of!(WallPose, torque)),
-            ],
-            size_of::<WallPose>(),
-        ),
-        (
-            "WallInfo",
-            vec![
-                ("grid_min", offset_of!(WallInfo, grid_min)),
-                ("grid_dims", offset_of!(WallInfo, grid_dims)),
-                ("prims", offset_of!(WallInfo, prims)),
-            ],
-            size_of::<WallInfo>(),
-        ),
-        (
-            // `state::Motion<f32>`: lanes of `[f32; 4]` in this order
-            "Motion",
-            ["vel_invm", "omega_invi", "vel_half", "omega_half"]
-                .into_iter()
-                .enumerate()
-                .map(|(k, f)| (f, k * size_of::<[f32; 4]>()))
-                .collect(),
-            size_of::<crate::state::Motion<f32>>(),
-        ),
-        (
-            "WallCase",
-            vec![
-                ("wall", offset_of!(WallCase, wall)),
-                ("motion", offset_of!(WallCase, motion)),
-                ("x", offset_of!(WallCase, x)),
-                ("t", offset_of!(WallCase, t)),
-            ],
-            size_of::<WallCase>(),
-        ),
-        (
-            "WallOut",
-            vec![
-                ("gap", offset_of!(WallOut, gap)),
-                ("flags", offset_of!(WallOut, flags)),
-                ("pose", offset_of!(WallOut, pose)),
-                ("body", offset_of!(WallOut, body)),
-                ("dir", offset_of!(WallOut, dir)),
-                ("vel", offset_of!(WallOut, vel)),
-            ],
-            size_of::<WallOut>(),
-        ),
-        (
-            "LawCase",
-            vec![
-                ("pair", offset_of!(LawCase, pair)),
-                ("a", offset_of!(LawCase, a)),
-                ("b", offset_of!(LawCase, b)),
-                ("radii", offset_of!(LawCase, radii)),
-                ("normal", offset_of!(LawCase, normal)),
-                ("hist", offset_of!(LawCase, hist)),
-            ],
-            size_of::<LawCase>(),
-        ),
-        (
-            "LawOut",
-            vec![
-                ("force_a", offset_of!(LawOut, force_a)),
-                ("torque_a", offset_of!(LawOut, torque_a)),
-                ("torque_b", offset_of!(LawOut, torque_b)),
-                ("xi_kt", offset_of!(LawOut, xi_kt)),
-                ("energy", offset_of!(LawOut, energy)),
-            ],
-            size_of::<LawOut>(),
-        ),
-        (
-            "OutletRegion",
-            vec![
-                ("a", offset_of!(OutletRegion, a)),
-                ("b", offset_of!(OutletRegion, b)),
-                ("kind", offset_of!(OutletRegion, kind)),
-            ],
-            size_of::<OutletRegion>(),
-        ),
-        (
-            "FlowRecord",
-            vec![
-                ("id", offset_of!(FlowRecord, id)),
-                ("kind", offset_of!(FlowRecord, kind)),
-                ("step", offset_of!(FlowRecord, step)),
-                ("mass", offset_of!(FlowRecord, mass)),
-                ("energy", offset_of!(FlowRecord, energy)),
-                ("cand", offset_of!(FlowRecord, cand)),
-            ],
-            size_of::<FlowRecord>(),
-        ),
-        (
-            "InsertBatch",
-            vec![
-                ("step", offset_of!(InsertBatch, step)),
-                ("first", offset_of!(InsertBatch, first)),
-                ("count", offset_of!(InsertBatch, count)),
-                ("entry", offset_of!(InsertBatch, entry)),
-                ("goal", offset_of!(InsertBatch, goal)),
-                ("index", offset_of!(InsertBatch, index)),
-                ("tag", offset_of!(InsertBatch, tag)),
-            ],
-            size_of::<InsertBatch>(),
-        ),
-        (
-            "SurfInfo",
-            vec![
-                ("sizes", offset_of!(SurfInfo, sizes)),
-                ("scale", offset_of!(SurfInfo, scale)),
-            ],
-            size_of::<SurfInfo>(),
-        ),
-        (
-            "ScanParams",
-            vec![("len", offset_of!(ScanParams, len))],
-            size_of::<ScanParams>(),
-        ),
-        (
-            "Gather",
-            vec![("words", offset_of!(Gather, words))],
-            size_of::<Gather>(),
-        ),
-        (
-            "ArgSlot",
-            vec![
-                ("scale", offset_of!(ArgSlot, scale)),
-                ("fixed", offset_of!(ArgSlot, fixed)),
-                ("always", offset_of!(ArgSlot, always)),
-            ],
-            size_of::<ArgSlot>(),
-        ),
+        layout!(Params {
+            grid_min,
+            grid_len,
+            level_count,
+            gravity_dt,
+            dims,
+            periodic,
+            sizes,
+            linear,
+            nbr,
+            gravity_rot,
+            gravity_turn,
+            levels
+        }),
+        layout!(GridLevel { inv_cell, dims }),
+        layout!(Pair {
+            e_star,
+            g_star,
+            restitution,
+            beta,
+            friction,
+            rolling_friction,
+            damp_n,
+            damp_t
+        }),
+        layout!(Wall {
+            a,
+            b,
+            c,
+            kind,
+            material,
+            wall
+        }),
+        layout!(WallMotion {
+            axis_point,
+            axis,
+            velocity,
+            oscillation,
+            servo,
+            extra
+        }),
+        layout!(WallPose {
+            origin,
+            rot,
+            velocity,
+            omega,
+            servo,
+            built,
+            force,
+            torque
+        }),
+        layout!(WallInfo {
+            grid_min,
+            grid_dims,
+            prims
+        }),
+        layout!(WallCase { wall, motion, x, t }),
+        layout!(WallOut {
+            gap,
+            flags,
+            pose,
+            body,
+            dir,
+            vel
+        }),
+        layout!(LawCase {
+            pair,
+            a,
+            b,
+            radii,
+            normal,
+            hist
+        }),
+        layout!(LawOut {
+            force_a,
+            torque_a,
+            torque_b,
+            xi_kt,
+            energy
+        }),
+        layout!(OutletRegion { a, b, kind }),
+        layout!(FlowRecord {
+            id,
+            kind,
+            step,
+            mass,
+            energy,
+            cand
+        }),
+        layout!(InsertBatch {
+            step,
+            first,
+            count,
+            entry,
+            goal,
+            index,
+            tag
+        }),
+        layout!(SurfInfo { sizes, scale }),
+        layout!(ScanParams { len }),
+        layout!(Gather { words }),
+        layout!(ArgSlot {
+            scale,
+            fixed,
+            always
+        }),
     ]
 }
