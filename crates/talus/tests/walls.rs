@@ -14,13 +14,42 @@ use talus::gpu::{context::test_context, GpuBackend};
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder, Servo, Shape, Side, Wall, WallMotion};
 
-/// The scene on the CPU, and on the GPU when there is one.
-fn backends(scene: &Scene) -> Vec<Box<dyn Backend>> {
-    let mut v: Vec<Box<dyn Backend>> = vec![Box::new(CpuBackend::new(scene).unwrap())];
-    if let Some(ctx) = test_context() {
-        v.push(Box::new(GpuBackend::new(scene, ctx).unwrap()));
+/// Which path a test runs on: each check is two tests (`NAME::cpu`,
+/// `NAME::gpu`), so that the test threads run the two halves side by side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Cpu,
+    Gpu,
+}
+
+/// The scene on the CPU, or on the GPU when there is one (none: nothing,
+/// the GPU half of a check then passes empty, as the tests' pool says).
+fn backends(path: Path, scene: &Scene) -> Vec<Box<dyn Backend>> {
+    match path {
+        Path::Cpu => vec![Box::new(CpuBackend::new(scene).unwrap())],
+        Path::Gpu => test_context()
+            .map(|ctx| Box::new(GpuBackend::new(scene, ctx).unwrap()) as Box<dyn Backend>)
+            .into_iter()
+            .collect(),
     }
-    v
+}
+
+/// `NAME::cpu` and `NAME::gpu` tests of the checks `NAME(path)`.
+macro_rules! both_paths {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn cpu() {
+                    super::$name(super::Path::Cpu)
+                }
+                #[test]
+                fn gpu() {
+                    super::$name(super::Path::Gpu)
+                }
+            }
+        )*
+    };
 }
 
 /// Relative tolerance of a comparison on backend `b`: the CPU's f64 gap
@@ -153,8 +182,7 @@ fn rebound(b: &mut dyn Backend, max_steps: u64) -> [f64; 3] {
 /// inside a face rebounds as on the analytic plane: the same restitution,
 /// tangential velocity and spin, in a sliding (μ = 0.1, steep tangential
 /// speed) and a sticking (μ = 0.8) impact.
-#[test]
-fn mesh_floor_rebounds_like_the_plane() {
+fn mesh_floor_rebounds_like_the_plane(path: Path) {
     let (tris, verts) = irregular_floor(0.04, 8, 7);
     let r = 0.004;
     // impact points: an inner vertex, a point on an edge shared by two
@@ -177,7 +205,10 @@ fn mesh_floor_rebounds_like_the_plane() {
             let go = |mesh| one_sphere(x, v, [0.0; 3], r, [0.0; 3], beads(0.7, mu), mesh);
             let plane = go(None);
             let meshed = go(Some(tris.clone()));
-            for (mut a, mut b) in backends(&plane).into_iter().zip(backends(&meshed)) {
+            for (mut a, mut b) in backends(path, &plane)
+                .into_iter()
+                .zip(backends(path, &meshed))
+            {
                 let ra = rebound(a.as_mut(), 2000);
                 let rb = rebound(b.as_mut(), 2000);
                 let t = tol(a.as_ref(), 1e-9, 2e-3);
@@ -201,8 +232,7 @@ fn mesh_floor_rebounds_like_the_plane() {
 /// the static friction that keeps it rolling is carried by the tangential
 /// spring, which would slip if the history were lost at an edge. Speed
 /// follows 5/7 g sinθ t, and it never leaves the floor.
-#[test]
-fn sphere_rolls_across_mesh_edges_like_on_the_plane() {
+fn sphere_rolls_across_mesh_edges_like_on_the_plane(path: Path) {
     let (tris, _) = irregular_floor(0.04, 16, 11);
     let r = 0.003;
     let th = 10f64.to_radians();
@@ -210,7 +240,10 @@ fn sphere_rolls_across_mesh_edges_like_on_the_plane() {
     let x = [-0.03, 0.0013, r - 2e-6];
     let go = |mesh| one_sphere(x, [0.0; 3], [0.0; 3], r, g, beads(0.5, 0.5), mesh);
     let (plane, meshed) = (go(None), go(Some(tris.clone())));
-    for (mut a, mut b) in backends(&plane).into_iter().zip(backends(&meshed)) {
+    for (mut a, mut b) in backends(path, &plane)
+        .into_iter()
+        .zip(backends(path, &meshed))
+    {
         let dt = plane.dt();
         // 0.3 s: ~0.055 m along x, past ~20 edges of 5 mm cells
         let steps = (0.3 / dt) as u64;
@@ -273,8 +306,7 @@ fn cylinder(
 /// about the bottom: small oscillations of period 2π √(7 (R − r) / (5 g))
 /// (rolling without slipping). At rest at the bottom, the load on the
 /// cylinder is the sphere's weight, straight down.
-#[test]
-fn sphere_rolls_inside_a_cylinder_as_theory_says() {
+fn sphere_rolls_inside_a_cylinder_as_theory_says(path: Path) {
     let (big_r, r) = (0.02, 0.002);
     let g = 9.81;
     let theta0: f64 = 0.05;
@@ -300,7 +332,7 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
         None,
     ));
     let period = 2.0 * std::f64::consts::PI * (7.0 * (big_r - r) / (5.0 * g)).sqrt();
-    for mut b in backends(&s) {
+    for mut b in backends(path, &s) {
         let dt = s.dt();
         let per = 50u64;
         let mut prev = b.snapshot().pos_rad[0][0];
@@ -328,7 +360,7 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
     // at rest at the bottom: the load is the weight
     let mut s0 = s.clone();
     s0.particles[0].position = [0.0, 0.0, -(big_r - r) + 1e-7];
-    for mut b in backends(&s0) {
+    for mut b in backends(path, &s0) {
         b.advance((0.05 / s0.dt()) as u64).unwrap();
         let m = 1.0 / b.snapshot().vel_invm[0][3];
         let (_, load) = b.walls()[0];
@@ -347,8 +379,7 @@ fn sphere_rolls_inside_a_cylinder_as_theory_says() {
 /// atan((r1 − r0) / L): its speed along the axis grows as 5/7 g sin α cos α
 /// t (rolling without slipping down the incline, projected on the axis),
 /// and it stays on the lowest line (y = 0).
-#[test]
-fn sphere_rolls_down_the_inside_of_a_cone_as_theory_says() {
+fn sphere_rolls_down_the_inside_of_a_cone_as_theory_says(path: Path) {
     let r = 0.001;
     let (r0, r1, len): (f64, f64, f64) = (0.01, 0.02, 0.06);
     let alpha = ((r1 - r0) / len).atan();
@@ -379,7 +410,7 @@ fn sphere_rolls_down_the_inside_of_a_cone_as_theory_says() {
         motion: None,
         servo: None,
     });
-    for mut b in backends(&s) {
+    for mut b in backends(path, &s) {
         let t = 0.1;
         b.advance((t / s.dt()) as u64).unwrap();
         let p = b.snapshot();
@@ -424,8 +455,7 @@ fn bed(n: usize, h: f64, top: f64, r: f64, seed: u64) -> SceneBuilder {
 
 /// A bed settled on a mesh floor (inside four side planes): the floor's
 /// load sums to the bed's weight (walls.csv's column), on both backends.
-#[test]
-fn settled_bed_on_a_mesh_floor_weighs_on_it() {
+fn settled_bed_on_a_mesh_floor_weighs_on_it(path: Path) {
     let h = 0.01;
     let (tris, _) = irregular_floor(h * 1.5, 6, 3);
     let mut b = bed(100, h, 0.015, 0.001, 5);
@@ -440,7 +470,7 @@ fn settled_bed_on_a_mesh_floor_weighs_on_it() {
     let mut s = build(b);
     s.walls.push(mesh_wall(tris, 0));
     let mass = s.total_mass();
-    for mut be in backends(&s) {
+    for mut be in backends(path, &s) {
         be.advance((0.3 / s.dt()) as u64).unwrap();
         let walls = be.walls();
         let floor = walls[4].1;
@@ -457,8 +487,7 @@ fn settled_bed_on_a_mesh_floor_weighs_on_it() {
 /// A servo piston (a plane above a bed, pushing down) reaches its force
 /// and holds it: over the second half of the run (0.15–0.3 s) the force it
 /// exerts stays within 2 % of the target.
-#[test]
-fn servo_piston_reaches_and_holds_its_force() {
+fn servo_piston_reaches_and_holds_its_force(path: Path) {
     let h = 0.008;
     let mut b = bed(80, h, 0.006, 0.001, 9);
     for (p, n) in [
@@ -486,7 +515,7 @@ fn servo_piston_reaches_and_holds_its_force() {
             direction: [0.0, 0.0, -1.0],
         }),
     });
-    for mut be in backends(&s) {
+    for mut be in backends(path, &s) {
         let dt = s.dt();
         let rows = 60;
         let per = (0.3 / dt) as u64 / rows;
@@ -513,8 +542,7 @@ fn servo_piston_reaches_and_holds_its_force() {
 /// planes turning with it) give the same mean angular position of the bed
 /// within 2° after 0.5 s, and the torque the bed puts on the drum opposes
 /// its rotation.
-#[test]
-fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
+fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed(path: Path) {
     let (big_r, len) = (0.02, 0.01);
     let omega = 3.0;
     let motion = WallMotion {
@@ -609,27 +637,30 @@ fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
     };
     // the CPU: the analytic drum, the same with one sphere moved by 1 µm
     // (the flow's own scatter), and the meshed drum, averaged over 1 s
-    let mut perturbed = analytic.clone();
-    perturbed.particles[0].position[0] += 1e-6;
-    let run = |s: &Scene| {
-        let mut c = CpuBackend::new(s).unwrap();
-        let m = mean_angle(&mut c, 0.3, 1.3);
-        (m, c.walls()[0].1)
-    };
-    let ((aa, load), (ap, _), (am, _)) = (run(&analytic), run(&perturbed), run(&meshed));
-    println!("cpu: bed at {aa}° (analytic), {ap}° (perturbed), {am}° (mesh)");
-    // ω along +y turns +z toward +x: the wall rises at x < 0, where the bed
-    // is dragged
-    assert!(aa < -10.0, "analytic drum bed at {aa}°: not dragged");
-    assert!(
-        (aa - am).abs() < 2.0,
-        "bed at {aa}° (analytic) vs {am}° (mesh); the same drum perturbed: {ap}°"
-    );
-    assert!(
-        load.torque[1] * omega < 0.0,
-        "the bed's torque on the drum {:?} does not oppose ω",
-        load.torque
-    );
+    if path == Path::Cpu {
+        let mut perturbed = analytic.clone();
+        perturbed.particles[0].position[0] += 1e-6;
+        let run = |s: &Scene| {
+            let mut c = CpuBackend::new(s).unwrap();
+            let m = mean_angle(&mut c, 0.3, 1.3);
+            (m, c.walls()[0].1)
+        };
+        let ((aa, load), (ap, _), (am, _)) = (run(&analytic), run(&perturbed), run(&meshed));
+        println!("cpu: bed at {aa}° (analytic), {ap}° (perturbed), {am}° (mesh)");
+        // ω along +y turns +z toward +x: the wall rises at x < 0, where the bed
+        // is dragged
+        assert!(aa < -10.0, "analytic drum bed at {aa}°: not dragged");
+        assert!(
+            (aa - am).abs() < 2.0,
+            "bed at {aa}° (analytic) vs {am}° (mesh); the same drum perturbed: {ap}°"
+        );
+        assert!(
+            load.torque[1] * omega < 0.0,
+            "the bed's torque on the drum {:?} does not oppose ω",
+            load.torque
+        );
+        return;
+    }
     // the GPU (slow on lavapipe: 0.2 s of it): the meshed drum drags its bed
     // as the CPU's does, early in the same flow
     if let Some(ctx) = test_context() {
@@ -657,8 +688,7 @@ fn rotating_drum_drags_its_bed_the_same_analytic_or_meshed() {
 /// velocity is ∫ g dt: at 0.65 s (after one turn, held upside down) v =
 /// (0, 2g/ω, −0.05 g), and at 1.25 s (after the turn back) v = (0, 0,
 /// −0.05 g); on both backends.
-#[test]
-fn gravity_turns_over_and_back_on_schedule() {
+fn gravity_turns_over_and_back_on_schedule(path: Path) {
     let (g, w) = (9.81, 2.0 * std::f64::consts::PI);
     let mut s = build(
         SceneBuilder::new("hourglass turns")
@@ -676,7 +706,7 @@ fn gravity_turns_over_and_back_on_schedule() {
         angle: Some(std::f64::consts::PI),
         every: Some(0.6),
     });
-    for mut b in backends(&s) {
+    for mut b in backends(path, &s) {
         let mut done = 0;
         for (t, want) in [
             (0.65, [0.0, 2.0 * g / w, -0.05 * g]),
@@ -704,8 +734,7 @@ fn gravity_turns_over_and_back_on_schedule() {
 /// `gravity_rotation`: a free sphere under gravity g turning about x at ω
 /// has v(t) = ∫ g(τ) dτ = (0, g (1 − cos ωt) / ω, −g sin ωt / ω), on both
 /// backends (a soft, large sphere, so a 1 ms step is stable).
-#[test]
-fn gravity_turns_as_asked() {
+fn gravity_turns_as_asked(path: Path) {
     let (g, w) = (9.81, 2.0);
     let mut s = build(
         SceneBuilder::new("turning gravity")
@@ -717,7 +746,7 @@ fn gravity_turns_as_asked() {
             .particle([0.0; 3], [0.0; 3], 0.01, "soft"),
     );
     s.simulation.gravity_rotation = Some(talus::scene::GravityRotation::steady([1.0, 0.0, 0.0], w));
-    for mut b in backends(&s) {
+    for mut b in backends(path, &s) {
         b.advance(500).unwrap();
         let t = 0.5;
         let v = b.snapshot().vel_invm[0];
@@ -735,3 +764,15 @@ fn gravity_turns_as_asked() {
         }
     }
 }
+
+both_paths!(
+    mesh_floor_rebounds_like_the_plane,
+    sphere_rolls_across_mesh_edges_like_on_the_plane,
+    sphere_rolls_inside_a_cylinder_as_theory_says,
+    sphere_rolls_down_the_inside_of_a_cone_as_theory_says,
+    settled_bed_on_a_mesh_floor_weighs_on_it,
+    servo_piston_reaches_and_holds_its_force,
+    rotating_drum_drags_its_bed_the_same_analytic_or_meshed,
+    gravity_turns_over_and_back_on_schedule,
+    gravity_turns_as_asked,
+);

@@ -1,0 +1,443 @@
+//! `talus run`: the scene, a checkpoint to continue, the backend (or the
+//! live view around it), the pictures, then the engine's run loop
+//! ([`talus::run::drive`]) and what it says at the end.
+
+use crate::args::{fail, load, BackendChoice};
+use crate::progress;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::Arc;
+use talus::backend::Backend;
+use talus::cpu::CpuBackend;
+use talus::gpu::{GpuBackend, GpuContext};
+use talus::run::{self, RunConfig, RunFailure};
+use talus::scene::Scene;
+use talus::state::Particles;
+use talus_view::record::Recorder;
+
+pub struct RunArgs<'a> {
+    pub path: &'a Path,
+    pub choice: BackendChoice,
+    pub out: Option<PathBuf>,
+    pub steps: Option<u64>,
+    pub duration: Option<f64>,
+    pub quiet: bool,
+    pub adapter: Option<&'a str>,
+    pub resume: Option<PathBuf>,
+    pub force: bool,
+    /// `--view`: the colour field and camera spec.
+    pub view: Option<(String, Option<String>)>,
+    /// `--render-every` and the picture options (also present without it,
+    /// to refuse options given without --view or --render-every).
+    pub render: Option<Render>,
+}
+
+pub struct Render {
+    pub every: Option<f64>,
+    pub size: String,
+    pub color_by: String,
+    pub camera: Option<String>,
+}
+
+/// SIGINT and SIGTERM: the first asks the run to stop at the next chunk
+/// (the flag becomes the signal's number), a second exits at once.
+fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
+    let flag = Arc::new(AtomicI32::new(0));
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+            let f = flag.clone();
+            std::thread::spawn(move || {
+                for sig in signals.forever() {
+                    if f.load(Ordering::SeqCst) != 0 {
+                        eprintln!("\nsecond signal: exiting at once, without a checkpoint now (an earlier one, if any, stays)");
+                        std::process::exit(128 + sig);
+                    }
+                    f.store(sig, Ordering::SeqCst);
+                    if !quiet {
+                        eprintln!(
+                            "\nstopping at the next chunk to write a checkpoint (send it again to quit at once)"
+                        );
+                    }
+                }
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = quiet;
+    flag
+}
+
+/// The scene file's hash, as checkpoints record it.
+fn file_hash(path: &Path) -> Result<String, String> {
+    std::fs::read(path)
+        .map(|b| talus::checkpoint::scene_hash(&b))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `talus run --view`'s options: the colour field, the camera and the
+/// `TALUS_VIEW_*` variables.
+fn live_view(
+    color_by: &str,
+    camera: Option<String>,
+    scene: &Scene,
+) -> Result<talus_view::window::ViewOpts, String> {
+    use talus_view::{colormap::ColorBy, window};
+    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
+    if opts.offscreen.is_none() && !window::has_display() {
+        return Err(window::NO_DISPLAY.into());
+    }
+    if let Some(spec) = &camera {
+        // checked before the run starts
+        let d = &scene.domain;
+        talus_view::camera::Camera::frame(d.min, d.max, scene.simulation.gravity)
+            .apply_spec(spec)?;
+    }
+    opts.by = ColorBy::parse(color_by)?;
+    opts.camera = camera;
+    Ok(opts)
+}
+
+/// The checkpoint a run continues: its directory, header and state.
+type Ckpt = (PathBuf, talus::checkpoint::Header, talus::checkpoint::Saved);
+
+/// A checkpoint to continue (`--resume DIR`), checked against the scene:
+/// the same scene file (unless `--force`), the same dt, a step before the
+/// end.
+fn checkpoint_for(a: &RunArgs, scene: &Scene, hash: &str) -> Result<Option<Ckpt>, String> {
+    Ok(match &a.resume {
+        None => None,
+        Some(dir) => match talus::checkpoint::read(dir) {
+            Err(e) => return Err(e.to_string()),
+            Ok((h, saved)) => {
+                if h.scene_hash != *hash && !a.force {
+                    return Err(format!(
+                        "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",
+                        dir.display(),
+                        h.scene_file.as_deref().unwrap_or("(none)"),
+                        h.scene_hash,
+                        hash
+                    ));
+                }
+                if (h.dt - scene.dt()).abs() > 1e-12 * h.dt.abs() {
+                    return Err(format!(
+                        "{}: the checkpoint ran with dt = {:e} s, the scene now gives {:e} s; a run cannot change its time step midway",
+                        dir.display(),
+                        h.dt,
+                        scene.dt()
+                    ));
+                }
+                if saved.scalars.step >= scene.steps() {
+                    return Err(format!(
+                        "{}: the run is already at step {} (t = {:.4e} s), not before step {}: ask for more with --steps or --duration (they count from t = 0)",
+                        dir.display(),
+                        saved.scalars.step,
+                        saved.scalars.step as f64 * h.dt,
+                        scene.steps()
+                    ));
+                }
+                Some((dir.clone(), h, saved))
+            }
+        },
+    })
+}
+
+/// The backend the run goes on (`--backend`, the checkpoint's, or the live
+/// view around one) and why it was chosen (said on stderr).
+fn open_backend(
+    a: &RunArgs,
+    scene: &Scene,
+    ckpt: &Option<Ckpt>,
+) -> Result<(Box<dyn Backend>, String), String> {
+    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
+    let cpu = |why: String| -> Result<(Box<dyn Backend>, String), String> {
+        let b = match &ckpt {
+            Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+            None => CpuBackend::new(&scene)?,
+        };
+        Ok((Box::new(b), why))
+    };
+    let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
+        match &ckpt {
+            Some((_, _, saved)) => {
+                GpuBackend::restore(&scene, ctx, saved).map_err(|e| e.to_string())
+            }
+            None => GpuBackend::new(&scene, ctx).map_err(|e| e.to_string()),
+        }
+    };
+    // a checkpoint resumes on the backend that wrote it unless told
+    let choice = match (a.choice, written_by.as_deref()) {
+        (BackendChoice::Auto, Some("cpu")) => BackendChoice::Cpu,
+        (BackendChoice::Auto, Some("gpu")) => BackendChoice::Gpu,
+        (c, _) => c,
+    };
+    match (&a.view, choice) {
+        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &scene)
+            .and_then(|opts| {
+                use talus_view::window::{Live, LiveSim};
+                let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
+                // the CPU path is drawn from its state at each picture, on
+                // the window's own device; the GPU path from its buffers
+                let sim = if choice == BackendChoice::Cpu {
+                    let b = match &ckpt {
+                        Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
+                        None => CpuBackend::new(&scene)?,
+                    };
+                    LiveSim::Cpu(Box::new((b, ctx)))
+                } else {
+                    LiveSim::Gpu(Box::new(gpu(ctx)?))
+                };
+                let live = Live::new(sim, &scene, &opts)?;
+                Ok((Box::new(live) as Box<dyn Backend>, " (--view)".to_string()))
+            }),
+        (None, BackendChoice::Cpu) => cpu(String::new()),
+        (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
+            .map_err(|e| e.to_string())
+            .and_then(gpu)
+            .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
+            .map_err(|e| {
+                if written_by.as_deref() == Some("gpu") && a.choice == BackendChoice::Auto {
+                    format!("the checkpoint was written by the GPU path (f32) and the GPU cannot continue it here ({e}); pass --backend cpu to continue on the CPU path (within tolerance, not bit for bit)")
+                } else {
+                    format!("--backend gpu: {e}")
+                }
+            }),
+        (None, BackendChoice::Auto) => match GpuContext::new(a.adapter) {
+            // a software rasteriser (lavapipe) is slower than the CPU path
+            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {
+                cpu(format!(
+                    " (auto: the only GPU adapter, {}, is a software one)",
+                    ctx.info.name
+                ))
+            }
+            Ok(ctx) => gpu(ctx)
+                .map(|b| (Box::new(b) as Box<dyn Backend>, " (auto)".to_string()))
+                .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
+            Err(e) => cpu(format!(" (auto: {e})")),
+        },
+    }
+}
+
+/// `--render-every`: the pictures taken during the run (None without it;
+/// the picture options without --view or --render-every are refused).
+fn recorder(a: &RunArgs, scene: &Scene, out: &Path) -> Result<Option<Recorder>, String> {
+    if let Some(r) = &a.render {
+        match r.every {
+            None => {
+                if r.color_by != "speed" || r.camera.is_some() || r.size != "1280x720" {
+                    return Err(
+                        "--color-by, --camera and --size need --view or --render-every".into(),
+                    );
+                }
+            }
+            Some(every) => {
+                let made = talus_view::colormap::ColorBy::parse(&r.color_by)
+                    .map_err(|e| format!("--color-by: {e}"))
+                    .and_then(|by| {
+                        let size = talus_view::headless::parse_size(&r.size)
+                            .map_err(|e| format!("--size: {e}"))?;
+                        talus_view::record::Recorder::new(
+                            &scene,
+                            every,
+                            out.join("frames"),
+                            by,
+                            size,
+                            r.camera.as_deref(),
+                            a.adapter,
+                        )
+                    });
+                match made {
+                    Ok(rec) => return Ok(Some(rec)),
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// What the run's end says: done, interrupted (and how to resume), or
+/// stopped (where the last good state is).
+fn report(
+    a: &RunArgs,
+    result: Result<run::Summary, RunFailure>,
+    out: &Path,
+    n_steps: u64,
+) -> ExitCode {
+    match result {
+        Ok(s) => {
+            if !a.quiet {
+                eprintln!(
+                    "done: {} steps in {:.2} s, {:.3e} particle-steps/s, max overlap {:.4} of the smaller radius, energy residual {:.2e} (relative); outputs in {}",
+                    s.steps,
+                    s.wall_seconds,
+                    s.particle_steps_per_second,
+                    s.max_overlap_ratio,
+                    s.energy_residual_relative,
+                    out.display()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(RunFailure::Interrupted { signal, summary }) => {
+            let mut cmd = format!(
+                "talus run {} --resume {} --backend {}",
+                a.path.display(),
+                out.display(),
+                summary.backend
+            );
+            if let Some(n) = a.steps {
+                cmd += &format!(" --steps {n}");
+            }
+            if let Some(t) = a.duration {
+                cmd += &format!(" --duration {t}");
+            }
+            if let Some(ad) = a.adapter {
+                cmd += &format!(" --adapter '{ad}'");
+            }
+            eprintln!(
+                "interrupted ({}) at step {} of {} (t = {:.4e} s); checkpoint, final.csv and summary.json written; resume with: {cmd}",
+                match signal {
+                    2 => "SIGINT".to_string(),
+                    15 => "SIGTERM".to_string(),
+                    s => format!("signal {s}"),
+                },
+                summary.steps,
+                n_steps,
+                summary.simulated_time
+            );
+            ExitCode::from((128 + signal).clamp(0, 255) as u8)
+        }
+        Err(RunFailure::Blowup(e, _)) => fail(format!(
+            "run stopped at {e}; the last good state is in {}",
+            out.join("final.csv").display()
+        )),
+        Err(e) => fail(e),
+    }
+}
+
+pub fn cmd_run(a: RunArgs) -> ExitCode {
+    let path = a.path;
+    let scene = match load(path, a.steps, a.duration) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    for w in scene.warnings() {
+        eprintln!("warning: {w}");
+    }
+    let hash = match file_hash(path) {
+        Ok(h) => h,
+        Err(e) => return fail(e),
+    };
+    // a resumed run: its checkpoint, checked against the scene
+    let ckpt = match checkpoint_for(&a, &scene, &hash) {
+        Ok(c) => c,
+        Err(e) => return fail(e),
+    };
+    let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
+    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
+    let chosen = open_backend(&a, &scene, &ckpt);
+    let (mut backend, why) = match chosen {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    if let (Some(p), Some(by)) = (precision, &written_by) {
+        if by != backend.name() && !a.quiet {
+            eprintln!(
+                "note: continuing a {by} ({}) checkpoint on the {} path: the run goes on within the usual tolerances, not bit for bit",
+                p.name(),
+                backend.name()
+            );
+        }
+    }
+    for (i, w) in scene.walls.iter().enumerate() {
+        if let talus::scene::Shape::Mesh {
+            file, degenerate, ..
+        } = &w.shape
+        {
+            if *degenerate > 0 {
+                eprintln!(
+                    "warning: {}: {degenerate} degenerate (zero-area) triangles of {} skipped",
+                    w.label(i),
+                    file.display()
+                );
+            }
+        }
+    }
+    let out_dir = match &ckpt {
+        Some((dir, _, _)) => dir.clone(),
+        None => a
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("out").join(&scene.name)),
+    };
+    let n_steps = scene.steps();
+    let from = backend.steps_done();
+    if !a.quiet {
+        eprintln!("backend: {} on {}{why}", backend.name(), backend.adapter());
+        eprintln!(
+            "{}: {} particles{}, dt = {:.4e} s, {} steps ({:.4e} s){}, output every {} steps -> {}",
+            path.display(),
+            backend.particle_count(),
+            if scene.inserts.is_empty() {
+                String::new()
+            } else {
+                format!(" (+ {} [[insert]])", scene.inserts.len())
+            },
+            scene.dt(),
+            n_steps,
+            n_steps as f64 * scene.dt(),
+            if from > 0 {
+                format!(", resumed at step {from}")
+            } else {
+                String::new()
+            },
+            scene.output_every(),
+            out_dir.display()
+        );
+    }
+    let mut cfg = RunConfig::new(&scene, out_dir, n_steps);
+    cfg.scene_hash = hash;
+    cfg.resume = ckpt.map(|c| c.1.driver);
+    cfg.stop = Some(stop_flag(a.quiet));
+    // headless pictures during the run
+    let mut recorder = match recorder(&a, &scene, &cfg.out_dir) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let mut draw =
+        |p: &Particles<f64>, w: &[(usize, Vec<[[f64; 3]; 3]>)], t: f64, step: u64| match recorder
+            .as_mut()
+        {
+            Some(r) => r.snapshot(p, w, t, step),
+            None => Ok(()),
+        };
+    let hook: Option<&mut run::SnapshotHook> =
+        if a.render.as_ref().is_some_and(|r| r.every.is_some()) {
+            Some(&mut draw)
+        } else {
+            None
+        };
+    let mut bar = progress::Bar::new();
+    let mut quiet = run::Quiet;
+    let watch: &mut dyn run::Watch = if a.quiet { &mut quiet } else { &mut bar };
+    let scene = std::sync::Arc::new(scene);
+    let mut sim = match &cfg.resume {
+        Some(d) => run::Simulation::resume(scene, backend, d),
+        None => run::Simulation::new(scene, backend),
+    };
+    let result = run::drive(&mut sim, &cfg, hook, watch);
+    if let Some(r) = &recorder {
+        if !a.quiet && r.count() > 0 {
+            eprintln!(
+                "pictures: {} in {} (video: ffmpeg -framerate 25 -i {}/frame_%05d.png -pix_fmt yuv420p run.mp4)",
+                r.count(),
+                r.out.display(),
+                r.out.display()
+            );
+        }
+    }
+    report(&a, result, &cfg.out_dir, n_steps)
+}
