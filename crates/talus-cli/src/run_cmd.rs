@@ -11,10 +11,11 @@ use std::sync::Arc;
 use talus::backend::Backend;
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
-use talus::run::{self, RunConfig, RunFailure};
+use talus::run::{self, AnyBackend, RunConfig, RunFailure};
 use talus::scene::Scene;
 use talus::state::Particles;
 use talus_view::record::Recorder;
+use talus_view::window::Live;
 
 pub struct RunArgs<'a> {
     pub path: &'a Path,
@@ -144,27 +145,28 @@ fn checkpoint_for(a: &RunArgs, scene: &Scene, hash: &str) -> Result<Option<Ckpt>
     })
 }
 
-/// The backend the run goes on (`--backend`, the checkpoint's, or the live
-/// view around one) and why it was chosen (said on stderr).
-fn open_backend(
-    a: &RunArgs,
-    scene: &Scene,
-    ckpt: &Option<Ckpt>,
-) -> Result<(Box<dyn Backend>, String), String> {
+/// The backend the run goes on (`--backend` or the checkpoint's), the
+/// live view that watches it (`--view`), and why it was chosen (said on
+/// stderr).
+type Opened = (AnyBackend, Option<Live>, String);
+
+fn open_backend(a: &RunArgs, scene: &Scene, ckpt: &Option<Ckpt>) -> Result<Opened, String> {
     let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
-    let cpu = |why: String| -> Result<(Box<dyn Backend>, String), String> {
-        let b = match &ckpt {
-            Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
-            None => CpuBackend::new(&scene)?,
-        };
-        Ok((Box::new(b), why))
+    let cpu_backend = || -> Result<CpuBackend, String> {
+        match &ckpt {
+            Some((_, _, saved)) => CpuBackend::restore(scene, saved),
+            None => CpuBackend::new(scene),
+        }
+    };
+    let cpu = |why: String| -> Result<Opened, String> {
+        Ok((AnyBackend::Cpu(Box::new(cpu_backend()?)), None, why))
     };
     let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
         match &ckpt {
             Some((_, _, saved)) => {
-                GpuBackend::restore(&scene, ctx, saved).map_err(|e| e.to_string())
+                GpuBackend::restore(scene, ctx, saved).map_err(|e| e.to_string())
             }
-            None => GpuBackend::new(&scene, ctx).map_err(|e| e.to_string()),
+            None => GpuBackend::new(scene, ctx).map_err(|e| e.to_string()),
         }
     };
     // a checkpoint resumes on the backend that wrote it unless told
@@ -174,29 +176,24 @@ fn open_backend(
         (c, _) => c,
     };
     match (&a.view, choice) {
-        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &scene)
+        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), scene)
             .and_then(|opts| {
-                use talus_view::window::{Live, LiveSim};
                 let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
                 // the CPU path is drawn from its state at each picture, on
                 // the window's own device; the GPU path from its buffers
-                let sim = if choice == BackendChoice::Cpu {
-                    let b = match &ckpt {
-                        Some((_, _, saved)) => CpuBackend::restore(&scene, saved)?,
-                        None => CpuBackend::new(&scene)?,
-                    };
-                    LiveSim::Cpu(Box::new((b, ctx)))
+                let (mut b, own) = if choice == BackendChoice::Cpu {
+                    (AnyBackend::Cpu(Box::new(cpu_backend()?)), Some(ctx))
                 } else {
-                    LiveSim::Gpu(Box::new(gpu(ctx)?))
+                    (AnyBackend::Gpu(Box::new(gpu(ctx)?)), None)
                 };
-                let live = Live::new(sim, &scene, &opts)?;
-                Ok((Box::new(live) as Box<dyn Backend>, " (--view)".to_string()))
+                let live = Live::new(&mut b, own, scene, &opts)?;
+                Ok((b, Some(live), " (--view)".to_string()))
             }),
         (None, BackendChoice::Cpu) => cpu(String::new()),
         (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
             .map_err(|e| e.to_string())
             .and_then(gpu)
-            .map(|b| (Box::new(b) as Box<dyn Backend>, String::new()))
+            .map(|b| (AnyBackend::Gpu(Box::new(b)), None, String::new()))
             .map_err(|e| {
                 if written_by.as_deref() == Some("gpu") && a.choice == BackendChoice::Auto {
                     format!("the checkpoint was written by the GPU path (f32) and the GPU cannot continue it here ({e}); pass --backend cpu to continue on the CPU path (within tolerance, not bit for bit)")
@@ -213,7 +210,7 @@ fn open_backend(
                 ))
             }
             Ok(ctx) => gpu(ctx)
-                .map(|b| (Box::new(b) as Box<dyn Backend>, " (auto)".to_string()))
+                .map(|b| (AnyBackend::Gpu(Box::new(b)), None, " (auto)".to_string()))
                 .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
             Err(e) => cpu(format!(" (auto: {e})")),
         },
@@ -339,7 +336,7 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
     let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
     let chosen = open_backend(&a, &scene, &ckpt);
-    let (mut backend, why) = match chosen {
+    let (mut backend, live, why) = match chosen {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
@@ -428,6 +425,9 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
         Some(d) => run::Simulation::resume(scene, backend, d),
         None => run::Simulation::new(scene, backend),
     };
+    if let Some(live) = live {
+        sim.observe(Box::new(live));
+    }
     let result = run::drive(&mut sim, &cfg, hook, watch);
     if let Some(r) = &recorder {
         if !a.quiet && r.count() > 0 {

@@ -34,11 +34,11 @@ use super::replay::Run;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use talus::backend::{Backend, Diagnostics, ListStats, RunError};
-use talus::cpu::CpuBackend;
+use talus::backend::{Backend, RunError};
 use talus::gpu::context::GpuContext;
 use talus::gpu::GpuBackend;
 use talus::io::walls::WallSeries;
+use talus::run::{AnyBackend, Observe};
 use talus::scene::Scene;
 use winit::application::ApplicationHandler;
 use winit::event::{ElementState, MouseButton, MouseScrollDelta, WindowEvent};
@@ -810,52 +810,47 @@ const MEASURE_EVERY: Duration = Duration::from_secs(2);
     target_os = "netbsd",
     target_os = "openbsd"
 ))]
-/// What a live window watches: the GPU path, drawn from its own buffers
-/// (no readback), or the CPU path, drawn from a snapshot of its state at
-/// each picture (the device is then the window's own).
-pub enum LiveSim {
-    Gpu(Box<GpuBackend>),
-    /// The CPU backend and the window's device.
-    Cpu(Box<(CpuBackend, GpuContext)>),
+/// What a live draw reads between advances: the backend (the GPU path
+/// drawn from its own buffers, no readback; the CPU path from a snapshot
+/// of its state at each picture) and, for the CPU path, the window's own
+/// device.
+struct LiveSim<'a> {
+    b: &'a mut AnyBackend,
+    own: Option<&'a GpuContext>,
 }
 
-impl LiveSim {
+impl LiveSim<'_> {
     fn ctx(&self) -> &GpuContext {
-        match self {
-            LiveSim::Gpu(b) => &b.ctx,
-            LiveSim::Cpu(bc) => &bc.1,
+        match (&*self.b, self.own) {
+            (AnyBackend::Gpu(b), _) => &b.ctx,
+            (AnyBackend::Cpu(_), Some(own)) => own,
+            (AnyBackend::Cpu(_), None) => unreachable!("the CPU path's view has its own device"),
         }
     }
 
     fn backend(&mut self) -> &mut dyn Backend {
-        match self {
-            LiveSim::Gpu(b) => b.as_mut(),
-            LiveSim::Cpu(bc) => &mut bc.0,
-        }
+        &mut **self.b
     }
 
     fn get(&self) -> &dyn Backend {
-        match self {
-            LiveSim::Gpu(b) => b.as_ref(),
-            LiveSim::Cpu(bc) => &bc.0,
-        }
+        &**self.b
     }
 
     /// The CPU path's particles now (None on the GPU path: the renderer
     /// binds its buffers).
     fn host_frame(&mut self) -> Option<Frame> {
-        match self {
-            LiveSim::Gpu(_) => None,
-            LiveSim::Cpu(bc) => Some(Frame::from_particles(&bc.0.snapshot())),
+        match &mut *self.b {
+            AnyBackend::Gpu(_) => None,
+            AnyBackend::Cpu(c) => Some(Frame::from_particles(&c.snapshot())),
         }
     }
 
     /// Points `r` at the particles: the GPU's buffers, or `host`.
     fn bind(&self, r: &mut Renderer, host: Option<&Frame>, by: ColorBy, legend: &Legend) {
-        match (self, host) {
-            (LiveSim::Gpu(b), _) => r.bind_simulation(b, by, legend),
-            (LiveSim::Cpu(_), Some(f)) => r.set_frame(f, by, legend),
-            (LiveSim::Cpu(_), None) => {}
+        match (&*self.b, host) {
+            (AnyBackend::Gpu(b), _) => r.bind_simulation(b, by, legend),
+            (AnyBackend::Cpu(_), Some(f)) => r.set_frame(f, by, legend),
+            (AnyBackend::Cpu(_), None) => {}
         }
     }
 }
@@ -864,7 +859,7 @@ impl LiveSim {
 /// `advance`, or the GPU path between two of its submissions (the step
 /// just submitted; its host-side fields are the segment's start's).
 enum Src<'a> {
-    Sim(&'a mut LiveSim),
+    Sim(LiveSim<'a>),
     Mid(&'a GpuBackend, u64),
 }
 
@@ -912,9 +907,10 @@ impl Src<'_> {
     }
 }
 
-/// `talus run SCENE --view`: a backend with a window drawing it (nothing
-/// read back on the GPU path but the walls' poses when they move). The
-/// run driver sees a plain [`Backend`]. On the GPU path `advance` runs its
+/// `talus run SCENE --view`: a window drawing a simulation, attached to it
+/// as its observer ([`Observe`]: the simulation hands it its advances;
+/// nothing read back on the GPU path but the walls' poses when they move).
+/// On the GPU path `advance` runs its
 /// steps whole and services the window between the submissions
 /// ([`GpuBackend::advance_observed`]: the draws queue after the steps, the
 /// device never waits for them; +3.4 % run time at 10⁶ particles on an
@@ -935,7 +931,9 @@ impl Src<'_> {
     target_os = "openbsd"
 ))]
 pub struct Live {
-    sim: LiveSim,
+    /// The window's own device, for the CPU path (None on the GPU path:
+    /// the view draws on the simulation's).
+    own: Option<GpuContext>,
     v: LiveView,
 }
 
@@ -1094,10 +1092,23 @@ impl LiveUi {
     target_os = "openbsd"
 ))]
 impl Live {
-    /// Opens the window for `sim` running `scene` (`opts`: the colour
-    /// field, camera spec and `TALUS_VIEW_*`; its `run` is unused).
+    /// Opens the window for `backend` running `scene` (`opts`: the colour
+    /// field, camera spec and `TALUS_VIEW_*`; its `run` is unused); `own`
+    /// is the window's device for the CPU path (None on the GPU path).
     /// Errors: one line ([`NO_DISPLAY`] without a display).
-    pub fn new(mut sim: LiveSim, scene: &Scene, opts: &ViewOpts) -> Result<Live, String> {
+    pub fn new(
+        backend: &mut AnyBackend,
+        own: Option<GpuContext>,
+        scene: &Scene,
+        opts: &ViewOpts,
+    ) -> Result<Live, String> {
+        if matches!(backend, AnyBackend::Cpu(_)) && own.is_none() {
+            return Err("the CPU path's live view needs a device of its own".into());
+        }
+        let mut sim = LiveSim {
+            b: backend,
+            own: own.as_ref(),
+        };
         let (event_loop, off) = match opts.offscreen {
             Some(size) => (None, Some(OffTarget::new(sim.ctx(), size)?)),
             None if !has_display() => return Err(NO_DISPLAY.into()),
@@ -1156,10 +1167,10 @@ impl Live {
         if let Some(e) = v.ui.open_error.take() {
             return Err(e);
         }
-        let mut src = Src::Sim(&mut sim);
+        let mut src = Src::Sim(sim);
         v.ensure_surface(&src)?;
         v.draw(&mut src)?;
-        Ok(Live { sim, v })
+        Ok(Live { own, v })
     }
 }
 
@@ -1463,28 +1474,23 @@ impl LiveView {
     target_os = "netbsd",
     target_os = "openbsd"
 ))]
-impl Backend for Live {
-    fn name(&self) -> &'static str {
-        self.sim.get().name()
-    }
-    fn adapter(&self) -> String {
-        self.sim.get().adapter()
-    }
-    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        let Live { sim, v } = self;
+impl Observe<AnyBackend> for Live {
+    fn advance(&mut self, backend: &mut AnyBackend, steps: u64) -> Result<(), RunError> {
+        let Live { own, v } = self;
+        let own = own.as_ref();
         let mut left = steps;
         while left > 0 {
-            v.service(&mut Src::Sim(sim));
+            v.service(&mut Src::Sim(LiveSim { b: backend, own }));
             // paused, S: one step, then the pause again
             let once = std::mem::take(&mut v.ui.step_once);
             if once {
                 v.ui.dirty = true;
             }
-            let n = match sim {
+            let n = match backend {
                 // the GPU path: all the steps at once, drawn between its
                 // submissions (queued after them: no wait, the device
                 // never idles for the view)
-                LiveSim::Gpu(b) if !once => {
+                AnyBackend::Gpu(b) if !once => {
                     let first = if v.ui.closed { 0 } else { v.piece.min(left) };
                     v.mark = None;
                     b.advance_observed(left, first, &mut |g, step| v.between(g, step))?;
@@ -1495,65 +1501,27 @@ impl Backend for Live {
                 _ => {
                     let n = if once { 1 } else { left.min(v.piece) };
                     let t = Instant::now();
-                    sim.backend().advance(n)?;
+                    backend.advance(n)?;
                     v.pace(n, t.elapsed());
                     n
                 }
             };
-            v.count = sim.backend().particle_count();
+            v.count = backend.particle_count();
             left -= n;
         }
-        v.service(&mut Src::Sim(sim));
+        v.service(&mut Src::Sim(LiveSim { b: backend, own }));
         Ok(())
     }
-    fn diagnostics(&mut self) -> Diagnostics {
-        self.sim.backend().diagnostics()
-    }
-    fn snapshot(&mut self) -> talus::state::Particles<f64> {
-        self.sim.backend().snapshot()
-    }
-    fn max_overlap_ratio(&self) -> f64 {
-        self.sim.get().max_overlap_ratio()
-    }
-    fn steps_done(&self) -> u64 {
-        self.sim.get().steps_done()
-    }
-    fn list_stats(&mut self) -> ListStats {
-        self.sim.backend().list_stats()
-    }
-    fn walls(&mut self) -> Vec<(talus::walls::Pose, talus::walls::WallLoad)> {
-        self.sim.backend().walls()
-    }
-    fn flow_events(&mut self) -> Vec<talus::flow::FlowEvent> {
-        self.sim.backend().flow_events()
-    }
-    fn particle_count(&mut self) -> u64 {
-        self.sim.backend().particle_count()
-    }
-    fn save(&mut self) -> talus::checkpoint::Saved {
-        self.sim.backend().save()
-    }
 
-    fn bodies(&self) -> Option<&talus::fem::coupling::BodySet> {
-        self.sim.get().bodies()
-    }
-}
-
-#[cfg(any(
-    target_os = "linux",
-    target_os = "windows",
-    target_os = "macos",
-    target_os = "freebsd",
-    target_os = "dragonfly",
-    target_os = "netbsd",
-    target_os = "openbsd"
-))]
-impl Drop for Live {
     /// A run that ended before `TALUS_VIEW_FRAMES` pictures still leaves
     /// its `TALUS_VIEW_SCREENSHOT` (of the last state).
-    fn drop(&mut self) {
+    fn finish(&mut self, backend: &mut AnyBackend) {
         if let Some(path) = self.v.opts.screenshot.take() {
-            if let Err(e) = self.v.screenshot(&mut Src::Sim(&mut self.sim), &path) {
+            let src = LiveSim {
+                b: backend,
+                own: self.own.as_ref(),
+            };
+            if let Err(e) = self.v.screenshot(&mut Src::Sim(src), &path) {
                 eprintln!("warning: {e}");
             }
         }

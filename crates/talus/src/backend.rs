@@ -204,27 +204,30 @@ pub trait Backend {
     }
 }
 
-/// A backend behind a pointer is a backend: the run driver
+/// `impl Backend` for a type that dereferences to one: every method
+/// forwarded. A backend behind a pointer is a backend: the run driver
 /// ([`crate::run::Simulation`]) holds a `Box<dyn Backend>` for a backend
 /// chosen at run time, a `&mut` one for a caller that keeps its own, or
 /// the concrete type where its caller needs it (the viewer draws from the
 /// GPU backend's buffers).
+#[macro_export]
+#[doc(hidden)]
 macro_rules! forward_backend {
-    ($ptr:ty) => {
-        impl<T: Backend + ?Sized> Backend for $ptr {
+    ([$($g:tt)*] $ptr:ty) => {
+        impl<$($g)*> $crate::backend::Backend for $ptr {
             fn name(&self) -> &'static str {
                 (**self).name()
             }
             fn adapter(&self) -> String {
                 (**self).adapter()
             }
-            fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+            fn advance(&mut self, steps: u64) -> Result<(), $crate::backend::RunError> {
                 (**self).advance(steps)
             }
-            fn diagnostics(&mut self) -> Diagnostics {
+            fn diagnostics(&mut self) -> $crate::backend::Diagnostics {
                 (**self).diagnostics()
             }
-            fn snapshot(&mut self) -> Particles<f64> {
+            fn snapshot(&mut self) -> $crate::state::Particles<f64> {
                 (**self).snapshot()
             }
             fn max_overlap_ratio(&self) -> f64 {
@@ -233,30 +236,30 @@ macro_rules! forward_backend {
             fn steps_done(&self) -> u64 {
                 (**self).steps_done()
             }
-            fn list_stats(&mut self) -> ListStats {
+            fn list_stats(&mut self) -> $crate::backend::ListStats {
                 (**self).list_stats()
             }
-            fn walls(&mut self) -> Vec<(Pose, WallLoad)> {
+            fn walls(&mut self) -> Vec<($crate::walls::Pose, $crate::walls::WallLoad)> {
                 (**self).walls()
             }
-            fn flow_events(&mut self) -> Vec<FlowEvent> {
+            fn flow_events(&mut self) -> Vec<$crate::flow::FlowEvent> {
                 (**self).flow_events()
             }
             fn particle_count(&mut self) -> u64 {
                 (**self).particle_count()
             }
-            fn save(&mut self) -> Saved {
+            fn save(&mut self) -> $crate::checkpoint::Saved {
                 (**self).save()
             }
-            fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+            fn bodies(&self) -> Option<&$crate::fem::coupling::BodySet> {
                 (**self).bodies()
             }
         }
     };
 }
 
-forward_backend!(Box<T>);
-forward_backend!(&mut T);
+forward_backend!([T: Backend + ?Sized] Box<T>);
+forward_backend!([T: Backend + ?Sized] &mut T);
 
 /// How the neighbour list is doing (benchmarks print it).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -4,12 +4,14 @@
 //! of `talus run` that joins them with checkpoints, progress and the
 //! summary ([`drive`]).
 
+pub mod any;
 pub mod driver;
 pub mod outputs;
 pub mod simulation;
 
+pub use any::AnyBackend;
 pub use driver::{
     drive, run, to_inits, Quiet, RunConfig, RunFailure, SnapshotHook, Summary, Watch,
 };
 pub use outputs::{Outputs, FLOW_CSV_HEADER};
-pub use simulation::{Balance, Simulation};
+pub use simulation::{Balance, Observe, Simulation};

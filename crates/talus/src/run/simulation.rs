@@ -41,6 +41,19 @@ pub struct Balance {
     pub residual_ratio: f64,
 }
 
+/// A client that runs a simulation's steps its own way and works between
+/// them: the live view draws between a GPU backend's submissions (from its
+/// buffers, nothing read back) and paces a CPU one. The simulation tallies
+/// what was inserted and removed after it, as after a plain advance.
+pub trait Observe<B> {
+    /// Runs `steps` steps of `backend`.
+    fn advance(&mut self, backend: &mut B, steps: u64) -> Result<(), RunError>;
+    /// The simulation lets it go (the live view takes its last picture).
+    fn finish(&mut self, backend: &mut B) {
+        let _ = backend;
+    }
+}
+
 /// A scene on a backend. `B` is any [`Backend`]: a `Box<dyn Backend>`
 /// (the default: chosen at run time), a `&mut` one, or a concrete type.
 pub struct Simulation<B: Backend = Box<dyn Backend>> {
@@ -53,6 +66,7 @@ pub struct Simulation<B: Backend = Box<dyn Backend>> {
     /// Total and moving energy at the first balance.
     e0: Option<(f64, f64)>,
     residual_ratio: f64,
+    observer: Option<Box<dyn Observe<B>>>,
 }
 
 impl<B: Backend> Simulation<B> {
@@ -66,6 +80,7 @@ impl<B: Backend> Simulation<B> {
             flow,
             e0: None,
             residual_ratio: 0.0,
+            observer: None,
             scene,
             backend,
         }
@@ -96,6 +111,21 @@ impl<B: Backend> Simulation<B> {
         &mut self.backend
     }
 
+    /// Hands the advances to `o` from now on (until the simulation is
+    /// dropped, or [`release`](Self::release)).
+    pub fn observe(&mut self, o: Box<dyn Observe<B>>) {
+        self.release();
+        self.observer = Some(o);
+    }
+
+    /// Lets the observer go ([`Observe::finish`]); advances are plain
+    /// again.
+    pub fn release(&mut self) {
+        if let Some(mut o) = self.observer.take() {
+            o.finish(&mut self.backend);
+        }
+    }
+
     /// The time step (s).
     pub fn dt(&self) -> f64 {
         self.dt
@@ -115,7 +145,10 @@ impl<B: Backend> Simulation<B> {
     /// are tallied, also when the advance fails (a failed advance leaves
     /// the backend's state where it stopped).
     pub fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        let res = self.backend.advance(steps);
+        let res = match self.observer.as_mut() {
+            Some(o) => o.advance(&mut self.backend, steps),
+            None => self.backend.advance(steps),
+        };
         let mut events = self.backend.flow_events();
         self.flow.add(&mut events);
         res
@@ -224,5 +257,11 @@ impl<B: Backend> Simulation<B> {
         st.flow = self.flow.clone();
         st.e0 = self.e0;
         st.residual_ratio = self.residual_ratio;
+    }
+}
+
+impl<B: Backend> Drop for Simulation<B> {
+    fn drop(&mut self) {
+        self.release();
     }
 }
