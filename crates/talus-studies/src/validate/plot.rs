@@ -1,42 +1,19 @@
 //! PNG plots with plotters (bitmap backend, no system font library). Text
-//! needs a TrueType font: the first of a few common system paths (or
-//! `TALUS_FONT`) is registered; without one the plots are drawn without
-//! any text and `report.md` carries the axis meanings in the captions.
+//! is drawn in the font the `dejavu` crate ships, the same on every
+//! machine; the captions in `report.md` also give the axes.
 
 use super::result::Plot;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
 
-const FONT_PATHS: &[&str] = &[
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-    "/usr/share/fonts/liberation/LiberationSans-Regular.ttf",
-    "/System/Library/Fonts/Supplemental/Arial.ttf",
-    "/Library/Fonts/Arial.ttf",
-    "C:\\Windows\\Fonts\\arial.ttf",
-];
-
-/// Registers a font once; true when text can be drawn.
+/// Registers the shipped font (DejaVu Sans, from the `dejavu` crate) once;
+/// true when text can be drawn (the plots fall back to no text otherwise).
 pub fn have_font() -> bool {
     static FONT: OnceLock<bool> = OnceLock::new();
     *FONT.get_or_init(|| {
-        let env = std::env::var("TALUS_FONT").ok();
-        let candidates = env
-            .iter()
-            .map(|s| s.as_str())
-            .chain(FONT_PATHS.iter().copied());
-        for p in candidates {
-            if let Ok(bytes) = std::fs::read(p) {
-                let leaked: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", FontStyle::Normal, leaked).is_ok() {
-                    return true;
-                }
-            }
-        }
-        false
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
+            .is_ok()
     })
 }
 

@@ -80,7 +80,7 @@ pub fn write(
     if !super::plot::have_font() {
         let _ = writeln!(
             md,
-            "No TrueType font was found (set TALUS_FONT to a .ttf file): plots have no text; the captions give the axes.\n"
+            "The shipped font could not be registered: plots have no text; the captions give the axes.\n"
         );
     }
     if let Some(l) = lig {

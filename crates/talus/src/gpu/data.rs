@@ -552,6 +552,72 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
     2 * 116 + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
+/// Refuses a run whose largest per-particle buffer (the list's history at
+/// the fewest entries a scene is admitted with) or cell array exceeds the
+/// adapter's largest storage binding, naming the count that fits.
+fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
+    let max = ctx.max_binding();
+    let (name, largest) = ("nbr_hist", 16 * MIN_LIST_ENTRIES_PER_PARTICLE);
+    if cap * largest > max || (n_cells + 1) * 4 > max {
+        let fits = max / largest;
+        return Err(GpuError::TooLarge(format!(
+            "{cap} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
+            (cap * largest) as f64 / 1048576.0,
+            ctx.info.name,
+            max as f64 / 1048576.0
+        )));
+    }
+    Ok(())
+}
+
+/// Everything an indirect dispatch runs over, each once (the list's scan
+/// covers the capacity: entries past the active count do not reach
+/// nbr_start[count], all the build reads), and the reorder's `Gather`
+/// uniform of each per-particle array of `a`.
+fn dispatch_slots(
+    ctx: &GpuContext,
+    a: &ParticleBuffers,
+    n_cells: u64,
+    n_surf_nodes: u64,
+    scan: &[ScanLevel],
+    list_scan: &[ScanLevel],
+) -> (Vec<Over>, Vec<wgpu::Buffer>) {
+    let mut slots = vec![
+        Over::Particles,
+        Over::EveryStep,
+        Over::Fixed(n_cells + 1),
+        Over::Fixed(n_cells),
+    ];
+    slots.extend(scan.iter().chain(list_scan).map(|l| Over::Fixed(l.len)));
+    // `mark_surfaces_built`, a thread per surface node on a rebuild
+    if n_surf_nodes > 0 {
+        slots.push(Over::Fixed(n_surf_nodes));
+    }
+    // the reorder: the gather a thread per particle, the copy back a
+    // thread per word of each array
+    let gathers = a
+        .arrays()
+        .iter()
+        .map(|(name, _, w)| {
+            slots.push(Over::Words(*w));
+            let g = Gather {
+                words: *w as u32,
+                pad: [0; 3],
+            };
+            let label = format!("gather {name}");
+            init(
+                ctx,
+                &label,
+                bytemuck::bytes_of(&g),
+                wgpu::BufferUsages::UNIFORM,
+            )
+        })
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    slots.retain(|s| seen.insert(*s));
+    (slots, gathers)
+}
+
 impl GpuData {
     /// Every per-particle array of sets A and B with its word count and
     /// `Gather` uniform ([`ParticleBuffers::arrays`]).
@@ -603,18 +669,7 @@ impl GpuData {
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
-        // the largest buffer per particle: the list's history at the
-        // fewest entries a scene is admitted with
-        let (name, largest) = ("nbr_hist", 16 * MIN_LIST_ENTRIES_PER_PARTICLE);
-        if cap * largest > max || (n_cells + 1) * 4 > max {
-            let fits = max / largest;
-            return Err(GpuError::TooLarge(format!(
-                "{cap} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
-                (cap * largest) as f64 / 1048576.0,
-                ctx.info.name,
-                max as f64 / 1048576.0
-            )));
-        }
+        refuse_too_large(ctx, cap, n_cells)?;
         let a = ParticleBuffers::new(ctx, "A", init0, cap);
         let b = ParticleBuffers::new(ctx, "B", init0, cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
@@ -648,43 +703,8 @@ impl GpuData {
             .sum();
         let scan = scan_levels(ctx, n_cells + 1);
         let list_scan = scan_levels(ctx, cap + 1);
-        // everything an indirect dispatch runs over (the list's scan covers
-        // the capacity: entries past the active count do not reach
-        // nbr_start[count], all the build reads)
-        let mut slots = vec![
-            Over::Particles,
-            Over::EveryStep,
-            Over::Fixed(n_cells + 1),
-            Over::Fixed(n_cells),
-        ];
-        slots.extend(scan.iter().chain(&list_scan).map(|l| Over::Fixed(l.len)));
-        // `mark_surfaces_built`, a thread per surface node on a rebuild
         let n_surf_nodes = walls.n_nodes as u64;
-        if n_surf_nodes > 0 {
-            slots.push(Over::Fixed(n_surf_nodes));
-        }
-        // the reorder: the gather a thread per particle, the copy back a
-        // thread per word of each array
-        let gathers = a
-            .arrays()
-            .iter()
-            .map(|(name, _, w)| {
-                slots.push(Over::Words(*w));
-                let g = Gather {
-                    words: *w as u32,
-                    pad: [0; 3],
-                };
-                let label = format!("gather {name}");
-                init(
-                    ctx,
-                    &label,
-                    bytemuck::bytes_of(&g),
-                    wgpu::BufferUsages::UNIFORM,
-                )
-            })
-            .collect();
-        let mut seen = std::collections::HashSet::new();
-        slots.retain(|s| seen.insert(*s));
+        let (slots, gathers) = dispatch_slots(ctx, &a, n_cells, n_surf_nodes, &scan, &list_scan);
         // the first step rebuilds: what its arm_rebuild will write, so a
         // dispatch recorded before any step (diagnostics) is sized too
         let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true)).collect();

@@ -86,6 +86,9 @@ impl RunConfig {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Summary {
     pub scene: String,
+    /// The scene file the run loaded (None: a scene built in code), which
+    /// `talus analyze` and `talus view` load again.
+    pub scene_file: Option<String>,
     /// "ok", "failed" or "interrupted".
     pub status: String,
     pub error: Option<String>,
@@ -459,6 +462,7 @@ fn finish<B: Backend>(
     let scene = sim.scene();
     let summary = Summary {
         scene: scene.name.clone(),
+        scene_file: scene.file.as_ref().map(|f| f.display().to_string()),
         status: if failure.is_some() {
             "failed"
         } else if stop_signal != 0 {
