@@ -2,7 +2,7 @@
 # The cost of `talus run --view` at ~10^6 particles on the GPU path
 # (issue 17): ${SCENE:-bench/view_1e6.toml} run without and with the live view,
 # alternating, REPEATS times each. The view draws offscreen
-# (TALUS_VIEW_OFFSCREEN=WxH): the lent GPU machines have no display, and
+# (--offscreen WxH): the lent GPU machines have no display, and
 # the draws from the simulation's buffers are the same as a window's,
 # without the present. Needs the Vulkan loader (bench/gpu.sh sets it up).
 #
@@ -26,8 +26,8 @@ run() { # $1: plain|view, $2: repeat
   local t0 t1 dir=$tmp/$1-$2
   t0=$(date +%s.%N)
   if [ "$1" = view ]; then
-    TALUS_VIEW_OFFSCREEN=$SIZE "$talus" run ${SCENE:-bench/view_1e6.toml} --backend gpu \
-      --steps "$STEPS" --quiet --out "$dir" --view
+    "$talus" run ${SCENE:-bench/view_1e6.toml} --backend gpu \
+      --steps "$STEPS" --quiet --out "$dir" --view --offscreen "$SIZE"
   else
     "$talus" run ${SCENE:-bench/view_1e6.toml} --backend gpu --steps "$STEPS" --quiet --out "$dir"
   fi

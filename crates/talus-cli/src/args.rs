@@ -1,8 +1,8 @@
 //! What several commands share: the backend choice, loading a scene with
 //! the command line's overrides, and the one-line failure.
 
-use clap::ValueEnum;
-use std::path::Path;
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use talus::scene::{End, Scene};
 
@@ -43,4 +43,46 @@ pub fn load(path: &Path, steps: Option<u64>, duration: Option<f64>) -> Result<Sc
         scene.simulation.end = End::Duration(t);
     }
     Ok(scene)
+}
+
+/// A window run from a script or a test: `talus view` and `talus run
+/// --view` close after some frames, save the last one, or draw offscreen.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Scripted {
+    /// Close the window after this many frames (the run goes on).
+    #[arg(long, value_name = "N")]
+    pub frames: Option<u64>,
+    /// Save the last frame drawn to this PNG.
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
+    /// `talus run --view` only: draw into an offscreen picture of this size
+    /// (WIDTHxHEIGHT) instead of a window, the same draws from the
+    /// simulation's buffers (no display needed).
+    #[arg(long, value_name = "WxH")]
+    pub offscreen: Option<String>,
+}
+
+impl Scripted {
+    /// Whether any was given.
+    pub fn any(&self) -> bool {
+        self.frames.is_some() || self.screenshot.is_some() || self.offscreen.is_some()
+    }
+
+    /// The viewer's options for `run` with these.
+    pub fn opts(&self, run: PathBuf) -> Result<talus_view::window::ViewOpts, String> {
+        let offscreen = match &self.offscreen {
+            Some(v) => Some(
+                talus_view::headless::parse_size(v)
+                    .map_err(|e| format!("--offscreen \"{v}\": {e}"))?,
+            ),
+            None => None,
+        };
+        Ok(talus_view::window::ViewOpts {
+            run,
+            frames: self.frames,
+            offscreen,
+            screenshot: self.screenshot.clone(),
+            ..Default::default()
+        })
+    }
 }

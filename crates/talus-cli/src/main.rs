@@ -8,7 +8,7 @@ mod args;
 mod bench_cmd;
 mod progress;
 mod run_cmd;
-use args::{fail, load, BackendChoice};
+use args::{fail, load, BackendChoice, Scripted};
 use run_cmd::{cmd_run, Render, RunArgs};
 use talus::scene::Scene;
 use talus::state::Particles;
@@ -101,6 +101,9 @@ enum Command {
         /// (see `talus view --help`).
         #[arg(long, allow_hyphen_values = true)]
         camera: Option<String>,
+        /// With --view.
+        #[command(flatten)]
+        scripted: Scripted,
     },
     /// List the GPU adapters with the limits that matter for talus.
     Info,
@@ -178,6 +181,8 @@ enum Command {
         start: usize,
         #[arg(long)]
         adapter: Option<String>,
+        #[command(flatten)]
+        scripted: Scripted,
     },
     /// Render a run's snapshots to PNG pictures (one per snapshot, in
     /// order: frame_00000.png, …), the colour range fixed over the run.
@@ -254,6 +259,7 @@ fn main() -> ExitCode {
             size,
             color_by,
             camera,
+            scripted,
         } => cmd_run(RunArgs {
             path: &scene,
             choice: backend,
@@ -271,6 +277,7 @@ fn main() -> ExitCode {
                 camera: camera.clone(),
             }),
             view: view.then_some((color_by, camera)),
+            scripted,
         }),
         Command::View {
             run,
@@ -278,7 +285,8 @@ fn main() -> ExitCode {
             camera,
             start,
             adapter,
-        } => cmd_view(run, &color_by, camera, start, adapter),
+            scripted,
+        } => cmd_view(run, &color_by, camera, start, adapter, &scripted),
         Command::Render {
             run,
             out,
@@ -359,13 +367,17 @@ fn cmd_view(
     camera: Option<String>,
     start: usize,
     adapter: Option<String>,
+    scripted: &Scripted,
 ) -> ExitCode {
     use talus_view::{colormap::ColorBy, window};
     let by = match ColorBy::parse(color_by) {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
-    let mut opts = match window::ViewOpts::from_env(run) {
+    if scripted.offscreen.is_some() {
+        return fail("--offscreen: only with `talus run --view` (talus render draws a run's snapshots without a window)");
+    }
+    let mut opts = match scripted.opts(run) {
         Ok(o) => o,
         Err(e) => return fail(e),
     };

@@ -2,7 +2,7 @@
 //! live view around it), the pictures, then the engine's run loop
 //! ([`talus::run::drive`]) and what it says at the end.
 
-use crate::args::{fail, load, BackendChoice};
+use crate::args::{fail, load, BackendChoice, Scripted};
 use crate::progress;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,6 +32,8 @@ pub struct RunArgs<'a> {
     /// `--render-every` and the picture options (also present without it,
     /// to refuse options given without --view or --render-every).
     pub render: Option<Render>,
+    /// With `view`: close after frames, a screenshot, offscreen.
+    pub scripted: Scripted,
 }
 
 pub struct Render {
@@ -79,14 +81,15 @@ fn file_hash(path: &Path) -> Result<String, String> {
 }
 
 /// `talus run --view`'s options: the colour field, the camera and the
-/// `TALUS_VIEW_*` variables.
+/// scripted ones (`--frames`, `--screenshot`, `--offscreen`).
 fn live_view(
     color_by: &str,
     camera: Option<String>,
+    scripted: &Scripted,
     scene: &Scene,
 ) -> Result<talus_view::window::ViewOpts, String> {
     use talus_view::{colormap::ColorBy, window};
-    let mut opts = window::ViewOpts::from_env(PathBuf::new())?;
+    let mut opts = scripted.opts(PathBuf::new())?;
     if opts.offscreen.is_none() && !window::has_display() {
         return Err(window::NO_DISPLAY.into());
     }
@@ -176,7 +179,7 @@ fn open_backend(a: &RunArgs, scene: &Scene, ckpt: &Option<Ckpt>) -> Result<Opene
         (c, _) => c,
     };
     match (&a.view, choice) {
-        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), scene)
+        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &a.scripted, scene)
             .and_then(|opts| {
                 let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
                 // the CPU path is drawn from its state at each picture, on
@@ -323,6 +326,9 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     };
     for w in scene.warnings() {
         eprintln!("warning: {w}");
+    }
+    if a.scripted.any() && a.view.is_none() {
+        return fail("--frames, --screenshot and --offscreen need --view");
     }
     let hash = match file_hash(path) {
         Ok(h) => h,

@@ -600,8 +600,9 @@ fn the_window_draws_the_run_under_xvfb() {
         .arg("view")
         .arg(dir)
         .args(["--camera", "yaw=-60,pitch=20"])
-        .env("TALUS_VIEW_FRAMES", "5")
-        .env("TALUS_VIEW_SCREENSHOT", &shot)
+        .args(["--frames", "5"])
+        .arg("--screenshot")
+        .arg(&shot)
         .env("XDG_RUNTIME_DIR", runtime)
         .env_remove("WAYLAND_DISPLAY")
         .output()
@@ -661,8 +662,9 @@ fn run_view_draws_the_live_simulation_under_xvfb() {
             c.args(["run", "--backend", be, "--quiet", "--out"])
                 .arg(dir.join(format!("{out}-{be}")))
                 .arg(&scene)
-                .env("TALUS_VIEW_FRAMES", "4")
-                .env("TALUS_VIEW_SCREENSHOT", &shot)
+                .args(["--frames", "4"])
+                .arg("--screenshot")
+                .arg(&shot)
                 .env_remove("WAYLAND_DISPLAY");
             if view {
                 c.arg("--view");
@@ -708,7 +710,7 @@ fn run_view_refuses_without_display() {
     assert!(!dir.join("out").exists(), "nothing ran");
 }
 
-/// `talus run --view` drawing offscreen (`TALUS_VIEW_OFFSCREEN`, no
+/// `talus run --view` drawing offscreen (`--offscreen`, no
 /// display needed): the GPU path drawn between its submissions, the CPU
 /// path between pieces; the frames are drawn (the view closes after the
 /// third), the run ends with the same bytes as without the view, and the
@@ -741,9 +743,10 @@ fn run_view_offscreen_draws_without_a_display() {
             .env_remove("WAYLAND_DISPLAY");
             if view {
                 c.arg("--view")
-                    .env("TALUS_VIEW_OFFSCREEN", "320x200")
-                    .env("TALUS_VIEW_FRAMES", "3")
-                    .env("TALUS_VIEW_SCREENSHOT", &shot);
+                    .args(["--offscreen", "320x200"])
+                    .args(["--frames", "3"])
+                    .arg("--screenshot")
+                    .arg(&shot);
             }
             let o = c.output().unwrap();
             let err = String::from_utf8_lossy(&o.stderr).to_string();
@@ -775,12 +778,12 @@ fn run_view_offscreen_draws_without_a_display() {
         .args(["run", "--backend", "gpu", "--view", "--out"])
         .arg(dir.join("bad"))
         .arg(&scene)
-        .env("TALUS_VIEW_OFFSCREEN", "wide")
+        .args(["--offscreen", "wide"])
         .output()
         .unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("TALUS_VIEW_OFFSCREEN=\"wide\""), "{err}");
+    assert!(err.contains("--offscreen \"wide\""), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 

@@ -8,7 +8,7 @@
 
 use super::frame::Frame;
 use std::path::{Path, PathBuf};
-use talus::io::run_dir::scene_of;
+use talus::io::run_dir::RunFiles;
 use talus::io::vtk;
 
 /// A run directory opened for replay.
@@ -42,23 +42,8 @@ impl Run {
     /// named; the domain is the scene's, else the bounds of the first and
     /// last snapshots' particles and walls.
     pub fn open(dir: &Path) -> Result<Run, String> {
-        let pvd = dir.join("particles.pvd");
-        if !pvd.is_file() {
-            return Err(format!(
-                "{}: no particles.pvd (is this a talus run's output directory?)",
-                dir.display()
-            ));
-        }
-        let parts = vtk::read_pvd(&pvd)?;
-        if parts.is_empty() {
-            return Err(format!("{}: no snapshots listed", pvd.display()));
-        }
-        let wpvd = dir.join("walls.pvd");
-        let walls = if wpvd.is_file() {
-            vtk::read_pvd(&wpvd)?
-        } else {
-            Vec::new()
-        };
+        let f = RunFiles::open(dir)?;
+        let (parts, walls, body_files) = (f.particles, f.walls, f.bodies);
         // a wall snapshot is written beside each particle one, same k
         let entries: Vec<(f64, String, Option<String>)> = parts
             .into_iter()
@@ -73,12 +58,6 @@ impl Run {
             })
             .collect();
         // the bodies' files: one per body at each snapshot's time
-        let bpvd = dir.join("bodies.pvd");
-        let body_files = if bpvd.is_file() {
-            vtk::read_pvd(&bpvd)?
-        } else {
-            Vec::new()
-        };
         let bodies: Vec<Vec<String>> = entries
             .iter()
             .map(|(t, _, _)| {
@@ -89,15 +68,12 @@ impl Run {
                     .collect()
             })
             .collect();
-        let summary: Option<serde_json::Value> = std::fs::read_to_string(dir.join("summary.json"))
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok());
+        let (summary, scene) = (f.summary, f.scene);
         let dt = summary
             .as_ref()
             .and_then(|s| s.get("dt"))
             .and_then(|d| d.as_f64())
             .filter(|d| d.is_finite() && *d > 0.0);
-        let scene = scene_of(dir, summary.as_ref());
         let name = summary
             .as_ref()
             .and_then(|s| s.get("scene"))

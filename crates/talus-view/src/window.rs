@@ -1,7 +1,7 @@
 //! `talus view RUN_DIR`: a window (winit) on the simulation's own
 //! [`GpuContext`] showing a run's snapshots, with the keys and mouse
 //! below. The window's title carries the time, step, particle count and
-//! colour field (the PNG of `TALUS_VIEW_SCREENSHOT` and `talus render`
+//! colour field (the PNG of `--screenshot` and `talus render`
 //! carry the overlay).
 //!
 //! | input | does |
@@ -17,8 +17,8 @@
 //! | R | reset the camera |
 //! | Q, Esc | quit |
 //!
-//! For tests and scripts: `TALUS_VIEW_FRAMES=N` closes the window after N
-//! frames, `TALUS_VIEW_SCREENSHOT=path.png` then saves the last frame,
+//! For tests and scripts: `--frames=N` closes the window after N
+//! frames, `--screenshot=path.png` then saves the last frame,
 //! rendered offscreen with the overlay.
 //!
 //! `talus run SCENE --view` ([`Live`]) wraps the GPU backend: the window
@@ -62,41 +62,15 @@ pub struct ViewOpts {
     pub adapter: Option<String>,
     /// The snapshot shown first (clamped to the last).
     pub start: usize,
-    /// Close after this many frames (`TALUS_VIEW_FRAMES`).
+    /// Close after this many frames (`--frames`).
     pub frames: Option<u64>,
-    /// Save the last frame here (`TALUS_VIEW_SCREENSHOT`).
+    /// Save the last frame here (`--screenshot`).
     pub screenshot: Option<PathBuf>,
     /// `talus run --view` only: draw into an offscreen picture of this
-    /// size instead of a window (`TALUS_VIEW_OFFSCREEN=WxH`): the same
+    /// size instead of a window (`--offscreen WxH`): the same
     /// draws from the simulation's buffers, nothing presented. For
     /// measuring the view's cost and testing it where there is no display.
     pub offscreen: Option<(u32, u32)>,
-}
-
-impl ViewOpts {
-    /// `run` with the defaults and the `TALUS_VIEW_*` variables.
-    pub fn from_env(run: PathBuf) -> Result<ViewOpts, String> {
-        let frames = match std::env::var("TALUS_VIEW_FRAMES") {
-            Ok(v) => Some(v.trim().parse::<u64>().map_err(|_| {
-                format!("TALUS_VIEW_FRAMES=\"{v}\": expected a whole number of frames")
-            })?),
-            Err(_) => None,
-        };
-        let offscreen = match std::env::var("TALUS_VIEW_OFFSCREEN") {
-            Ok(v) => Some(
-                headless::parse_size(&v)
-                    .map_err(|e| format!("TALUS_VIEW_OFFSCREEN=\"{v}\": {e}"))?,
-            ),
-            Err(_) => None,
-        };
-        Ok(ViewOpts {
-            run,
-            frames,
-            offscreen,
-            screenshot: std::env::var_os("TALUS_VIEW_SCREENSHOT").map(PathBuf::from),
-            ..Default::default()
-        })
-    }
 }
 
 /// Whether a display server is named in the environment.
@@ -918,8 +892,8 @@ impl Src<'_> {
 /// a snapshot between them. Space pauses the simulation, S steps it once
 /// while paused, C, X, R and the mouse work as in `talus view`; closing
 /// the window (Q, Esc) lets the run go on without it.
-/// `TALUS_VIEW_FRAMES` / `TALUS_VIEW_SCREENSHOT` as for `talus view` (the
-/// run goes on after the window closes); `TALUS_VIEW_OFFSCREEN=WxH` draws
+/// `--frames` / `--screenshot` as for `talus view` (the
+/// run goes on after the window closes); `--offscreen=WxH` draws
 /// into a texture instead of a window.
 #[cfg(any(
     target_os = "linux",
@@ -1093,7 +1067,7 @@ impl LiveUi {
 ))]
 impl Live {
     /// Opens the window for `backend` running `scene` (`opts`: the colour
-    /// field, camera spec and `TALUS_VIEW_*`; its `run` is unused); `own`
+    /// field, camera spec and `--frames`, `--screenshot`, `--offscreen`; its `run` is unused); `own`
     /// is the window's device for the CPU path (None on the GPU path).
     /// Errors: one line ([`NO_DISPLAY`] without a display).
     pub fn new(
@@ -1333,7 +1307,7 @@ impl LiveView {
         self.drawn(src)
     }
 
-    /// After a draw: the count, and the close after `TALUS_VIEW_FRAMES`.
+    /// After a draw: the count, and the close after `--frames`.
     fn drawn(&mut self, src: &mut Src) -> Result<(), String> {
         self.ui.dirty = false;
         self.last_draw = Some(Instant::now());
@@ -1513,8 +1487,8 @@ impl Observe<AnyBackend> for Live {
         Ok(())
     }
 
-    /// A run that ended before `TALUS_VIEW_FRAMES` pictures still leaves
-    /// its `TALUS_VIEW_SCREENSHOT` (of the last state).
+    /// A run that ended before `--frames` pictures still leaves
+    /// its `--screenshot` (of the last state).
     fn finish(&mut self, backend: &mut AnyBackend) {
         if let Some(path) = self.v.opts.screenshot.take() {
             let src = LiveSim {

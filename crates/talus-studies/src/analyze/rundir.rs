@@ -4,7 +4,7 @@
 //! gravity) and `flow.csv`.
 
 use std::path::{Path, PathBuf};
-use talus::io::run_dir::scene_of;
+use talus::io::run_dir::RunFiles;
 use talus::io::vtk;
 use talus::scene::{Domain, Scene};
 use talus::state::Particles;
@@ -33,35 +33,16 @@ pub struct FlowRow {
 impl RunDir {
     /// Opens `dir`: `particles.pvd` is required and must list a snapshot.
     pub fn open(dir: &Path) -> Result<RunDir, String> {
-        if !dir.is_dir() {
-            return Err(format!(
-                "{}: no such run directory (expected the output directory of `talus run`)",
-                dir.display()
-            ));
-        }
-        let pvd = dir.join("particles.pvd");
-        if !pvd.is_file() {
-            return Err(format!(
-                "{}: no particles.pvd (is this a talus run's output directory?)",
-                dir.display()
-            ));
-        }
-        let parts = vtk::read_pvd(&pvd)?;
-        if parts.is_empty() {
-            return Err(format!(
-                "{}: no snapshots listed (expected particles_NNNNN.vtu entries)",
-                pvd.display()
-            ));
-        }
-        let summary: Option<serde_json::Value> = std::fs::read_to_string(dir.join("summary.json"))
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok());
-        let scene = scene_of(dir, summary.as_ref());
+        let f = RunFiles::open(dir)?;
         Ok(RunDir {
-            dir: dir.to_path_buf(),
-            snapshots: parts.into_iter().map(|(t, f)| (t, dir.join(f))).collect(),
-            summary,
-            scene,
+            snapshots: f
+                .particles
+                .into_iter()
+                .map(|(t, p)| (t, dir.join(p)))
+                .collect(),
+            dir: f.dir,
+            summary: f.summary,
+            scene: f.scene,
         })
     }
 
