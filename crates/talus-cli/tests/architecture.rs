@@ -661,17 +661,9 @@ fn the_import_reader_sees_known_edges() {
     // the binary's own modules
     let cli = Tree::new(&member("talus-cli"));
     let ce = cli.edges();
-    let main = cli
-        .files
-        .iter()
-        .position(|f| f.path == "src/main.rs")
-        .unwrap();
-    let progress = cli
-        .files
-        .iter()
-        .position(|f| f.path == "src/progress.rs")
-        .unwrap();
-    assert!(ce[main].contains(&progress));
+    let at = |p: &str| cli.files.iter().position(|f| f.path == p).unwrap();
+    assert!(ce[at("src/main.rs")].contains(&at("src/run_cmd.rs")));
+    assert!(ce[at("src/run_cmd.rs")].contains(&at("src/progress.rs")));
     // and it finds a circle when there is one
     let mut e2 = e.clone();
     e2[idx("src/gpu/context.rs")].insert(idx("src/gpu/mod.rs"));
