@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::backend::Backend;
 use talus::backend::Stage;
-use talus_studies::bench::{bed, measure, solid_fraction, Bed, BenchRow, FemRow};
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
+use talus_studies::bench::{bed, measure, solid_fraction, Bed, BenchRow, FemRow};
 
 /// A row's bed and the grid levels it runs with (None: the scene's
 /// automatic levels; `--grid-levels`).
@@ -505,8 +505,8 @@ run ${{steps}}
 /// timed alone on the rigid floor, then on the plate with K = auto and
 /// K = 1 (`--steps` grain steps per block after `--warmup`).
 fn fem_rows(kinds: &[&str], o: &Opts) -> Vec<FemRow> {
-    use talus_studies::bench::{fem_coupled_bed, fem_substep_row};
     use talus::fem::mesh::Order;
+    use talus_studies::bench::{fem_coupled_bed, fem_substep_row};
     let mut rows = Vec::new();
     for &kind in kinds {
         for &n in &o.sizes {

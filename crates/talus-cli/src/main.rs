@@ -311,7 +311,9 @@ fn main() -> ExitCode {
             }
         }
         Command::Info => cmd_info(),
-        Command::Validate { backend, full, out } => talus_studies::validate::cli(&backend, full, &out),
+        Command::Validate { backend, full, out } => {
+            talus_studies::validate::cli(&backend, full, &out)
+        }
         Command::Bench {
             backend,
             sizes,

@@ -3,9 +3,11 @@
 //! real binary on a small settled bed, every verb's CSV and PNG.
 
 use std::f64::consts::PI;
-use talus_studies::analyze::fraction::{layered_profile, radial_profile, solid_fraction};
-use talus_studies::analyze::volume::{sphere_below, sphere_in_box, sphere_in_cylinder, sphere_slab};
 use talus::scene::Region;
+use talus_studies::analyze::fraction::{layered_profile, radial_profile, solid_fraction};
+use talus_studies::analyze::volume::{
+    sphere_below, sphere_in_box, sphere_in_cylinder, sphere_slab,
+};
 
 fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
@@ -321,9 +323,9 @@ fn fcc_fraction_and_profiles() {
 
 // ------------------------------------------------------ contacts, repose
 
+use talus::scene::{Domain, Material, SceneBuilder};
 use talus_studies::analyze::contacts::{coordination, find_contacts, normal_forces};
 use talus_studies::analyze::repose::angle_of_repose;
-use talus::scene::{Domain, Material, SceneBuilder};
 
 #[test]
 fn fcc_has_twelve_contacts_inside_and_in_a_periodic_box() {

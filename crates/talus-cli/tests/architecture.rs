@@ -37,7 +37,9 @@ fn crates() -> BTreeMap<String, PathBuf> {
 
 /// A member's directory by name.
 fn member(name: &str) -> PathBuf {
-    crates().remove(name).unwrap_or_else(|| panic!("no crate {name}"))
+    crates()
+        .remove(name)
+        .unwrap_or_else(|| panic!("no crate {name}"))
 }
 
 /// Source without comments, string and char literals (replaced by `""`).
@@ -605,16 +607,12 @@ fn no_file_imports_itself_through_others() {
         let t = Tree::new(&dir);
         let e = t.edges();
         for comp in &cycles(&e) {
-            let names: BTreeSet<&str> =
-                comp.iter().map(|&k| t.files[k].path.as_str()).collect();
+            let names: BTreeSet<&str> = comp.iter().map(|&k| t.files[k].path.as_str()).collect();
             msg.push_str(&format!("\n  {name}: circle among {names:?}:"));
             for &a in comp {
                 for &b in &e[a] {
                     if comp.contains(&b) {
-                        msg.push_str(&format!(
-                            "\n    {} -> {}",
-                            t.files[a].path, t.files[b].path
-                        ));
+                        msg.push_str(&format!("\n    {} -> {}", t.files[a].path, t.files[b].path));
                     }
                 }
             }
@@ -663,7 +661,11 @@ fn the_import_reader_sees_known_edges() {
     // the binary's own modules
     let cli = Tree::new(&member("talus-cli"));
     let ce = cli.edges();
-    let main = cli.files.iter().position(|f| f.path == "src/main.rs").unwrap();
+    let main = cli
+        .files
+        .iter()
+        .position(|f| f.path == "src/main.rs")
+        .unwrap();
     let progress = cli
         .files
         .iter()

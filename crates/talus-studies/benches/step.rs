@@ -3,8 +3,8 @@
 //! TALUS_BENCH_SIZES (default 1e4,1e5); `talus bench` adds the GPU, the
 //! per-stage shares and bench.json.
 
-use talus_studies::bench::{bed, measure, Bed};
 use talus::cpu::CpuBackend;
+use talus_studies::bench::{bed, measure, Bed};
 
 fn main() {
     let sizes = std::env::var("TALUS_BENCH_SIZES").unwrap_or_else(|_| "1e4,1e5".into());

@@ -1,8 +1,8 @@
 //! `talus analyze`'s options, parsed by hand so that every mistake is one
 //! line naming the option and what it expects.
 
-use talus::scene::Region;
 use std::path::PathBuf;
+use talus::scene::Region;
 
 /// The options of `talus analyze RUN_DIR VERB [options]`.
 #[derive(Debug, Clone, Default, PartialEq)]

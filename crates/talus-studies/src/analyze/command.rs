@@ -10,10 +10,10 @@ use super::plot::{draw, Chart, Series, Style};
 use super::repose::angle_of_repose;
 use super::rundir::RunDir;
 use super::velocity::velocity_profile;
-use talus::scene::Region;
-use talus::state::Particles;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use talus::scene::Region;
+use talus::state::Particles;
 
 /// The verbs and the options each takes.
 pub const VERBS: [(&str, &[&str]); 10] = [

@@ -3,11 +3,11 @@
 //! ran when its file still loads (materials, contact law, periodic axes,
 //! gravity) and `flow.csv`.
 
+use std::path::{Path, PathBuf};
 use talus::io::run_dir::scene_of;
 use talus::io::vtk;
 use talus::scene::{Domain, Scene};
 use talus::state::Particles;
-use std::path::{Path, PathBuf};
 
 /// An opened run directory.
 #[derive(Debug, Clone)]

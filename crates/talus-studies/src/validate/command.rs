@@ -7,9 +7,9 @@ use super::liggghts;
 use super::maker::{CpuMaker, GpuMaker, Maker};
 use super::report;
 use super::table::table;
-use talus::gpu::GpuContext;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use talus::gpu::GpuContext;
 
 /// `talus validate` options.
 pub struct Options {

@@ -4,9 +4,9 @@
 //! impact has separated.
 
 use super::setup::{wall_frame, Lab, PairImpact, WallImpact};
+use glam::{DVec3, DVec4};
 use talus::backend::Backend;
 use talus::state::Particles;
-use glam::{DVec3, DVec4};
 
 /// The xyz of a packed `[x, y, z, w]` state entry.
 fn xyz(a: [f64; 4]) -> DVec3 {

@@ -15,8 +15,8 @@
 //! [`RIGID_FACTOR`] and the same ν: a "rigid" wall.
 
 use super::theory::{sphere_mass, RIGID_FACTOR};
-use talus::scene::{Material, Scene, SceneBuilder};
 use glam::{DMat3, DVec3};
+use talus::scene::{Material, Scene, SceneBuilder};
 
 /// The frame of a wall slot: a matrix whose columns are the normal n, the
 /// tangent t and the spin axis b = n × t, so `frame * local` turns (along n,

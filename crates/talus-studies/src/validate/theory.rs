@@ -4,8 +4,8 @@
 //! `talus::pair` or `talus::cpu`, so that the checks do not share code with
 //! what they check.
 
-use talus::scene::Material;
 use std::f64::consts::PI;
+use talus::scene::Material;
 
 /// Young's modulus of the "rigid" wall material relative to the sphere's
 /// (same Poisson ratio): E* = E/(1-ν²) · 1/(1 + 1e-3).

@@ -13,9 +13,9 @@
 //! x = a H. The model needs the wall friction fully mobilised (every
 //! wall contact sliding, |F_t| = μ_w F_n).
 
+use std::f64::consts::PI;
 use talus::backend::Backend;
 use talus::scene::{Region, Scene, Shape};
-use std::f64::consts::PI;
 
 /// Mass of a sphere of radius `r` and density `rho`, kg.
 pub fn sphere_mass(r: f64, rho: f64) -> f64 {

@@ -22,15 +22,15 @@
 
 use super::common::{err, measured, parse_knob, theory_series};
 use crate::analyze::flow::{fit_line, fit_line_stats};
-use talus::backend::Backend;
-use talus::rng::Rng;
-use talus::scene::{Material, Outlet, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
-use talus::state::Particles;
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
 use std::path::PathBuf;
+use talus::backend::Backend;
+use talus::rng::Rng;
+use talus::scene::{Material, Outlet, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
+use talus::state::Particles;
 
 /// Bead radii (m), uniform: mean diameter 2 mm.
 pub const R_MIN: f64 = 0.9e-3;

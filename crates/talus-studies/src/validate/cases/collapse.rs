@@ -29,12 +29,12 @@
 
 use super::common::{err, knob, knob_list, measured, theory_series};
 use crate::analyze::flow::fit_line;
-use talus::scene::{Material, RadiusDist, Scene, SceneBuilder, Shape, WallMotion};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
 use std::path::PathBuf;
+use talus::scene::{Material, RadiusDist, Scene, SceneBuilder, Shape, WallMotion};
 
 /// Gravity, m/s².
 pub const G: f64 = 9.81;

@@ -94,9 +94,7 @@ pub fn measured(label: &str, pts: Vec<(f64, f64)>) -> Series {
 /// file agree).
 #[cfg(test)]
 pub fn shipped(file: &str) -> talus::scene::Scene {
-    let path = crate::repo_root()
-        .join("scenes")
-        .join(file);
+    let path = crate::repo_root().join("scenes").join(file);
     talus::scene::parse::load(&path).unwrap()
 }
 

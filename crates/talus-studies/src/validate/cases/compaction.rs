@@ -40,11 +40,11 @@
 use super::bed::{self, e_star, hertz_wall_force, Janssen, Loads};
 use super::common::{err, measured, theory_series};
 use crate::analyze::fraction::{layered_profile, solid_fraction};
-use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder, Servo, WallMotion};
-use talus::state::Particles;
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
+use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder, Servo, WallMotion};
+use talus::state::Particles;
 
 /// Side of the square die, m; the domain's and the piston's start height.
 pub const D: f64 = 0.03;

@@ -5,15 +5,15 @@
 
 use super::common::err;
 use super::fem::{centre_deflection, plate_static};
-use talus::backend::Backend;
-use talus::scene::{
-    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Material, RadiusDist, SceneBuilder,
-};
 use crate::validate::maker::Maker;
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
 use crate::validate::theory;
 use glam::DVec3;
+use talus::backend::Backend;
+use talus::scene::{
+    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Material, RadiusDist, SceneBuilder,
+};
 
 fn rubber(e: f64) -> Material {
     let mut m = Material::new("rubber", 1200.0, e);

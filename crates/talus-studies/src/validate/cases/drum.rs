@@ -13,14 +13,14 @@
 //! the horizontal. `drum.py` computes it in Python with the same steps.
 
 use super::common::{err, measured, theory_series};
-use talus::scene::{
-    mesh_file, Material, RadiusDist, Scene, SceneBuilder, Shape, Side, Wall, WallMotion,
-};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use talus::scene::{
+    mesh_file, Material, RadiusDist, Scene, SceneBuilder, Shape, Side, Wall, WallMotion,
+};
 
 /// Drum radius and length (m): axis along +y from y = 0 to y = `LEN`.
 pub const R_DRUM: f64 = 0.05;
@@ -291,8 +291,7 @@ fn angles(
 /// `validation/liggghts/drum_results.csv` (case,point,quantity,value; the
 /// point `ω=<rad/s>`): ω → (mean, std, samples).
 fn liggghts() -> BTreeMap<String, (f64, f64, f64)> {
-    let file =
-        crate::repo_root().join("validation/liggghts/drum_results.csv");
+    let file = crate::repo_root().join("validation/liggghts/drum_results.csv");
     let mut v: BTreeMap<(String, String), f64> = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string(file) {
         for line in text.lines().skip(1) {

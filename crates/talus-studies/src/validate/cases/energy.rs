@@ -1,10 +1,10 @@
 //! Analytic check: the energy balance of a settling column.
 
 use super::common::{err, measured, theory_series};
-use talus::scene::{Material, RadiusDist, SceneBuilder};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
+use talus::scene::{Material, RadiusDist, SceneBuilder};
 
 pub fn case_energy(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;

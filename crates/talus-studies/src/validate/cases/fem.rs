@@ -5,15 +5,15 @@
 //! "cpu" maker; on the "gpu" maker they only leave a note.
 
 use super::common::{measured, theory_series};
-use talus::fem::body::{Damping, FemBody, Integrator};
-use talus::fem::contact::RigidPlane;
-use talus::fem::material::{FemMaterial, Model};
-use talus::fem::mesh::{box_mesh, Order};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use crate::validate::theory;
 use glam::DVec3;
+use talus::fem::body::{Damping, FemBody, Integrator};
+use talus::fem::contact::RigidPlane;
+use talus::fem::material::{FemMaterial, Model};
+use talus::fem::mesh::{box_mesh, Order};
 
 /// What the rows of an FEM-only case say about their backend.
 pub const FEM_SIDE: &str = "FEM side (CPU f64, the same code under both backends)";

@@ -14,13 +14,13 @@
 
 use super::common::{err, knob, measured};
 use crate::analyze::fraction::{layered_profile, radial_profile, solid_fraction};
-use talus::rng::Rng;
-use talus::scene::{Material, Oscillation, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::HashMap;
 use std::f64::consts::PI;
+use talus::rng::Rng;
+use talus::scene::{Material, Oscillation, Region, Scene, SceneBuilder, Shape, Side, WallMotion};
 
 /// Hard steel (§5.8), kg/m³.
 pub const STEEL_DENSITY: f64 = 7780.0;

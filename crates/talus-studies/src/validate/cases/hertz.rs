@@ -3,7 +3,6 @@
 
 use super::common::{dt_for, measured, theory_series, PER_CONTACT};
 use super::materials::{aluminium, glass, limestone, magnesium};
-use talus::state::Particles;
 use crate::validate::maker::Maker;
 use crate::validate::readback::{contact_time_and_max, pair_state, record, wall_state};
 use crate::validate::result::{CaseResult, Plot};
@@ -11,6 +10,7 @@ use crate::validate::row::{Row, Tol};
 use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, hertz, sphere_mass};
 use glam::DVec3;
+use talus::state::Particles;
 
 pub struct NormalImpact {
     label: &'static str,

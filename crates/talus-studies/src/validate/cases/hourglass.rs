@@ -25,13 +25,13 @@ use super::common::{err, knob_list, measured};
 use super::ferrez::{steel, CONTACT_TIME, STEEL_DENSITY};
 use crate::analyze::flow::fit_line;
 use crate::analyze::fraction::solid_fraction;
-use talus::scene::{
-    GravityRotation, RadiusDist, Region, Scene, SceneBuilder, Shape, Side, WallMotion,
-};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
+use talus::scene::{
+    GravityRotation, RadiusDist, Region, Scene, SceneBuilder, Shape, Side, WallMotion,
+};
 
 /// Base radius of each bulb, m.
 pub const BULB_RADIUS: f64 = 0.05;

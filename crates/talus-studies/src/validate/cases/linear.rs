@@ -3,13 +3,13 @@
 
 use super::common::err;
 use super::materials::mat;
-use talus::scene::{ContactModel, Material};
 use crate::validate::maker::Maker;
 use crate::validate::readback::{contact_time_and_max, pair_state, record};
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
 use crate::validate::setup::Lab;
 use glam::DVec3;
+use talus::scene::{ContactModel, Material};
 
 pub fn case_linear(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;

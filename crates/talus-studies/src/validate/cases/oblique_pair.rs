@@ -4,11 +4,11 @@
 use super::common::{measured, theory_series};
 use super::materials::{aluminium, copper, nylon};
 use super::pair_sweep::{pair_rows, pair_sweep, PairSweep};
-use talus::scene::Material;
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::theory::oblique;
 use glam::DVec3;
+use talus::scene::Material;
 
 pub fn case7(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.1;

@@ -1,10 +1,10 @@
 //! The solid fraction of a settled random packing (long, `--full` only).
 
 use super::common::err;
-use talus::scene::{Material, RadiusDist, SceneBuilder};
 use crate::validate::maker::Maker;
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
+use talus::scene::{Material, RadiusDist, SceneBuilder};
 
 pub fn case_packing(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;

@@ -2,7 +2,6 @@
 //! of a sweep in one scene, and the gross-sliding / sticking rows.
 
 use super::common::{dt_for, PER_CONTACT};
-use talus::scene::Material;
 use crate::validate::maker::Maker;
 use crate::validate::readback::{pair_state, PairState};
 use crate::validate::result::CaseResult;
@@ -10,6 +9,7 @@ use crate::validate::row::{worst, Row, Tol};
 use crate::validate::setup::{Lab, PairImpact};
 use crate::validate::theory::{self, e_star, hertz, oblique, sphere_mass};
 use glam::DVec3;
+use talus::scene::Material;
 
 /// A pair impact along x (a → b) with spins about z: slip of the contact
 /// point along y, u = v_ay + R_a ω_az − v_by + R_b ω_bz.

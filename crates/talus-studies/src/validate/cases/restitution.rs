@@ -2,13 +2,13 @@
 
 use super::common::{dt_for, measured, theory_series, PER_CONTACT};
 use super::materials::{alox, cast_iron};
-use talus::scene::Material;
 use crate::validate::maker::Maker;
 use crate::validate::readback::wall_state;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use crate::validate::setup::Lab;
 use crate::validate::theory::{e_star, hertz, sphere_mass};
+use talus::scene::Material;
 
 pub fn case3(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.0025;

@@ -3,8 +3,6 @@
 
 use super::common::{err, measured, theory_series};
 use super::materials::mat;
-use talus::scene::Material;
-use talus::state::Particles;
 use crate::validate::maker::Maker;
 use crate::validate::readback::wall_state;
 use crate::validate::result::{CaseResult, Plot};
@@ -12,6 +10,8 @@ use crate::validate::row::{Row, Tol};
 use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, sphere_mass};
 use glam::DVec3;
+use talus::scene::Material;
+use talus::state::Particles;
 
 pub fn case_rolling(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.005;

@@ -19,10 +19,10 @@
 use super::bed::{self, Janssen, Loads};
 use super::common::{err, measured, theory_series};
 use crate::analyze::fraction::{layered_profile, solid_fraction};
-use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
+use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder};
 
 /// Side of the square box, m, and its height (the lattice's region; 4000
 /// sites fill its bottom ~38 mm).

@@ -18,12 +18,12 @@
 use super::collapse::{front_from, surface, D};
 use super::common::{err, measured};
 use crate::analyze::flow::fit_line;
-use talus::scene::Scene;
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use talus::scene::Scene;
 
 /// The slope, degrees.
 pub const THETA_DEG: f64 = 30.0;
@@ -187,8 +187,7 @@ pub fn run(mk: &mut dyn Maker) -> Result<Measured, String> {
 
 /// `validation/liggghts/slope_results.csv` (quantity,value).
 fn liggghts() -> BTreeMap<String, f64> {
-    let file =
-        crate::repo_root().join("validation/liggghts/slope_results.csv");
+    let file = crate::repo_root().join("validation/liggghts/slope_results.csv");
     let mut v = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string(file) {
         for line in text.lines().skip(1) {

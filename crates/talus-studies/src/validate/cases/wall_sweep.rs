@@ -2,13 +2,13 @@
 //! a sweep in one scene, and the gross-sliding / sticking rows.
 
 use super::common::{dt_for, PER_CONTACT};
-use talus::scene::Material;
 use crate::validate::maker::Maker;
 use crate::validate::readback::{wall_state, WallState};
 use crate::validate::result::CaseResult;
 use crate::validate::row::{worst, Row, Tol};
 use crate::validate::setup::Lab;
 use crate::validate::theory::{self, e_star, hertz, oblique, sphere_mass};
+use talus::scene::Material;
 
 /// One impact of a sweep.
 #[derive(Clone)]
