@@ -22,7 +22,6 @@ use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use talus::scene::Scene;
 
 /// The slope, degrees.
