@@ -7,7 +7,7 @@
 //! cases (packing, plate) run only with TALUS_FULL=1.
 
 use talus::gpu::context::test_context;
-use talus_studies::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker};
+use talus_studies::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker, Options};
 
 fn full() -> bool {
     std::env::var("TALUS_FULL").is_ok_and(|v| v == "1")
@@ -20,7 +20,7 @@ fn check(id: &str, maker: &mut dyn Maker) {
         eprintln!("skipping case {id} ({}): long, set TALUS_FULL=1", def.title);
         return;
     }
-    let r = validate::run_case(def, maker).unwrap_or_else(|e| panic!("{e}"));
+    let r = validate::run_case(def, maker, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     let run = CaseRun {
         def,
         results: vec![(maker.name().to_string(), Ok(r.clone()))],
@@ -137,7 +137,7 @@ fn report_is_written() {
         "a case was added: add it to tests/validation.rs"
     );
     let def = validate::case("1");
-    let r = validate::run_case(def, &mut CpuMaker).unwrap();
+    let r = validate::run_case(def, &mut CpuMaker, &Options::default()).unwrap();
     let dir = std::env::temp_dir().join(format!("talus-validate-{}", std::process::id()));
     let runs = [CaseRun {
         def,
