@@ -11,7 +11,8 @@ pub struct CaseDef {
     pub title: &'static str,
     /// Source and what the expected values come from (for the report).
     pub source: &'static str,
-    /// Only with `--full` (or TALUS_FULL=1 in the tests).
+    /// Only with `--full` (a long case: its test in
+    /// `tests/validation.rs` is `#[ignore = "long: …"]`).
     pub full: bool,
     /// The options it reads (`--set`, `--list-options`).
     pub options: &'static [Spec],
