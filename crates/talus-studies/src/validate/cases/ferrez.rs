@@ -1092,17 +1092,24 @@ mod tests {
         );
     }
 
-    /// The shipped placement (`scenes/ferrez_narrow.csv`) is this code's;
-    /// `TALUS_WRITE_SCENES=1` rewrites it.
+    /// The shipped placement (`scenes/ferrez_narrow.csv`) is this code's.
+    /// When the placement changes on purpose, the failure writes this
+    /// code's file and says where: copy it over the shipped one.
     #[test]
     fn shipped_narrow_placement_is_this_codes() {
         let p = Packing::narrow(0.030, 10.0);
         let csv = placement_csv(&placement(&p).unwrap());
         let path = crate::repo_root().join("scenes/ferrez_narrow.csv");
-        if std::env::var_os("TALUS_WRITE_SCENES").is_some() {
-            std::fs::write(&path, &csv).unwrap();
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(csv.as_str()) {
+            let new = std::env::temp_dir().join("ferrez_narrow.csv");
+            std::fs::write(&new, &csv).unwrap();
+            panic!(
+                "{} is not this code's placement; if the change is meant: cp {} {}",
+                path.display(),
+                new.display(),
+                path.display()
+            );
         }
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), csv);
     }
 
     #[test]
