@@ -46,7 +46,9 @@ pub struct Config {
 /// bad `--cases` or `--set` fails before anything runs.
 pub fn cli(args: &Args) -> ExitCode {
     if args.list_options {
-        print!("{}", catalogue().listing());
+        // a closed pipe (`| head`) is not an error of the listing
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), "{}", catalogue().listing());
         return ExitCode::SUCCESS;
     }
     let result = config(args).and_then(|c| run(&c, args.backend == "gpu"));
