@@ -3,10 +3,11 @@
 # tool), each under its own time limit, after bench/gpu_pack.sh here:
 #
 #   device run: carry [".gl", ".carry"], command:
-#     bash bench/gpu_validate.sh "40:settle 60:collapse:TALUS_COLLAPSE_ONLY=0.5 150:compaction"
+#     bash bench/gpu_validate.sh "40:settle 60:collapse:collapse.only=0.5 150:compaction"
 #
-# Each word is SECONDS:CASE[:VAR=VALUE,VAR=VALUE] (the case's knobs, see
-# its page in docs/applications/). DEADLINE (seconds, default 540) bounds
+# Each word is SECONDS:CASE[:KEY=VALUE[:KEY=VALUE…]], each KEY=VALUE one
+# `talus validate --set` (`talus validate --list-options`; a value may be
+# a comma-separated list). DEADLINE (seconds, default 540) bounds
 # the whole: a case starts only with 20 s or more left, and gets no more
 # than what is left. Leaves in $OUT (or .): val.log (each case's exit
 # status, time and the end of its table) and validate.tgz (each case's
@@ -30,7 +31,7 @@ fi
 work=$(mktemp -d)
 mkdir -p "$work/val"
 for spec in ${1:-}; do
-  IFS=: read -r secs case envs <<<"$spec"
+  IFS=: read -r secs case sets <<<"$spec"
   left=$((${DEADLINE:-540} - ($(date +%s) - t0)))
   if [ "$left" -lt 20 ]; then
     echo "== $case: not run, $left s left" | tee -a "$out/val.log"
@@ -38,11 +39,13 @@ for spec in ${1:-}; do
   fi
   [ "$secs" -gt "$left" ] && secs=$left
   s=$(date +%s)
-  # shellcheck disable=SC2086 # the knobs are words on purpose
-  env ${envs//,/ } TALUS_VALIDATE_CASES="$case" timeout --kill-after=5 "$secs" \
-    "$talus" validate --full --backend gpu --out "$work/val/$case" >"$work/val/$case.log" 2>&1
+  args=()
+  IFS=: read -ra kvs <<<"$sets"
+  for kv in ${kvs[@]+"${kvs[@]}"}; do args+=(--set "$kv"); done
+  timeout --kill-after=5 "$secs" "$talus" validate --cases "$case" --full --backend gpu \
+    ${args[@]+"${args[@]}"} --out "$work/val/$case" >"$work/val/$case.log" 2>&1
   rc=$?
-  echo "== $case ($envs) exit $rc after $(($(date +%s) - s)) s (limit $secs s)" | tee -a "$out/val.log"
+  echo "== $case ($sets) exit $rc after $(($(date +%s) - s)) s (limit $secs s)" | tee -a "$out/val.log"
   tail -40 "$work/val/$case.log" >>"$out/val.log"
   tar czf "$out/validate.tgz" -C "$work" val
 done

@@ -10,8 +10,8 @@ Run by hand (not in CI):  validation/liggghts/run.sh collapse [a ...]
 Needs `liggghts` on PATH (Debian: apt-get install liggghts) and python3.
 Compare with talus on the same set-up (a plane floor, no rolling friction):
 
-  TALUS_COLLAPSE_FLOOR=plane TALUS_COLLAPSE_ROLLING=0 TALUS_COLLAPSE_ONLY=1,3 \\
-      TALUS_VALIDATE_CASES=collapse talus validate --full
+  talus validate --full --cases collapse --set collapse.floor=plane \\
+      --set collapse.rolling=0 --set collapse.only=1,3
 
 Same inputs as the talus case: glass beads (r uniform in 0.9-1.1 mm, 2500
 kg/m3, E = 5 MPa, nu = 0.25, e = 0.5, mu = 0.5), model `hertz tangential

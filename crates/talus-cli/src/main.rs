@@ -155,11 +155,22 @@ enum Command {
     Validate {
         #[arg(long, default_value = "all", value_parser = ["cpu", "gpu", "all"])]
         backend: String,
-        /// Also the long cases (settled packings).
+        /// Also the long cases (settled packings, flows).
         #[arg(long)]
         full: bool,
         #[arg(long, default_value = "validation")]
         out: PathBuf,
+        /// Only these cases, comma-separated ids (e.g. 1,4,energy); long
+        /// ones run without --full.
+        #[arg(long, value_name = "IDS")]
+        cases: Option<String>,
+        /// Set a case's option (repeatable), e.g. ferrez.mono_count=26000;
+        /// --list-options lists them.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// List the cases' options (key, type, default, help) and exit.
+        #[arg(long)]
+        list_options: bool,
     },
     /// Open a window on a run's snapshots: arrows / Home / End scrub,
     /// space plays, left drag orbits, right (or shift) drag pans, the wheel
@@ -309,9 +320,21 @@ fn main() -> ExitCode {
             }
         }
         Command::Info => cmd_info(),
-        Command::Validate { backend, full, out } => {
-            talus_studies::validate::cli(&backend, full, &out)
-        }
+        Command::Validate {
+            backend,
+            full,
+            out,
+            cases,
+            set,
+            list_options,
+        } => talus_studies::validate::cli(&talus_studies::validate::Args {
+            backend,
+            full,
+            out,
+            cases,
+            set,
+            list_options,
+        }),
         Command::Bench {
             backend,
             sizes,

@@ -2685,3 +2685,130 @@ fn analyze_bad_numbers() {
     let csv = run.0.join("flow.csv");
     analyze_fails(&[d, "flow"], csv.to_str().unwrap(), &[]);
 }
+
+// ------------------------------------------------------------------ validate
+
+/// `talus validate --backend cpu --out DIR ARGS` fails before any case
+/// runs (DIR is never made) with one line `error: PREFIX…` holding every
+/// fragment.
+fn validate_fails(args: &[&str], prefix: &str, fragments: &[&str]) {
+    let dir = TempDir::new("validate");
+    let out_dir = dir.0.join("report");
+    let mut all = vec![
+        "validate",
+        "--backend",
+        "cpu",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let out = talus(&all);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let context = format!(
+        "args {args:?}, status {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!out.status.success(), "expected a failure\n{context}");
+    assert!(!stderr.contains("panicked"), "{context}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "expected one error line\n{context}");
+    assert!(
+        lines[0].starts_with(&format!("error: {prefix}")),
+        "expected the line to start with \"error: {prefix}\"\n{context}"
+    );
+    for f in fragments {
+        assert!(
+            lines[0].contains(f),
+            "expected {f:?} in the message\n{context}"
+        );
+    }
+    assert!(!out_dir.exists(), "a case ran\n{context}");
+}
+
+#[test]
+fn validate_unknown_option_is_named() {
+    // a known case: its options are listed
+    validate_fails(
+        &["--set", "ferrez.mono_n=26000"],
+        "--set ferrez.mono_n: expected one of ferrez's options (",
+        &["ferrez.mono_count", "--list-options"],
+    );
+    // no such case
+    validate_fails(
+        &["--set", "silo.width=40"],
+        "--set silo.width: expected an option case.name of one of the cases ",
+        &["beverloo", "collapse", "--list-options"],
+    );
+    validate_fails(
+        &["--set", "ferrez.debug"],
+        "--set ferrez.debug: expected KEY=VALUE",
+        &[],
+    );
+}
+
+#[test]
+fn validate_bad_option_value_is_named() {
+    validate_fails(
+        &["--set", "ferrez.mono_count=lots"],
+        "--set ferrez.mono_count: expected a whole number ≥ 1, got \"lots\"",
+        &[],
+    );
+    validate_fails(
+        &["--set", "tapping.only=10,3"],
+        "--set tapping.only: expected a comma-separated list of the study's frequencies (10, 5, 4, 2 Hz), got \"10,3\"",
+        &[],
+    );
+    validate_fails(
+        &["--set", "collapse.sides=yes"],
+        "--set collapse.sides: expected true or false, got \"yes\"",
+        &[],
+    );
+    // checked with the other options before anything runs
+    validate_fails(
+        &[
+            "--set",
+            "beverloo.silo_mm=30",
+            "--set",
+            "beverloo.orifices_mm=10,40",
+        ],
+        "--set beverloo.orifices_mm: expected two or more diameters below the silo's 30 mm",
+        &[],
+    );
+    validate_fails(
+        &["--set", "ferrez.only=40"],
+        "--set ferrez.only: expected part of a packing's name (narrow 30 mm, ",
+        &["got \"40\""],
+    );
+    validate_fails(
+        &["--cases", "1,energy,9"],
+        "--cases: expected a comma-separated list of case ids (1, 2, ",
+        &["compaction", "got \"1,energy,9\""],
+    );
+}
+
+#[test]
+fn validate_list_options_lists_every_case_option() {
+    let out = talus(&["validate", "--list-options"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(out.stderr.is_empty());
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("ferrez.mono_count "))
+        .unwrap_or_else(|| panic!("no ferrez.mono_count line\n{stdout}"));
+    for f in ["whole number ≥ 1", "13000", "mono packing"] {
+        assert!(line.contains(f), "{f:?} not in {line:?}");
+    }
+    for key in [
+        "beverloo.silo_mm",
+        "collapse.floor",
+        "hourglass.only",
+        "slope.debug",
+        "tapping.stiffer",
+    ] {
+        assert!(stdout.contains(key), "{key}\n{stdout}");
+    }
+    // grouped by case, the case's title beside its id
+    assert!(stdout.contains("\nferrez: steel spheres"), "{stdout}");
+}

@@ -1,21 +1,44 @@
-//! `cargo bench --bench step`: the CPU step on the benchmark beds, through the
-//! same code as `talus bench` (medians of 3 timed blocks). Sizes from
-//! TALUS_BENCH_SIZES (default 1e4,1e5); `talus bench` adds the GPU, the
-//! per-stage shares and bench.json.
+//! `cargo bench -p talus-studies --bench step [-- SIZES]`: the CPU step on
+//! the benchmark beds, through the same code as `talus bench` (medians of
+//! 3 timed blocks). SIZES: particle counts, comma- or space-separated
+//! (default 1e4,1e5); `talus bench` adds the GPU, the per-stage shares
+//! and bench.json.
 
 use talus::cpu::CpuBackend;
 use talus_studies::bench::{bed, measure, Bed};
 
 fn main() {
-    let sizes = std::env::var("TALUS_BENCH_SIZES").unwrap_or_else(|_| "1e4,1e5".into());
+    // cargo passes `--bench` (and libtest's flags) too: words starting
+    // with `-` are not sizes
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .flat_map(|a| {
+            a.split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let words = if words.is_empty() {
+        vec!["1e4".to_string(), "1e5".to_string()]
+    } else {
+        words
+    };
+    let mut sizes = Vec::new();
+    for s in &words {
+        match s.parse::<f64>() {
+            Ok(n) if n.is_finite() && n >= 1.0 => sizes.push(n as usize),
+            _ => {
+                eprintln!("sizes: expected particle counts (e.g. 1e4,1e5), got \"{s}\"");
+                std::process::exit(2);
+            }
+        }
+    }
     println!("| bed | particles | particle-steps/s | ns/particle-step |\n|---|---:|---:|---:|");
     for kind in [Bed::Mono, Bed::Poly, Bed::Settled, Bed::Chute] {
-        for s in sizes.split(',') {
-            let Ok(n) = s.trim().parse::<f64>() else {
-                eprintln!("TALUS_BENCH_SIZES: \"{s}\" is not a number");
-                std::process::exit(2);
-            };
-            let scene = bed(kind, n as usize, 1).expect("bench bed");
+        for &n in &sizes {
+            let scene = bed(kind, n, 1).expect("bench bed");
             let n = scene.particles.len();
             let mut b = CpuBackend::new(&scene).expect("bench bed");
             let steps = 50;

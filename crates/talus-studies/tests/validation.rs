@@ -4,23 +4,18 @@
 //! TALUS_REQUIRE_GPU=1 as in CI, where lavapipe runs them). The FEM-only
 //! cases (fem-*) run on the CPU only: the FEM side is the same f64 code
 //! under both backends, and their GPU test just leaves a note. The long
-//! cases (packing, plate) run only with TALUS_FULL=1.
+//! cases (`talus validate --full`'s) are `#[ignore = "long: …"]`: `cargo
+//! test -p talus-studies --test validation -- --ignored` runs them (add
+//! a case's name to run one, e.g. `ferrez_packings::cpu`).
 
 use talus::gpu::context::test_context;
-use talus_studies::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker};
+use talus_studies::validate::{self, report, table, CaseRun, CpuMaker, GpuMaker, Maker, Options};
 
-fn full() -> bool {
-    std::env::var("TALUS_FULL").is_ok_and(|v| v == "1")
-}
-
-/// Runs one case, prints its table, fails with the rows out of tolerance.
+/// Runs one case with its judged options, prints its table, fails with
+/// the rows out of tolerance.
 fn check(id: &str, maker: &mut dyn Maker) {
     let def = validate::case(id);
-    if def.full && !full() {
-        eprintln!("skipping case {id} ({}): long, set TALUS_FULL=1", def.title);
-        return;
-    }
-    let r = validate::run_case(def, maker).unwrap_or_else(|e| panic!("{e}"));
+    let r = validate::run_case(def, maker, &Options::default()).unwrap_or_else(|e| panic!("{e}"));
     let run = CaseRun {
         def,
         results: vec![(maker.name().to_string(), Ok(r.clone()))],
@@ -53,6 +48,7 @@ fn gpu(id: &str) {
     check(id, &mut GpuMaker { ctx });
 }
 
+/// A module per case with its `cpu` and `gpu` tests.
 macro_rules! cases {
     ($($name:ident => $id:expr),* $(,)?) => {$(
         mod $name {
@@ -66,6 +62,28 @@ macro_rules! cases {
             }
         }
     )*};
+}
+
+/// The same for the long cases, both tests ignored with the reason;
+/// `LONG` lists their ids.
+macro_rules! long_cases {
+    ($($name:ident => $id:expr, $why:literal),* $(,)?) => {
+        const LONG: &[&str] = &[$($id),*];
+        $(
+            mod $name {
+                #[test]
+                #[ignore = $why]
+                fn cpu() {
+                    super::check($id, &mut super::CpuMaker);
+                }
+                #[test]
+                #[ignore = $why]
+                fn gpu() {
+                    super::gpu($id);
+                }
+            }
+        )*
+    };
 }
 
 cases! {
@@ -85,17 +103,31 @@ cases! {
     fem_cantilever => "fem-cantilever",
     fem_spinning_body => "fem-spin",
     coupled_momentum_and_bed_weight => "coupled",
-    packing_fraction => "packing",
-    plate_under_grains => "plate",
-    silo_and_hopper_discharge => "beverloo",
-    ferrez_packings => "ferrez",
-    ferrez_tapping_study => "tapping",
-    hourglass_turned_over => "hourglass",
-    column_collapse => "collapse",
-    particles_on_the_slope => "slope",
-    rotating_drum => "drum",
-    settling_column => "settle",
-    die_compaction => "compaction",
+}
+
+long_cases! {
+    packing_fraction => "packing", "long: a settled random packing (talus validate --full)",
+    plate_under_grains => "plate", "long: grains settled on an FEM plate (talus validate --full)",
+    silo_and_hopper_discharge => "beverloo", "long: 28 000 beads discharged from a silo and a hopper (talus validate --full)",
+    ferrez_packings => "ferrez", "long: four packings settled and tapped (talus validate --full)",
+    ferrez_tapping_study => "tapping", "long: 5 592 spheres tapped at four frequencies (talus validate --full)",
+    hourglass_turned_over => "hourglass", "long: three hourglasses run and turned over (talus validate --full)",
+    column_collapse => "collapse", "long: six columns settled and released (talus validate --full)",
+    particles_on_the_slope => "slope", "long: beads flowing down a slope (talus validate --full)",
+    rotating_drum => "drum", "long: a drum rotated at several rates (talus validate --full)",
+    settling_column => "settle", "long: 4 000 beads settled in a box (talus validate --full)",
+    die_compaction => "compaction", "long: 1 500 beads compacted by a servo piston (talus validate --full)",
+}
+
+/// The long tests are exactly the cases only `--full` runs.
+#[test]
+fn the_ignored_tests_are_the_long_cases() {
+    let full: Vec<&str> = validate::cases::CASES
+        .iter()
+        .filter(|c| c.full)
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(full, LONG);
 }
 
 /// Every case is covered above, and the report (table, report.md, PNGs,
@@ -137,7 +169,7 @@ fn report_is_written() {
         "a case was added: add it to tests/validation.rs"
     );
     let def = validate::case("1");
-    let r = validate::run_case(def, &mut CpuMaker).unwrap();
+    let r = validate::run_case(def, &mut CpuMaker, &Options::default()).unwrap();
     let dir = std::env::temp_dir().join(format!("talus-validate-{}", std::process::id()));
     let runs = [CaseRun {
         def,

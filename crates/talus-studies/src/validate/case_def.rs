@@ -2,6 +2,7 @@
 //! it on one backend.
 
 use super::maker::Maker;
+use super::options::{Options, Spec};
 use super::result::CaseResult;
 
 /// A validation case.
@@ -10,9 +11,12 @@ pub struct CaseDef {
     pub title: &'static str,
     /// Source and what the expected values come from (for the report).
     pub source: &'static str,
-    /// Only with `--full` (or TALUS_FULL=1 in the tests).
+    /// Only with `--full` (a long case: its test in
+    /// `tests/validation.rs` is `#[ignore = "long: …"]`).
     pub full: bool,
-    pub run: fn(&mut dyn Maker) -> Result<CaseResult, String>,
+    /// The options it reads (`--set`, `--list-options`).
+    pub options: &'static [Spec],
+    pub run: fn(&mut dyn Maker, &Options) -> Result<CaseResult, String>,
 }
 
 /// One case on every backend.
@@ -21,10 +25,14 @@ pub struct CaseRun {
     pub results: Vec<(String, Result<CaseResult, String>)>,
 }
 
-/// Runs one case on one backend; rows get the backend's name.
-pub fn run_case(def: &CaseDef, maker: &mut dyn Maker) -> Result<CaseResult, String> {
+/// Runs one case on one backend with `opts`; rows get the backend's name.
+pub fn run_case(
+    def: &CaseDef,
+    maker: &mut dyn Maker,
+    opts: &Options,
+) -> Result<CaseResult, String> {
     let t0 = std::time::Instant::now();
-    let mut r = (def.run)(maker).map_err(|e| format!("case {}: {e}", def.id))?;
+    let mut r = (def.run)(maker, opts).map_err(|e| format!("case {}: {e}", def.id))?;
     r.seconds = t0.elapsed().as_secs_f64();
     for row in &mut r.rows {
         row.backend = maker.name().to_string();

@@ -2,40 +2,57 @@
 //! table, and `report.md`.
 
 use super::case_def::{run_case, CaseRun};
-use super::cases::CASES;
+use super::cases::{catalogue, check_options, CASES};
 use super::liggghts;
 use super::maker::{CpuMaker, GpuMaker, Maker};
+use super::options::Options;
 use super::report;
 use super::table::table;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use talus::gpu::GpuContext;
 
-/// `talus validate` options.
-pub struct Options {
+/// `talus validate`'s command line.
+pub struct Args {
+    /// `cpu`, `gpu` or `all`.
+    pub backend: String,
+    /// `--full`: the long cases too.
+    pub full: bool,
+    pub out: PathBuf,
+    /// `--cases 1,4,energy`: only those (long ones included).
+    pub cases: Option<String>,
+    /// `--set KEY=VALUE` words.
+    pub set: Vec<String>,
+    /// `--list-options`: print the options and exit.
+    pub list_options: bool,
+}
+
+/// What one `talus validate` run does.
+pub struct Config {
     pub cpu: bool,
     pub gpu: bool,
     pub full: bool,
     pub out: PathBuf,
     pub adapter: Option<String>,
+    /// Only these case ids, long ones included; None: every case (the
+    /// long ones with `full`).
+    pub cases: Option<Vec<String>>,
+    /// The cases' options (`--set`).
+    pub options: Options,
 }
 
 /// The command: runs every case on the chosen backends, prints the table,
-/// writes `<out>/report.md` with plots; non-zero exit if a row fails.
-pub fn cli(backend: &str, full: bool, out: &Path) -> ExitCode {
-    let (cpu, gpu) = match backend {
-        "cpu" => (true, false),
-        "gpu" => (false, true),
-        _ => (true, true),
-    };
-    let opts = Options {
-        cpu,
-        gpu,
-        full,
-        out: out.to_path_buf(),
-        adapter: std::env::var("TALUS_ADAPTER").ok(),
-    };
-    match run(&opts, backend == "gpu") {
+/// writes `<out>/report.md` with plots; non-zero exit if a row fails. A
+/// bad `--cases` or `--set` fails before anything runs.
+pub fn cli(args: &Args) -> ExitCode {
+    if args.list_options {
+        // a closed pipe (`| head`) is not an error of the listing
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), "{}", catalogue().listing());
+        return ExitCode::SUCCESS;
+    }
+    let result = config(args).and_then(|c| run(&c, args.backend == "gpu"));
+    match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -45,16 +62,57 @@ pub fn cli(backend: &str, full: bool, out: &Path) -> ExitCode {
     }
 }
 
+/// The run the command line asks for, its options checked.
+pub fn config(args: &Args) -> Result<Config, String> {
+    let (cpu, gpu) = match args.backend.as_str() {
+        "cpu" => (true, false),
+        "gpu" => (false, true),
+        _ => (true, true),
+    };
+    let options = catalogue()
+        .parse(&args.set)
+        .map_err(|e| format!("--set {e}"))?;
+    check_options(&options).map_err(|e| format!("--set {e}"))?;
+    let cases = match &args.cases {
+        Some(s) => Some(parse_cases(s).map_err(|e| format!("--cases: {e}"))?),
+        None => None,
+    };
+    Ok(Config {
+        cpu,
+        gpu,
+        full: args.full,
+        out: args.out.clone(),
+        adapter: std::env::var("TALUS_ADAPTER").ok(),
+        cases,
+        options,
+    })
+}
+
+/// `--cases 1,4,energy`: comma-separated case ids, each a case's.
+pub fn parse_cases(s: &str) -> Result<Vec<String>, String> {
+    let ids: Vec<String> = s.split(',').map(|x| x.trim().to_string()).collect();
+    if ids.iter().all(|id| CASES.iter().any(|c| c.id == id)) {
+        Ok(ids)
+    } else {
+        let all: Vec<&str> = CASES.iter().map(|c| c.id).collect();
+        Err(format!(
+            "expected a comma-separated list of case ids ({}), got {s:?}",
+            all.join(", ")
+        ))
+    }
+}
+
 /// Runs the cases; `Ok(all passed)`. Without a GPU adapter the GPU column
-/// is skipped with the reason, unless `gpu_required`.
-pub fn run(opts: &Options, gpu_required: bool) -> Result<bool, String> {
+/// is skipped with the reason (a note atop the report), unless
+/// `gpu_required`.
+pub fn run(cfg: &Config, gpu_required: bool) -> Result<bool, String> {
     let mut makers: Vec<Box<dyn Maker>> = Vec::new();
-    let mut skipped = Vec::new();
-    if opts.cpu {
+    let mut notes = Vec::new();
+    if cfg.cpu {
         makers.push(Box::new(CpuMaker));
     }
-    if opts.gpu {
-        match GpuContext::new(opts.adapter.as_deref()) {
+    if cfg.gpu {
+        match GpuContext::new(cfg.adapter.as_deref()) {
             Ok(ctx) => {
                 eprintln!("gpu: {}", ctx.describe());
                 makers.push(Box::new(GpuMaker { ctx }));
@@ -62,24 +120,28 @@ pub fn run(opts: &Options, gpu_required: bool) -> Result<bool, String> {
             Err(e) if gpu_required => return Err(format!("--backend gpu: {e}")),
             Err(e) => {
                 eprintln!("gpu: skipped: {e}");
-                skipped.push(format!("GPU skipped: {e}"));
+                notes.push(format!("GPU skipped: {e}"));
             }
         }
     }
     let mut all: Vec<CaseRun> = Vec::new();
     let mut ok = true;
-    // TALUS_VALIDATE_CASES=1,4,energy runs only those (for development)
-    let only: Option<Vec<String>> = std::env::var("TALUS_VALIDATE_CASES")
-        .ok()
-        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
+    if !cfg.options.is_empty() {
+        notes.push(format!(
+            "Options set (`--set`): {}; every other option at the judged case's default.",
+            cfg.options.words().join(", ")
+        ));
+    }
+    // --cases 1,4,energy runs only those (long ones too)
     for def in CASES.iter().filter(|c| {
-        only.as_ref()
-            .map_or(opts.full || !c.full, |o| o.iter().any(|x| x == c.id))
+        cfg.cases
+            .as_ref()
+            .map_or(cfg.full || !c.full, |o| o.iter().any(|x| x == c.id))
     }) {
         let mut per = Vec::new();
         for m in makers.iter_mut() {
             eprint!("case {} ({}) on {} ... ", def.id, def.title, m.name());
-            match run_case(def, m.as_mut()) {
+            match run_case(def, m.as_mut(), &cfg.options) {
                 Ok(r) => {
                     let f = r.failures().len();
                     eprintln!(
@@ -103,14 +165,14 @@ pub fn run(opts: &Options, gpu_required: bool) -> Result<bool, String> {
         }
         all.push(CaseRun { def, results: per });
     }
-    let lig = liggghts::load(&opts.out);
+    let lig = liggghts::load(&cfg.out);
     print!("{}", table(&all));
-    report::write(&opts.out, &all, lig.as_ref(), &skipped, opts.full)
-        .map_err(|e| format!("{}: {e}", opts.out.display()))?;
+    report::write(&cfg.out, &all, lig.as_ref(), &notes, cfg.full)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
     println!(
         "{}: {}",
         if ok { "all cases pass" } else { "FAILED" },
-        opts.out.join("report.md").display()
+        cfg.out.join("report.md").display()
     );
     Ok(ok)
 }

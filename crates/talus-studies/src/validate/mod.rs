@@ -14,6 +14,7 @@
 //! in a scene), `readback.rs` (reading them back), `theory.rs` (closed-form
 //! references), `table.rs` (the printed table), `report.rs` (`report.md`,
 //! plots, data files), `plot.rs` (PNGs), `liggghts.rs` (LIGGGHTS results),
+//! `options.rs` (the cases' options, `--set` and `--list-options`),
 //! `command.rs` (the `talus validate` command).
 
 pub mod case_def;
@@ -21,6 +22,7 @@ pub mod cases;
 pub mod command;
 pub mod liggghts;
 pub mod maker;
+pub mod options;
 pub mod plot;
 pub mod readback;
 pub mod report;
@@ -32,7 +34,8 @@ pub mod theory;
 
 pub use case_def::{run_case, CaseDef, CaseRun};
 pub use cases::case;
-pub use command::{cli, run, Options};
+pub use command::{cli, run, Args, Config};
 pub use maker::{CpuMaker, GpuMaker, Maker};
+pub use options::Options;
 pub use result::{CaseResult, Plot, Point, Series};
 pub use row::{worst, Row, Tol};

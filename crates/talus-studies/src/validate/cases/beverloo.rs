@@ -20,9 +20,10 @@
 //! the removals (`Backend::flow_events`, what `flow.csv` totals) give the
 //! cumulative mass against time; its slope after the first 0.1 s is W.
 
-use super::common::{err, measured, parse_knob, theory_series};
+use super::common::{err, measured, theory_series};
 use crate::analyze::flow::{fit_line, fit_line_stats};
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
@@ -40,7 +41,7 @@ pub const D_BEAD: f64 = R_MIN + R_MAX;
 /// Silo radius (m): 80 mm across, the least width at which Beverloo's
 /// law holds for every orifice here ([`nedderman_width`]: 76 mm at
 /// D = 16 mm). Until 2026-11-26 the silo was 40 mm (20 d), too narrow
-/// for all four orifices; `TALUS_BEVERLOO_SILO_MM=40` reruns it.
+/// for all four orifices; `--set beverloo.silo_mm=40` reruns it.
 pub const SILO_R: f64 = 0.04;
 /// Beads in the silo's fill (about 40 mm deep).
 pub const BEADS: usize = 28_000;
@@ -167,15 +168,53 @@ fn mesh(triangles: Triangles, label: &str) -> Shape {
     }
 }
 
+/// The case's options: diagnostics, none set in the judged run.
+pub const OPTIONS: &[Spec] = &[
+    Spec {
+        key: "beverloo.silo_mm",
+        kind: Kind::AtLeast(20.0),
+        expected: "a diameter of at least 20 mm (10 beads across)",
+        default: "80",
+        help: "the silo's diameter, mm, holding as many beads as keep the fill's height (40: the silo before 2026-11-26)",
+    },
+    Spec {
+        key: "beverloo.orifices_mm",
+        kind: Kind::Positives,
+        expected: "diameters in mm, each > 0",
+        default: "10,12,14,16",
+        help: "the flat silo's orifice diameters, mm, two or more, each below the silo's",
+    },
+    Spec {
+        key: "beverloo.only",
+        kind: Kind::OneOf(&["silo", "hopper"]),
+        expected: "\"silo\" or \"hopper\"",
+        default: "(both)",
+        help: "silo leaves the hopper out, hopper the flat silo's discharges",
+    },
+    Spec {
+        key: "beverloo.friction",
+        kind: Kind::AtLeast(0.0),
+        expected: "a friction coefficient ≥ 0",
+        default: "0.5",
+        help: "the beads' friction coefficient, with each other and the walls",
+    },
+    Spec {
+        key: "beverloo.debug",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "every ring of the stagnant zone's search on stderr",
+    },
+];
+
 /// The silo the case runs: by default the judged one (`SILO_R`, `BEADS`,
-/// `ORIFICES`, then the hopper). Diagnostics only, from the environment:
-/// `TALUS_BEVERLOO_SILO_MM=D` a silo D mm across holding as many beads
-/// as keep the fill's height (BEADS · (D / 80 mm)²; the hopper's vessel
-/// stays);
-/// `TALUS_BEVERLOO_ORIFICES_MM=10,12,...` other orifices;
-/// `TALUS_BEVERLOO_ONLY=silo` leaves the hopper out, `=hopper` the flat
-/// silo's discharges; `TALUS_BEVERLOO_FRICTION=μ` another friction
-/// coefficient for the beads (with each other and the walls).
+/// `ORIFICES`, then the hopper). Diagnostics only, from [`OPTIONS`]:
+/// `beverloo.silo_mm=D` a silo D mm across holding as many beads as keep
+/// the fill's height (BEADS · (D / 80 mm)²; the hopper's vessel stays);
+/// `beverloo.orifices_mm=10,12,...` other orifices; `beverloo.only=silo`
+/// leaves the hopper out, `=hopper` the flat silo's discharges;
+/// `beverloo.friction=μ` another friction coefficient for the beads (with
+/// each other and the walls).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setup {
     /// Silo radius (m).
@@ -207,60 +246,32 @@ impl Default for Setup {
 }
 
 impl Setup {
-    /// The set-up from the three variables above (`get` reads one); an
-    /// unreadable value is an error naming the variable.
-    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Setup, String> {
+    /// The set-up from the options above; orifices not below the silo's
+    /// diameter are an error naming the option.
+    pub fn from_options(o: &Options) -> Result<Setup, String> {
         let mut s = Setup::default();
-        let mm = |key: &str, v: &str| -> Result<f64, String> {
-            let x = parse_knob(
-                key,
-                Some(v),
-                "a positive number of millimetres",
-                |x: &f64| x.is_finite() && *x > 0.0,
-            )?;
-            Ok(1e-3 * x.unwrap_or(f64::NAN))
-        };
-        if let Some(v) = get("TALUS_BEVERLOO_SILO_MM") {
-            let d = mm("TALUS_BEVERLOO_SILO_MM", &v)?;
-            if d < 0.02 {
-                return Err(format!(
-                    "TALUS_BEVERLOO_SILO_MM: expected at least 20 mm (10 beads across), got {v:?}"
-                ));
-            }
-            s.r = 0.5 * d;
+        if let Some(d) = o.number("beverloo.silo_mm") {
+            s.r = 0.5 * (1e-3 * d);
             s.beads = (BEADS as f64 * (s.r / SILO_R).powi(2)).round() as usize;
         }
-        if let Some(v) = get("TALUS_BEVERLOO_ORIFICES_MM") {
-            s.orifices = v
-                .split(',')
-                .map(|x| mm("TALUS_BEVERLOO_ORIFICES_MM", x))
-                .collect::<Result<_, _>>()?;
+        let key = "beverloo.orifices_mm";
+        if let Some(ds) = o.numbers(key) {
+            s.orifices = ds.iter().map(|d| 1e-3 * d).collect();
             if s.orifices.len() < 2 || s.orifices.iter().any(|&d| d >= 2.0 * s.r) {
                 return Err(format!(
-                    "TALUS_BEVERLOO_ORIFICES_MM: expected two or more diameters below the silo's {:.0} mm, got {v:?}",
-                    2e3 * s.r
+                    "{key}: expected two or more diameters below the silo's {:.0} mm, got {:?}",
+                    2e3 * s.r,
+                    o.text_of(key).unwrap_or_default()
                 ));
             }
         }
-        let key = "TALUS_BEVERLOO_FRICTION";
-        if let Some(mu) = parse_knob(
-            key,
-            get(key).as_deref(),
-            "a friction coefficient ≥ 0",
-            |x: &f64| x.is_finite() && *x >= 0.0,
-        )? {
+        if let Some(mu) = o.number("beverloo.friction") {
             s.friction = mu;
         }
-        if let Some(v) = get("TALUS_BEVERLOO_ONLY") {
-            match v.trim() {
-                "silo" => s.hopper = false,
-                "hopper" => s.silo = false,
-                _ => {
-                    return Err(format!(
-                        "TALUS_BEVERLOO_ONLY: expected \"silo\" or \"hopper\", got {v:?}"
-                    ))
-                }
-            }
+        match o.text("beverloo.only") {
+            Some("silo") => s.hopper = false,
+            Some("hopper") => s.silo = false,
+            _ => {}
         }
         Ok(s)
     }
@@ -393,7 +404,12 @@ fn slope(pts: &[(f64, f64)], t0: f64, t1: f64) -> f64 {
 /// outlet removes. With `zone` = (orifice radius, silo radius) it also
 /// snapshots the beads at the window's start and end and fits the flat
 /// silo's stagnant zone between them.
-fn discharge(be: &mut dyn Backend, dt: f64, zone: Option<(f64, f64)>) -> Result<Discharge, String> {
+fn discharge(
+    be: &mut dyn Backend,
+    dt: f64,
+    zone: Option<(f64, f64)>,
+    debug: bool,
+) -> Result<Discharge, String> {
     let chunk = ((0.005 / dt).round() as u64).max(1);
     let total = (DISCHARGE / dt).round() as u64;
     let skip = (SKIP / dt).round() as u64;
@@ -420,8 +436,8 @@ fn discharge(be: &mut dyn Backend, dt: f64, zone: Option<(f64, f64)>) -> Result<
     let stagnant = match (zone, start) {
         (Some((hole, r)), Some(a)) => {
             let z = stagnant_zone(&a, &be.snapshot(), hole, r, D_BEAD, STILL * D_BEAD);
-            // TALUS_BEVERLOO_DEBUG=1: every ring on stderr
-            if std::env::var_os("TALUS_BEVERLOO_DEBUG").is_some() {
+            // beverloo.debug: every ring on stderr
+            if debug {
                 for g in &z.rings {
                     eprintln!("beverloo D = {:.0} mm ring {g:?}", 2e3 * hole);
                 }
@@ -676,7 +692,12 @@ fn hopper_discharge(
     let scene = b.build().map_err(err)?;
     let dt = scene.dt();
     let mut be = mk.make(&scene)?;
-    Ok((discharge(be.as_mut(), dt, None)?, dt, settled.len(), rho_h))
+    Ok((
+        discharge(be.as_mut(), dt, None, false)?,
+        dt,
+        settled.len(),
+        rho_h,
+    ))
 }
 
 /// The outlet below the orifice.
@@ -775,12 +796,13 @@ pub fn beverloo(c: f64, k: f64, rho_b: f64, d_orifice: f64, d: f64) -> f64 {
     c * rho_b * G.sqrt() * (d_orifice - k * d).max(0.0).powf(2.5)
 }
 
-pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+pub fn case_beverloo(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    let s = Setup::from_vars(|k| std::env::var(k).ok())?;
+    let s = Setup::from_options(opts)?;
+    let debug = opts.flag("beverloo.debug");
     if s != Setup::default() {
         out.notes.push(format!(
-            "DIAGNOSTIC set-up from the environment (not the judged case): friction {}, silo {:.0} mm, {} beads, orifices {:?} mm ({}), hopper {}",
+            "DIAGNOSTIC set-up from --set (not the judged case): friction {}, silo {:.0} mm, {} beads, orifices {:?} mm ({}), hopper {}",
             s.friction,
             2e3 * s.r,
             s.beads,
@@ -814,7 +836,7 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         let scene = discharge_scene(&s, &settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
         let dt = scene.dt();
         let mut be = mk.make(&scene)?;
-        let q = discharge(be.as_mut(), dt, Some((0.5 * d_o, s.r)))?;
+        let q = discharge(be.as_mut(), dt, Some((0.5 * d_o, s.r)), debug)?;
         out.notes.push(format!(
             "silo D = {:.0} mm ({:.1} d; the silo is {:.2} of Nedderman's least width {:.0} mm): {}; dt = {dt:.2e} s",
             1e3 * d_o,
@@ -1021,6 +1043,7 @@ pub fn case_beverloo(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::options::Catalogue;
 
     fn area(t: &[[f64; 3]; 3]) -> f64 {
         let (a, b, c) = (t[0], t[1], t[2]);
@@ -1076,46 +1099,75 @@ mod tests {
     }
 
     #[test]
-    fn the_diagnostic_setup_reads_its_variables_and_names_bad_ones() {
-        let vars = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
+    fn the_diagnostic_setup_reads_its_options_and_names_bad_ones() {
+        let set = |words: &[&str]| {
+            Setup::from_options(
+                &Catalogue(vec![("beverloo", "", OPTIONS)])
+                    .parse(words)
+                    .unwrap(),
+            )
         };
-        assert_eq!(Setup::from_vars(vars(&[])).unwrap(), Setup::default());
-        let s = Setup::from_vars(vars(&[
-            ("TALUS_BEVERLOO_SILO_MM", "60"),
-            ("TALUS_BEVERLOO_ORIFICES_MM", "10, 14,20"),
-            ("TALUS_BEVERLOO_ONLY", "silo"),
-        ]))
+        assert_eq!(set(&[]).unwrap(), Setup::default());
+        let s = set(&[
+            "beverloo.silo_mm=60",
+            "beverloo.orifices_mm=10, 14,20",
+            "beverloo.only=silo",
+        ])
         .unwrap();
         assert!((s.r - 0.03).abs() < 1e-12);
         assert_eq!(s.beads, 15750);
-        let old = Setup::from_vars(vars(&[("TALUS_BEVERLOO_SILO_MM", "40")])).unwrap();
+        let old = set(&["beverloo.silo_mm=40"]).unwrap();
         assert_eq!(old.beads, 7000);
-        let f = Setup::from_vars(vars(&[("TALUS_BEVERLOO_FRICTION", "0.25")])).unwrap();
+        let f = set(&["beverloo.friction=0.25"]).unwrap();
         assert_eq!(f.friction, 0.25);
         assert_eq!(s.orifices.len(), 3);
         assert!((s.orifices[2] - 0.020).abs() < 1e-12);
         assert!(s.silo && !s.hopper);
-        let h = Setup::from_vars(vars(&[("TALUS_BEVERLOO_ONLY", "hopper")])).unwrap();
+        let h = set(&["beverloo.only=hopper"]).unwrap();
         assert!(!h.silo && h.hopper);
-        for (bad, key) in [
-            (vars(&[("TALUS_BEVERLOO_SILO_MM", "wide")]), "SILO_MM"),
-            (vars(&[("TALUS_BEVERLOO_SILO_MM", "10")]), "SILO_MM"),
-            (vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12")]), "ORIFICES_MM"),
+        // the listed defaults are the judged set-up's
+        let d = set(&[
+            "beverloo.silo_mm=80",
+            "beverloo.orifices_mm=10,12,14,16",
+            "beverloo.friction=0.5",
+        ])
+        .unwrap();
+        assert!((d.r - SILO_R).abs() < 1e-15 && d.beads == BEADS);
+        assert_eq!(d.friction, glass().friction);
+        for (a, b) in d.orifices.iter().zip(ORIFICES) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        for (word, want) in [
             (
-                vars(&[("TALUS_BEVERLOO_ORIFICES_MM", "12,90")]),
-                "ORIFICES_MM",
+                "beverloo.silo_mm=wide",
+                "beverloo.silo_mm: expected a diameter of at least 20 mm (10 beads across), got \"wide\"",
             ),
-            (vars(&[("TALUS_BEVERLOO_ONLY", "both")]), "ONLY"),
-            (vars(&[("TALUS_BEVERLOO_FRICTION", "-0.1")]), "FRICTION"),
+            (
+                "beverloo.silo_mm=10",
+                "beverloo.silo_mm: expected a diameter of at least 20 mm (10 beads across), got \"10\"",
+            ),
+            (
+                "beverloo.only=both",
+                "beverloo.only: expected \"silo\" or \"hopper\", got \"both\"",
+            ),
+            (
+                "beverloo.friction=-0.1",
+                "beverloo.friction: expected a friction coefficient ≥ 0, got \"-0.1\"",
+            ),
         ] {
-            let e = Setup::from_vars(bad).unwrap_err();
-            assert!(e.contains(key), "{e}");
+            assert_eq!(Catalogue(vec![("beverloo", "", OPTIONS)]).parse(&[word]).unwrap_err(), want);
+        }
+        for (word, want) in [
+            (
+                "beverloo.orifices_mm=12",
+                "beverloo.orifices_mm: expected two or more diameters below the silo's 80 mm, got \"12\"",
+            ),
+            (
+                "beverloo.orifices_mm=12,90",
+                "beverloo.orifices_mm: expected two or more diameters below the silo's 80 mm, got \"12,90\"",
+            ),
+        ] {
+            assert_eq!(set(&[word]).unwrap_err(), want);
         }
     }
 

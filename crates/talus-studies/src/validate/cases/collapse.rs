@@ -27,9 +27,10 @@
 //! `docs/applications/collapse.md` has the setup, the figures and the
 //! command.
 
-use super::common::{err, knob, knob_list, measured, theory_series};
+use super::common::{err, measured, theory_series};
 use crate::analyze::flow::fit_line;
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
@@ -55,42 +56,104 @@ pub const SITES_Y: usize = 4;
 /// The column's width L_i (m); the slab's depth is [`depth`].
 pub const WIDTH: f64 = SITES_X as f64 * SPACING;
 
-/// The slab's depth in SPACINGs for this run: SITES_Y, or
-/// `TALUS_COLLAPSE_SITES_Y` if set (a sensitivity run, e.g. a wider
-/// channel with `TALUS_COLLAPSE_SIDES=1`; the bead count grows with it).
-pub fn sites_y() -> usize {
-    sites_y_knob().ok().flatten().unwrap_or(SITES_Y)
+/// The case's options: sensitivity runs and diagnostics, none set in the
+/// judged run (docs/applications/collapse.md).
+pub const OPTIONS: &[Spec] = &[
+    Spec {
+        key: "collapse.only",
+        kind: Kind::NumbersOf(&RATIOS),
+        expected: "the case's aspect ratios (0.5, 1, 1.5, 3, 4.5, 6)",
+        default: "(all six)",
+        help: "only these aspect ratios",
+    },
+    Spec {
+        key: "collapse.sites_y",
+        kind: Kind::Whole(1),
+        expected: "a whole number ≥ 1",
+        default: "4",
+        help: "the slab's depth in bead spacings (2.25 mm; the bead count grows with it)",
+    },
+    Spec {
+        key: "collapse.sides",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "glass side walls across the slab instead of the periodic boundary (a channel)",
+    },
+    Spec {
+        key: "collapse.rolling",
+        kind: Kind::AtLeast(0.0),
+        expected: "a rolling friction coefficient ≥ 0",
+        default: "0.01",
+        help: "the beads' rolling friction",
+    },
+    Spec {
+        key: "collapse.floor",
+        kind: Kind::OneOf(&["rough", "plane"]),
+        expected: "\"rough\" or \"plane\"",
+        default: "rough",
+        help: "plane: a plane floor instead of the rough mesh (the side-by-side with LIGGGHTS, validation/liggghts/run.sh collapse)",
+    },
+    Spec {
+        key: "collapse.debug",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "the front on stderr as the case runs",
+    },
+];
+
+/// The slab, the beads and the floor of a run: the judged case's by
+/// default ([`Setup::default`]); [`OPTIONS`] change them (sensitivity
+/// runs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setup {
+    /// The slab's depth in SPACINGs (`collapse.sites_y`; the bead count
+    /// grows with it).
+    pub sites_y: usize,
+    /// Glass side walls across the slab instead of the periodic boundary
+    /// (`collapse.sides`).
+    pub sides: bool,
+    /// The beads' rolling friction (`collapse.rolling`).
+    pub rolling: f64,
+    /// A plane floor instead of the rough mesh (`collapse.floor=plane`).
+    pub plane_floor: bool,
 }
 
-/// `TALUS_COLLAPSE_SITES_Y`, read (checked once by [`case_collapse`]).
-fn sites_y_knob() -> Result<Option<usize>, String> {
-    knob(
-        "TALUS_COLLAPSE_SITES_Y",
-        "a whole number ≥ 1",
-        |&n: &usize| n >= 1,
-    )
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            sites_y: SITES_Y,
+            sides: false,
+            rolling: glass().rolling_friction,
+            plane_floor: false,
+        }
+    }
 }
 
-/// `TALUS_COLLAPSE_ROLLING`, read (checked once by [`case_collapse`]).
-fn rolling_knob() -> Result<Option<f64>, String> {
-    knob(
-        "TALUS_COLLAPSE_ROLLING",
-        "a rolling friction coefficient ≥ 0",
-        |x: &f64| x.is_finite() && *x >= 0.0,
-    )
+impl Setup {
+    /// The set-up [`OPTIONS`] ask for.
+    pub fn from_options(o: &Options) -> Result<Setup, String> {
+        let d = Setup::default();
+        Ok(Setup {
+            sites_y: o.whole("collapse.sites_y").unwrap_or(d.sites_y),
+            sides: o.flag("collapse.sides"),
+            rolling: o.number("collapse.rolling").unwrap_or(d.rolling),
+            plane_floor: o.text("collapse.floor") == Some("plane"),
+        })
+    }
+
+    /// The slab's depth, m (9 mm as judged).
+    pub fn depth(&self) -> f64 {
+        self.sites_y as f64 * SPACING
+    }
+
+    /// The beads: [`glass`] with this rolling friction.
+    pub fn beads(&self) -> Material {
+        glass_rolling(self.rolling)
+    }
 }
 
-/// Glass side walls across the slab instead of the periodic boundary
-/// (`TALUS_COLLAPSE_SIDES=1`, a sensitivity run).
-pub fn side_walls() -> bool {
-    std::env::var("TALUS_COLLAPSE_SIDES").is_ok_and(|v| v == "1")
-}
-
-/// The slab's depth for this run, m (periodic; 9 mm unless
-/// `TALUS_COLLAPSE_SITES_Y` is set).
-pub fn depth() -> f64 {
-    sites_y() as f64 * SPACING
-}
 /// The solid fraction the beads are placed at, at random, before they
 /// rain down into the column.
 const RAIN: f64 = 0.25;
@@ -117,7 +180,7 @@ pub fn glass() -> Material {
 }
 
 /// The beads with another rolling friction (the sensitivity runs on the
-/// page: `TALUS_COLLAPSE_ROLLING=0.05`).
+/// page: `collapse.rolling=0.05`).
 pub fn glass_rolling(rolling_friction: f64) -> Material {
     Material {
         rolling_friction,
@@ -136,10 +199,11 @@ pub fn glass_rolling(rolling_friction: f64) -> Material {
 pub const BUMP_PITCH: f64 = SPACING;
 pub const BUMP_HEIGHT: f64 = 0.0006;
 
-/// The rough floor's triangles over [0, length] along x, m.
-pub fn rough_floor(length: f64) -> Vec<[[f64; 3]; 3]> {
+/// The rough floor's triangles over [0, length] along x, m, across a
+/// slab `sites_y` SPACINGs deep.
+pub fn rough_floor(length: f64, sites_y: usize) -> Vec<[[f64; 3]; 3]> {
     let nx = (length / BUMP_PITCH).ceil() as i64;
-    let ny = sites_y() as i64;
+    let ny = sites_y as i64;
     let mut tris = Vec::new();
     for i in 0..nx {
         for j in -1..=ny {
@@ -154,18 +218,6 @@ pub fn rough_floor(length: f64) -> Vec<[[f64; 3]; 3]> {
         }
     }
     tris
-}
-
-/// The beads of the case: [`glass`], or with the rolling friction in
-/// `TALUS_COLLAPSE_ROLLING` if set (a sensitivity run; with
-/// `TALUS_COLLAPSE_FLOOR=plane` the floor is a plane instead of the rough
-/// mesh: the side-by-side with LIGGGHTS, `validation/liggghts/run.sh
-/// collapse`).
-pub fn beads() -> Material {
-    match rolling_knob().ok().flatten() {
-        Some(mu_r) => glass_rolling(mu_r),
-        None => glass(),
-    }
 }
 
 /// The mean of r³ over the beads' uniform radii, m³.
@@ -198,13 +250,13 @@ fn ceil_cs(t: f64) -> f64 {
 
 /// The height of the region the beads are placed in at random, m (a
 /// solid fraction of RAIN, to the next mm).
-pub fn rain_height(a: f64) -> f64 {
-    let solid = (layers(a) * SITES_X * sites_y()) as f64 * 4.0 / 3.0 * PI * mean_r3();
-    BUMP_HEIGHT + (1e3 * solid / (RAIN * WIDTH * depth())).ceil() / 1e3
+pub fn rain_height(a: f64, su: &Setup) -> f64 {
+    let solid = (layers(a) * SITES_X * su.sites_y) as f64 * 4.0 / 3.0 * PI * mean_r3();
+    BUMP_HEIGHT + (1e3 * solid / (RAIN * WIDTH * su.depth())).ceil() / 1e3
 }
 
-pub fn schedule(a: f64) -> Schedule {
-    let release = ceil_cs(0.15 + 2.5 * (rain_height(a) / G).sqrt());
+pub fn schedule(a: f64, su: &Setup) -> Schedule {
+    let release = ceil_cs(0.15 + 2.5 * (rain_height(a, su) / G).sqrt());
     let end = release + ceil_cs(6.0 * (a * WIDTH / G).sqrt());
     Schedule {
         release,
@@ -215,36 +267,38 @@ pub fn schedule(a: f64) -> Schedule {
 
 /// The scene of one run: the rough floor, the back wall, the gate, the
 /// beads placed at random above the column's place (periodic across the
-/// slab; with `TALUS_COLLAPSE_SIDES=1`, a sensitivity run, between two
-/// glass side walls [`depth`] apart instead: a channel).
-pub fn scene(a: f64) -> Result<Scene, String> {
+/// slab; with `su.sides`, a sensitivity run, between two glass side walls
+/// [`Setup::depth`] apart instead: a channel; with `su.plane_floor` on a
+/// plane instead of the rough mesh).
+pub fn scene(a: f64, su: &Setup) -> Result<Scene, String> {
     let n = layers(a);
-    let s = schedule(a);
-    let top = rain_height(a);
-    let sides = side_walls();
+    let s = schedule(a, su);
+    let top = rain_height(a, su);
+    let sides = su.sides;
+    let depth = su.depth();
     let b = SceneBuilder::new(&format!("column collapse, a = {a}"))
-        .domain([0.0, 0.0, 0.0], [s.length, depth(), top + 0.01])
+        .domain([0.0, 0.0, 0.0], [s.length, depth, top + 0.01])
         .periodic([false, !sides, false])
         .dt(DT)
         .duration(s.end)
         .output_interval(0.01)
         .hertz_mindlin()
-        .material(beads());
+        .material(su.beads());
     let b = if sides {
         b.wall([0.0; 3], [0.0, 1.0, 0.0], "glass")
             .wall_name("side0")
-            .wall([0.0, depth(), 0.0], [0.0, -1.0, 0.0], "glass")
+            .wall([0.0, depth, 0.0], [0.0, -1.0, 0.0], "glass")
             .wall_name("side1")
     } else {
         b
     };
-    let b = if std::env::var("TALUS_COLLAPSE_FLOOR").is_ok_and(|f| f == "plane") {
+    let b = if su.plane_floor {
         b.wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
     } else {
         b.shape_wall(
             Shape::Mesh {
                 file: PathBuf::from("collapse_floor.stl"),
-                triangles: rough_floor(s.length),
+                triangles: rough_floor(s.length, su.sites_y),
                 one_sided: true,
                 degenerate: 0,
             },
@@ -264,13 +318,13 @@ pub fn scene(a: f64) -> Result<Scene, String> {
         })
         .generate(
             "random",
-            ([0.0, 0.0, BUMP_HEIGHT], [WIDTH, depth(), top]),
+            ([0.0, 0.0, BUMP_HEIGHT], [WIDTH, depth, top]),
             RadiusDist::Uniform {
                 min: R_MIN,
                 max: R_MAX,
             },
             "glass",
-            Some(n * SITES_X * sites_y()),
+            Some(n * SITES_X * su.sites_y),
             [0.0; 3],
         )
         .build()
@@ -326,8 +380,8 @@ pub fn front_from(pos_rad: &[[f64; 4]], from_densest: bool) -> f64 {
 /// bin with one centre anywhere across the slab, so a deeper slab's thin
 /// tail fills more bins: with the same beads, the front moves out as the
 /// slab deepens. Reported beside the judged front, not judged.
-pub fn thick_front(pos_rad: &[[f64; 4]]) -> f64 {
-    let half_layer = (0.5 * depth() / D).ceil() as usize;
+pub fn thick_front(pos_rad: &[[f64; 4]], depth: f64) -> f64 {
+    let half_layer = (0.5 * depth / D).ceil() as usize;
     front_counting(pos_rad, false, half_layer.max(1))
 }
 
@@ -428,11 +482,11 @@ pub fn stop_time(fronts: &[(f64, f64)]) -> f64 {
     fronts.iter().find(|p| p.1 >= last - D).map_or(0.0, |p| p.0)
 }
 
-/// Runs one column on one backend.
-pub fn run(mk: &mut dyn Maker, a: f64) -> Result<Measured, String> {
+/// Runs one column on one backend (`debug`: the front on stderr).
+pub fn run(mk: &mut dyn Maker, a: f64, su: &Setup, debug: bool) -> Result<Measured, String> {
     let start = std::time::Instant::now();
-    let scene = scene(a)?;
-    let sch = schedule(a);
+    let scene = scene(a, su)?;
+    let sch = schedule(a, su);
     let count = scene.particles.len();
     let mut be = mk.make(&scene)?;
     let per = |t: f64| (t / DT).round() as u64;
@@ -455,7 +509,6 @@ pub fn run(mk: &mut dyn Maker, a: f64) -> Result<Measured, String> {
     m.ke_at_release = (d.kinetic_translational + d.kinetic_rotational) / pe;
     m.fronts.push((0.0, front(&s.pos_rad)));
     let (mut done, n) = (per(sch.release), per(sch.end));
-    let debug = std::env::var_os("TALUS_COLLAPSE_DEBUG").is_some();
     while done < n {
         let k = per(SAMPLE).min(n - done);
         be.advance(k).map_err(err)?;
@@ -473,7 +526,7 @@ pub fn run(mk: &mut dyn Maker, a: f64) -> Result<Measured, String> {
     }
     let s = be.snapshot();
     m.runout = m.fronts.last().map_or(0.0, |p| p.1);
-    m.thick_runout = thick_front(&s.pos_rad);
+    m.thick_runout = thick_front(&s.pos_rad, su.depth());
     m.stop_time = stop_time(&m.fronts);
     m.top_speed = top_speed(&m.fronts);
     m.top_after = mean_top(&s.pos_rad, 0.0, WIDTH / 4.0);
@@ -521,23 +574,18 @@ pub fn power_law(pts: &[(f64, f64)]) -> Option<(f64, f64)> {
     fit_line(&logs).map(|(a, b)| (b, a.exp()))
 }
 
-pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+pub fn case_collapse(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    // TALUS_COLLAPSE_ONLY=0.5,3 runs only those; the other knobs are read
-    // where they are used, and checked here first
-    let only = knob_list(
-        "TALUS_COLLAPSE_ONLY",
-        &format!("the case's aspect ratios ({RATIOS:?})"),
-        |a: &f64| RATIOS.contains(a),
-    )?;
-    sites_y_knob()?;
-    rolling_knob()?;
+    // collapse.only=0.5,3 runs only those
+    let only = opts.numbers("collapse.only");
+    let su = Setup::from_options(opts)?;
+    let debug = opts.flag("collapse.debug");
     let mut runs = Vec::new();
-    let sides = side_walls();
-    if sides || sites_y() != SITES_Y {
+    let sides = su.sides;
+    if sides || su.sites_y != SITES_Y {
         out.notes.push(format!(
             "sensitivity run: the slab {:.1} mm deep, {}",
-            1e3 * depth(),
+            1e3 * su.depth(),
             if sides {
                 "between two glass side walls"
             } else {
@@ -549,7 +597,7 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         if only.as_ref().is_some_and(|o| !o.contains(&a)) {
             continue;
         }
-        let m = run(mk, a)?;
+        let m = run(mk, a, &su, debug)?;
         let label = format!("collapse a = {a}");
         out.notes.push(format!(
             "a = {a}: {} beads ({} layers); settled H_i = {:.1} mm (a = {:.3}); at the release, kinetic / potential energy {:.1e}; run-out L∞ = {:.1} mm (ΔL/L_i = {:.3}), the front within D of it {:.3} s after the release ({:.2} √(H_i/g)), its top speed {:.3} m/s ({:.3} √(g H_i)); top near the back wall {:.1} → {:.1} mm; {} beads left the domain; largest overlap / r {:.3}; {} steps, {:.0} s.",
@@ -731,6 +779,7 @@ pub fn case_collapse(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::options::Catalogue;
     use talus::scene::End;
 
     /// The aspect ratio of `scenes/collapse.toml`: Chiou's 5000 grains.
@@ -740,7 +789,7 @@ mod tests {
     #[test]
     fn shipped_scene_is_a_3() {
         let shipped = super::super::common::shipped("collapse.toml");
-        let ours = scene(SHIPPED).unwrap();
+        let ours = scene(SHIPPED, &Setup::default()).unwrap();
         // times and lengths the case computes, the file writes to 0.1 µm
         let close = |x: f64, y: f64| (x - y).abs() < 1e-7;
         assert_eq!(shipped.simulation.dt, ours.simulation.dt);
@@ -799,11 +848,51 @@ mod tests {
     fn runs_build() {
         assert!((4900..5100).contains(&(layers(SHIPPED) * SITES_X * SITES_Y)));
         for a in RATIOS {
-            let s = scene(a).unwrap();
+            let s = scene(a, &Setup::default()).unwrap();
             assert_eq!(s.particles.len(), layers(a) * SITES_X * SITES_Y);
-            let sch = schedule(a);
+            let sch = schedule(a, &Setup::default());
             assert!(sch.release < sch.end);
         }
+    }
+
+    /// The options make the sensitivity runs; unset, or set to their
+    /// listed defaults, they are the judged case.
+    #[test]
+    fn options_make_the_sensitivity_runs() {
+        let set = |w: &[&str]| {
+            Setup::from_options(&Catalogue(vec![("collapse", "", OPTIONS)]).parse(w).unwrap())
+                .unwrap()
+        };
+        assert_eq!(set(&[]), Setup::default());
+        let judged = [
+            "collapse.sites_y=4",
+            "collapse.sides=false",
+            "collapse.rolling=0.01",
+            "collapse.floor=rough",
+        ];
+        assert_eq!(set(&judged), Setup::default());
+        assert_eq!(Setup::default().beads(), glass());
+        let s = set(&[
+            "collapse.sites_y=16",
+            "collapse.sides=true",
+            "collapse.rolling=0",
+            "collapse.floor=plane",
+        ]);
+        assert!(s.sides && s.plane_floor && s.rolling == 0.0);
+        let sc = scene(0.5, &s).unwrap();
+        assert_eq!(sc.particles.len(), layers(0.5) * SITES_X * 16);
+        assert_eq!(sc.domain.periodic, [false, false, false]);
+        assert_eq!(sc.materials[0], glass_rolling(0.0));
+        assert_eq!(
+            Catalogue(vec![("collapse", "", OPTIONS)]).parse(&["collapse.only=2"]).unwrap_err(),
+            "collapse.only: expected a comma-separated list of the case's aspect ratios (0.5, 1, 1.5, 3, 4.5, 6), got \"2\""
+        );
+        assert_eq!(
+            Catalogue(vec![("collapse", "", OPTIONS)])
+                .parse(&["collapse.floor=flat"])
+                .unwrap_err(),
+            "collapse.floor: expected \"rough\" or \"plane\", got \"flat\""
+        );
     }
 
     /// DT resolves the shortest Hertz contact at 2.5 m/s with 20 steps,
@@ -844,15 +933,11 @@ mod tests {
         for i in 5..10 {
             p.push([0.001 + 0.002 * i as f64, 0.0045, 0.001, 0.001]);
         }
-        assert_eq!(
-            sites_y(),
-            SITES_Y,
-            "run the tests without TALUS_COLLAPSE_SITES_Y"
-        );
+        let depth = Setup::default().depth();
         assert!(
-            (thick_front(&p) - 0.010).abs() < 1e-12,
+            (thick_front(&p, depth) - 0.010).abs() < 1e-12,
             "{}",
-            thick_front(&p)
+            thick_front(&p, depth)
         );
         assert!((front(&p) - 0.020).abs() < 1e-12, "{}", front(&p));
     }

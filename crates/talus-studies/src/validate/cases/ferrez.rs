@@ -12,9 +12,10 @@
 //! the fill height (§4.6), besides the exact solid fraction of an interior
 //! slice and the layered and radial profiles (`crate::analyze::fraction`).
 
-use super::common::{err, knob, measured};
+use super::common::{err, measured};
 use crate::analyze::fraction::{layered_profile, radial_profile, solid_fraction};
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::HashMap;
@@ -72,7 +73,7 @@ pub struct Packing {
     /// before the others are placed around and above them.
     pub stack_largest: bool,
     /// Filled in two pours, as an experimenter would fill the tube (a
-    /// diagnostic, `TALUS_FERREZ_WIDE_STAGED=1`, `TALUS_FERREZ_MONO_STAGED=1`;
+    /// diagnostic, `ferrez.wide_staged`, `ferrez.mono_staged`;
     /// [`staged_placement`]).
     pub staged: bool,
 }
@@ -657,8 +658,18 @@ fn cyl_region(r: f64, lo: f64, hi: f64) -> Region {
     }
 }
 
+/// What a run prints and writes besides its measurements
+/// (`ferrez.debug`, `ferrez.dump`; the tapping study's own two).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Watch {
+    /// Progress on stderr: the settle, and the density after every tap.
+    pub debug: bool,
+    /// The final positions as CSV, `<dump>_<packing>.csv`.
+    pub dump: Option<String>,
+}
+
 /// Runs a packing on one backend and measures it.
-pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
+pub fn run(mk: &mut dyn Maker, p: &Packing, watch: &Watch) -> Result<Measured, String> {
     let start = std::time::Instant::now();
     let spheres = if p.staged {
         staged_placement(mk, p)?
@@ -672,7 +683,7 @@ pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
     let mut be = mk.make(&scene)?;
     let per = |t: f64| (t / p.dt).round() as u64;
     let mut m = Measured::default();
-    let debug = std::env::var_os("TALUS_FERREZ_DEBUG").is_some();
+    let debug = watch.debug;
     let phi_now = |be: &mut Box<dyn talus::backend::Backend>| {
         let s = be.snapshot();
         let top = s
@@ -682,7 +693,7 @@ pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
             .fold(f64::NEG_INFINITY, f64::max);
         global_density(&s.pos_rad, r, top)
     };
-    // the settle in pieces of 0.05 s (progress with TALUS_FERREZ_DEBUG)
+    // the settle in pieces of 0.05 s (progress with `debug`)
     let piece = per(0.05).max(1);
     let mut left = per(p.settle);
     while left > 0 {
@@ -723,7 +734,7 @@ pub fn run(mk: &mut dyn Maker, p: &Packing) -> Result<Measured, String> {
     }
     be.advance(per(p.rest)).map_err(err)?;
     let s = be.snapshot();
-    if let Ok(path) = std::env::var("TALUS_FERREZ_DUMP") {
+    if let Some(path) = &watch.dump {
         let rows: Vec<String> = s
             .pos_rad
             .iter()
@@ -775,33 +786,138 @@ fn folly(p: &Packing, height: f64) -> f64 {
 /// Number of 1 mm spheres of the monodisperse run (Ferrez: ~13 000).
 const MONO_N: usize = 13_000;
 
-pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
-    let mut out = CaseResult::default();
-    let mut layered = Vec::new();
-    let mut radial = Vec::new();
-    let mut history = Vec::new();
-    // (packing, Folly's height or density, tolerance, Ferrez's 1 s, 10 s)
-    // Tolerances chosen before any run, see docs/applications/ferrez.md.
-    // Diagnostics (docs/applications/ferrez.md): the tapping times, the
-    // mono count, and TALUS_FERREZ_STIFFER=S (every contact S × stiffer)
-    let seconds = |name| knob(name, "a time ≥ 0 in seconds", |x: &f64| *x >= 0.0);
-    let narrow_s = seconds("TALUS_FERREZ_SECONDS")?.unwrap_or(10.0);
-    let mono_s = seconds("TALUS_FERREZ_MONO_SECONDS")?.unwrap_or(1.5);
-    let wide_s = seconds("TALUS_FERREZ_WIDE_SECONDS")?.unwrap_or(1.0);
-    let mono_n = knob(
-        "TALUS_FERREZ_MONO_N",
-        "a whole number ≥ 1",
-        |&n: &usize| n >= 1,
-    )?
-    .unwrap_or(MONO_N);
-    let stiffer = knob("TALUS_FERREZ_STIFFER", "a factor > 0", |x: &f64| {
-        x.is_finite() && *x > 0.0
-    })?;
-    let staged = knob("TALUS_FERREZ_WIDE_STAGED", "0 or 1", |x: &u8| *x <= 1)? == Some(1);
-    let mono_staged = knob("TALUS_FERREZ_MONO_STAGED", "0 or 1", |x: &u8| *x <= 1)? == Some(1);
+/// The case's options: diagnostics, none set in the judged run
+/// (docs/applications/ferrez.md).
+pub const OPTIONS: &[Spec] = &[
+    Spec {
+        key: "ferrez.only",
+        kind: Kind::Text,
+        expected: "part of a packing's name (narrow 30 mm, narrow 36 mm, wide 30 mm, mono 1 mm 30 mm)",
+        default: "(all four)",
+        help: "only the packings whose name holds this (narrow, 36, mono, ...)",
+    },
+    Spec {
+        key: "ferrez.seconds",
+        kind: Kind::AtLeast(0.0),
+        expected: "a time ≥ 0 in seconds",
+        default: "10",
+        help: "the narrow packings' tapping time, s",
+    },
+    Spec {
+        key: "ferrez.wide_seconds",
+        kind: Kind::AtLeast(0.0),
+        expected: "a time ≥ 0 in seconds",
+        default: "1",
+        help: "the wide packing's tapping time, s",
+    },
+    Spec {
+        key: "ferrez.mono_seconds",
+        kind: Kind::AtLeast(0.0),
+        expected: "a time ≥ 0 in seconds",
+        default: "1.5",
+        help: "the mono packing's tapping time, s",
+    },
+    Spec {
+        key: "ferrez.mono_count",
+        kind: Kind::Whole(1),
+        expected: "a whole number ≥ 1",
+        default: "13000",
+        help: "1 mm spheres in the mono packing (Ferrez's ~13 000; Folly's ~26 000)",
+    },
+    Spec {
+        key: "ferrez.stiffer",
+        kind: Kind::Above(0.0),
+        expected: "a factor > 0",
+        default: "1",
+        help: "every contact S × stiffer, dt ÷ √S",
+    },
+    Spec {
+        key: "ferrez.wide_staged",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "the wide packing filled in two stages (the lower 25 mm sphere with half the others, settled, then the rest)",
+    },
+    Spec {
+        key: "ferrez.mono_staged",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "the mono packing poured in two halves, the first settled before the second",
+    },
+    Spec {
+        key: "ferrez.debug",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "progress on stderr: the settle, the density after every tap",
+    },
+    Spec {
+        key: "ferrez.dump",
+        kind: Kind::Text,
+        expected: "a path prefix",
+        default: "(none)",
+        help: "writes each packing's final positions to PREFIX_<packing>.csv",
+    },
+];
+
+/// The case's options as read: the judged case when none is set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knobs {
+    /// Tapping times, s: the narrow, the mono and the wide packings.
+    pub narrow_s: f64,
+    pub mono_s: f64,
+    pub wide_s: f64,
+    /// Spheres in the mono packing.
+    pub mono_n: usize,
+    /// Every contact this many times stiffer (None: as judged).
+    pub stiffer: Option<f64>,
+    pub wide_staged: bool,
+    pub mono_staged: bool,
+    /// Only the packings whose name holds this.
+    pub only: Option<String>,
+    pub watch: Watch,
+}
+
+impl Knobs {
+    /// The options read; an `only` that names no packing is an error
+    /// naming them.
+    pub fn from_options(o: &Options) -> Result<Knobs, String> {
+        let k = Knobs {
+            narrow_s: o.number("ferrez.seconds").unwrap_or(10.0),
+            mono_s: o.number("ferrez.mono_seconds").unwrap_or(1.5),
+            wide_s: o.number("ferrez.wide_seconds").unwrap_or(1.0),
+            mono_n: o.whole("ferrez.mono_count").unwrap_or(MONO_N),
+            stiffer: o.number("ferrez.stiffer"),
+            wide_staged: o.flag("ferrez.wide_staged"),
+            mono_staged: o.flag("ferrez.mono_staged"),
+            only: o.text("ferrez.only").map(String::from),
+            watch: Watch {
+                debug: o.flag("ferrez.debug"),
+                dump: o.text("ferrez.dump").map(String::from),
+            },
+        };
+        if let Some(only) = &k.only {
+            let runs = runs(&k);
+            if !runs.iter().any(|r| r.0.name.contains(only.as_str())) {
+                let names: Vec<&str> = runs.iter().map(|r| r.0.name.as_str()).collect();
+                return Err(format!(
+                    "ferrez.only: expected part of a packing's name ({}), got {only:?}",
+                    names.join(", ")
+                ));
+            }
+        }
+        Ok(k)
+    }
+}
+
+/// The case's packings: (packing, Folly's height or density, tolerance,
+/// Ferrez's 1 s, 10 s). Tolerances chosen before any run, see
+/// docs/applications/ferrez.md.
+fn runs(k: &Knobs) -> Vec<(Packing, f64, f64, String)> {
     let mut runs: Vec<(Packing, f64, f64, String)> = vec![
         {
-            let p = Packing::narrow(0.030, narrow_s);
+            let p = Packing::narrow(0.030, k.narrow_s);
             let e = folly(&p, 0.062);
             (
                 p,
@@ -811,7 +927,7 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             )
         },
         {
-            let p = Packing::narrow(0.036, narrow_s);
+            let p = Packing::narrow(0.036, k.narrow_s);
             let e = folly(&p, 0.0445);
             (
                 p,
@@ -822,8 +938,8 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         },
         (
             Packing {
-                staged,
-                ..Packing::wide(0.030, wide_s)
+                staged: k.wide_staged,
+                ..Packing::wide(0.030, k.wide_s)
             },
             0.81,
             0.03,
@@ -831,49 +947,52 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         ),
         (
             Packing {
-                staged: mono_staged,
-                ..Packing::mono(0.030, mono_n, mono_s)
+                staged: k.mono_staged,
+                ..Packing::mono(0.030, k.mono_n, k.mono_s)
             },
             0.66,
             0.025,
             "Folly: 66 % (~26 000 spheres); Ferrez: 63.8–65.1 % (~13 000 spheres, 2 s)".into(),
         ),
     ];
-    if let Some(f) = stiffer {
-        out.notes.push(format!(
-            "diagnostic: every contact {f} × stiffer (TALUS_FERREZ_STIFFER), dt ÷ {:.3}",
-            f.sqrt()
-        ));
+    if let Some(f) = k.stiffer {
         for (p, ..) in &mut runs {
             p.stiffer(f);
         }
     }
-    if mono_staged {
+    runs
+}
+
+pub fn case_ferrez(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
+    let mut out = CaseResult::default();
+    let mut layered = Vec::new();
+    let mut radial = Vec::new();
+    let mut history = Vec::new();
+    let k = Knobs::from_options(opts)?;
+    let runs = runs(&k);
+    if let Some(f) = k.stiffer {
+        out.notes.push(format!(
+            "diagnostic: every contact {f} × stiffer (ferrez.stiffer), dt ÷ {:.3}",
+            f.sqrt()
+        ));
+    }
+    if k.mono_staged {
         out.notes.push(
-            "diagnostic: the mono packing poured in two halves (TALUS_FERREZ_MONO_STAGED), the first settled before the second is placed above it".into(),
+            "diagnostic: the mono packing poured in two halves (ferrez.mono_staged), the first settled before the second is placed above it".into(),
         );
     }
-    if staged {
+    if k.wide_staged {
         out.notes.push(
-            "diagnostic: the wide packing filled in two stages (TALUS_FERREZ_WIDE_STAGED): the lower 25 mm sphere with half of the others, settled, then the upper one and the other half".into(),
+            "diagnostic: the wide packing filled in two stages (ferrez.wide_staged): the lower 25 mm sphere with half of the others, settled, then the upper one and the other half".into(),
         );
     }
-    // TALUS_FERREZ_ONLY=30 runs only the packings whose name holds it
-    let only = std::env::var("TALUS_FERREZ_ONLY").ok();
-    if let Some(o) = &only {
-        if !runs.iter().any(|r| r.0.name.contains(o.as_str())) {
-            let names: Vec<&str> = runs.iter().map(|r| r.0.name.as_str()).collect();
-            return Err(format!(
-                "TALUS_FERREZ_ONLY: expected part of a packing's name ({}), got {o:?}",
-                names.join(", ")
-            ));
-        }
-    }
+    // ferrez.only=30 runs only the packings whose name holds it
+    let only = k.only.clone();
     for (p, expected, tol, refs) in runs {
         if only.as_ref().is_some_and(|o| !p.name.contains(o.as_str())) {
             continue;
         }
-        let m = run(mk, &p)?;
+        let m = run(mk, &p, &k.watch)?;
         let label = format!("ferrez {}", p.name);
         out.notes.push(format!("{}: {} {refs}", p.name, m.note(&p)));
         let top = "global density, H = highest top";
@@ -919,18 +1038,78 @@ pub fn case_ferrez(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::options::Catalogue;
 
-    /// The shipped placement (`scenes/ferrez_narrow.csv`) is this code's;
-    /// `TALUS_WRITE_SCENES=1` rewrites it.
+    /// Unset, or set to their listed defaults, the options are the judged
+    /// case; `ferrez.only` that names no packing names them.
+    #[test]
+    fn options_unset_or_at_their_defaults_are_the_judged_case() {
+        let read = |w: &[&str]| {
+            Knobs::from_options(&Catalogue(vec![("ferrez", "", OPTIONS)]).parse(w).unwrap())
+        };
+        let judged = read(&[]).unwrap();
+        assert_eq!(
+            judged,
+            Knobs {
+                narrow_s: 10.0,
+                mono_s: 1.5,
+                wide_s: 1.0,
+                mono_n: MONO_N,
+                stiffer: None,
+                wide_staged: false,
+                mono_staged: false,
+                only: None,
+                watch: Watch::default(),
+            }
+        );
+        let defaults: Vec<String> = OPTIONS
+            .iter()
+            .filter(|s| !s.default.starts_with('(') && s.key != "ferrez.stiffer")
+            .map(|s| format!("{}={}", s.key, s.default))
+            .collect();
+        assert_eq!(
+            read(&defaults.iter().map(|w| w.as_str()).collect::<Vec<_>>()).unwrap(),
+            judged
+        );
+        // stiffer=1 leaves every packing's contacts and step as judged
+        let one = read(&["ferrez.stiffer=1"]).unwrap();
+        for (a, b) in runs(&one).iter().zip(runs(&judged)) {
+            assert_eq!((a.0.dt, a.0.contact_time), (b.0.dt, b.0.contact_time));
+            assert_eq!(a.0.stiffness, b.0.stiffness);
+        }
+        let k = read(&[
+            "ferrez.only=mono",
+            "ferrez.mono_count=26000",
+            "ferrez.mono_staged=true",
+        ])
+        .unwrap();
+        let mono = &runs(&k)[3].0;
+        assert!(mono.staged && mono.name.contains("mono"));
+        assert_eq!(mono.spheres.iter().map(|s| s.1).sum::<usize>(), 26000);
+        assert_eq!(
+            read(&["ferrez.only=40"]).unwrap_err(),
+            "ferrez.only: expected part of a packing's name (narrow 30 mm, narrow 36 mm, wide 30 mm, mono 1 mm 30 mm), got \"40\""
+        );
+    }
+
+    /// The shipped placement (`scenes/ferrez_narrow.csv`) is this code's.
+    /// When the placement changes on purpose, the failure writes this
+    /// code's file and says where: copy it over the shipped one.
     #[test]
     fn shipped_narrow_placement_is_this_codes() {
         let p = Packing::narrow(0.030, 10.0);
         let csv = placement_csv(&placement(&p).unwrap());
         let path = crate::repo_root().join("scenes/ferrez_narrow.csv");
-        if std::env::var_os("TALUS_WRITE_SCENES").is_some() {
-            std::fs::write(&path, &csv).unwrap();
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(csv.as_str()) {
+            let new = std::env::temp_dir().join("ferrez_narrow.csv");
+            std::fs::write(&new, &csv).unwrap();
+            panic!(
+                "{} is not this code's placement; if the change is meant: cp {} {}",
+                path.display(),
+                new.display(),
+                path.display()
+            );
         }
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), csv);
     }
 
     #[test]

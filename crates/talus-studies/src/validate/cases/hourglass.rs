@@ -21,11 +21,12 @@
 //! spring–dashpot (t_c = 1 ms, e = 0.3, μ = 0.1, k_t = k_n), as in the
 //! packing case.
 
-use super::common::{err, knob_list, measured};
+use super::common::{err, measured};
 use super::ferrez::{steel, CONTACT_TIME, STEEL_DENSITY};
 use crate::analyze::flow::fit_line;
 use crate::analyze::fraction::solid_fraction;
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
@@ -279,12 +280,12 @@ pub fn run(
     name: &str,
     diameter: f64,
     count: usize,
+    debug: bool,
 ) -> Result<Measured, String> {
     let start = std::time::Instant::now();
     let scene = scene(name, diameter, count)?;
     let mut be = mk.make(&scene)?;
     let per = |t: f64| (t / DT).round() as u64;
-    let debug = std::env::var_os("TALUS_HOURGLASS_DEBUG").is_some();
     let mut m = Measured::default();
     be.advance(per(OPEN)).map_err(err)?;
     let s = be.snapshot();
@@ -353,20 +354,35 @@ pub fn beverloo_grains_per_second(diameter: f64, fill_fraction: f64) -> f64 {
     w / (STEEL_DENSITY * PI * diameter.powi(3) / 6.0)
 }
 
-pub fn case_hourglass(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+/// The case's options: diagnostics, none set in the judged run.
+pub const OPTIONS: &[Spec] = &[
+    Spec {
+        key: "hourglass.only",
+        kind: Kind::NamesOf(&["A", "B", "C"]),
+        expected: "the runs' names (A, B, C)",
+        default: "(all three)",
+        help: "only these runs",
+    },
+    Spec {
+        key: "hourglass.debug",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "progress on stderr",
+    },
+];
+
+pub fn case_hourglass(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     let mut series = Vec::new();
-    // TALUS_HOURGLASS_ONLY=A,C runs only those
-    let only = knob_list(
-        "TALUS_HOURGLASS_ONLY",
-        "the runs' names (A, B, C)",
-        |x: &String| RUNS.iter().any(|r| r.0 == x),
-    )?;
+    // hourglass.only=A,C runs only those
+    let only = opts.names("hourglass.only");
+    let debug = opts.flag("hourglass.debug");
     for (name, d, n) in RUNS {
         if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == name)) {
             continue;
         }
-        let m = run(mk, name, d, n)?;
+        let m = run(mk, name, d, n, debug)?;
         let solid = n as f64 * PI * d.powi(3) / 6.0;
         let bulk = solid / m.fill_fraction;
         let label = format!("hourglass {name}");
@@ -489,6 +505,23 @@ pub fn case_hourglass(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::options::Catalogue;
+
+    /// `hourglass.only` takes the runs' names.
+    #[test]
+    fn options_name_the_runs() {
+        let names: Vec<&str> = RUNS.iter().map(|r| r.0).collect();
+        assert_eq!(OPTIONS[0].kind, Kind::NamesOf(&["A", "B", "C"]));
+        assert_eq!(names, ["A", "B", "C"]);
+        let o = Catalogue(vec![("hourglass", "", OPTIONS)])
+            .parse(&["hourglass.only=A,C"])
+            .unwrap();
+        assert_eq!(
+            o.names("hourglass.only"),
+            Some(&["A".to_string(), "C".to_string()][..])
+        );
+        assert!(!o.flag("hourglass.debug"));
+    }
 
     /// The shipped scene (`scenes/hourglass.toml`) is run A of this case.
     #[test]

@@ -34,6 +34,7 @@ mod tapping;
 mod wall_sweep;
 
 use super::case_def::CaseDef;
+use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
 use collapse::case_collapse;
 use compaction::case_compaction;
@@ -60,132 +61,151 @@ pub static CASES: &[CaseDef] = &[
         title: "elastic normal impact of two identical spheres",
         source: "Chung & Ooi 2011 test 1; Hertz theory",
         full: false,
-        run: case1,
+        options: &[],
+        run: |mk, _| case1(mk),
     },
     CaseDef {
         id: "2",
         title: "elastic normal impact of a sphere on a rigid plane",
         source: "Chung & Ooi 2011 test 2; Hertz theory",
         full: false,
-        run: case2,
+        options: &[],
+        run: |mk, _| case2(mk),
     },
     CaseDef {
         id: "3",
         title: "normal restitution on a rigid plane",
         source: "Chung & Ooi 2011 test 3; requested e",
         full: false,
-        run: case3,
+        options: &[],
+        run: |mk, _| case3(mk),
     },
     CaseDef {
         id: "4",
         title: "oblique impact on a rigid plane, 5–85°",
         source: "Chung & Ooi 2011 test 4; rigid-body impact with Coulomb friction",
         full: false,
-        run: case4,
+        options: &[],
+        run: |mk, _| case4(mk),
     },
     CaseDef {
         id: "5",
         title: "oblique impact at constant v_n, v_t = 0.1–21 m/s",
         source: "Chung & Ooi 2011 test 5; rigid-body impact with Coulomb friction",
         full: false,
-        run: case5,
+        options: &[],
+        run: |mk, _| case5(mk),
     },
     CaseDef {
         id: "6",
         title: "spinning sphere dropped on a rigid plane",
         source: "Chung & Ooi 2011 test 6; rigid-body impact with Coulomb friction",
         full: false,
-        run: case6,
+        options: &[],
+        run: |mk, _| case6(mk),
     },
     CaseDef {
         id: "7",
         title: "two counter-spinning identical spheres",
         source: "Chung & Ooi 2011 test 7; rigid-body impact with Coulomb friction",
         full: false,
-        run: case7,
+        options: &[],
+        run: |mk, _| case7(mk),
     },
     CaseDef {
         id: "8",
         title: "spinning sphere on a large heavy sphere",
         source: "Chung & Ooi 2011 test 8; rigid-body impact with Coulomb friction",
         full: false,
-        run: case8,
+        options: &[],
+        run: |mk, _| case8(mk),
     },
     CaseDef {
         id: "linear",
         title: "linear spring–dashpot: restitution and contact time",
         source: "damped harmonic oscillator (exact)",
         full: false,
-        run: case_linear,
+        options: &[],
+        run: |mk, _| case_linear(mk),
     },
     CaseDef {
         id: "rolling",
         title: "rolling resistance and the end of sliding",
         source: "rigid-body dynamics (exact)",
         full: false,
-        run: case_rolling,
+        options: &[],
+        run: |mk, _| case_rolling(mk),
     },
     CaseDef {
         id: "energy",
         title: "energy balance of a settling column",
         source: "conservation of energy",
         full: false,
-        run: case_energy,
+        options: &[],
+        run: |mk, _| case_energy(mk),
     },
     CaseDef {
         id: "fem-rod",
         title: "FEM rod on a rigid plane (Petocz §8.2.1)",
         source: "1-D elastic wave theory: contact time 2L/c, rebound v0, energy conserved",
         full: false,
-        run: case_fem_rod,
+        options: &[],
+        run: |mk, _| case_fem_rod(mk),
     },
     CaseDef {
         id: "fem-wave",
         title: "FEM wave arrival in a bar",
         source: "1-D elastic wave theory: c = √(E/ρ), arrival L/c",
         full: false,
-        run: case_fem_wave,
+        options: &[],
+        run: |mk, _| case_fem_wave(mk),
     },
     CaseDef {
         id: "fem-cantilever",
         title: "FEM cantilever under gravity, tet10 and tet4",
         source: "Euler–Bernoulli beam: δ = q L⁴/(8 E I)",
         full: false,
-        run: case_fem_cantilever,
+        options: &[],
+        run: |mk, _| case_fem_cantilever(mk),
     },
     CaseDef {
         id: "fem-spin",
         title: "FEM spinning free body, StVK and linear",
         source: "conservation of angular momentum and energy; frame invariance",
         full: false,
-        run: case_fem_spin,
+        options: &[],
+        run: |mk, _| case_fem_spin(mk),
     },
     CaseDef {
         id: "coupled",
         title: "grains and an FEM body: momentum, a bed's weight on a plate",
         source: "conservation of momentum; statics",
         full: false,
-        run: case_coupled,
+        options: &[],
+        run: |mk, _| case_coupled(mk),
     },
     CaseDef {
         id: "packing",
         title: "solid fraction of a settled random packing",
         source: "random close / loose packing (Scott & Kilgour 1969; Silbert 2010)",
         full: true,
-        run: case_packing,
+        options: &[],
+        run: |mk, _| case_packing(mk),
     },
     CaseDef {
         id: "plate",
         title: "grains settled on a clamped square plate",
         source: "Kirchhoff plate: w = 0.00126 q a⁴/D (Timoshenko & Woinowsky-Krieger Table 35)",
         full: true,
-        run: case_plate,
+        options: &[],
+        run: |mk, _| case_plate(mk),
     },
     CaseDef {
         id: "beverloo",
         title: "silo and hopper discharge through round orifices",
         source: "Beverloo et al. 1961: W = C ρ_b √g (D − k d)^{5/2}, C ≈ 0.58, k ≈ 1.3–1.6",
         full: true,
+        options: beverloo::OPTIONS,
         run: case_beverloo,
     },
     CaseDef {
@@ -193,6 +213,7 @@ pub static CASES: &[CaseDef] = &[
         title: "steel spheres packed in 30 and 36 mm cylinders (Ferrez 2001 §5.8)",
         source: "Folly's experiments and Ferrez's simulations (seed 002, tables 5.6–5.7)",
         full: true,
+        options: ferrez::OPTIONS,
         run: case_ferrez,
     },
     CaseDef {
@@ -200,6 +221,7 @@ pub static CASES: &[CaseDef] = &[
         title: "5 592 steel spheres tapped at 10, 5, 4 and 2 Hz (Ferrez 2001 §5.4)",
         source: "Ferrez's simulations (seed 002, table 5.2)",
         full: true,
+        options: tapping::OPTIONS,
         run: case_tapping,
     },
     CaseDef {
@@ -207,6 +229,7 @@ pub static CASES: &[CaseDef] = &[
         title: "hourglass filled, run, turned over by rotating gravity (Ferrez 2001 §6.3)",
         source: "Ferrez's runs A (2790 × 4 mm: flows), B (7236 × 3 mm: blocks), C (5898 × 3 mm: flows), seed 002 table 6.1",
         full: true,
+        options: hourglass::OPTIONS,
         run: case_hourglass,
     },
     CaseDef {
@@ -214,6 +237,7 @@ pub static CASES: &[CaseDef] = &[
         title: "embankment collapse: a column of glass beads released against a wall (Chiou 1998 §6.4)",
         source: "run-out laws of Lajeunesse et al. 2005 and Lube et al. 2005 (ΔL/L_i ≈ λ a, then ∝ a^{2/3}); a squat column's top stays in place",
         full: true,
+        options: collapse::OPTIONS,
         run: case_collapse,
     },
     CaseDef {
@@ -221,6 +245,7 @@ pub static CASES: &[CaseDef] = &[
         title: "particles dropped onto a sloped channel, flowing down into the box (Chiou 1998 §6.6)",
         source: "LIGGGHTS 3.8 on the same set-up (validation/liggghts/slope.py): the front's arrival and speed, the deposit",
         full: true,
+        options: slope::OPTIONS,
         run: case_slope,
     },
     CaseDef {
@@ -228,21 +253,24 @@ pub static CASES: &[CaseDef] = &[
         title: "rotating drum: dynamic angle of repose against rotation rate",
         source: "analytic vs STL drum vs LIGGGHTS 3.8 (same beads, same STL); angle rises with ω²R/g in the rolling regime",
         full: true,
-        run: case_drum,
+        options: &[],
+        run: |mk, _| case_drum(mk),
     },
     CaseDef {
         id: "settle",
         title: "settling column: 4000 glass beads come to rest in a box (scenes/settle.toml)",
         source: "statics (the walls carry the weight); random loose 0.55 – random close 0.64 packing; Janssen 1895 reported",
         full: true,
-        run: case_settle,
+        options: &[],
+        run: |mk, _| case_settle(mk),
     },
     CaseDef {
         id: "compaction",
         title: "die compaction: a servo piston holds 20 N on 1500 beads, then the die walls slide (scenes/compaction.toml)",
         source: "servo target; statics; Janssen 1895 with fully mobilised wall friction: F_floor = F_top e^{−x} + W (1 − e^{−x})/x, x = 4 μ_w K H / D",
         full: true,
-        run: case_compaction,
+        options: &[],
+        run: |mk, _| case_compaction(mk),
     },
 ];
 
@@ -252,4 +280,122 @@ pub fn case(id: &str) -> &'static CaseDef {
         .iter()
         .find(|c| c.id == id)
         .unwrap_or_else(|| panic!("no validation case {id}"))
+}
+
+/// Checks what the cases' options say together, beyond each value's type
+/// (orifices wider than the silo, an `only` that selects nothing): run by
+/// `talus validate` before any case, so that a bad `--set` fails at once.
+pub fn check_options(opts: &Options) -> Result<(), String> {
+    beverloo::Setup::from_options(opts)?;
+    ferrez::Knobs::from_options(opts)?;
+    tapping::Knobs::from_options(opts)?;
+    collapse::Setup::from_options(opts)?;
+    Ok(())
+}
+
+/// The registry of the cases' options (`--set`, `--list-options`).
+pub fn catalogue() -> Catalogue {
+    Catalogue(CASES.iter().map(|c| (c.id, c.title, c.options)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::options::Kind;
+
+    /// Every case's options: keys `case.name` under the case's id, each
+    /// once; a default that is a value parses; choices named in the
+    /// message; and the listing holds them all.
+    #[test]
+    fn every_option_is_well_formed_and_listed() {
+        let c = catalogue();
+        let list = c.listing();
+        let mut seen = std::collections::HashSet::new();
+        for case in CASES {
+            for s in case.options {
+                let (id, name) = s.key.split_once('.').unwrap();
+                assert_eq!(id, case.id, "{}", s.key);
+                assert!(
+                    !name.is_empty() && name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'),
+                    "{}",
+                    s.key
+                );
+                assert!(seen.insert(s.key), "{} twice", s.key);
+                assert!(!s.help.is_empty() && !s.expected.is_empty(), "{}", s.key);
+                if !s.default.starts_with('(') {
+                    c.parse(&[format!("{}={}", s.key, s.default)]).unwrap();
+                }
+                let names: Vec<String> = match s.kind {
+                    Kind::NumbersOf(xs) => xs.iter().map(|x| x.to_string()).collect(),
+                    Kind::NamesOf(xs) | Kind::OneOf(xs) => {
+                        xs.iter().map(|x| x.to_string()).collect()
+                    }
+                    _ => vec![],
+                };
+                for n in names {
+                    assert!(s.expected.contains(&n), "{}: {n}", s.key);
+                }
+                assert!(list.contains(s.key), "{}", s.key);
+            }
+        }
+        assert!(seen.len() > 20);
+        // unset, every case is as judged
+        check_options(&Options::default()).unwrap();
+    }
+
+    /// Every option the cases' code reads by a literal key is declared,
+    /// with the type it is read as (the long cases' reads run in no
+    /// default test).
+    #[test]
+    fn the_cases_read_declared_options() {
+        let c = catalogue();
+        let sources = [
+            include_str!("beverloo.rs"),
+            include_str!("collapse.rs"),
+            include_str!("ferrez.rs"),
+            include_str!("hourglass.rs"),
+            include_str!("slope.rs"),
+            include_str!("tapping.rs"),
+        ];
+        let mut reads = 0;
+        for src in sources {
+            for m in ["number", "whole", "numbers", "names", "text", "flag"] {
+                let call = format!(".{m}(\"");
+                for (i, _) in src.match_indices(&call) {
+                    let rest = &src[i + call.len()..];
+                    let key = &rest[..rest.find('"').unwrap()];
+                    let s = c
+                        .spec(key)
+                        .unwrap_or_else(|| panic!("{key} is read but not declared"));
+                    let fits = match m {
+                        "number" => matches!(s.kind, Kind::AtLeast(_) | Kind::Above(_)),
+                        "whole" => matches!(s.kind, Kind::Whole(_)),
+                        "numbers" => matches!(s.kind, Kind::Positives | Kind::NumbersOf(_)),
+                        "names" => matches!(s.kind, Kind::NamesOf(_)),
+                        "text" => matches!(s.kind, Kind::OneOf(_) | Kind::Text),
+                        _ => s.kind == Kind::Bool,
+                    };
+                    assert!(fits, "{key} is read with .{m}() but is {:?}", s.kind);
+                    reads += 1;
+                }
+            }
+        }
+        assert!(reads >= 20, "{reads}");
+    }
+
+    /// The registry's messages name the real cases.
+    #[test]
+    fn unknown_keys_name_the_cases_options() {
+        let e = catalogue().parse(&["ferrez.mono_n=26000"]).unwrap_err();
+        assert!(
+            e.starts_with("ferrez.mono_n: expected one of ferrez's options (")
+                && e.contains("ferrez.mono_count"),
+            "{e}"
+        );
+        let e = catalogue().parse(&["silo.width=40"]).unwrap_err();
+        assert!(
+            e.contains("of the cases beverloo, ferrez, tapping, hourglass, collapse, slope;"),
+            "{e}"
+        );
+    }
 }

@@ -19,6 +19,7 @@ use super::collapse::{front_from, surface, D};
 use super::common::{err, measured};
 use crate::analyze::flow::fit_line;
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use std::collections::BTreeMap;
@@ -138,7 +139,17 @@ pub fn arrival_and_speed(fronts: &[(f64, f64)]) -> (f64, f64) {
     (arrival, speed)
 }
 
-pub fn run(mk: &mut dyn Maker) -> Result<Measured, String> {
+/// The case's options.
+pub const OPTIONS: &[Spec] = &[Spec {
+    key: "slope.debug",
+    kind: Kind::Bool,
+    expected: "true or false",
+    default: "false",
+    help: "the front on stderr as the case runs",
+}];
+
+/// Runs the case's scene on one backend (`debug`: the front on stderr).
+pub fn run(mk: &mut dyn Maker, debug: bool) -> Result<Measured, String> {
     let start = std::time::Instant::now();
     let scene = scene()?;
     let mut be = mk.make(&scene)?;
@@ -154,7 +165,6 @@ pub fn run(mk: &mut dyn Maker) -> Result<Measured, String> {
     let per = |t: f64| (t / DT).round() as u64;
     let mut m = Measured::default();
     let (mut done, n) = (0u64, per(END));
-    let debug = std::env::var_os("TALUS_SLOPE_DEBUG").is_some();
     while done < n {
         let k = per(SAMPLE).min(n - done);
         be.advance(k).map_err(err)?;
@@ -200,9 +210,9 @@ fn liggghts() -> BTreeMap<String, f64> {
     v
 }
 
-pub fn case_slope(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+pub fn case_slope(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    let m = run(mk)?;
+    let m = run(mk, opts.flag("slope.debug"))?;
     let lig = liggghts();
     out.notes.push(format!(
         "{COUNT} glass beads of scenes/slope.csv (r = 0.9–1.1 mm, E = 5 MPa, e = 0.5, μ = 0.5, no rolling friction) dropped from x < 0.1 m, z = 0.01–0.199 m onto a plane floor inclined at {THETA_DEG}° (gravity turned), channel {LENGTH} m long, slab 9 mm deep, periodic; dt = {DT:.1e} s, {} steps, {:.0} s. Front at the end wall after {:.3} s, {:.3} m/s half-way down; deposit {:.1} mm up the slope, its surface at {:.1}° to the horizontal; kinetic / released potential energy at the end {:.1e}; {} beads left the domain; largest overlap / r {:.3}.",

@@ -16,9 +16,10 @@
 //! equal classes 1.96–2.04 mm); the tap's shape (his figure 5.1 is not in
 //! our copy: `ferrez::Packing::lifter`).
 
-use super::common::{knob, knob_list, measured};
-use super::ferrez::{run, Packing, CONTACT_TIME};
+use super::common::measured;
+use super::ferrez::{run, Packing, Watch, CONTACT_TIME};
 use crate::validate::maker::Maker;
+use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 
@@ -65,28 +66,83 @@ pub fn packing(frequency: f64, seconds: f64) -> Packing {
     }
 }
 
-pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
+/// The case's options: diagnostics, none set in the judged run.
+pub const OPTIONS: &[Spec] = &[
+    Spec {
+        key: "tapping.only",
+        kind: Kind::NumbersOf(&[10.0, 5.0, 4.0, 2.0]),
+        expected: "the study's frequencies (10, 5, 4, 2 Hz)",
+        default: "(all four)",
+        help: "only these frequencies, Hz",
+    },
+    Spec {
+        key: "tapping.seconds",
+        kind: Kind::AtLeast(0.0),
+        expected: "a time ≥ 0 in seconds",
+        default: "10",
+        help: "the tapping time, s",
+    },
+    Spec {
+        key: "tapping.stiffer",
+        kind: Kind::Above(0.0),
+        expected: "a factor > 0",
+        default: "1",
+        help: "every contact S × stiffer, the contact time and dt ÷ √S (how much of the density is the contacts' softness)",
+    },
+    Spec {
+        key: "tapping.debug",
+        kind: Kind::Bool,
+        expected: "true or false",
+        default: "false",
+        help: "progress on stderr: the settle, the density after every tap",
+    },
+    Spec {
+        key: "tapping.dump",
+        kind: Kind::Text,
+        expected: "a path prefix",
+        default: "(none)",
+        help: "writes each frequency's final positions to PREFIX_<packing>.csv",
+    },
+];
+
+/// The case's options as read: the judged case when none is set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knobs {
+    /// Only these frequencies, Hz (None: all four).
+    pub only: Option<Vec<f64>>,
+    /// Tapping time, s.
+    pub seconds: f64,
+    /// Every contact this many times stiffer.
+    pub stiffer: f64,
+    pub watch: Watch,
+}
+
+impl Knobs {
+    pub fn from_options(o: &Options) -> Result<Knobs, String> {
+        Ok(Knobs {
+            only: o.numbers("tapping.only").map(<[f64]>::to_vec),
+            seconds: o.number("tapping.seconds").unwrap_or(TAP_SECONDS),
+            stiffer: o.number("tapping.stiffer").unwrap_or(1.0),
+            watch: Watch {
+                debug: o.flag("tapping.debug"),
+                dump: o.text("tapping.dump").map(String::from),
+            },
+        })
+    }
+}
+
+pub fn case_tapping(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    // TALUS_TAPPING_ONLY=10,4 runs only those frequencies;
-    // TALUS_TAPPING_SECONDS shortens the tapping; TALUS_TAPPING_STIFFER=S
-    // multiplies every contact's stiffness by S (the contact time and dt
-    // by 1/√S: how much of the density is the contacts' softness).
-    // Diagnostics only.
-    let only = knob_list(
-        "TALUS_TAPPING_ONLY",
-        "the study's frequencies (10, 5, 4, 2 Hz)",
-        |f: &f64| FERREZ.iter().any(|&(g, _)| g == *f),
-    )?;
-    let seconds = knob(
-        "TALUS_TAPPING_SECONDS",
-        "a time ≥ 0 in seconds",
-        |x: &f64| *x >= 0.0,
-    )?
-    .unwrap_or(TAP_SECONDS);
-    let stiffer = knob("TALUS_TAPPING_STIFFER", "a factor > 0", |x: &f64| {
-        x.is_finite() && *x > 0.0
-    })?
-    .unwrap_or(1.0);
+    // tapping.only=10,4 runs only those frequencies; tapping.seconds
+    // shortens the tapping; tapping.stiffer=S multiplies every contact's
+    // stiffness by S (the contact time and dt by 1/√S: how much of the
+    // density is the contacts' softness). Diagnostics only.
+    let Knobs {
+        only,
+        seconds,
+        stiffer,
+        watch,
+    } = Knobs::from_options(opts)?;
     let (mut history, mut layered) = (Vec::new(), Vec::new());
     let mut finals = Vec::new();
     for (f, expected) in FERREZ {
@@ -95,7 +151,7 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         }
         let mut p = packing(f, seconds);
         p.stiffer(stiffer);
-        let m = run(mk, &p)?;
+        let m = run(mk, &p, &watch)?;
         let label = format!("tapping {}", p.name);
         out.notes.push(format!(
             "{label}: spheres 1.96–2.04 mm in a 30 mm cylinder, {} Ferrez: {:.2} %.",
@@ -153,6 +209,25 @@ pub fn case_tapping(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::options::Catalogue;
+
+    /// The options' frequencies are the study's; unset, the options are
+    /// the judged case.
+    #[test]
+    fn options_are_the_studys() {
+        let f: Vec<f64> = FERREZ.iter().map(|p| p.0).collect();
+        assert_eq!(OPTIONS[0].kind, Kind::NumbersOf(&[10.0, 5.0, 4.0, 2.0]));
+        assert_eq!(f, [10.0, 5.0, 4.0, 2.0]);
+        let k = Knobs::from_options(&Options::default()).unwrap();
+        assert_eq!((k.only, k.seconds, k.stiffer), (None, TAP_SECONDS, 1.0));
+        assert_eq!(k.watch, Watch::default());
+        let o = Catalogue(vec![("tapping", "", OPTIONS)])
+            .parse(&["tapping.only=4", "tapping.dump=/tmp/t", "tapping.debug=1"])
+            .unwrap();
+        let k = Knobs::from_options(&o).unwrap();
+        assert_eq!(k.only, Some(vec![4.0]));
+        assert!(k.watch.debug && k.watch.dump.as_deref() == Some("/tmp/t"));
+    }
 
     /// The study's spheres: 5 592 of them, within ±2 % of 2 mm, the mean
     /// 2 mm (to 1e-4), and a placement that fits the 30 mm cylinder.
