@@ -1892,7 +1892,7 @@ fn open_files() -> usize {
 /// instance, found no adapter; this tells whether the driver runs out of
 /// instances.
 #[test]
-#[ignore = "diagnostic: the driver's per-process limit (fails on an H100 at its 30th instance)"]
+#[ignore = "diagnostic: how many instances one process may open (an H100 driver gives none after ~30 devices)"]
 fn many_fresh_instances_in_one_process() {
     for k in 0..200 {
         let inst = talus::gpu::context::fresh_instance();
@@ -1911,7 +1911,7 @@ fn many_fresh_instances_in_one_process() {
 /// The same diagnostic for whole contexts (an instance, a device
 /// and queue each, a little work on each): 200 one after another.
 #[test]
-#[ignore = "diagnostic: the driver's per-process limit (fails on an H100 at its 30th context)"]
+#[ignore = "diagnostic: how many devices one process may open (an H100 driver stops at its 31st)"]
 fn many_contexts_in_one_process() {
     for k in 0..200 {
         let ctx = talus::gpu::GpuContext::new(None)
