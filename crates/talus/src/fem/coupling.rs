@@ -109,7 +109,9 @@ impl BodySet {
         let mut every = u64::MAX;
         let mut planes = Vec::new();
         for (i, b) in scene.bodies.iter().enumerate() {
-            let body = super::build::build_body(scene, i).map_err(|e| e.to_string())?;
+            let body = super::build::body_mesh(scene, i)
+                .and_then(|mesh| super::build::build_body(scene, i, mesh))
+                .map_err(|e| e.to_string())?;
             let surf = super::mesh::surface(body.mesh());
             let k = match b.exchange_every {
                 Some(k) => k as u64,
