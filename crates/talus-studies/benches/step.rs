@@ -3,8 +3,8 @@
 //! TALUS_BENCH_SIZES (default 1e4,1e5); `talus bench` adds the GPU, the
 //! per-stage shares and bench.json.
 
-use talus_studies::bench::{bed, measure, Bed};
 use talus::cpu::CpuBackend;
+use talus_studies::bench::{bed, measure, Bed};
 
 fn main() {
     let sizes = std::env::var("TALUS_BENCH_SIZES").unwrap_or_else(|_| "1e4,1e5".into());
@@ -17,7 +17,8 @@ fn main() {
             };
             let scene = bed(kind, n as usize, 1).expect("bench bed");
             let n = scene.particles.len();
-            let mut b = CpuBackend::new(&scene).expect("bench bed");
+            let setup = talus::Setup::new(scene).expect("bench bed");
+            let mut b = CpuBackend::from_setup(&setup).expect("bench bed");
             let steps = 50;
             match measure(&mut b, 100, steps, 3) {
                 Ok(t) => {

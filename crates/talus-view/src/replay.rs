@@ -7,9 +7,9 @@
 //! header, when it still loads) for the domain and gravity.
 
 use super::frame::Frame;
+use std::path::{Path, PathBuf};
 use talus::io::run_dir::scene_of;
 use talus::io::vtk;
-use std::path::{Path, PathBuf};
 
 /// A run directory opened for replay.
 #[derive(Debug, Clone)]
@@ -115,7 +115,11 @@ impl Run {
             entries,
             bodies,
             first_body,
-            dt: dt.or(scene.as_ref().map(|s| s.dt())),
+            // without it in the summary: the scene's, resolved as a run does
+            dt: dt.or_else(|| {
+                let setup = talus::Setup::new(scene.clone()?).ok()?;
+                Some(setup.dt)
+            }),
             domain: ([0.0; 3], [0.0; 3]),
             gravity: scene
                 .as_ref()

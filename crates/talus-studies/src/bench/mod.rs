@@ -22,11 +22,11 @@
 
 pub mod yardstick;
 
+use std::fmt::Write as _;
+use std::time::Instant;
 use talus::backend::Backend;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
-use std::fmt::Write as _;
-use std::time::Instant;
 
 /// The bed kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -1062,7 +1062,7 @@ mod tests {
         s.validate().unwrap();
         assert_eq!(s.outlets.len(), 1);
         assert_eq!(s.inserts.len(), 1);
-        let plan = talus::flow::InsertPlan::new(&s);
+        let plan = talus::Setup::new(s).unwrap().inserts;
         let rate = plan.entries[0].rate;
         assert!((1000.0..10000.0).contains(&rate), "{rate} beads/s");
     }
@@ -1108,9 +1108,9 @@ pub fn fem_bench_body(
     order: talus::fem::mesh::Order,
     elements: usize,
 ) -> Result<talus::fem::body::FemBody, String> {
+    use glam::DVec3;
     use talus::fem::body::{Damping, FemBody, Integrator};
     use talus::fem::material::{FemMaterial, Model};
-    use glam::DVec3;
     let mesh = talus::fem::mesh::box_mesh(
         DVec3::ZERO,
         DVec3::splat(0.1),
@@ -1148,8 +1148,8 @@ pub fn fem_substep_row(
     substeps: u64,
     repeats: usize,
 ) -> FemRow {
-    use talus::fem::mesh::Order;
     use glam::DVec3;
+    use talus::fem::mesh::Order;
     let case = match order {
         Order::Linear => "tet4",
         Order::Quadratic => "tet10",
