@@ -8,6 +8,7 @@ use talus::backend::Stage;
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::state::Particles;
+use talus::Setup;
 use talus_studies::bench::{bed, measure, solid_fraction, Bed, BenchRow, FemRow};
 
 /// A row's bed and the grid levels it runs with (None: the scene's
@@ -227,12 +228,15 @@ fn cpu_row(kind: Case, n: usize, o: &Opts, threads: usize) -> BenchRow {
             );
         }
     }
-    let scene = match kind.scene(n) {
+    let setup = match kind
+        .scene(n)
+        .and_then(|s| Setup::new(s).map_err(|e| e.to_string()))
+    {
         Ok(s) => s,
         Err(e) => return skipped("cpu", adapter, kind, n, e),
     };
-    let n = scene.particles.len();
-    let mut b = match CpuBackend::new(&scene) {
+    let n = setup.scene.particles.len();
+    let mut b = match CpuBackend::from_setup(&setup) {
         Ok(b) => b,
         Err(e) => return skipped("cpu", adapter, kind, n, e),
     };
@@ -277,7 +281,10 @@ fn cpu_row(kind: Case, n: usize, o: &Opts, threads: usize) -> BenchRow {
 /// docs/performance.md). Each row's buffers are its backend's, freed when
 /// it drops.
 fn gpu_row(kind: Case, n: usize, o: &Opts, ctx: &Result<GpuContext, String>) -> BenchRow {
-    let scene = match kind.scene(n) {
+    let setup = match kind
+        .scene(n)
+        .and_then(|s| Setup::new(s).map_err(|e| e.to_string()))
+    {
         Ok(s) => s,
         Err(e) => return skipped("gpu", "-".into(), kind, n, e),
     };
@@ -286,8 +293,8 @@ fn gpu_row(kind: Case, n: usize, o: &Opts, ctx: &Result<GpuContext, String>) -> 
         Err(e) => return skipped("gpu", "-".into(), kind, n, e.clone()),
     };
     let adapter = ctx.describe();
-    let n = scene.particles.len();
-    let mut b = match GpuBackend::new(&scene, ctx) {
+    let n = setup.scene.particles.len();
+    let mut b = match GpuBackend::from_setup(&setup, ctx) {
         Ok(b) => b,
         Err(e) => return skipped("gpu", adapter, kind, n, e.to_string()),
     };
@@ -424,9 +431,10 @@ pub fn table(rows: &[BenchRow]) -> String {
 /// gravity: the bed fills the box's lower part, and its default split on
 /// 2 ranks gave one of them 82 % of the spheres (half its speed).
 fn export(dir: &std::path::Path, n: usize, warmup: u64) -> ExitCode {
-    let scene = bed(Bed::Mono, n, 1).expect("the mono bed always builds");
+    let setup = Setup::new(bed(Bed::Mono, n, 1).expect("the mono bed always builds"))
+        .expect("the mono bed resolves");
+    let (scene, dt) = (&setup.scene, setup.dt);
     let m = &scene.materials[0];
-    let dt = scene.dt();
     let d = &scene.domain;
     let mut data = format!(
         "LIGGGHTS data file: talus bench bed, {} spheres\n\n{} atoms\n1 atom types\n\n{:e} {:e} xlo xhi\n{:e} {:e} ylo yhi\n{:e} {:e} zlo zhi\n\nAtoms\n\n",
@@ -477,7 +485,7 @@ run {warmup}
 variable steps index 100
 run ${{steps}}
 ",
-        skin = scene.skin(),
+        skin = setup.skin,
         e = m.youngs_modulus,
         nu = m.poisson_ratio,
         rest = m.restitution,
@@ -552,7 +560,14 @@ fn coupled_row(scene: talus::scene::Scene, body: bool, o: &Opts) -> FemRow {
         ns_per_element_substep: 0.0,
         skipped: None,
     };
-    let mut b = match CpuBackend::new(&scene) {
+    let setup = match Setup::new(scene).map_err(|e| e.to_string()) {
+        Ok(s) => s,
+        Err(e) => {
+            row.skipped = Some(e);
+            return row;
+        }
+    };
+    let mut b = match CpuBackend::from_setup(&setup) {
         Ok(b) => b,
         Err(e) => {
             row.skipped = Some(e);
@@ -562,7 +577,7 @@ fn coupled_row(scene: talus::scene::Scene, body: bool, o: &Opts) -> FemRow {
     if body {
         if let Some(set) = b.bodies() {
             let k = set.every;
-            row.mode = if scene.bodies[0].exchange_every.is_some() {
+            row.mode = if setup.scene.bodies[0].exchange_every.is_some() {
                 format!("K = {k}")
             } else {
                 format!("K = auto ({k})")

@@ -40,7 +40,8 @@ fn main() {
         for &n in &sizes {
             let scene = bed(kind, n, 1).expect("bench bed");
             let n = scene.particles.len();
-            let mut b = CpuBackend::new(&scene).expect("bench bed");
+            let setup = talus::Setup::new(scene).expect("bench bed");
+            let mut b = CpuBackend::from_setup(&setup).expect("bench bed");
             let steps = 50;
             match measure(&mut b, 100, steps, 3) {
                 Ok(t) => {

@@ -70,7 +70,8 @@ impl Recorder {
         if let Some(spec) = camera {
             cam.apply_spec(spec)?;
         }
-        let plan = talus::flow::InsertPlan::new(scene);
+        // the run's numbers, as the backend resolves them
+        let setup = talus::Setup::new(scene.clone()).map_err(|e| e.to_string())?;
         let renderer = Renderer::new(&ctx, FORMAT);
         let off = Offscreen::new(&ctx, size.0, size.1)?;
         Ok(Recorder {
@@ -84,9 +85,9 @@ impl Recorder {
             k: 0,
             out,
             name: scene.name.clone(),
-            scene: scene.clone(),
-            ids: scene.particles.len() as u64 + plan.max_inserted(scene.steps()),
-            dt: scene.dt(),
+            ids: scene.particles.len() as u64 + setup.inserts.max_inserted(setup.steps),
+            dt: setup.dt,
+            scene: setup.scene,
             ctx,
         })
     }

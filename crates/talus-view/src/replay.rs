@@ -91,7 +91,11 @@ impl Run {
             entries,
             bodies,
             first_body,
-            dt: dt.or(scene.as_ref().map(|s| s.dt())),
+            // without it in the summary: the scene's, resolved as a run does
+            dt: dt.or_else(|| {
+                let setup = talus::Setup::new(scene.clone()?).ok()?;
+                Some(setup.dt)
+            }),
             domain: ([0.0; 3], [0.0; 3]),
             gravity: scene
                 .as_ref()

@@ -1100,8 +1100,9 @@ impl Live {
         // the colour ranges, fixed: the state now, the speed of a fall
         // across the domain, the domain's height, the materials
         let frame = Frame::from_particles(&sim.backend().snapshot());
-        let ids = scene.particles.len() as u64
-            + talus::flow::InsertPlan::new(scene).max_inserted(scene.steps());
+        // the run's numbers, as the backend resolves them
+        let setup = talus::Setup::new(scene.clone()).map_err(|e| e.to_string())?;
+        let ids = scene.particles.len() as u64 + setup.inserts.max_inserted(setup.steps);
         let legends = ColorBy::ALL
             .iter()
             .map(|&by| frame.scene_legend(scene, by, ids))
@@ -1115,7 +1116,7 @@ impl Live {
                     .iter()
                     .any(|w| w.motion.is_some() || w.servo.is_some()),
             legends,
-            dt: scene.dt(),
+            dt: setup.dt,
             name: scene.name.clone(),
             opts: opts.clone(),
             piece: 1,

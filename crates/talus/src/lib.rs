@@ -4,8 +4,10 @@
 //! neighbours → contacts → integrate (→ diagnostics), implemented by the
 //! f64 CPU reference path ([`cpu`]) and the f32 GPU path ([`gpu`], wgpu and
 //! WGSL) on the same data layout ([`state`]); walls are primitives of one
-//! model ([`walls`]) listed beside a particle's partners. See
-//! `docs/ARCHITECTURE.md`.
+//! model ([`walls`]) listed beside a particle's partners. A scene
+//! ([`scene`]) is resolved once into a [`Setup`] (time step, steps, the
+//! bodies' meshes, walls, insertion plan) that both backends are built
+//! from. See `docs/ARCHITECTURE.md`.
 
 pub mod backend;
 pub mod checkpoint;
@@ -19,9 +21,11 @@ pub mod pair;
 pub mod rng;
 pub mod run;
 pub mod scene;
+pub mod setup;
 pub mod state;
 pub mod timestep;
 pub mod walls;
 
 pub use backend::{Backend, RunError, RunErrorKind};
 pub use scene::{Material, Scene, SceneBuilder, SceneError};
+pub use setup::Setup;

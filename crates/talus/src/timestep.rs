@@ -80,7 +80,26 @@ pub fn linear_contact_time(m_star: f64, k: f64, c: f64) -> f64 {
     }
 }
 
+/// The estimates of `scene`, each body's lightest free surface node built
+/// from its mesh ([`crate::fem::build::body_mesh`]: from the file the scene
+/// read at load, no I/O; a body whose mesh fails counts as none). A run
+/// takes its numbers from [`crate::setup::Setup`], which builds the meshes
+/// once and calls [`estimate_with`]: the same arithmetic.
 pub fn estimate(scene: &Scene) -> Estimate {
+    let lightest: Vec<Option<f64>> = (0..scene.bodies.len())
+        .map(|k| {
+            let mesh = crate::fem::build::body_mesh(scene, k).ok()?;
+            crate::fem::build::lightest_surface_node(scene, k, &mesh)
+        })
+        .collect();
+    estimate_with(scene, &lightest)
+}
+
+/// The estimates of `scene` with `lightest[k]` the mass (kg) of body k's
+/// lightest free surface node
+/// ([`crate::fem::build::lightest_surface_nodes`]; None: the body adds no
+/// partner).
+pub fn estimate_with(scene: &Scene, lightest: &[Option<f64>]) -> Estimate {
     let table = PairTable::new(scene);
     let gmag = DVec3::from(scene.simulation.gravity).length();
     let ext = (DVec3::from(scene.domain.max) - DVec3::from(scene.domain.min)).length();
@@ -137,8 +156,8 @@ pub fn estimate(scene: &Scene) -> Estimate {
         // tet10, K = 1): the node's own mass gave dt = 9.4e-6 s and a
         // vibration that grew until the balance's residual passed 100 %;
         // dt = 6e-6 s kept it at 6e-4 (a quarter of the mass: 5.4e-6 s).
-        for (k, b) in scene.bodies.iter().enumerate() {
-            if let Some(node) = crate::fem::build::lightest_surface_node(scene, k) {
+        for (b, node) in scene.bodies.iter().zip(lightest) {
+            if let Some(node) = *node {
                 let mn = 0.25 * node;
                 partners.push((b.material, r, m * mn / (m + mn)));
             }

@@ -108,7 +108,8 @@ fn gpu_integer_stages_match_cpu_exactly() {
         list: None,
         capacity: None,
     };
-    let g = GpuBackend::from_state(&scene, &grid, &init, ctx).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let g = GpuBackend::from_state(&setup, &grid, &init, ctx).unwrap();
     assert!(
         g.data.scan.len() >= 3,
         "want a multi-level scan, got {} levels",
@@ -251,7 +252,8 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
             hist: &hist,
         }),
     };
-    GpuBackend::from_state(scene, &st.grid, &init, ctx).unwrap()
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    GpuBackend::from_state(&setup, &st.grid, &init, ctx).unwrap()
 }
 
 /// Spring forces k_t ξ of the pairs with history, GPU against CPU: the
@@ -364,7 +366,8 @@ fn fresh_pair(scene: &Scene, ctx: talus::gpu::GpuContext) -> (Step, GpuBackend) 
         list: None,
         capacity: None,
     };
-    let g = GpuBackend::from_state(scene, &st.grid, &init, ctx).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let g = GpuBackend::from_state(&setup, &st.grid, &init, ctx).unwrap();
     (st, g)
 }
 
@@ -977,7 +980,8 @@ fn gpu_spare_capacity_changes_nothing() {
     plain.advance(150).unwrap();
     let Some(ctx) = test_context() else { return };
     let n = scene.particles.len() as u64;
-    let mut roomy = GpuBackend::with_capacity(&scene, ctx, Some(3 * n)).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let mut roomy = GpuBackend::with_capacity(&setup, ctx, Some(3 * n)).unwrap();
     assert_eq!((roomy.data.n, roomy.data.cap), (n, 3 * n));
     let nan = vec![f32::NAN; (2 * n * 16) as usize];
     let d = &roomy.data;
@@ -1031,7 +1035,8 @@ fn gpu_insertion_leaves_the_others_bit_for_bit() {
     let mut plain = GpuBackend::new(&scene, ctx).unwrap();
     let Some(ctx) = test_context() else { return };
     let n = scene.particles.len() as u64;
-    let mut grown = GpuBackend::with_capacity(&scene, ctx, Some(n + 8)).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let mut grown = GpuBackend::with_capacity(&setup, ctx, Some(n + 8)).unwrap();
     plain.advance(200).unwrap();
     grown.advance(200).unwrap();
     let add = spheres_at_rest_above(&grown.snapshot(), 1);
@@ -1687,7 +1692,8 @@ fn gpu_removal_drops_particles_and_keeps_the_rest() {
     let mut plain = GpuBackend::new(&scene, ctx).unwrap();
     let Some(ctx) = test_context() else { return };
     let n = scene.particles.len() as u64;
-    let mut g = GpuBackend::with_capacity(&scene, ctx, Some(n + 1)).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let mut g = GpuBackend::with_capacity(&setup, ctx, Some(n + 1)).unwrap();
     plain.advance(200).unwrap();
     g.advance(200).unwrap();
     let far = spheres_at_rest_above(&g.snapshot(), 1);

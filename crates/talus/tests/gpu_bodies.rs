@@ -87,7 +87,7 @@ fn bed(r: f64, layers: u32, seed: u64) -> Scene {
 /// `x0` with velocities `v` over an interval that started at `step0`.
 fn with_sheet(scene: &Scene, seed: u64, step0: u64, speed: f64) -> WallSet {
     let mut rng = Rng::new(seed);
-    let mut set = WallSet::new(scene);
+    let mut set = talus::Setup::new(scene.clone()).unwrap().walls;
     let (nodes, tris) = sheet(6, 0.02, &mut rng);
     let reach = (scene.radius_range().1 + scene.skin()) * talus::walls::set::GRID_REACH_MARGIN;
     set.add_surface(&nodes, &tris, 0, reach, &scene.domain);
@@ -126,7 +126,8 @@ fn gpu_with(scene: &Scene, set: &WallSet) -> Option<GpuBackend> {
         list: None,
         capacity: None,
     };
-    Some(GpuBackend::with_walls(scene, &grid, &init, ctx, Some(set.clone())).unwrap())
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    Some(GpuBackend::with_walls(&setup, &grid, &init, ctx, Some(set.clone())).unwrap())
 }
 
 fn word(g: &GpuBackend, k: usize, v: u32) {

@@ -445,7 +445,8 @@ fn gpu_capacity_growth_keeps_bits() {
     let Some(ctx) = test_context() else { return };
     let mut roomy = GpuBackend::new(&scene, ctx).unwrap();
     let Some(ctx) = test_context() else { return };
-    let mut tight = GpuBackend::with_capacity(&scene, ctx, Some(2)).unwrap();
+    let setup = talus::Setup::new(scene.clone()).unwrap();
+    let mut tight = GpuBackend::with_capacity(&setup, ctx, Some(2)).unwrap();
     assert_eq!(tight.data.cap, 2);
     let mut caps = Vec::new();
     for _ in 0..6 {

@@ -296,7 +296,7 @@ fn moving_mesh_entries_never_miss_a_contact() {
 }
 
 fn never_miss<B: Backend>(b: &mut B, rows_of: fn(&B) -> HashMap<u32, BTreeSet<u32>>) {
-    let prims = talus::walls::WallSet::new(&turntable()).prims;
+    let prims = talus::walls::primitives(&turntable());
     let mut checked = 0;
     for _ in 0..300 {
         b.advance(1).unwrap();

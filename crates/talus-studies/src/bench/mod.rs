@@ -1062,7 +1062,7 @@ mod tests {
         s.validate().unwrap();
         assert_eq!(s.outlets.len(), 1);
         assert_eq!(s.inserts.len(), 1);
-        let plan = talus::flow::InsertPlan::new(&s);
+        let plan = talus::Setup::new(s).unwrap().inserts;
         let rate = plan.entries[0].rate;
         assert!((1000.0..10000.0).contains(&rate), "{rate} beads/s");
     }

@@ -4,11 +4,22 @@ use talus::backend::Backend;
 use talus::cpu::CpuBackend;
 use talus::gpu::{GpuBackend, GpuContext};
 use talus::scene::Scene;
+use talus::Setup;
 
 /// Makes a backend for a scene.
 pub trait Maker {
     fn name(&self) -> &'static str;
-    fn make(&mut self, scene: &Scene) -> Result<Box<dyn Backend>, String>;
+
+    /// A backend for `setup`: a case that reads the run's dt or step
+    /// count resolves one [`Setup`] and takes both from it.
+    fn make_setup(&mut self, setup: &Setup) -> Result<Box<dyn Backend>, String>;
+
+    /// A backend for `scene`, resolving its [`Setup`] first (a case that
+    /// needs nothing else from it).
+    fn make(&mut self, scene: &Scene) -> Result<Box<dyn Backend>, String> {
+        let setup = Setup::new(scene.clone()).map_err(|e| e.to_string())?;
+        self.make_setup(&setup)
+    }
 }
 
 pub struct CpuMaker;
@@ -17,8 +28,8 @@ impl Maker for CpuMaker {
     fn name(&self) -> &'static str {
         "cpu"
     }
-    fn make(&mut self, scene: &Scene) -> Result<Box<dyn Backend>, String> {
-        Ok(Box::new(CpuBackend::new(scene)?))
+    fn make_setup(&mut self, setup: &Setup) -> Result<Box<dyn Backend>, String> {
+        Ok(Box::new(CpuBackend::from_setup(setup)?))
     }
 }
 
@@ -32,9 +43,9 @@ impl Maker for GpuMaker {
     fn name(&self) -> &'static str {
         "gpu"
     }
-    fn make(&mut self, scene: &Scene) -> Result<Box<dyn Backend>, String> {
+    fn make_setup(&mut self, setup: &Setup) -> Result<Box<dyn Backend>, String> {
         Ok(Box::new(
-            GpuBackend::new(scene, self.ctx.share()).map_err(|e| e.to_string())?,
+            GpuBackend::from_setup(setup, self.ctx.share()).map_err(|e| e.to_string())?,
         ))
     }
 }

@@ -7,7 +7,7 @@ use crate::backend::StageTimes;
 use crate::flow::{FlowEvent, InsertPlan, OutletSet};
 use crate::grid::Grid;
 use crate::pair::PairTable;
-use crate::scene::Scene;
+use crate::setup::Setup;
 use crate::state::{Motion, Particles};
 use crate::walls::WallSet;
 
@@ -98,11 +98,12 @@ pub struct CpuFlow {
 }
 
 impl CpuFlow {
-    pub fn new(scene: &Scene) -> Self {
+    /// The set-up's plan and outlets, nothing inserted yet.
+    pub fn new(setup: &Setup) -> Self {
         CpuFlow {
-            plan: InsertPlan::new(scene),
-            outlets: OutletSet::new(scene),
-            inserted: vec![0; scene.inserts.len()],
+            plan: setup.inserts.clone(),
+            outlets: setup.outlets.clone(),
+            inserted: vec![0; setup.scene.inserts.len()],
             events: Vec::new(),
         }
     }

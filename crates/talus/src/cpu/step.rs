@@ -8,17 +8,24 @@ use crate::backend::{
     body_error, contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
 };
 use crate::fem::coupling::BodySet;
-use crate::grid::Grid;
-use crate::pair::PairTable;
 use crate::scene::Scene;
+use crate::setup::Setup;
 use crate::state::{Particles, INDEX, MAX_PARTICLES, WALL};
-use crate::walls::WallSet;
 use std::time::Instant;
 
 impl Step {
+    /// The step of `scene` at step 0, resolving a [`Setup`] for it (tests;
+    /// a run resolves one and calls [`Step::from_setup`]).
     pub fn new(scene: &Scene) -> Result<Step, String> {
+        Step::from_setup(&Setup::new(scene.clone()).map_err(|e| e.to_string())?)
+    }
+
+    /// The step of `setup`'s scene at step 0: its particles, its `dt`,
+    /// grid, pair table, walls, plan and outlets (clones of the set-up's).
+    pub fn from_setup(setup: &Setup) -> Result<Step, String> {
+        let scene = &setup.scene;
         let particles = Particles::from_scene(scene);
-        let grid = Grid::for_scene(scene)?;
+        let grid = setup.grid;
         let n = particles.len();
         if n > MAX_PARTICLES {
             return Err(format!(
@@ -28,7 +35,7 @@ impl Step {
         let work = Work {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
-            motion: particles.initial_motion(scene.simulation.gravity, scene.dt()),
+            motion: particles.initial_motion(scene.simulation.gravity, setup.dt),
             pos_ref: vec![[0.0; 3]; n],
             ..Default::default()
         };
@@ -36,25 +43,25 @@ impl Step {
             grid,
             law: LawParams {
                 model: scene.contact.model,
-                dt: scene.dt(),
+                dt: setup.dt,
                 lin_stiffness: scene.contact.stiffness,
                 lin_contact_time: scene.contact.contact_time,
                 lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
             },
             gravity: scene.simulation.gravity,
-            pairs: PairTable::new(scene),
-            walls: WallSet::new(scene),
+            pairs: setup.pairs.clone(),
+            walls: setup.walls.clone(),
             gravity_rotation: scene.simulation.gravity_rotation,
             particles,
             work,
             step: 0,
             max_overlap_ratio: 0.0,
-            skin: scene.skin(),
+            skin: setup.skin,
             rebuild: true,
             builds: 0,
             stage_seconds: Default::default(),
             next_id: n as u32,
-            flow: super::data::CpuFlow::new(scene),
+            flow: super::data::CpuFlow::new(setup),
         })
     }
 
@@ -245,9 +252,19 @@ pub struct CpuBackend {
 }
 
 impl CpuBackend {
+    /// The backend for `scene` at step 0, resolving a [`Setup`] for it
+    /// first ([`Setup::new`] on a clone of the scene): for callers with a
+    /// scene alone (tests, tools). A run resolves one set-up and calls
+    /// [`CpuBackend::from_setup`].
     pub fn new(scene: &Scene) -> Result<Self, String> {
-        let mut st = Step::new(scene)?;
-        let mut bodies = BodySet::new(scene)?;
+        Self::from_setup(&Setup::new(scene.clone()).map_err(|e| e.to_string())?)
+    }
+
+    /// The backend for `setup` at step 0: the grains' step, and the FEM
+    /// bodies started with their surfaces on their first interval.
+    pub fn from_setup(setup: &Setup) -> Result<Self, String> {
+        let mut st = Step::from_setup(setup)?;
+        let mut bodies = BodySet::new(setup)?;
         if let Some(b) = bodies.as_mut() {
             let (x0, v) = b.start()?;
             let (k, dt) = (b.every as f64, st.law.dt);
@@ -282,9 +299,17 @@ impl CpuBackend {
         Ok(())
     }
 
-    /// Continues a saved run of `scene` (either backend's checkpoint).
+    /// Continues a saved run of `scene` (either backend's checkpoint),
+    /// resolving a [`Setup`] for it first (as [`CpuBackend::new`]).
     pub fn restore(scene: &Scene, saved: &crate::checkpoint::Saved) -> Result<Self, String> {
-        let mut b = Self::new(scene)?;
+        let setup = Setup::new(scene.clone()).map_err(|e| e.to_string())?;
+        Self::restore_setup(&setup, saved)
+    }
+
+    /// Continues a saved run of `setup`'s scene (either backend's
+    /// checkpoint).
+    pub fn restore_setup(setup: &Setup, saved: &crate::checkpoint::Saved) -> Result<Self, String> {
+        let mut b = Self::from_setup(setup)?;
         b.st.restore(saved)?;
         if let Some(bodies) = b.bodies.as_mut() {
             bodies.restore(&saved.array_any::<f64>("bodies")?)?;

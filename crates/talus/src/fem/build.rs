@@ -3,18 +3,26 @@
 //! its `fixed` boxes clamp, and the body ready to run. Every error is a
 //! located [`SceneError`] at the body's key, so `Scene::validate` (which
 //! calls these) reports a bad mesh before any run.
+//!
+//! [`body_mesh`] builds a body's tetrahedra from the file the scene read at
+//! load ([`Scene::mesh_files`]); everything else here takes that mesh as an
+//! argument, so that a run builds each body's mesh once
+//! ([`crate::setup::Setup::body_meshes`]) and hands it on.
 
 use crate::fem::body::{Damping, FemBody, Integrator};
 use crate::fem::element::Elements;
 use crate::fem::material::{FemMaterial, Model};
 use crate::fem::mesh::{box_mesh, check, to_quadratic, MeshError, Order, TetMesh, UNUSED};
-use crate::fem::msh::read_msh;
+use crate::fem::msh::{read_msh, MshTets};
 use crate::scene::error::SceneError;
 use crate::scene::types::{Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Scene};
 use glam::DVec3;
 
 /// The tetrahedra of `scene.bodies[index]` (file or generator, converted
-/// to the element kind asked), checked: positive volumes.
+/// to the element kind asked), checked: positive volumes. A mesh file comes
+/// from [`Scene::mesh_files`] (no I/O); one not there (a scene only parsed,
+/// or a file that could not be read at load) is read now, and its error
+/// reported at the body's `mesh` key.
 pub fn body_mesh(scene: &Scene, index: usize) -> Result<TetMesh, SceneError> {
     let b = &scene.bodies[index];
     let order = match b.element {
@@ -24,26 +32,15 @@ pub fn body_mesh(scene: &Scene, index: usize) -> Result<TetMesh, SceneError> {
     let (key, mesh) = match &b.mesh {
         BodyMesh::File(path) => {
             let key = source_key(index, b);
-            let m = read_msh(path).map_err(|e| scene.error(&key, e.to_string()))?;
-            let read = TetMesh {
-                nodes: m.nodes.into_iter().map(DVec3::from).collect(),
-                tets: m
-                    .tets
-                    .iter()
-                    .map(|t| {
-                        let mut a = [UNUSED; 10];
-                        for (slot, &n) in a.iter_mut().zip(t) {
-                            *slot = n;
-                        }
-                        a
-                    })
-                    .collect(),
-                order: if m.quadratic {
-                    Order::Quadratic
-                } else {
-                    Order::Linear
-                },
+            let read_now;
+            let m = match scene.mesh_files.get(path) {
+                Some(m) => m,
+                None => {
+                    read_now = read_msh(path).map_err(|e| scene.error(&key, e.to_string()))?;
+                    &read_now
+                }
             };
+            let read = file_tets(m);
             // the corners first: an inverted element is named as the file
             // gives it, before any mid-edge node is added
             check(&read).map_err(|e| mesh_error(scene, &key, b, &read, e))?;
@@ -65,6 +62,37 @@ pub fn body_mesh(scene: &Scene, index: usize) -> Result<TetMesh, SceneError> {
     };
     check(&mesh).map_err(|e| mesh_error(scene, &key, b, &mesh, e))?;
     Ok(mesh)
+}
+
+/// Every body's tetrahedra ([`body_mesh`]), in the scene's order; the
+/// first body whose mesh fails gives the error.
+pub fn body_meshes(scene: &Scene) -> Result<Vec<TetMesh>, SceneError> {
+    (0..scene.bodies.len())
+        .map(|i| body_mesh(scene, i))
+        .collect()
+}
+
+/// A mesh file's tetrahedra as a [`TetMesh`] of the file's own order.
+fn file_tets(m: &MshTets) -> TetMesh {
+    TetMesh {
+        nodes: m.nodes.iter().map(|&p| DVec3::from(p)).collect(),
+        tets: m
+            .tets
+            .iter()
+            .map(|t| {
+                let mut a = [UNUSED; 10];
+                for (slot, &n) in a.iter_mut().zip(t) {
+                    *slot = n;
+                }
+                a
+            })
+            .collect(),
+        order: if m.quadratic {
+            Order::Quadratic
+        } else {
+            Order::Linear
+        },
+    }
 }
 
 /// A mesh error as one line at `key`, naming the file and the element (1-
@@ -237,11 +265,11 @@ fn source_key(index: usize, b: &Body) -> String {
     }
 }
 
-/// The FEM body ready to run (material from the scene's table, model,
-/// integrator, damping, fixed, velocity).
-pub fn build_body(scene: &Scene, index: usize) -> Result<FemBody, SceneError> {
+/// The FEM body ready to run on `mesh`, the body's tetrahedra
+/// ([`body_mesh`]), with the material from the scene's table, model,
+/// integrator, damping, fixed, velocity.
+pub fn build_body(scene: &Scene, index: usize, mesh: TetMesh) -> Result<FemBody, SceneError> {
     let b = &scene.bodies[index];
-    let mesh = body_mesh(scene, index)?;
     let fixed = fixed_nodes(b, &mesh);
     let model = match b.model {
         BodyModel::Stvk => Model::Stvk,
@@ -283,11 +311,10 @@ pub struct BodySummary {
     pub fixed_nodes: usize,
 }
 
-/// The summary of `scene.bodies[index]` (its mesh built once).
-pub fn summary(scene: &Scene, index: usize) -> Result<BodySummary, SceneError> {
+/// The summary of `scene.bodies[index]` meshed as `mesh` ([`body_mesh`]).
+pub fn summary(scene: &Scene, index: usize, mesh: &TetMesh) -> Result<BodySummary, SceneError> {
     let b = &scene.bodies[index];
-    let mesh = body_mesh(scene, index)?;
-    let el = elements(scene, index, &mesh)?;
+    let el = elements(scene, index, mesh)?;
     let critical = el.min_critical_dt(fem_material(scene, index).wave_speed());
     let density = scene.materials[b.material].density;
     let mass = (0..el.len()).map(|e| density * el.volume(e)).sum();
@@ -296,42 +323,40 @@ pub fn summary(scene: &Scene, index: usize) -> Result<BodySummary, SceneError> {
         elements: mesh.tets.len(),
         mass,
         critical_step: critical,
-        fixed_nodes: fixed_nodes(b, &mesh).iter().filter(|&&f| f).count(),
+        fixed_nodes: fixed_nodes(b, mesh).iter().filter(|&&f| f).count(),
     })
 }
 
-/// The lightest free node of body `index`'s surface (kg): the mass a grain
-/// touching the body can meet (a contact at a vertex moves that node
-/// alone). `dt = "auto"` takes the grain–body contact with this mass as
-/// the partner's ([`crate::timestep::estimate`]): the explicit contact of
-/// a heavy grain with a light node is what limits the coupled step. None
-/// for a body that cannot be built (validation reports it). Kept per body
-/// description for the process, since the step is asked for often.
-pub fn lightest_surface_node(scene: &Scene, index: usize) -> Option<f64> {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static CACHE: OnceLock<Mutex<HashMap<String, Option<f64>>>> = OnceLock::new();
+/// The lightest free node of body `index`'s surface (kg), the body meshed
+/// as `mesh` ([`body_mesh`]): the mass a grain touching the body can meet
+/// (a contact at a vertex moves that node alone). `dt = "auto"` takes the
+/// grain–body contact with this mass as the partner's
+/// ([`crate::timestep::estimate_with`]): the explicit contact of a heavy
+/// grain with a light node is what limits the coupled step. None for a
+/// body whose material or elements are not valid (validation reports it)
+/// or without a free surface node.
+pub fn lightest_surface_node(scene: &Scene, index: usize, mesh: &TetMesh) -> Option<f64> {
     let b = &scene.bodies[index];
     let density = scene.materials.get(b.material)?.density;
-    let key = format!("{:?}|{density:e}|{:?}", b.mesh, b.fixed) + &format!("|{:?}", b.element);
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(v) = cache.lock().ok()?.get(&key) {
-        return *v;
-    }
-    let value = (|| {
-        let mesh = body_mesh(scene, index).ok()?;
-        let el = crate::fem::element::Elements::new(&mesh).ok()?;
-        let masses = el.lumped_masses(density, mesh.nodes.len());
-        let fixed = fixed_nodes(b, &mesh);
-        crate::fem::mesh::surface(&mesh)
-            .nodes
-            .iter()
-            .filter(|&&k| !fixed[k as usize])
-            .map(|&k| masses[k as usize])
-            .reduce(f64::min)
-    })();
-    cache.lock().ok()?.insert(key, value);
-    value
+    let el = Elements::new(mesh).ok()?;
+    let masses = el.lumped_masses(density, mesh.nodes.len());
+    let fixed = fixed_nodes(b, mesh);
+    crate::fem::mesh::surface(mesh)
+        .nodes
+        .iter()
+        .filter(|&&k| !fixed[k as usize])
+        .map(|&k| masses[k as usize])
+        .reduce(f64::min)
+}
+
+/// [`lightest_surface_node`] of every body, `meshes[i]` the tetrahedra of
+/// `scene.bodies[i]`: what [`crate::timestep::estimate_with`] takes.
+pub fn lightest_surface_nodes(scene: &Scene, meshes: &[TetMesh]) -> Vec<Option<f64>> {
+    meshes
+        .iter()
+        .enumerate()
+        .map(|(i, m)| lightest_surface_node(scene, i, m))
+        .collect()
 }
 
 #[cfg(test)]
@@ -383,12 +408,12 @@ mod tests {
             fixed_nodes(&s.bodies[0], &m).iter().filter(|&&f| f).count(),
             6
         );
-        let sum = summary(&s, 0).unwrap();
+        let sum = summary(&s, 0, &m).unwrap();
         assert!((sum.mass - 1000.0 * 0.04 * 0.02 * 0.01).abs() < 1e-12);
         let s = plate(BodyElement::Tet10);
         let m = body_mesh(&s, 0).unwrap();
         assert_eq!((m.nodes.len(), m.order), (9 * 5 * 3, Order::Quadratic));
-        let b = build_body(&s, 0).unwrap();
+        let b = build_body(&s, 0, m.clone()).unwrap();
         assert!((b.mass() - 8.0e-3).abs() < 1e-12);
         assert_eq!(b.fixed().iter().filter(|&&f| f).count(), 5 * 3);
         // clamped nodes start at rest, the others at the body's velocity
@@ -402,7 +427,7 @@ mod tests {
                 }
             );
         }
-        assert_eq!(b.critical_dt(), summary(&s, 0).unwrap().critical_step);
+        assert_eq!(b.critical_dt(), summary(&s, 0, &m).unwrap().critical_step);
     }
 
     #[test]
@@ -419,5 +444,38 @@ mod tests {
                 assert_eq!(back.nodes[a[k] as usize], l.nodes[b[k] as usize]);
             }
         }
+    }
+
+    /// A mesh file is read once, when the scene is built: with the file
+    /// gone, the body's mesh and the time step still come (from the scene's
+    /// copy), the same as before.
+    #[test]
+    fn a_mesh_file_is_read_at_load_only() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/fem/box_tet4_ascii.msh");
+        let path = std::env::temp_dir().join(format!("talus-read-once-{}.msh", std::process::id()));
+        std::fs::copy(&data, &path).unwrap();
+        let mut body = Body::generated_box([0.0; 3], [0.0; 3], [1, 1, 1], 0);
+        body.mesh = BodyMesh::File(path.clone());
+        let scene = SceneBuilder::new("read once")
+            .domain([-0.01; 3], [0.03; 3])
+            .material(Material::new("rubber", 1000.0, 1e6))
+            .particle([0.01, 0.005, 0.02], [0.0; 3], 0.001, "rubber")
+            .body(body)
+            .build()
+            .unwrap();
+        assert_eq!(scene.mesh_files.len(), 1);
+        let (mesh, dt) = (body_mesh(&scene, 0).unwrap(), scene.dt());
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(body_mesh(&scene, 0).unwrap(), mesh);
+        assert_eq!(scene.dt().to_bits(), dt.to_bits());
+        // a scene that did not read it reads it now: gone, an error
+        let mut unread = scene.clone();
+        unread.read_mesh_files();
+        assert!(unread.mesh_files.get(&path).is_some(), "kept, not re-read");
+        unread.mesh_files = Default::default();
+        let e = body_mesh(&unread, 0).unwrap_err();
+        assert_eq!(e.key, "bodies[0].mesh");
+        assert!(e.message.contains("cannot read the mesh file"), "{e}");
     }
 }

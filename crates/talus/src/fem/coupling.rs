@@ -41,6 +41,7 @@
 use super::body::FemBody;
 use super::contact::RigidPlane;
 use super::error::FemError;
+use crate::setup::Setup;
 use glam::DVec3;
 
 /// The largest "auto" exchange interval, in grain steps.
@@ -98,25 +99,28 @@ pub struct BodySet {
 }
 
 impl BodySet {
-    /// The scene's bodies at t = 0 (not yet started: [`BodySet::start`]).
-    /// None when the scene has no body.
-    pub fn new(scene: &crate::scene::Scene) -> Result<Option<BodySet>, String> {
+    /// The set-up's bodies at t = 0 (not yet started: [`BodySet::start`]),
+    /// built on its meshes ([`Setup::body_meshes`]) at its `dt`. None when
+    /// the scene has no body.
+    pub fn new(setup: &Setup) -> Result<Option<BodySet>, String> {
+        let scene = &setup.scene;
         if scene.bodies.is_empty() {
             return Ok(None);
         }
-        let dt = scene.dt();
+        let dt = setup.dt;
         let mut bodies = Vec::new();
         let mut every = u64::MAX;
         let mut planes = Vec::new();
         for (i, b) in scene.bodies.iter().enumerate() {
-            let body = super::build::build_body(scene, i).map_err(|e| e.to_string())?;
+            let mesh = setup.body_meshes[i].clone();
+            let body = super::build::build_body(scene, i, mesh).map_err(|e| e.to_string())?;
             let surf = super::mesh::surface(body.mesh());
             let k = match b.exchange_every {
                 Some(k) => k as u64,
                 None => auto_every(body.critical_dt().0, dt),
             };
             every = every.min(k);
-            planes.push(rigid_planes(scene, i, &body));
+            planes.push(rigid_planes(scene, &setup.pairs, i, &body));
             bodies.push(Coupled {
                 name: b.label(i),
                 body,
@@ -318,10 +322,14 @@ fn now(b: &FemBody, g: DVec3, force: DVec3) -> BodyNow {
 /// The rigid walls body `index` meets: the scene's resting planes, with the
 /// body's `wall_stiffness` ("auto": E ℓ, ℓ the mean edge of its surface
 /// triangles: about the stiffness of the elements under the node) and the
-/// pair's friction coefficient.
-fn rigid_planes(scene: &crate::scene::Scene, index: usize, body: &FemBody) -> Vec<RigidPlane> {
+/// pair's friction coefficient (from `table`, the scene's pair table).
+fn rigid_planes(
+    scene: &crate::scene::Scene,
+    table: &crate::pair::PairTable,
+    index: usize,
+    body: &FemBody,
+) -> Vec<RigidPlane> {
     let b = &scene.bodies[index];
-    let table = crate::pair::PairTable::new(scene);
     let stiffness = b.wall_stiffness.unwrap_or_else(|| {
         let e = scene.materials[b.material].youngs_modulus;
         e * mean_surface_edge(body)

@@ -160,8 +160,22 @@ pub struct InsertPlan {
 }
 
 impl InsertPlan {
+    /// The schedule of `scene`, resolving the time step ([`Scene::dt`])
+    /// and the walls (the bodies' meshes built from the scene) itself: for
+    /// tools and tests. A run takes [`crate::setup::Setup::inserts`],
+    /// resolved once with the run's `dt` and walls ([`InsertPlan::resolved`]).
+    /// Panics on a body whose mesh fails, which a validated scene does not
+    /// have.
     pub fn new(scene: &Scene) -> Self {
-        let dt = scene.dt();
+        let meshes = crate::fem::build::body_meshes(scene)
+            .unwrap_or_else(|e| panic!("a validated scene's body mesh: {e}"));
+        Self::resolved(scene, scene.dt(), WallSet::new(scene, &meshes))
+    }
+
+    /// The schedule of `scene` at time step `dt`, candidates placed clear
+    /// of `walls` (the scene's at t = 0 with its bodies' surfaces: a clone
+    /// of [`crate::setup::Setup::walls`]).
+    pub fn resolved(scene: &Scene, dt: f64, walls: WallSet) -> Self {
         let g = scene.simulation.gravity;
         let entries = scene
             .inserts
@@ -203,7 +217,7 @@ impl InsertPlan {
             seed: scene.simulation.seed,
             gravity: g,
             gravity_rotation: scene.simulation.gravity_rotation,
-            walls: WallSet::new(scene),
+            walls,
         }
     }
 

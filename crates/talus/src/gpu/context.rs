@@ -18,6 +18,11 @@ pub enum GpuError {
     /// A checkpoint that does not fit the scene or is inconsistent.
     #[error("checkpoint: {0}")]
     Checkpoint(String),
+    /// The scene cannot be resolved for a run
+    /// ([`crate::setup::Setup::new`]: a body's mesh, the grid), met by the
+    /// constructors that take a scene alone.
+    #[error("{0}")]
+    Scene(#[from] crate::scene::error::SceneError),
 }
 
 pub struct GpuContext {

@@ -23,7 +23,7 @@ use super::data::{FixedPoint, GpuData, FS_ENTRIES};
 use super::kernel::{dispatch, Access, Kernel, KernelDecl, R, RW, U};
 use super::layout::{FlowRecord, InsertBatch, OutletRegion, LOG_REMOVED};
 use crate::flow::{FlowEvent, FlowKind, InsertPlan, OutletSet};
-use crate::scene::Scene;
+use crate::setup::Setup;
 use crate::state::{convert_motion, Motion};
 
 pub struct FlowKernels {
@@ -137,15 +137,17 @@ pub struct GpuFlow {
 }
 
 impl GpuFlow {
-    pub fn new(scene: &Scene) -> Self {
+    /// The set-up's plan and outlets, nothing inserted yet; the capacity
+    /// plans for its `steps`.
+    pub fn new(setup: &Setup) -> Self {
         GpuFlow {
-            plan: InsertPlan::new(scene),
-            outlets: OutletSet::new(scene),
-            inserted: vec![0; scene.inserts.len()],
+            plan: setup.inserts.clone(),
+            outlets: setup.outlets.clone(),
+            inserted: vec![0; setup.scene.inserts.len()],
             events: Vec::new(),
             cands: Vec::new(),
             pending: 0,
-            end: scene.steps(),
+            end: setup.steps,
         }
     }
 

@@ -29,8 +29,8 @@ use crate::backend::{
 };
 use crate::fem::coupling::BodySet;
 use crate::grid::Grid;
-use crate::pair::PairTable;
 use crate::scene::{ContactModel, Scene};
+use crate::setup::Setup;
 use crate::state::{Motion, Particles};
 use crate::walls::WallSet;
 pub use context::{GpuContext, GpuError};
@@ -138,18 +138,19 @@ impl GpuBindings {
     }
 }
 
-/// The uniform parameters, pair table and walls of a scene, in f32.
-pub fn scene_tables(scene: &Scene, grid: &Grid) -> (Params, Vec<Pair>, WallTables) {
-    scene_tables_for(scene, grid, &WallSet::new(scene))
+/// The uniform parameters, pair table and walls of a set-up, in f32.
+pub fn scene_tables(setup: &Setup, grid: &Grid) -> (Params, Vec<Pair>, WallTables) {
+    scene_tables_for(setup, grid, &setup.walls)
 }
 
-/// [`scene_tables`] with the walls of `set` (the scene's, with the FEM
+/// [`scene_tables`] with the walls of `set` (the set-up's, with the FEM
 /// bodies' surfaces started on their first interval, or a test's).
 pub fn scene_tables_for(
-    scene: &Scene,
+    setup: &Setup,
     grid: &Grid,
     set: &WallSet,
 ) -> (Params, Vec<Pair>, WallTables) {
+    let scene = &setup.scene;
     let c = &scene.contact;
     let mut walls = WallTables::new(set);
     walls.force_scale = surfaces::force_scale(scene);
@@ -191,7 +192,7 @@ pub fn scene_tables_for(
         level_count: [grid.n_levels as u32, grid.large_levels() as u32, 0, 0],
         gravity_dt: {
             let g = scene.simulation.gravity;
-            [g[0] as f32, g[1] as f32, g[2] as f32, scene.dt() as f32]
+            [g[0] as f32, g[1] as f32, g[2] as f32, setup.dt as f32]
         },
         dims: [0, 0, 0, grid.n_cells() as u32],
         periodic: [
@@ -216,7 +217,7 @@ pub fn scene_tables_for(
             MAX_OVERLAP_RATIO as f32,
         ],
         nbr: {
-            let skin = scene.skin();
+            let skin = setup.skin;
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
             [
                 skin as f32,
@@ -236,8 +237,7 @@ pub fn scene_tables_for(
             }
         }),
     };
-    let table = PairTable::new(scene);
-    let pairs = table.pairs.iter().map(Pair::from_params).collect();
+    let pairs = setup.pairs.pairs.iter().map(Pair::from_params).collect();
     (params, pairs, walls)
 }
 
@@ -291,21 +291,30 @@ pub fn default_capacity(plan: &crate::flow::InsertPlan, n: u64, inserted: u64, e
 }
 
 impl GpuBackend {
-    /// With buffers for the scene's particles and what its `[[insert]]`
-    /// entries add ([`default_capacity`]).
+    /// The backend for `scene` on `ctx`, resolving a [`Setup`] for it
+    /// first ([`Setup::new`] on a clone of the scene): for callers with a
+    /// scene alone (tests, tools). A run resolves one set-up and calls
+    /// [`GpuBackend::from_setup`].
     pub fn new(scene: &Scene, ctx: GpuContext) -> Result<GpuBackend, GpuError> {
-        Self::with_capacity(scene, ctx, None)
+        Self::from_setup(&Setup::new(scene.clone())?, ctx)
+    }
+
+    /// With buffers for the set-up's particles and what its `[[insert]]`
+    /// entries add ([`default_capacity`]).
+    pub fn from_setup(setup: &Setup, ctx: GpuContext) -> Result<GpuBackend, GpuError> {
+        Self::with_capacity(setup, ctx, None)
     }
 
     /// With buffers for `capacity` particles (at least the scene's; None:
     /// [`default_capacity`]): room to insert particles without
     /// reallocating.
     pub fn with_capacity(
-        scene: &Scene,
+        setup: &Setup,
         ctx: GpuContext,
         capacity: Option<u64>,
     ) -> Result<GpuBackend, GpuError> {
-        let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
+        let scene = &setup.scene;
+        let grid = setup.grid;
         let exact = Particles::from_scene(scene);
         let state = exact.to_f32();
         let fp = FixedPoint::new(&grid);
@@ -314,11 +323,10 @@ impl GpuBackend {
             .iter()
             .map(|p| fp.encode([p[0], p[1], p[2]]))
             .collect();
-        let motion = exact.initial_motion(scene.simulation.gravity, scene.dt());
+        let motion = exact.initial_motion(scene.simulation.gravity, setup.dt);
         let capacity = capacity.or_else(|| {
-            let plan = crate::flow::InsertPlan::new(scene);
-            (!plan.is_empty())
-                .then(|| default_capacity(&plan, exact.len() as u64, 0, scene.steps()))
+            let plan = &setup.inserts;
+            (!plan.is_empty()).then(|| default_capacity(plan, exact.len() as u64, 0, setup.steps))
         });
         let init = GpuInit {
             state: &state,
@@ -327,25 +335,25 @@ impl GpuBackend {
             list: None,
             capacity,
         };
-        Self::from_state(scene, &grid, &init, ctx)
+        Self::from_state(setup, &grid, &init, ctx)
     }
 
     /// From an explicit f32 state; tests use it to run a stage on exactly
     /// the data its CPU twin gets.
     pub fn from_state(
-        scene: &Scene,
+        setup: &Setup,
         grid: &Grid,
         init: &GpuInit,
         ctx: GpuContext,
     ) -> Result<GpuBackend, GpuError> {
-        Self::with_walls(scene, grid, init, ctx, None)
+        Self::with_walls(setup, grid, init, ctx, None)
     }
 
     /// [`GpuBackend::from_state`] with the walls of `walls` instead of the
-    /// scene's (None: the scene's, with its FEM bodies): tests run the
+    /// set-up's (None: the set-up's, with its FEM bodies): tests run the
     /// surface stages on a surface of their own (no bodies then).
     pub fn with_walls(
-        scene: &Scene,
+        setup: &Setup,
         grid: &Grid,
         init: &GpuInit,
         ctx: GpuContext,
@@ -359,12 +367,12 @@ impl GpuBackend {
             )));
         }
         let pipes = GpuPipelines::new(&ctx);
-        Self::assemble(scene, grid, init, ctx, pipes, walls)
+        Self::assemble(setup, grid, init, ctx, pipes, walls)
     }
 
     /// The buffers of `init` under `pipes` (built on `ctx`).
     pub(crate) fn assemble(
-        scene: &Scene,
+        setup: &Setup,
         grid: &Grid,
         init: &GpuInit,
         ctx: GpuContext,
@@ -376,24 +384,24 @@ impl GpuBackend {
         let (host_walls, bodies) = match walls {
             Some(w) => (w, None),
             None => {
-                let mut set = WallSet::new(scene);
-                let mut bodies = BodySet::new(scene).map_err(GpuError::Device)?;
+                let mut set = setup.walls.clone();
+                let mut bodies = BodySet::new(setup).map_err(GpuError::Device)?;
                 if let Some(b) = bodies.as_mut() {
                     let (x0, v) = b.start().map_err(GpuError::Device)?;
-                    let dt = scene.dt();
+                    let dt = setup.dt;
                     set.start_interval(&x0, &v, 0, b.every as f64, dt);
                     set.pose_surfaces(0, dt, f64::INFINITY);
                 }
                 (set, bodies)
             }
         };
-        let (params, pairs, walls) = scene_tables_for(scene, grid, &host_walls);
+        let (params, pairs, walls) = scene_tables_for(setup, grid, &host_walls);
         let tables = SceneTables {
             params,
             pairs,
             walls,
         };
-        let flow = flow::GpuFlow::new(scene);
+        let flow = flow::GpuFlow::new(setup);
         let data = Self::allocate(&ctx, &tables, &flow, init, None)?;
         let binds = GpuBindings::new(&ctx, &pipes, &data);
         Ok(GpuBackend {
@@ -404,8 +412,8 @@ impl GpuBackend {
             binds,
             steps: 0,
             max_overlap: 0.0,
-            gravity: scene.simulation.gravity,
-            dt: scene.dt(),
+            gravity: setup.scene.simulation.gravity,
+            dt: setup.dt,
             wall_motion: tables.walls.motion.clone(),
             flow,
             tables,

@@ -29,8 +29,8 @@ use super::layout::{WallPose, NONE};
 use super::walls::WallTables;
 use super::{default_capacity, GpuBackend, GpuBindings, GpuContext, GpuError};
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
-use crate::grid::Grid;
 use crate::scene::Scene;
+use crate::setup::Setup;
 use crate::state::{convert_motion, Motion, Particles};
 use glam::DVec3;
 
@@ -147,14 +147,14 @@ impl GpuBackend {
     /// tables (the host's intervals and grids; from a GPU checkpoint the
     /// device's node and force words as saved, from a CPU one its f64
     /// nodes and forces converted), posed at the first submission. With
-    /// `scene` (a restore), the bodies and the host's surfaces come from
+    /// `setup` (a restore), the bodies and the host's surfaces come from
     /// the checkpoint first.
-    fn load_surfaces(&mut self, saved: &Saved, scene: Option<&Scene>) -> Result<(), GpuError> {
+    fn load_surfaces(&mut self, saved: &Saved, setup: Option<&Setup>) -> Result<(), GpuError> {
         if self.bodies.is_none() {
             return Ok(());
         }
         let bad = GpuError::Checkpoint;
-        if scene.is_some() {
+        if setup.is_some() {
             let words: Vec<f64> = saved.array_any("bodies").map_err(bad)?;
             let b = self.bodies.as_mut().expect("bodies");
             b.restore(&words).map_err(bad)?;
@@ -200,10 +200,21 @@ impl GpuBackend {
     }
 
     /// Continues a saved run of `scene` (either backend's checkpoint) on
-    /// `ctx`: bit for bit from a GPU checkpoint; from a CPU one within f32
-    /// of it (the first step rebuilds the list, moving the history over).
+    /// `ctx`, resolving a [`Setup`] for it first (as [`GpuBackend::new`]).
     pub fn restore(scene: &Scene, ctx: GpuContext, saved: &Saved) -> Result<GpuBackend, GpuError> {
-        let grid = Grid::for_scene(scene).map_err(GpuError::TooLarge)?;
+        Self::restore_setup(&Setup::new(scene.clone())?, ctx, saved)
+    }
+
+    /// Continues a saved run of `setup`'s scene (either backend's
+    /// checkpoint) on `ctx`: bit for bit from a GPU checkpoint; from a CPU
+    /// one within f32 of it (the first step rebuilds the list, moving the
+    /// history over).
+    pub fn restore_setup(
+        setup: &Setup,
+        ctx: GpuContext,
+        saved: &Saved,
+    ) -> Result<GpuBackend, GpuError> {
+        let grid = setup.grid;
         let none = Particles::<f32>::default();
         let init = GpuInit {
             state: &none,
@@ -212,8 +223,8 @@ impl GpuBackend {
             list: None,
             capacity: Some(1),
         };
-        let mut g = GpuBackend::from_state(scene, &grid, &init, ctx)?;
-        g.load(saved, None, Some(scene))?;
+        let mut g = GpuBackend::from_state(setup, &grid, &init, ctx)?;
+        g.load(saved, None, Some(setup))?;
         Ok(g)
     }
 
@@ -226,13 +237,13 @@ impl GpuBackend {
 
     /// Replaces the buffers with `saved`'s state, in buffers for
     /// `capacity` particles (None: the count and what the plan can still
-    /// insert, [`default_capacity`]). A CPU checkpoint needs the scene (its
-    /// walls' poses).
+    /// insert, [`default_capacity`]). A CPU checkpoint needs the set-up
+    /// (its walls' poses).
     fn load(
         &mut self,
         saved: &Saved,
         capacity: Option<u64>,
-        scene: Option<&Scene>,
+        setup: Option<&Setup>,
     ) -> Result<(), GpuError> {
         use data::*;
         let bad = GpuError::Checkpoint;
@@ -285,14 +296,14 @@ impl GpuBackend {
                 poses: saved.array("wall_pose", bodies).map_err(bad)?,
             },
             Precision::F64 => {
-                let scene = scene.ok_or_else(|| bad("a CPU checkpoint needs its scene".into()))?;
+                let setup = setup.ok_or_else(|| bad("a CPU checkpoint needs its scene".into()))?;
                 let pos: Vec<[f64; 4]> = saved.array("pos_rad", n).map_err(bad)?;
                 let diss: Vec<f64> = saved.array("dissipated", n).map_err(bad)?;
                 let m64: Vec<Motion<f64>> = saved.array("motion", n).map_err(bad)?;
                 let pref: Vec<[f64; 3]> = saved.array("pos_ref", n).map_err(bad)?;
                 let h64: Vec<[f64; 4]> = saved.array_any("nbr_hist").map_err(bad)?;
                 let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies).map_err(bad)?;
-                let mut set = crate::walls::WallSet::new(scene);
+                let mut set = setup.walls.clone();
                 for (b, x) in set.bodies.iter_mut().zip(w.chunks(WALL_WORDS)) {
                     b.servo_s = x[0];
                     b.servo_v = x[1];
@@ -394,6 +405,6 @@ impl GpuBackend {
         self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
         self.flow.inserted = sc.inserted.clone();
         self.flow.pending = state.id.iter().filter(|&&i| i == NONE).count() as u64;
-        self.load_surfaces(saved, scene)
+        self.load_surfaces(saved, setup)
     }
 }

@@ -40,6 +40,7 @@ impl SceneBuilder {
                 bodies: Vec::new(),
                 sources: Vec::new(),
                 key_lines: HashMap::new(),
+                mesh_files: Default::default(),
             },
             error: None,
         }
@@ -337,13 +338,16 @@ impl SceneBuilder {
         }
         self
     }
-    /// Validates and returns the scene.
+    /// Reads the bodies' mesh files ([`Scene::read_mesh_files`]),
+    /// validates and returns the scene.
     pub fn build(self) -> Result<Scene, SceneError> {
         if let Some(e) = self.error {
             return Err(e);
         }
-        self.scene.validate()?;
-        Ok(self.scene)
+        let mut scene = self.scene;
+        scene.read_mesh_files();
+        scene.validate()?;
+        Ok(scene)
     }
     /// The scene without validation (for tests of the validation itself).
     pub fn build_unchecked(self) -> Scene {

@@ -270,7 +270,7 @@ impl Scene {
 
 impl Scene {
     /// One line per `[[bodies]]` entry, for `talus check` (on a valid
-    /// scene: each mesh is built again), e.g. `bodies[0] plate: 1369
+    /// scene: each mesh is built again, from the file read at load), e.g. `bodies[0] plate: 1369
     /// nodes, 576 elements (tet10), stvk, explicit, mass 1.1e-2 kg,
     /// explicit critical step 2.345e-6 s (element 17), 78 fixed nodes`.
     pub fn describe_bodies(&self) -> Vec<String> {
@@ -289,7 +289,8 @@ impl Scene {
                 BodyIntegrator::EnergyMomentum => "energy_momentum",
             };
             let head = format!("bodies[{i}] {}", b.label(i));
-            out.push(match build::summary(self, i) {
+            let summary = build::body_mesh(self, i).and_then(|m| build::summary(self, i, &m));
+            out.push(match summary {
                 Ok(s) => format!(
                     "{head}: {} nodes, {} elements ({kind}), {model}, {integrator}, mass {:.4e} kg, explicit critical step {:.4e} s (element {}), {} fixed nodes",
                     s.nodes,

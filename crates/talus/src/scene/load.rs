@@ -1,15 +1,43 @@
 //! A scene file in, a checked scene out: read and parse (particles
-//! generated), then validate.
+//! generated), read the bodies' mesh files, then validate.
 
 use super::error::SceneError;
-use super::types::Scene;
+use super::types::{BodyMesh, Scene};
 use std::path::Path;
 
 impl Scene {
-    /// Reads, parses, generates and validates a scene file.
+    /// Reads, parses, generates, reads the bodies' mesh files
+    /// ([`Scene::read_mesh_files`]) and validates a scene file.
     pub fn load(path: &Path) -> Result<Scene, SceneError> {
-        let scene = super::parse::load(path)?;
+        let mut scene = super::parse::load(path)?;
+        scene.read_mesh_files();
         scene.validate()?;
         Ok(scene)
+    }
+
+    /// Reads every `.msh` file a body names into [`Scene::mesh_files`]
+    /// (those already there are not read again; those no body names any
+    /// more are dropped): after it, the checks, the time step and the
+    /// run's set-up build each body's tetrahedra from memory. A file that
+    /// cannot be read or parsed is left out without an error: validation
+    /// reads it again and reports it, at the body's `mesh` key and in the
+    /// order of its checks (a mesh error after the body's other keys).
+    pub fn read_mesh_files(&mut self) {
+        let named: Vec<&Path> = self
+            .bodies
+            .iter()
+            .filter_map(|b| match &b.mesh {
+                BodyMesh::File(path) => Some(path.as_path()),
+                BodyMesh::Box { .. } => None,
+            })
+            .collect();
+        self.mesh_files.retain(|p| named.contains(&p));
+        for path in named {
+            if !self.mesh_files.contains(path) {
+                if let Ok(mesh) = crate::fem::msh::read_msh(path) {
+                    self.mesh_files.insert(path.to_path_buf(), mesh);
+                }
+            }
+        }
     }
 }

@@ -1,11 +1,21 @@
 //! The values a run derives from a scene: the time step (`dt = "auto"`
 //! resolved through [`crate::timestep`]), the number of steps and the
 //! output interval.
+//!
+//! A run resolves them once, in [`crate::setup::Setup`], through
+//! [`Scene::steps_for`] and [`Scene::output_every_for`] at its one `dt`.
+//! [`Scene::dt`], [`Scene::steps`] and [`Scene::output_every`] give the
+//! same numbers for callers without a `Setup`; each call resolves `dt`
+//! again (with `"auto"` and FEM bodies: each body's mesh built from the
+//! file the scene read at load, its lumped masses and surface — no I/O,
+//! but not free).
 
 use super::types::{Dt, End, Scene};
 
 impl Scene {
-    /// The time step the run will use (auto resolved).
+    /// The time step the run will use (auto resolved: the estimate of
+    /// [`crate::timestep::estimate`]). A run reads
+    /// [`crate::setup::Setup::dt`] instead.
     pub fn dt(&self) -> f64 {
         match self.simulation.dt {
             Dt::Fixed(dt) => dt,
@@ -13,21 +23,37 @@ impl Scene {
         }
     }
 
-    /// Number of steps for the configured end (`duration` rounded up).
+    /// Number of steps for the configured end (`duration` rounded up),
+    /// at [`Scene::dt`]. A run reads [`crate::setup::Setup::steps`].
     pub fn steps(&self) -> u64 {
+        self.steps_for(self.dt())
+    }
+
+    /// Number of steps for the configured end at time step `dt`: `steps`,
+    /// or `duration / dt` rounded up (a part in 10⁹ of a step below a
+    /// whole number does not add one).
+    pub fn steps_for(&self, dt: f64) -> u64 {
         match self.simulation.end {
             End::Steps(n) => n,
-            End::Duration(t) => (t / self.dt() - 1e-9).ceil().max(0.0) as u64,
+            End::Duration(t) => (t / dt - 1e-9).ceil().max(0.0) as u64,
         }
     }
 
-    /// Steps between outputs (at least 1).
+    /// Steps between outputs (at least 1), at [`Scene::dt`]. A run reads
+    /// [`crate::setup::Setup::output_every`].
     pub fn output_every(&self) -> u64 {
         let dt = self.dt();
-        let interval = self.simulation.output_interval.unwrap_or_else(|| {
-            let total = self.steps() as f64 * dt;
-            total / 50.0
-        });
+        self.output_every_for(dt, self.steps_for(dt))
+    }
+
+    /// Steps between outputs (at least 1) of a run of `steps` steps of
+    /// `dt`: `output_interval / dt` rounded, or without an interval a
+    /// fiftieth of the run.
+    pub fn output_every_for(&self, dt: f64, steps: u64) -> u64 {
+        let interval = self
+            .simulation
+            .output_interval
+            .unwrap_or_else(|| steps as f64 * dt / 50.0);
         ((interval / dt).round() as u64).max(1)
     }
 }

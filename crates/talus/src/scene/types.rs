@@ -1,12 +1,15 @@
 //! The typed scene: plain data, with the defaults of a scene file (every
 //! key, unit and default is documented in `docs/scenes.md`). Reading TOML,
 //! generating particles, checking and resolving `"auto"` values live in the
-//! sibling files; this one imports none of them.
+//! sibling files; this one imports none of them (only the reader's type
+//! for what a body's mesh file holds, [`MshTets`]).
 
 use super::error::SceneError;
+use crate::fem::msh::MshTets;
 use glam::DVec3;
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How long to run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -612,6 +615,63 @@ pub enum BodyMesh {
     },
 }
 
+/// The `.msh` files a scene's bodies name, each read once, by path: the
+/// tetrahedra as the file gives them (before the body's `element` kind is
+/// applied). [`Scene::load`] and [`crate::scene::SceneBuilder::build`]
+/// fill it before validating ([`Scene::read_mesh_files`]), so that the
+/// checks, the time step and the run's set-up all use the same read and
+/// no later step touches the file again. A file that could not be read is
+/// absent: validation reads it then, to report it at the body's `mesh` key.
+/// Shared (`Arc`): cloning a scene does not copy its meshes.
+#[derive(Clone, Default, PartialEq)]
+pub struct MeshFiles(BTreeMap<PathBuf, Arc<MshTets>>);
+
+impl MeshFiles {
+    /// The tetrahedra read from `path`, if it was read.
+    pub fn get(&self, path: &Path) -> Option<&MshTets> {
+        self.0.get(path).map(|m| &**m)
+    }
+
+    /// Whether `path` was read.
+    pub fn contains(&self, path: &Path) -> bool {
+        self.0.contains_key(path)
+    }
+
+    /// Keeps `mesh` as what `path` holds.
+    pub fn insert(&mut self, path: PathBuf, mesh: MshTets) {
+        self.0.insert(path, Arc::new(mesh));
+    }
+
+    /// Keeps only the files `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Path) -> bool) {
+        self.0.retain(|p, _| keep(p));
+    }
+
+    /// How many files are held.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Each file with its counts, not its coordinates (a scene's `Debug` stays
+/// readable).
+impl std::fmt::Debug for MeshFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.0.iter().map(|(p, m)| {
+                (
+                    p.display().to_string(),
+                    format!("{} nodes, {} tetrahedra", m.nodes.len(), m.tets.len()),
+                )
+            }))
+            .finish()
+    }
+}
+
 /// `element`: "tet4" (linear: cheap, stiff in bending, locks) or "tet10"
 /// (quadratic: accurate in bending at modest meshes). A linear mesh file
 /// read with "tet10" gets mid-edge nodes.
@@ -670,6 +730,9 @@ pub struct Scene {
     pub sources: Vec<SourceInfo>,
     /// TOML line of each key path, for error messages.
     pub key_lines: HashMap<String, usize>,
+    /// The bodies' `.msh` files as read when the scene was loaded (empty
+    /// for a scene only parsed, or without mesh files).
+    pub mesh_files: MeshFiles,
 }
 
 impl Scene {

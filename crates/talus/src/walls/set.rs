@@ -17,6 +17,7 @@ use super::mesh_grid::MeshGrid;
 use super::motion::{pose_at, reach, Pose};
 use super::primitive::Primitive;
 use super::surface::{SurfaceWall, Surfaces};
+use crate::fem::mesh::TetMesh;
 use crate::scene::{Scene, Servo, Shape, WallMotion};
 use glam::DVec3;
 
@@ -121,8 +122,11 @@ pub struct WallSet {
 pub const GRID_REACH_MARGIN: f64 = 1.05;
 
 impl WallSet {
-    /// The walls of `scene` at t = 0.
-    pub fn new(scene: &Scene) -> WallSet {
+    /// The walls of `scene` at t = 0: its walls, then one wall body per
+    /// FEM body, `body_meshes[i]` the tetrahedra of `scene.bodies[i]`
+    /// ([`crate::fem::build::body_mesh`]; a run's are
+    /// [`crate::setup::Setup::body_meshes`]), its surface at rest.
+    pub fn new(scene: &Scene, body_meshes: &[TetMesh]) -> WallSet {
         let reach_r = (scene.radius_range().1 + scene.skin()) * GRID_REACH_MARGIN;
         let d = &scene.domain;
         let mut set = WallSet::default();
@@ -171,10 +175,9 @@ impl WallSet {
                 load: WallLoad::default(),
             });
         }
-        for i in 0..scene.bodies.len() {
-            let mesh = crate::fem::build::body_mesh(scene, i)
-                .unwrap_or_else(|e| panic!("a validated scene's body mesh: {e}"));
-            let surf = crate::fem::mesh::surface(&mesh);
+        debug_assert_eq!(body_meshes.len(), scene.bodies.len());
+        for (i, mesh) in body_meshes.iter().enumerate() {
+            let surf = crate::fem::mesh::surface(mesh);
             let nodes: Vec<DVec3> = surf.nodes.iter().map(|&k| mesh.nodes[k as usize]).collect();
             let local = |k: u32| surf.nodes.binary_search(&k).expect("a surface node") as u32;
             let tris: Vec<[u32; 3]> = surf.tris.iter().map(|t| t.map(local)).collect();
@@ -380,7 +383,12 @@ impl WallSet {
 }
 
 /// The primitives of a scene's walls, in wall order (a primitive's index
-/// is what a neighbour-list entry names).
+/// is what a neighbour-list entry names), the FEM bodies' surfaces last.
+/// Builds the bodies' meshes from the scene (for tests and tools; a run
+/// has them in [`crate::setup::Setup::walls`]). Panics on a body whose
+/// mesh fails, which a validated scene does not have.
 pub fn primitives(scene: &Scene) -> Vec<Primitive> {
-    WallSet::new(scene).prims
+    let meshes = crate::fem::build::body_meshes(scene)
+        .unwrap_or_else(|e| panic!("a validated scene's body mesh: {e}"));
+    WallSet::new(scene, &meshes).prims
 }

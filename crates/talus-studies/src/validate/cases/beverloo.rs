@@ -671,8 +671,9 @@ fn hopper_discharge(
     d_o: f64,
 ) -> Result<(Discharge, f64, usize, f64), String> {
     let (scene, cone, h) = hopper_settle_scene(s, d_o)?;
-    let mut be = mk.make(&scene)?;
-    be.advance(scene.steps()).map_err(err)?;
+    let run = talus::Setup::new(scene).map_err(err)?;
+    let mut be = mk.make_setup(&run)?;
+    be.advance(run.steps).map_err(err)?;
     let settled = be.snapshot();
     let (rho_h, ..) = bulk(&settled, HOPPER_R, h, glass().density);
     let mut b = base(s, HOPPER_R, "beverloo-hopper")
@@ -689,9 +690,9 @@ fn hopper_discharge(
         })
         .add_outlet(below());
     b = with_beads(b, &settled);
-    let scene = b.build().map_err(err)?;
-    let dt = scene.dt();
-    let mut be = mk.make(&scene)?;
+    let run = talus::Setup::new(b.build().map_err(err)?).map_err(err)?;
+    let dt = run.dt;
+    let mut be = mk.make_setup(&run)?;
     Ok((
         discharge(be.as_mut(), dt, None, false)?,
         dt,
@@ -722,9 +723,9 @@ fn settle_flat(mk: &mut dyn Maker, s: &Setup) -> Result<(Particles<f64>, f64), S
     for (x, r) in fill(s.r, 0.0, s.beads, 7) {
         b = b.particle(x, [0.0; 3], r, "glass");
     }
-    let scene = b.build().map_err(err)?;
-    let mut be = mk.make(&scene)?;
-    be.advance(scene.steps()).map_err(err)?;
+    let run = talus::Setup::new(b.build().map_err(err)?).map_err(err)?;
+    let mut be = mk.make_setup(&run)?;
+    be.advance(run.steps).map_err(err)?;
     let ke = be.diagnostics().kinetic_translational;
     Ok((be.snapshot(), ke))
 }
@@ -834,8 +835,9 @@ pub fn case_beverloo(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, S
     for &d_o in s.orifices.iter().filter(|_| s.silo) {
         let plate = orifice_plate(0.5 * d_o, s.r + 0.001, 0.0, 64);
         let scene = discharge_scene(&s, &settled, mesh(plate, "orifice plate"), "beverloo-silo")?;
-        let dt = scene.dt();
-        let mut be = mk.make(&scene)?;
+        let run = talus::Setup::new(scene).map_err(err)?;
+        let dt = run.dt;
+        let mut be = mk.make_setup(&run)?;
         let q = discharge(be.as_mut(), dt, Some((0.5 * d_o, s.r)), debug)?;
         out.notes.push(format!(
             "silo D = {:.0} mm ({:.1} d; the silo is {:.2} of Nedderman's least width {:.0} mm): {}; dt = {dt:.2e} s",

@@ -45,6 +45,7 @@ use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder, Servo, WallMotion};
 use talus::state::Particles;
+use talus::Setup;
 
 /// Side of the square die, m; the domain's and the piston's start height.
 pub const D: f64 = 0.03;
@@ -282,10 +283,10 @@ impl Window {
 
 pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let start = std::time::Instant::now();
-    let scene = scene()?;
-    let dt = scene.dt();
+    let run = Setup::new(scene()?).map_err(err)?;
+    let dt = run.dt;
     let per = |t: f64| (t / dt).round() as u64;
-    let mut be = mk.make(&scene)?;
+    let mut be = mk.make_setup(&run)?;
     let weight = bed::weight(&be.snapshot().pos_rad, GLASS_DENSITY, G);
     let mut series: [Vec<(f64, f64)>; 4] = Default::default();
     let (mut hold, mut early, mut sliding) =
@@ -300,7 +301,7 @@ pub fn case_compaction(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         done += k;
         sample += 1;
         let t = done as f64 * dt;
-        let l = Loads::read(be.as_mut(), &scene);
+        let l = Loads::read(be.as_mut(), &run.scene);
         series[0].push((t, l.fz[PISTON]));
         series[1].push((t, l.normal[FLOOR]));
         series[2].push((t, -l.fz_of(&SIDES)));

@@ -14,6 +14,7 @@ use talus::backend::Backend;
 use talus::scene::{
     Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Material, RadiusDist, SceneBuilder,
 };
+use talus::Setup;
 
 fn rubber(e: f64) -> Material {
     let mut m = Material::new("rubber", 1200.0, e);
@@ -141,8 +142,9 @@ pub fn case_coupled(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         ))
         .build()
         .map_err(err)?;
-    let dt = scene.dt();
-    let mut be = mk.make(&scene)?;
+    let run = Setup::new(scene).map_err(err)?;
+    let dt = run.dt;
+    let mut be = mk.make_setup(&run)?;
     let p0 = grain_momentum(be.as_mut());
     let mut touched = false;
     let mut done = false;
@@ -191,10 +193,9 @@ pub fn case_coupled(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     ));
 
     // 2. a bed resting on a plate clamped at its edges
-    let scene = bed_on_plate(None).map_err(err)?;
-    let dt = scene.dt();
-    let steps = scene.steps();
-    let mut be = mk.make(&scene)?;
+    let run = Setup::new(bed_on_plate(None).map_err(err)?).map_err(err)?;
+    let (dt, steps) = (run.dt, run.steps);
+    let mut be = mk.make_setup(&run)?;
     let weight = grain_weight(be.as_mut(), 9.81);
     be.advance(steps).map_err(err)?;
     let every = be.bodies().map_or(1, |s| s.every);
@@ -378,9 +379,9 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         .body(plate)
         .build()
         .map_err(err)?;
-    let dt = scene.dt();
-    let steps = scene.steps();
-    let mut be = mk.make(&scene)?;
+    let run = Setup::new(scene).map_err(err)?;
+    let (dt, steps) = (run.dt, run.steps);
+    let mut be = mk.make_setup(&run)?;
     let every = be.bodies().map_or(1, |b| b.every);
     let weight = grain_weight(be.as_mut(), g);
     let n = be.particle_count();

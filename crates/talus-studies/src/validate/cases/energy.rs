@@ -5,6 +5,7 @@ use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use talus::scene::{Material, RadiusDist, SceneBuilder};
+use talus::Setup;
 
 pub fn case_energy(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;
@@ -38,11 +39,11 @@ pub fn case_energy(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         )
         .build()
         .map_err(err)?;
-    let dt = scene.dt();
-    let steps = scene.steps();
+    let run = Setup::new(scene).map_err(err)?;
+    let (dt, steps) = (run.dt, run.steps);
     let chunks = 12u64;
     let per = steps.div_ceil(chunks);
-    let mut be = mk.make(&scene)?;
+    let mut be = mk.make_setup(&run)?;
     be.advance(1).map_err(err)?;
     let e0 = be.diagnostics().total();
     let mut worst = 0.0f64;
@@ -62,7 +63,7 @@ pub fn case_energy(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     out.notes.push(format!(
         "{} spheres (R 0.9–1 mm, E = 2e6 Pa, e = 0.5, μ = 0.5, μ_r = 0.02) falling onto a floor, periodic in x and y; dt = {dt:.3e} s (auto, safety 0.1), {} steps; energies read {chunks} times",
-        scene.particles.len(),
+        run.scene.particles.len(),
         chunks * per
     ));
     out.row(Row::new(

@@ -5,6 +5,7 @@ use crate::validate::maker::Maker;
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
 use talus::scene::{Material, RadiusDist, SceneBuilder};
+use talus::Setup;
 
 pub fn case_packing(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let r = 0.001;
@@ -37,9 +38,9 @@ pub fn case_packing(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             )
             .build()
             .map_err(err)?;
-        let dt = scene.dt();
-        let steps = scene.steps();
-        let mut be = mk.make(&scene)?;
+        let run = Setup::new(scene).map_err(err)?;
+        let (dt, steps) = (run.dt, run.steps);
+        let mut be = mk.make_setup(&run)?;
         be.advance(steps).map_err(err)?;
         let p = be.snapshot();
         let d = be.diagnostics();

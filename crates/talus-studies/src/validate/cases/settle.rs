@@ -23,6 +23,7 @@ use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
 use talus::scene::{Material, RadiusDist, Region, Scene, SceneBuilder};
+use talus::Setup;
 
 /// Side of the square box, m, and its height (the lattice's region; 4000
 /// sites fill its bottom ~38 mm).
@@ -101,9 +102,9 @@ pub fn scene() -> Result<Scene, String> {
 
 pub fn case_settle(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let start = std::time::Instant::now();
-    let scene = scene()?;
-    let (dt, steps, every) = (scene.dt(), scene.steps(), scene.output_every());
-    let mut be = mk.make(&scene)?;
+    let run = Setup::new(scene()?).map_err(err)?;
+    let (dt, steps, every) = (run.dt, run.steps, run.output_every);
+    let mut be = mk.make_setup(&run)?;
     let first = be.snapshot();
     let weight = bed::weight(&first.pos_rad, DENSITY, G);
     let pe0 = bed::potential(&first.pos_rad, DENSITY, G);
@@ -116,7 +117,7 @@ pub fn case_settle(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         be.advance(k).map_err(err)?;
         done += k;
         let t = done as f64 * dt;
-        let l = Loads::read(be.as_mut(), &scene);
+        let l = Loads::read(be.as_mut(), &run.scene);
         floor_series.push((t, l.normal[0] / weight));
         side_series.push((t, -l.fz_of(&SIDES) / weight));
         let d = be.diagnostics();
@@ -130,7 +131,7 @@ pub fn case_settle(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     }
     let last = be.snapshot();
     let released = pe0 - bed::potential(&last.pos_rad, DENSITY, G);
-    let loads = Loads::read(be.as_mut(), &scene);
+    let loads = Loads::read(be.as_mut(), &run.scene);
     let h = bed::bed_height(&last.pos_rad);
     let phi = solid_fraction(&last.pos_rad, &bed::interior(L, h, MARGIN));
     let profile = layered_profile(

@@ -150,6 +150,7 @@ impl Reader<'_> {
             bodies,
             sources,
             key_lines: self.lines.borrow().clone(),
+            mesh_files: Default::default(),
         })
     }
 }

@@ -10,6 +10,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
 use crate::fem::build::{body_mesh, critical_step, fixed_nodes, mesh_bounds, nodes_in_box};
+use crate::fem::mesh::TetMesh;
 use crate::scene::error::SceneError;
 use crate::scene::types::{Body, BodyIntegrator, BodyMesh, Scene};
 
@@ -50,15 +51,18 @@ pub(super) fn check_body_materials(s: &Scene) -> Result<(), SceneError> {
     Ok(())
 }
 
-/// Every structural check of every body, then its mesh (built once).
-pub(super) fn check_bodies(s: &Scene) -> Result<(), SceneError> {
+/// Every structural check of every body, then its mesh (built once, from
+/// the file read at load): the meshes, in the scene's order, for the
+/// checks that follow (the time step's limit).
+pub(super) fn check_bodies(s: &Scene) -> Result<Vec<TetMesh>, SceneError> {
     for (i, b) in s.bodies.iter().enumerate() {
         check_structure(s, i, b)?;
     }
-    for (i, b) in s.bodies.iter().enumerate() {
-        check_mesh(s, i, b)?;
-    }
-    Ok(())
+    s.bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| check_mesh(s, i, b))
+        .collect()
 }
 
 /// The key the body's tetrahedra come from: `mesh` or `generator`.
@@ -102,6 +106,8 @@ fn check_structure(s: &Scene, i: usize, b: &Body) -> Result<(), SceneError> {
             }
             check_inside(s, i, b, *min, *max)?;
         }
+        // a file read at load was readable
+        BodyMesh::File(path) if s.mesh_files.contains(path) => {}
         BodyMesh::File(path) => {
             if let Err(e) = std::fs::File::open(path) {
                 return Err(s.error(
@@ -196,8 +202,8 @@ fn check_inside(
     ))
 }
 
-/// The checks that need the tetrahedra: read or generated once.
-fn check_mesh(s: &Scene, i: usize, b: &Body) -> Result<(), SceneError> {
+/// The checks that need the tetrahedra, built once; they are returned.
+fn check_mesh(s: &Scene, i: usize, b: &Body) -> Result<TetMesh, SceneError> {
     let mesh = body_mesh(s, i)?;
     if let BodyMesh::File(_) = b.mesh {
         let (lo, hi) = mesh_bounds(&mesh);
@@ -226,11 +232,11 @@ fn check_mesh(s: &Scene, i: usize, b: &Body) -> Result<(), SceneError> {
             ));
         }
     }
-    Ok(())
+    Ok(mesh)
 }
 
 /// A fixed box that holds no node of its body, one warning each. Call on a
-/// valid scene (the mesh is read again).
+/// valid scene (the mesh is built again, from the file read at load).
 pub(super) fn body_warnings(s: &Scene) -> Vec<SceneError> {
     let mut out = Vec::new();
     for (i, b) in s.bodies.iter().enumerate() {

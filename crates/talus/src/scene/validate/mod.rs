@@ -27,11 +27,11 @@ impl Scene {
         materials::check_interactions(self)?;
         walls::check_walls(self)?;
         flow::check_flow(self)?;
-        bodies::check_bodies(self)?;
+        let meshes = bodies::check_bodies(self)?;
         particles::check_particles(self)?;
         let grid = domain::check_grid(self)?;
         overlaps::check_overlaps(self, &grid)?;
-        stability::check_dt_limit(self)
+        stability::check_dt_limit(self, &meshes)
     }
 
     /// What is allowed but probably not meant, one located line each

@@ -1,10 +1,14 @@
 //! A fixed `dt` must be under the stable limit of [`crate::timestep`].
 
+use crate::fem::mesh::TetMesh;
 use crate::scene::error::SceneError;
 use crate::scene::types::{Dt, Scene};
 
-pub(super) fn check_dt_limit(s: &Scene) -> Result<(), SceneError> {
-    let est = crate::timestep::estimate(s);
+/// `meshes`: the bodies' tetrahedra, as the bodies' check built them (the
+/// lightest surface nodes are the partners of a grain–body contact).
+pub(super) fn check_dt_limit(s: &Scene, meshes: &[TetMesh]) -> Result<(), SceneError> {
+    let lightest = crate::fem::build::lightest_surface_nodes(s, meshes);
+    let est = crate::timestep::estimate_with(s, &lightest);
     if let Dt::Fixed(dt) = s.simulation.dt {
         if dt > est.stable_limit {
             return Err(s.error(

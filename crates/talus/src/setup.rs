@@ -1,0 +1,144 @@
+//! One resolved set-up: a scene and every value a run derives from it,
+//! computed once ([`Setup::new`]) and handed to both backends
+//! ([`crate::cpu::CpuBackend::from_setup`],
+//! [`crate::gpu::GpuBackend::from_setup`]) and to the driver.
+//!
+//! Before it, each consumer resolved the scene again: the time step (an
+//! `"auto"` dt needs every FEM body's mesh, its lumped masses and its
+//! surface), the step count and output interval, the wall set with the
+//! bodies' surfaces, the insertion plan. Here each is computed once, in
+//! the order a run needs them, with the same arithmetic as
+//! [`Scene::dt`], [`Scene::steps`] and [`Scene::output_every`] (so a run
+//! from a `Setup` and one from those gives the same bits).
+//!
+//! A `Setup` is immutable input: the backends clone what they advance
+//! (the wall set, the plan, the outlets) and keep their own state.
+
+use crate::fem::build::{body_meshes, lightest_surface_nodes};
+use crate::fem::mesh::TetMesh;
+use crate::flow::{InsertPlan, OutletSet};
+use crate::grid::Grid;
+use crate::pair::PairTable;
+use crate::scene::types::{Dt, Scene};
+use crate::scene::SceneError;
+use crate::timestep::{estimate_with, Estimate};
+use crate::walls::WallSet;
+
+/// A scene resolved for a run. Every field is public and read-only in
+/// spirit: change the scene and resolve again rather than edit a field.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The scene resolved (validated by [`Scene::load`] or
+    /// [`crate::scene::SceneBuilder::build`]; its bodies' mesh files read
+    /// there).
+    pub scene: Scene,
+    /// The time step (s): `[simulation] dt`, or for `"auto"`
+    /// [`Estimate::auto_dt`] of [`Setup::estimate`]. Every stage, the
+    /// insertion schedule and the bodies' exchange use this one value.
+    pub dt: f64,
+    /// Steps in the run: `end = { steps }`, or the duration over `dt`
+    /// rounded up ([`Scene::steps_for`]).
+    pub steps: u64,
+    /// Steps between two outputs (≥ 1): `output_interval / dt` rounded,
+    /// or a fiftieth of the run ([`Scene::output_every_for`]).
+    pub output_every: u64,
+    /// The time-step estimates (Rayleigh time, contact time, impact speed,
+    /// stable limit): what `"auto"` picks and what `talus check` reports.
+    /// The grain–body contacts in it use each body's lightest free surface
+    /// node, from [`Setup::body_meshes`].
+    pub estimate: Estimate,
+    /// Each `[[bodies]]` entry's tetrahedra, in the scene's order: read
+    /// from the file the scene loaded or generated, turned into the
+    /// element kind asked, checked ([`crate::fem::build::body_mesh`]).
+    /// The time step, the bodies' surfaces among the walls and the FEM
+    /// bodies themselves are all built from these; nothing reads the file
+    /// again.
+    pub body_meshes: Vec<TetMesh>,
+    /// The neighbour-list grid ([`Grid::for_scene`]): cells and levels
+    /// for the particle sizes present and inserted.
+    pub grid: Grid,
+    /// The neighbour-list skin (m), `"auto"` resolved ([`Scene::skin`]).
+    pub skin: f64,
+    /// The contact parameters of every material pair.
+    pub pairs: PairTable,
+    /// The walls at t = 0: the scene's walls, then one wall body per FEM
+    /// body (its surface at rest, from [`Setup::body_meshes`]). Each
+    /// backend starts from a clone; the insertion plan holds one too.
+    pub walls: WallSet,
+    /// The `[[insert]]` schedule at this `dt` (batches, seeds, the walls
+    /// a candidate must clear).
+    pub inserts: InsertPlan,
+    /// The `[[outlets]]` regions and the open domain's boundary, in
+    /// flow.csv's order.
+    pub outlets: OutletSet,
+}
+
+impl Setup {
+    /// Resolves `scene` once. Errors: a body whose mesh fails its checks
+    /// (at the body's `mesh` or `generator` key), a grid that cannot be
+    /// built (at `domain`); a validated scene has neither, so a run's
+    /// set-up fails only when the scene was changed in code after it.
+    pub fn new(scene: Scene) -> Result<Setup, SceneError> {
+        let body_meshes = body_meshes(&scene)?;
+        let lightest = lightest_surface_nodes(&scene, &body_meshes);
+        let estimate = estimate_with(&scene, &lightest);
+        let dt = match scene.simulation.dt {
+            Dt::Fixed(dt) => dt,
+            Dt::Auto => estimate.auto_dt,
+        };
+        let steps = scene.steps_for(dt);
+        let output_every = scene.output_every_for(dt, steps);
+        let grid = Grid::for_scene(&scene).map_err(|m| scene.error("domain", m))?;
+        let walls = WallSet::new(&scene, &body_meshes);
+        let inserts = InsertPlan::resolved(&scene, dt, walls.clone());
+        Ok(Setup {
+            dt,
+            steps,
+            output_every,
+            estimate,
+            grid,
+            skin: scene.skin(),
+            pairs: PairTable::new(&scene),
+            outlets: OutletSet::new(&scene),
+            walls,
+            inserts,
+            body_meshes,
+            scene,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Setup;
+    use crate::scene::types::{Body, Material};
+    use crate::scene::SceneBuilder;
+
+    /// The set-up's numbers are the scene's, to the bit: an auto dt with a
+    /// FEM body (its lightest node), a duration, a default output interval.
+    #[test]
+    fn the_numbers_of_the_scene() {
+        let scene = SceneBuilder::new("sheet")
+            .domain([0.0; 3], [0.1; 3])
+            .material(Material::new("glass", 2500.0, 5e6))
+            .material(Material::new("rubber", 1100.0, 2e6))
+            .particle([0.05, 0.05, 0.05], [0.0; 3], 0.002, "glass")
+            .body(Body::generated_box(
+                [0.01, 0.01, 0.0],
+                [0.09, 0.09, 0.003],
+                [4, 4, 1],
+                1,
+            ))
+            .duration(0.01)
+            .build()
+            .unwrap();
+        let s = Setup::new(scene.clone()).unwrap();
+        assert_eq!(s.dt.to_bits(), scene.dt().to_bits());
+        assert_eq!(s.steps, scene.steps());
+        assert_eq!(s.output_every, scene.output_every());
+        assert_eq!(s.estimate, crate::timestep::estimate(&scene));
+        assert_eq!(s.body_meshes.len(), 1);
+        // the body's surface follows the scene's walls (none here)
+        assert_eq!(s.walls.bodies.len(), 1);
+    }
+}
