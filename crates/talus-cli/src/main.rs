@@ -503,20 +503,25 @@ fn cmd_check(path: &Path) -> ExitCode {
             let _ = writeln!(report, $($t)*);
         }};
     }
-    let est = talus::timestep::estimate(&scene);
+    // the scene resolved once, as the run will
+    let setup = match talus::Setup::new(scene) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let scene = &setup.scene;
+    let est = setup.estimate;
     let (rmin, rmax) = scene.radius_range();
     let n = scene.particles.len();
-    let dt = scene.dt();
-    let steps = scene.steps();
+    let (dt, steps) = (setup.dt, setup.steps);
     let n_walls = scene.walls.len();
-    let grid = talus::grid::Grid::for_scene(&scene).expect("validated");
+    let grid = &setup.grid;
     let cells = grid.n_cells() as f64 * 8.0;
     // neighbour list: ~12–16 entries per particle in a dense bed (the
     // walls within reach are entries too); 64 B per wall primitive
     let walls = 64.0 * n_walls as f64;
     // pouring: the most particles the run can hold (the rate's total, no
     // removal counted), what memory is planned for
-    let plan = talus::flow::InsertPlan::new(&scene);
+    let plan = &setup.inserts;
     let poured = plan.max_inserted(steps);
     let n_max = n as f64 + poured as f64;
     let cpu_mem = n_max * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
@@ -615,7 +620,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     outln!(
         "steps        {steps} ({:.4e} s simulated), output every {} steps",
         steps as f64 * dt,
-        scene.output_every()
+        setup.output_every
     );
     for (l, lv) in grid.levels[..grid.n_levels].iter().enumerate() {
         outln!(

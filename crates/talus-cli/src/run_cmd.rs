@@ -14,6 +14,7 @@ use talus::gpu::{GpuBackend, GpuContext};
 use talus::run::{self, AnyBackend, RunConfig, RunFailure};
 use talus::scene::Scene;
 use talus::state::Particles;
+use talus::Setup;
 use talus_view::record::Recorder;
 use talus_view::window::Live;
 
@@ -110,7 +111,7 @@ type Ckpt = (PathBuf, talus::checkpoint::Header, talus::checkpoint::Saved);
 /// A checkpoint to continue (`--resume DIR`), checked against the scene:
 /// the same scene file (unless `--force`), the same dt, a step before the
 /// end.
-fn checkpoint_for(a: &RunArgs, scene: &Scene, hash: &str) -> Result<Option<Ckpt>, String> {
+fn checkpoint_for(a: &RunArgs, setup: &Setup, hash: &str) -> Result<Option<Ckpt>, String> {
     Ok(match &a.resume {
         None => None,
         Some(dir) => match talus::checkpoint::read(dir) {
@@ -125,21 +126,21 @@ fn checkpoint_for(a: &RunArgs, scene: &Scene, hash: &str) -> Result<Option<Ckpt>
                         hash
                     ));
                 }
-                if (h.dt - scene.dt()).abs() > 1e-12 * h.dt.abs() {
+                if (h.dt - setup.dt).abs() > 1e-12 * h.dt.abs() {
                     return Err(format!(
                         "{}: the checkpoint ran with dt = {:e} s, the scene now gives {:e} s; a run cannot change its time step midway",
                         dir.display(),
                         h.dt,
-                        scene.dt()
+                        setup.dt
                     ));
                 }
-                if saved.scalars.step >= scene.steps() {
+                if saved.scalars.step >= setup.steps {
                     return Err(format!(
                         "{}: the run is already at step {} (t = {:.4e} s), not before step {}: ask for more with --steps or --duration (they count from t = 0)",
                         dir.display(),
                         saved.scalars.step,
                         saved.scalars.step as f64 * h.dt,
-                        scene.steps()
+                        setup.steps
                     ));
                 }
                 Some((dir.clone(), h, saved))
@@ -153,12 +154,13 @@ fn checkpoint_for(a: &RunArgs, scene: &Scene, hash: &str) -> Result<Option<Ckpt>
 /// stderr).
 type Opened = (AnyBackend, Option<Live>, String);
 
-fn open_backend(a: &RunArgs, scene: &Scene, ckpt: &Option<Ckpt>) -> Result<Opened, String> {
+fn open_backend(a: &RunArgs, setup: &Setup, ckpt: &Option<Ckpt>) -> Result<Opened, String> {
+    let scene = &setup.scene;
     let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
     let cpu_backend = || -> Result<CpuBackend, String> {
         match &ckpt {
-            Some((_, _, saved)) => CpuBackend::restore(scene, saved),
-            None => CpuBackend::new(scene),
+            Some((_, _, saved)) => CpuBackend::restore_setup(setup, saved),
+            None => CpuBackend::from_setup(setup),
         }
     };
     let cpu = |why: String| -> Result<Opened, String> {
@@ -167,9 +169,9 @@ fn open_backend(a: &RunArgs, scene: &Scene, ckpt: &Option<Ckpt>) -> Result<Opene
     let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
         match &ckpt {
             Some((_, _, saved)) => {
-                GpuBackend::restore(scene, ctx, saved).map_err(|e| e.to_string())
+                GpuBackend::restore_setup(setup, ctx, saved).map_err(|e| e.to_string())
             }
-            None => GpuBackend::new(scene, ctx).map_err(|e| e.to_string()),
+            None => GpuBackend::from_setup(setup, ctx).map_err(|e| e.to_string()),
         }
     };
     // a checkpoint resumes on the backend that wrote it unless told
@@ -335,13 +337,19 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     // a resumed run: its checkpoint, checked against the scene
-    let ckpt = match checkpoint_for(&a, &scene, &hash) {
+    // the scene resolved once: dt, steps, meshes, walls, the insertion plan
+    let setup = match Setup::new(scene) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let scene = &setup.scene;
+    let ckpt = match checkpoint_for(&a, &setup, &hash) {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
     let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
     let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
-    let chosen = open_backend(&a, &scene, &ckpt);
+    let chosen = open_backend(&a, &setup, &ckpt);
     let (mut backend, live, why) = match chosen {
         Ok(b) => b,
         Err(e) => return fail(e),
@@ -376,7 +384,7 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
             .clone()
             .unwrap_or_else(|| PathBuf::from("out").join(&scene.name)),
     };
-    let n_steps = scene.steps();
+    let n_steps = setup.steps;
     let from = backend.steps_done();
     if !a.quiet {
         eprintln!("backend: {} on {}{why}", backend.name(), backend.adapter());
@@ -389,24 +397,24 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
             } else {
                 format!(" (+ {} [[insert]])", scene.inserts.len())
             },
-            scene.dt(),
+            setup.dt,
             n_steps,
-            n_steps as f64 * scene.dt(),
+            n_steps as f64 * setup.dt,
             if from > 0 {
                 format!(", resumed at step {from}")
             } else {
                 String::new()
             },
-            scene.output_every(),
+            setup.output_every,
             out_dir.display()
         );
     }
-    let mut cfg = RunConfig::new(&scene, out_dir, n_steps);
+    let mut cfg = RunConfig::new(&setup, out_dir, n_steps);
     cfg.scene_hash = hash;
     cfg.resume = ckpt.map(|c| c.1.driver);
     cfg.stop = Some(stop_flag(a.quiet));
     // headless pictures during the run
-    let mut recorder = match recorder(&a, &scene, &cfg.out_dir) {
+    let mut recorder = match recorder(&a, scene, &cfg.out_dir) {
         Ok(r) => r,
         Err(e) => return fail(e),
     };
@@ -426,10 +434,10 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     let mut bar = progress::Bar::new();
     let mut quiet = run::Quiet;
     let watch: &mut dyn run::Watch = if a.quiet { &mut quiet } else { &mut bar };
-    let scene = std::sync::Arc::new(scene);
+    let setup = std::sync::Arc::new(setup);
     let mut sim = match &cfg.resume {
-        Some(d) => run::Simulation::resume(scene, backend, d),
-        None => run::Simulation::new(scene, backend),
+        Some(d) => run::Simulation::resume(setup, backend, d),
+        None => run::Simulation::new(setup, backend),
     };
     if let Some(live) = live {
         sim.observe(Box::new(live));

@@ -70,7 +70,8 @@ fn a_run_writes_its_bodies_and_a_replay_draws_them() {
     let dir = std::env::temp_dir().join(format!("talus-bodies-replay-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut cpu = CpuBackend::new(&scene).expect("backend");
-    let mut cfg = talus::run::RunConfig::new(&scene, dir.clone(), 300);
+    let mut cfg =
+        talus::run::RunConfig::new(&talus::Setup::new(scene.clone()).unwrap(), dir.clone(), 300);
     cfg.output_every = 100;
     talus::run::run(&scene, &mut cpu, &cfg).expect("run");
     // bodies.csv: a row per output, the header the issue names

@@ -229,7 +229,11 @@ fn a_full_region_reports_its_shortfall() {
     let scene = sb.build().unwrap();
     let out = std::env::temp_dir().join(format!("talus-short-{}", std::process::id()));
     let mut b = CpuBackend::new(&scene).unwrap();
-    let cfg = RunConfig::new(&scene, out.clone(), scene.steps());
+    let cfg = RunConfig::new(
+        &talus::Setup::new(scene.clone()).unwrap(),
+        out.clone(),
+        scene.steps(),
+    );
     let s = run(&scene, &mut b, &cfg).unwrap();
     assert_eq!(s.inserted, 0, "the region is full");
     assert_eq!(s.insert_shortfall, vec![40]);
@@ -301,7 +305,11 @@ fn outlet_mass_balance_is_exact() {
     let scene = sb.build().unwrap();
     let out = std::env::temp_dir().join(format!("talus-drain-{}", std::process::id()));
     let mut b = CpuBackend::new(&scene).unwrap();
-    let cfg = RunConfig::new(&scene, out.clone(), scene.steps());
+    let cfg = RunConfig::new(
+        &talus::Setup::new(scene.clone()).unwrap(),
+        out.clone(),
+        scene.steps(),
+    );
     let s = run(&scene, &mut b, &cfg).unwrap();
     assert!(s.inserted > 300 && s.removed > 100, "{s:?}");
     assert_eq!(s.particles as u64 + s.inserted, s.particles_end + s.removed);

@@ -804,7 +804,7 @@ fn blowup_stops_and_keeps_last_good_state() {
     );
     let out = std::env::temp_dir().join(format!("talus-blowup-{}", std::process::id()));
     let mut b = CpuBackend::new(&scene).unwrap();
-    let mut cfg = RunConfig::new(&scene, out.clone(), 200);
+    let mut cfg = RunConfig::new(&talus::Setup::new(scene.clone()).unwrap(), out.clone(), 200);
     cfg.output_every = 1;
     let err = match run(&scene, &mut b, &cfg) {
         Err(RunFailure::Blowup(e, summary)) => {

@@ -11,14 +11,19 @@ use std::sync::Arc;
 use talus::backend::{Backend, RunError};
 use talus::cpu::CpuBackend;
 use talus::run::{self, Observe, Outputs, RunConfig, Simulation};
+use talus::Setup;
 
-fn sim(scene: &Arc<talus::scene::Scene>) -> Simulation<CpuBackend> {
-    Simulation::new(scene.clone(), CpuBackend::new(scene).unwrap())
+fn sim(setup: &Arc<Setup>) -> Simulation<CpuBackend> {
+    Simulation::new(setup.clone(), CpuBackend::from_setup(setup).unwrap())
+}
+
+fn setup(scene: talus::scene::Scene) -> Arc<Setup> {
+    Arc::new(Setup::new(scene).unwrap())
 }
 
 #[test]
 fn pieces_and_times_give_the_bits_of_one_advance() {
-    let scene = Arc::new(falling_bed());
+    let scene = setup(falling_bed());
     let mut one = sim(&scene);
     one.advance(300).unwrap();
     let mut pieces = sim(&scene);
@@ -29,16 +34,16 @@ fn pieces_and_times_give_the_bits_of_one_advance() {
     assert_eq!(one.particles(), pieces.particles());
     // advance_to: the first step at or after t
     let mut timed = sim(&scene);
-    timed.advance_to(300.0 * scene.dt()).unwrap();
+    timed.advance_to(300.0 * scene.dt).unwrap();
     assert_eq!(timed.step(), 300);
     assert_eq!(timed.particles(), one.particles());
-    timed.advance_to(0.5 * scene.dt()).unwrap();
+    timed.advance_to(0.5 * scene.dt).unwrap();
     assert_eq!(timed.step(), 300, "a time already passed is no advance");
 }
 
 #[test]
 fn outputs_attached_or_not_leave_the_state_alone() {
-    let scene = Arc::new(walled_box(5));
+    let scene = setup(walled_box(5));
     let dir = std::env::temp_dir().join(format!("talus_sim_outputs_{}", std::process::id()));
     let mut bare = sim(&scene);
     let mut watched = sim(&scene);
@@ -76,7 +81,7 @@ fn outputs_attached_or_not_leave_the_state_alone() {
 
 #[test]
 fn a_saved_simulation_resumes_bit_for_bit() {
-    let scene = Arc::new(falling_bed());
+    let scene = setup(falling_bed());
     let mut straight = sim(&scene);
     straight.advance(400).unwrap();
     let mut first = sim(&scene);
@@ -84,7 +89,7 @@ fn a_saved_simulation_resumes_bit_for_bit() {
     let saved = first.save();
     let mut st = talus::checkpoint::DriverState::default();
     first.save_driver(&mut st);
-    let back = CpuBackend::restore(&scene, &saved).unwrap();
+    let back = CpuBackend::restore_setup(&scene, &saved).unwrap();
     let mut resumed = Simulation::resume(scene.clone(), back, &st);
     assert_eq!(resumed.step(), 150);
     resumed.advance(250).unwrap();
@@ -117,14 +122,14 @@ fn an_observer_runs_the_advances_and_the_flow_is_still_tallied() {
     // the bed without its floor: the open domain takes what falls out
     let mut floorless = falling_bed();
     floorless.walls.remove(0);
-    let scene = Arc::new(floorless);
+    let scene = setup(floorless);
     let seen = std::rc::Rc::new(std::cell::Cell::new((0, false)));
     let mut plain = sim(&scene);
     let mut watched = sim(&scene);
     watched.observe(Box::new(Counter {
         steps: seen.clone(),
     }));
-    let steps = (0.03 / scene.dt()) as u64;
+    let steps = (0.03 / scene.dt) as u64;
     for n in [3, 40, steps - 43] {
         plain.advance(n).unwrap();
         watched.advance(n).unwrap();
@@ -145,7 +150,7 @@ fn the_run_loop_drives_a_borrowed_backend() {
     let scene = walled_box(9);
     let dir = std::env::temp_dir().join(format!("talus_sim_run_{}", std::process::id()));
     let mut cpu = CpuBackend::new(&scene).unwrap();
-    let cfg = RunConfig::new(&scene, dir.clone(), 120);
+    let cfg = RunConfig::new(&Setup::new(scene.clone()).unwrap(), dir.clone(), 120);
     let s = run::run(&scene, &mut cpu, &cfg).unwrap();
     assert_eq!((s.status.as_str(), s.steps), ("ok", 120));
     assert_eq!(cpu.steps_done(), 120);

@@ -15,6 +15,7 @@ use crate::io::csv;
 use crate::io::table::WriteError;
 use crate::io::walls::{Triangle, WallSeries};
 use crate::scene::{ParticleInit, Scene};
+use crate::setup::Setup;
 use crate::state::Particles;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -69,12 +70,12 @@ pub struct RunConfig {
 impl RunConfig {
     /// A fresh run with checkpoints every `scene`'s interval and no stop
     /// flag.
-    pub fn new(scene: &Scene, out_dir: PathBuf, steps: u64) -> Self {
+    pub fn new(setup: &Setup, out_dir: PathBuf, steps: u64) -> Self {
         RunConfig {
             out_dir,
             steps,
-            output_every: scene.output_every(),
-            checkpoint_interval: scene.simulation.checkpoint_interval,
+            output_every: setup.output_every,
+            checkpoint_interval: setup.scene.simulation.checkpoint_interval,
             scene_hash: String::new(),
             resume: None,
             stop: None,
@@ -132,6 +133,8 @@ pub struct Summary {
 /// state.
 #[derive(Debug)]
 pub enum RunFailure {
+    /// The scene could not be resolved for the run ([`Setup::new`]).
+    Scene(crate::scene::SceneError),
     Io(std::io::Error, PathBuf),
     Blowup(RunError, Box<Summary>),
     /// Stopped on request (signal `signal`), checkpoint written.
@@ -144,6 +147,7 @@ pub enum RunFailure {
 impl std::fmt::Display for RunFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            RunFailure::Scene(e) => write!(f, "{e}"),
             RunFailure::Io(e, p) => write!(f, "{}: {e}", p.display()),
             RunFailure::Blowup(e, _) => write!(f, "run stopped at {e}"),
             RunFailure::Interrupted { signal, summary } => {
@@ -270,16 +274,16 @@ impl Pictures<'_, '_> {
 /// Runs `scene` on `backend` up to step `cfg.steps`, writing outputs into
 /// `cfg.out_dir` (continuing them when `cfg.resume` is given), quietly.
 /// A convenience over [`drive`] for callers that hold a scene and a
-/// backend (it copies the scene).
+/// backend (it resolves a copy of the scene).
 pub fn run(
     scene: &Scene,
     backend: &mut dyn Backend,
     cfg: &RunConfig,
 ) -> Result<Summary, RunFailure> {
-    let scene = Arc::new(scene.clone());
+    let setup = Arc::new(Setup::new(scene.clone()).map_err(RunFailure::Scene)?);
     let mut sim = match &cfg.resume {
-        Some(d) => Simulation::resume(scene, backend, d),
-        None => Simulation::new(scene, backend),
+        Some(d) => Simulation::resume(setup, backend, d),
+        None => Simulation::new(setup, backend),
     };
     drive(&mut sim, cfg, None, &mut Quiet)
 }

@@ -14,8 +14,9 @@
 use crate::backend::{Backend, Diagnostics, RunError};
 use crate::checkpoint::{DriverState, Saved};
 use crate::fem::coupling::BodyNow;
-use crate::flow::{FlowTally, InsertPlan, OutletSet};
+use crate::flow::{FlowTally, OutletSet};
 use crate::scene::Scene;
+use crate::setup::Setup;
 use crate::state::Particles;
 use crate::walls::{Pose, WallLoad};
 use std::sync::Arc;
@@ -57,11 +58,8 @@ pub trait Observe<B> {
 /// A scene on a backend. `B` is any [`Backend`]: a `Box<dyn Backend>`
 /// (the default: chosen at run time), a `&mut` one, or a concrete type.
 pub struct Simulation<B: Backend = Box<dyn Backend>> {
-    scene: Arc<Scene>,
+    setup: Arc<Setup>,
     backend: B,
-    dt: f64,
-    plan: InsertPlan,
-    outlets: OutletSet,
     flow: FlowTally,
     /// Total and moving energy at the first balance.
     e0: Option<(f64, f64)>,
@@ -70,18 +68,17 @@ pub struct Simulation<B: Backend = Box<dyn Backend>> {
 }
 
 impl<B: Backend> Simulation<B> {
-    /// `scene` on `backend`, built from it and not yet advanced.
-    pub fn new(scene: Arc<Scene>, backend: B) -> Self {
-        let flow = FlowTally::new(scene.inserts.len(), scene.outlets.len());
+    /// The resolved scene `setup` on `backend`, built from it and not yet
+    /// advanced.
+    pub fn new(setup: Arc<Setup>, backend: B) -> Self {
+        let s = &setup.scene;
+        let flow = FlowTally::new(s.inserts.len(), s.outlets.len());
         Simulation {
-            dt: scene.dt(),
-            plan: InsertPlan::new(&scene),
-            outlets: OutletSet::new(&scene),
             flow,
             e0: None,
             residual_ratio: 0.0,
             observer: None,
-            scene,
+            setup,
             backend,
         }
     }
@@ -89,8 +86,8 @@ impl<B: Backend> Simulation<B> {
     /// Continues a run: `backend` restored from a checkpoint, `driver` the
     /// same checkpoint's driver state (the flow tally and the energy
     /// reference carry on from it).
-    pub fn resume(scene: Arc<Scene>, backend: B, driver: &DriverState) -> Self {
-        let mut sim = Simulation::new(scene, backend);
+    pub fn resume(setup: Arc<Setup>, backend: B, driver: &DriverState) -> Self {
+        let mut sim = Simulation::new(setup, backend);
         sim.flow = driver.flow.clone();
         sim.e0 = driver.e0;
         sim.residual_ratio = driver.residual_ratio;
@@ -98,7 +95,12 @@ impl<B: Backend> Simulation<B> {
     }
 
     pub fn scene(&self) -> &Scene {
-        &self.scene
+        &self.setup.scene
+    }
+
+    /// The resolved set-up (dt, steps, output interval, …).
+    pub fn setup(&self) -> &Setup {
+        &self.setup
     }
 
     pub fn backend(&self) -> &B {
@@ -128,7 +130,7 @@ impl<B: Backend> Simulation<B> {
 
     /// The time step (s).
     pub fn dt(&self) -> f64 {
-        self.dt
+        self.setup.dt
     }
 
     /// Steps done since t = 0.
@@ -138,7 +140,7 @@ impl<B: Backend> Simulation<B> {
 
     /// Simulated time (s).
     pub fn time(&self) -> f64 {
-        self.step() as f64 * self.dt
+        self.step() as f64 * self.setup.dt
     }
 
     /// Runs `steps` steps. The particles inserted and removed on the way
@@ -157,7 +159,7 @@ impl<B: Backend> Simulation<B> {
     /// Runs to the first step at or after time `t` (nothing when already
     /// there).
     pub fn advance_to(&mut self, t: f64) -> Result<(), RunError> {
-        let target = (t / self.dt - 1e-9).ceil().max(0.0) as u64;
+        let target = (t / self.setup.dt - 1e-9).ceil().max(0.0) as u64;
         match target.checked_sub(self.step()) {
             Some(n) if n > 0 => self.advance(n),
             _ => Ok(()),
@@ -187,16 +189,17 @@ impl<B: Backend> Simulation<B> {
     /// The outlets' names (the open domain last) and which one is the
     /// domain's.
     pub fn outlets(&self) -> &OutletSet {
-        &self.outlets
+        &self.setup.outlets
     }
 
     /// Per `[[insert]]` entry: particles its rate asked for up to now and
     /// not yet placed (its region was full).
     pub fn insert_shortfall(&self) -> Vec<u64> {
         let done = self.step();
-        (0..self.scene.inserts.len())
+        (0..self.setup.scene.inserts.len())
             .map(|k| {
-                self.plan
+                self.setup
+                    .inserts
                     .target_before(k, done)
                     .saturating_sub(self.flow.inserted[k].count)
             })
