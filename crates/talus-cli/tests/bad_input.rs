@@ -2500,7 +2500,13 @@ fn body_explicit_step_too_small() {
 fn analyze_fails(args: &[&str], prefix: &str, fragments: &[&str]) -> String {
     let mut all = vec!["analyze"];
     all.extend_from_slice(args);
-    let out = talus(&all);
+    fails_in_one_line(&all, prefix, fragments).0
+}
+
+/// `talus ARGS…` fails with one line starting with `error: PREFIX` and
+/// holding every fragment: that line and the context of a failed check.
+fn fails_in_one_line(args: &[&str], prefix: &str, fragments: &[&str]) -> (String, String) {
+    let out = talus(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let context = format!(
         "args {args:?}, status {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
@@ -2521,7 +2527,7 @@ fn analyze_fails(args: &[&str], prefix: &str, fragments: &[&str]) -> String {
             "expected {f:?} in the message\n{context}"
         );
     }
-    lines[0].to_string()
+    (lines[0].to_string(), context)
 }
 
 /// A run directory whose `particles.pvd` lists `n` snapshots (files not
@@ -2702,27 +2708,7 @@ fn validate_fails(args: &[&str], prefix: &str, fragments: &[&str]) {
         out_dir.to_str().unwrap(),
     ];
     all.extend_from_slice(args);
-    let out = talus(&all);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let context = format!(
-        "args {args:?}, status {:?}\n--- stderr ---\n{stderr}--- stdout ---\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(!out.status.success(), "expected a failure\n{context}");
-    assert!(!stderr.contains("panicked"), "{context}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "expected one error line\n{context}");
-    assert!(
-        lines[0].starts_with(&format!("error: {prefix}")),
-        "expected the line to start with \"error: {prefix}\"\n{context}"
-    );
-    for f in fragments {
-        assert!(
-            lines[0].contains(f),
-            "expected {f:?} in the message\n{context}"
-        );
-    }
+    let (_, context) = fails_in_one_line(&all, prefix, fragments);
     assert!(!out_dir.exists(), "a case ran\n{context}");
 }
 

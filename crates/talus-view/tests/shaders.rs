@@ -2,18 +2,9 @@
 //! errors printed with source spans; the Rust twins of their structs have
 //! naga's sizes; every file in `shaders/` is built in.
 
-fn module(name: &str, src: &str) -> naga::Module {
-    let m = naga::front::wgsl::parse_str(src)
-        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string_with_path(src, name)));
-    let mut v = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    );
-    if let Err(e) = v.validate(&m) {
-        panic!("{name}: {}", e.emit_to_string_with_path(src, name));
-    }
-    m
-}
+#[path = "../../talus/tests/common/naga_check.rs"]
+mod naga_check;
+use naga_check::module;
 
 #[test]
 fn every_file_in_shaders_is_built_in() {

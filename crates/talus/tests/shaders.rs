@@ -4,18 +4,9 @@
 
 use talus::gpu::{layout, shaders};
 
-fn module(name: &str, src: &str) -> naga::Module {
-    let m = naga::front::wgsl::parse_str(src)
-        .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string_with_path(src, name)));
-    let mut v = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    );
-    if let Err(e) = v.validate(&m) {
-        panic!("{name}: {}", e.emit_to_string_with_path(src, name));
-    }
-    m
-}
+#[path = "common/naga_check.rs"]
+mod naga_check;
+use naga_check::module;
 
 #[test]
 fn every_shader_parses_and_validates() {
