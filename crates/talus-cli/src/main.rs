@@ -573,7 +573,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     );
     outln!("walls        {}", scene.walls.len());
     for i in 0..scene.walls.len() {
-        outln!("             {}", wall_line(&scene, i));
+        outln!("             {}", wall_line(scene, i));
     }
     if !scene.bodies.is_empty() {
         outln!("bodies       {}", scene.bodies.len());

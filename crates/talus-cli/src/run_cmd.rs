@@ -241,7 +241,7 @@ fn recorder(a: &RunArgs, scene: &Scene, out: &Path) -> Result<Option<Recorder>, 
                         let size = talus_view::headless::parse_size(&r.size)
                             .map_err(|e| format!("--size: {e}"))?;
                         talus_view::record::Recorder::new(
-                            &scene,
+                            scene,
                             every,
                             out.join("frames"),
                             by,
