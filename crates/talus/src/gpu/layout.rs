@@ -369,6 +369,7 @@ pub struct SurfInfo {
     pub scale: [f32; 4],
 }
 
+#[cfg(feature = "test-kernels")]
 /// One input of the wall twin test (`WallCase` in
 /// `shaders/wall_eval.wgsl`; `gpu::wall_eval::WallEval`).
 #[repr(C)]
@@ -382,6 +383,7 @@ pub struct WallCase {
     pub t: [f32; 4],
 }
 
+#[cfg(feature = "test-kernels")]
 /// What `wall_eval` finds for a [`WallCase`] (`WallOut` in
 /// `shaders/wall_eval.wgsl`).
 #[repr(C)]
@@ -439,6 +441,7 @@ impl WallMotion {
     }
 }
 
+#[cfg(feature = "test-kernels")]
 /// One contact for the law alone (`LawCase` in `shaders/law_eval.wgsl`),
 /// in the canonical orientation a → b.
 #[repr(C)]
@@ -456,6 +459,7 @@ pub struct LawCase {
     pub hist: [f32; 4],
 }
 
+#[cfg(feature = "test-kernels")]
 /// What the law returns for a [`LawCase`] (`LawOut` in law_eval.wgsl).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
@@ -574,7 +578,9 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             grid_dims,
             prims
         }),
+        #[cfg(feature = "test-kernels")]
         layout!(WallCase { wall, motion, x, t }),
+        #[cfg(feature = "test-kernels")]
         layout!(WallOut {
             gap,
             flags,
@@ -583,6 +589,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             dir,
             vel
         }),
+        #[cfg(feature = "test-kernels")]
         layout!(LawCase {
             pair,
             a,
@@ -591,6 +598,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             normal,
             hist
         }),
+        #[cfg(feature = "test-kernels")]
         layout!(LawOut {
             force_a,
             torque_a,

@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod flow;
 pub mod integrate;
 pub mod kernel;
+#[cfg(feature = "test-kernels")]
 pub mod law;
 pub mod layout;
 pub mod neighbours;
@@ -20,6 +21,7 @@ pub mod save;
 pub mod shaders;
 pub mod sort;
 pub mod surfaces;
+#[cfg(feature = "test-kernels")]
 pub mod wall_eval;
 pub mod walls;
 
@@ -104,7 +106,9 @@ pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
         &diagnostics::DiagnosticsKernels::DECLS,
         &flow::FlowKernels::DECLS,
         &surfaces::SurfaceKernels::DECLS,
+        #[cfg(feature = "test-kernels")]
         &law::LawEval::DECLS,
+        #[cfg(feature = "test-kernels")]
         &wall_eval::WallEval::DECLS,
         &copy::CopyKernel::DECLS,
     ]

@@ -11,6 +11,7 @@ pub fn sources() -> Vec<(&'static str, String)> {
     let law = include_str!("../../shaders/law.wgsl");
     let walls = include_str!("../../shaders/walls.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
+    #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
     let with_walls = |name: &'static str, src: &str| (name, format!("{common}\n{walls}\n{src}"));
     let with_both =
@@ -24,7 +25,9 @@ pub fn sources() -> Vec<(&'static str, String)> {
             include_str!("../../shaders/neighbours.wgsl"),
         ),
         with_both("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+        #[cfg(feature = "test-kernels")]
         with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
+        #[cfg(feature = "test-kernels")]
         with_walls(
             "wall_eval.wgsl",
             include_str!("../../shaders/wall_eval.wgsl"),
