@@ -127,17 +127,6 @@ impl Outputs {
         })
     }
 
-    /// The run directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Steps between outputs (rounded up to the bodies' exchange
-    /// interval).
-    pub fn every(&self) -> u64 {
-        self.every
-    }
-
     /// The step after which the next row is due (rows record the state
     /// after step `next_row`, measured at step `next_row + 1`).
     pub fn next_row(&self) -> u64 {

@@ -107,12 +107,6 @@ impl<B: Backend> Simulation<B> {
         &self.backend
     }
 
-    /// The backend, for what only it offers (the viewer draws from the GPU
-    /// backend's buffers). Advancing it directly bypasses the flow tally.
-    pub fn backend_mut(&mut self) -> &mut B {
-        &mut self.backend
-    }
-
     /// Hands the advances to `o` from now on (until the simulation is
     /// dropped, or [`release`](Self::release)).
     pub fn observe(&mut self, o: Box<dyn Observe<B>>) {
