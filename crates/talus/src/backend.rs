@@ -171,7 +171,7 @@ impl std::error::Error for RunError {}
 
 use crate::checkpoint::Saved;
 use crate::flow::FlowEvent;
-use crate::walls::{Pose, WallLoad};
+use crate::walls::{Pose, WallEdit, WallLoad};
 
 pub trait Backend {
     /// "cpu" or "gpu".
@@ -197,6 +197,11 @@ pub trait Backend {
     fn particle_count(&mut self) -> u64;
     /// Everything the next step depends on ([`crate::checkpoint`]).
     fn save(&mut self) -> Saved;
+    /// Continues, between two advances, with `setup`'s walls in place of
+    /// the current ones, `edit` saying which wall became which: the state
+    /// saved, remapped ([`WallEdit::remap`]) and restored on `setup`, so
+    /// all the edit leaves alone goes on bit for bit.
+    fn rewall(&mut self, setup: &crate::setup::Setup, edit: &WallEdit) -> Result<(), String>;
     /// The FEM bodies, where the scene has any (their state at the start
     /// of the current exchange interval is what outputs report).
     fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
@@ -247,6 +252,13 @@ macro_rules! forward_backend {
             }
             fn particle_count(&mut self) -> u64 {
                 (**self).particle_count()
+            }
+            fn rewall(
+                &mut self,
+                setup: &$crate::setup::Setup,
+                edit: &$crate::walls::WallEdit,
+            ) -> Result<(), String> {
+                (**self).rewall(setup, edit)
             }
             fn save(&mut self) -> $crate::checkpoint::Saved {
                 (**self).save()

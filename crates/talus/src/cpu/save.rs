@@ -10,7 +10,6 @@
 use super::data::Step;
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::state::{Motion, Particles};
-use glam::DVec3;
 
 /// Converts a list-entry history or position array between precisions.
 fn widen4(v: &[[f32; 4]]) -> Vec<[f64; 4]> {
@@ -45,19 +44,7 @@ impl Step {
         s.put("nbr_start", &w.nbr_start);
         s.put("nbr", &w.nbr);
         s.put("nbr_hist", &w.nbr_hist);
-        let walls: Vec<f64> = self
-            .walls
-            .bodies
-            .iter()
-            .flat_map(|b| {
-                let (t, a) = b.built;
-                let (f, q) = (b.load.force, b.load.torque);
-                [
-                    b.servo_s, b.servo_v, t.x, t.y, t.z, a, f[0], f[1], f[2], q[0], q[1], q[2],
-                ]
-            })
-            .collect();
-        s.put("walls", &walls);
+        s.put("walls", &self.walls.state_words());
         s
     }
 
@@ -144,13 +131,7 @@ impl Step {
         w.nbr_hist = hist;
         w.scratch = None;
         self.particles = particles;
-        for (b, x) in self.walls.bodies.iter_mut().zip(walls.chunks(WALL_WORDS)) {
-            b.servo_s = x[0];
-            b.servo_v = x[1];
-            b.built = (DVec3::new(x[2], x[3], x[4]), x[5]);
-            b.load.force = [x[6], x[7], x[8]];
-            b.load.torque = [x[9], x[10], x[11]];
-        }
+        self.walls.set_state_words(&walls);
         self.step = sc.step;
         self.walls.pose_at(sc.step as f64 * self.law.dt);
         self.next_id = sc.next_id;

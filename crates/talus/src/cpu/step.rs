@@ -380,6 +380,15 @@ impl Backend for CpuBackend {
         self.st.particles.len() as u64
     }
 
+    fn rewall(&mut self, setup: &Setup, edit: &crate::walls::WallEdit) -> Result<(), String> {
+        let mut saved = self.save();
+        edit.remap(&mut saved)?;
+        let threads = self.threads;
+        *self = CpuBackend::restore_setup(setup, &saved)?;
+        self.threads = threads;
+        Ok(())
+    }
+
     fn save(&mut self) -> crate::checkpoint::Saved {
         let mut s = self.st.save();
         if let Some(b) = &self.bodies {

@@ -32,6 +32,7 @@ use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::scene::Scene;
 use crate::setup::Setup;
 use crate::state::{convert_motion, Motion, Particles};
+use crate::walls::WallEdit;
 use glam::DVec3;
 
 impl GpuBackend {
@@ -304,13 +305,7 @@ impl GpuBackend {
                 let h64: Vec<[f64; 4]> = saved.array_any("nbr_hist").map_err(bad)?;
                 let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies).map_err(bad)?;
                 let mut set = setup.walls.clone();
-                for (b, x) in set.bodies.iter_mut().zip(w.chunks(WALL_WORDS)) {
-                    b.servo_s = x[0];
-                    b.servo_v = x[1];
-                    b.built = (DVec3::new(x[2], x[3], x[4]), x[5]);
-                    b.load.force = [x[6], x[7], x[8]];
-                    b.load.torque = [x[9], x[10], x[11]];
-                }
+                set.set_state_words(&w);
                 set.pose_at(sc.step as f64 * self.dt);
                 let mut poses = WallTables::new(&set).pose;
                 poses.truncate(bodies);
@@ -407,4 +402,39 @@ impl GpuBackend {
         self.flow.pending = state.id.iter().filter(|&&i| i == NONE).count() as u64;
         self.load_surfaces(saved, setup)
     }
+}
+
+/// The GPU's own words of a checkpoint after [`WallEdit::remap`]: the
+/// control words (the list's new length; the next step rebuilds) and the
+/// per-wall pose records, moved with their walls; a fresh wall's (inserted,
+/// or with a new motion) is the host's pose at the saved step, from its
+/// servo state, build pose and load in the `walls` words.
+pub(super) fn rewall_device_words(
+    saved: &mut Saved,
+    setup: &Setup,
+    edit: &WallEdit,
+    dt: f64,
+) -> Result<(), String> {
+    use super::layout::{CTL_LEN, CTL_LIST_LEN, CTL_REBUILD};
+    let len = saved.array_any::<u32>("nbr")?.len() as u32;
+    let mut ctl: Vec<u32> = saved.array("ctl", CTL_LEN)?;
+    ctl[CTL_REBUILD] = 1;
+    ctl[CTL_LIST_LEN] = len;
+    edit.replace(saved, "ctl", bytemuck::cast_slice(&ctl).to_vec());
+    let size = std::mem::size_of::<WallPose>();
+    edit.per_body(saved, "wall_pose", size)?;
+    let bodies = edit.fresh.len();
+    let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies)?;
+    let mut set = setup.walls.clone();
+    set.set_state_words(&w);
+    set.pose_at(saved.scalars.step as f64 * dt);
+    let host = WallTables::new(&set).pose;
+    let mut poses: Vec<WallPose> = saved.array("wall_pose", bodies)?;
+    for (k, fresh) in edit.fresh.iter().enumerate() {
+        if *fresh {
+            poses[k] = host[k];
+        }
+    }
+    edit.replace(saved, "wall_pose", bytemuck::cast_slice(&poses).to_vec());
+    Ok(())
 }

@@ -14,4 +14,4 @@ pub use driver::{
     drive, run, to_inits, Quiet, RunConfig, RunFailure, SnapshotHook, Summary, Watch,
 };
 pub use outputs::{Outputs, FLOW_CSV_HEADER};
-pub use simulation::{Balance, Observe, Simulation};
+pub use simulation::{Balance, EditError, Observe, Simulation};

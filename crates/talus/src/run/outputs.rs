@@ -46,6 +46,9 @@ pub struct Outputs {
     energy: Table,
     flow: Table,
     walls: Option<(WallsCsv, WallSeries)>,
+    /// The scene's walls when the outputs were opened (`walls.csv` has
+    /// their columns, `walls.pvd` their triangles).
+    wall_set: Vec<crate::scene::Wall>,
     bodies: Option<(BodiesCsv, BodySeries)>,
     particles: Series,
 }
@@ -122,9 +125,29 @@ impl Outputs {
             energy,
             flow,
             walls,
+            wall_set: scene.walls.clone(),
             bodies,
             particles,
         })
+    }
+
+    /// An error when the simulation's walls are no longer those the files
+    /// were opened for (a wall inserted, removed or given a new motion
+    /// since): their columns and triangles would be wrong. Open new
+    /// outputs after such an edit.
+    fn same_walls<B: Backend>(&self, sim: &Simulation<B>) -> Result<(), WriteError> {
+        if sim.scene().walls == self.wall_set {
+            return Ok(());
+        }
+        let path = self.dir.join("walls.csv");
+        at_path(
+            Err(std::io::Error::other(format!(
+                "the walls changed since the outputs were opened ({} then, {} now): open new outputs",
+                self.wall_set.len(),
+                sim.scene().walls.len()
+            ))),
+            &path,
+        )
     }
 
     /// The step after which the next row is due (rows record the state
@@ -142,6 +165,7 @@ impl Outputs {
         b: &Balance,
         done: u64,
     ) -> Result<(), WriteError> {
+        self.same_walls(sim)?;
         let t = (done - 1) as f64 * sim.dt();
         let d = &b.particles;
         let body_cols = if self.bodies.is_some() {
@@ -197,6 +221,7 @@ impl Outputs {
         states: Option<&[BodyNow]>,
         t: f64,
     ) -> Result<(), WriteError> {
+        self.same_walls(sim)?;
         let k = self.snapshot_k;
         let name = format!("particles_{k:05}.vtu");
         let path = self.dir.join(&name);

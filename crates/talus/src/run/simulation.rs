@@ -15,10 +15,11 @@ use crate::backend::{Backend, Diagnostics, RunError};
 use crate::checkpoint::{DriverState, Saved};
 use crate::fem::coupling::BodyNow;
 use crate::flow::{FlowTally, OutletSet};
-use crate::scene::Scene;
+use crate::scene::error::SceneError;
+use crate::scene::{Dt, Scene, Wall, WallMotion};
 use crate::setup::Setup;
 use crate::state::Particles;
-use crate::walls::{Pose, WallLoad};
+use crate::walls::{Pose, WallEdit, WallLoad};
 use std::sync::Arc;
 
 /// The energy balance at one instant: the particles' energies, the FEM
@@ -40,6 +41,17 @@ pub struct Balance {
     /// the reference, moving now): `summary.json`'s
     /// `energy_residual_relative` at the last balance.
     pub residual_ratio: f64,
+}
+
+/// Why a wall edit was refused (the simulation is left as it was).
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error("no wall {index}: the scene has {count}")]
+    NoWall { index: usize, count: usize },
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    #[error("the backend could not take the new walls: {0}")]
+    Backend(String),
 }
 
 /// A client that runs a simulation's steps its own way and works between
@@ -241,6 +253,94 @@ impl<B: Backend> Simulation<B> {
     /// Self::balance) (0 before the first).
     pub fn residual_ratio(&self) -> f64 {
         self.residual_ratio
+    }
+
+    /// Adds `wall` after the scene's walls (its index returned), from the
+    /// next step on; the list is rebuilt then. A wall placed into particles
+    /// pushes them out as hard as the overlap says: place it clear.
+    pub fn insert_wall(&mut self, wall: Wall) -> Result<usize, EditError> {
+        let mut walls = self.setup.scene.walls.clone();
+        let k = walls.len();
+        walls.push(wall);
+        let map = (0..k).map(Some).collect();
+        self.edit_walls(walls, map, &[k])?;
+        Ok(k)
+    }
+
+    /// Takes scene wall `k` away (returned), from the next step on: its
+    /// contacts end, the walls after it move down an index.
+    pub fn remove_wall(&mut self, k: usize) -> Result<Wall, EditError> {
+        let mut walls = self.setup.scene.walls.clone();
+        self.check_wall(k)?;
+        let gone = walls.remove(k);
+        let map = (0..walls.len() + 1)
+            .map(|j| match j.cmp(&k) {
+                std::cmp::Ordering::Less => Some(j),
+                std::cmp::Ordering::Equal => None,
+                std::cmp::Ordering::Greater => Some(j - 1),
+            })
+            .collect();
+        self.edit_walls(walls, map, &[])?;
+        Ok(gone)
+    }
+
+    /// Gives scene wall `k` the prescribed motion `motion` (None: at rest)
+    /// from the next step on. Like the scene's `[walls.motion]`, it is a
+    /// law of the run's time: the wall stands where that law puts it now,
+    /// so to set a resting wall moving without a jump start it now
+    /// (`start` = [`time`](Self::time)). Its contacts keep their history;
+    /// the list is rebuilt at the next step.
+    pub fn set_wall_motion(
+        &mut self,
+        k: usize,
+        motion: Option<WallMotion>,
+    ) -> Result<(), EditError> {
+        self.check_wall(k)?;
+        let mut walls = self.setup.scene.walls.clone();
+        walls[k].motion = motion;
+        let map = (0..walls.len()).map(Some).collect();
+        self.edit_walls(walls, map, &[k])
+    }
+
+    fn check_wall(&self, index: usize) -> Result<(), EditError> {
+        let count = self.setup.scene.walls.len();
+        if index >= count {
+            return Err(EditError::NoWall { index, count });
+        }
+        Ok(())
+    }
+
+    /// The scene with `walls` for its walls, resolved (its time step kept)
+    /// and taken up by the backend: `map` says which old scene wall became
+    /// which, `fresh` the new walls posed afresh. The FEM bodies' surfaces
+    /// follow the scene's walls and keep their order. An observer is let
+    /// go first (it may hold the backend's old buffers).
+    fn edit_walls(
+        &mut self,
+        walls: Vec<Wall>,
+        mut map: Vec<Option<usize>>,
+        fresh: &[usize],
+    ) -> Result<(), EditError> {
+        let mut scene = self.setup.scene.clone();
+        scene.walls = walls;
+        scene.simulation.dt = Dt::Fixed(self.setup.dt);
+        scene.validate()?;
+        let setup = Setup::new(scene)?;
+        let (old_n, new_n) = (self.setup.scene.walls.len(), setup.scene.walls.len());
+        let surfaces = self.setup.walls.bodies.len() - old_n;
+        map.extend((0..surfaces).map(|j| Some(new_n + j)));
+        let mut is_fresh = vec![false; setup.walls.bodies.len()];
+        for &k in fresh {
+            is_fresh[k] = true;
+        }
+        let edit = WallEdit::new(&self.setup.walls, &setup.walls, map, is_fresh)
+            .map_err(EditError::Backend)?;
+        self.release();
+        self.backend
+            .rewall(&setup, &edit)
+            .map_err(EditError::Backend)?;
+        self.setup = Arc::new(setup);
+        Ok(())
     }
 
     /// Everything the backend's next step depends on.

@@ -18,8 +18,10 @@
 //! | `motion.rs` | a wall's pose at a time: prescribed motion and servo offset |
 //! | `mesh_grid.rs` | a mesh's triangles by cell of its body frame |
 //! | `set.rs` | the walls of a run: primitives, bodies, poses, servos, loads |
+//! | `edit.rs` | walls inserted, removed or re-moved between advances: a checkpoint's wall references remapped |
 //! | `surface.rs` | the FEM bodies' surfaces: triangles whose vertices move between exchanges, the grains' forces on their nodes |
 
+pub mod edit;
 pub mod geometry;
 pub mod mesh_grid;
 pub mod motion;
@@ -27,6 +29,7 @@ pub mod primitive;
 pub mod set;
 pub mod surface;
 
+pub use edit::WallEdit;
 pub use geometry::{gap, on_triangle, Feature, WallGap};
 pub use mesh_grid::MeshGrid;
 pub use motion::{pose_at, reach, Pose};

@@ -122,6 +122,39 @@ pub struct WallSet {
 pub const GRID_REACH_MARGIN: f64 = 1.05;
 
 impl WallSet {
+    /// Each body's state that a run carries on (a checkpoint's `walls`
+    /// section, [`crate::checkpoint::WALL_WORDS`] words each): servo
+    /// displacement and velocity, translation and angle at the last build,
+    /// load force and torque.
+    pub fn state_words(&self) -> Vec<f64> {
+        self.bodies
+            .iter()
+            .flat_map(|b| {
+                let (t, a) = b.built;
+                let (f, q) = (b.load.force, b.load.torque);
+                [
+                    b.servo_s, b.servo_v, t.x, t.y, t.z, a, f[0], f[1], f[2], q[0], q[1], q[2],
+                ]
+            })
+            .collect()
+    }
+
+    /// Takes up [`WallSet::state_words`] (the bodies in order; words for
+    /// fewer bodies set those).
+    pub fn set_state_words(&mut self, w: &[f64]) {
+        for (b, x) in self
+            .bodies
+            .iter_mut()
+            .zip(w.chunks(crate::checkpoint::WALL_WORDS))
+        {
+            b.servo_s = x[0];
+            b.servo_v = x[1];
+            b.built = (DVec3::new(x[2], x[3], x[4]), x[5]);
+            b.load.force = [x[6], x[7], x[8]];
+            b.load.torque = [x[9], x[10], x[11]];
+        }
+    }
+
     /// The walls of `scene` at t = 0: its walls, then one wall body per
     /// FEM body, `body_meshes[i]` the tetrahedra of `scene.bodies[i]`
     /// ([`crate::fem::build::body_mesh`]; a run's are
