@@ -513,26 +513,21 @@ pub fn hopper_bed(cell: &JammedCell, n: usize, mesh: bool) -> Scene {
     }
     let mut s = b.build_unchecked();
     let shape = if mesh {
-        let (k, rings) = HOPPER_MESH;
-        let at = |i: usize, j: usize| {
-            let z = h * j as f64 / rings as f64;
-            let rad = r_out + z * tan;
-            let a = 2.0 * std::f64::consts::PI * (i % k) as f64 / k as f64;
-            [c + rad * a.cos(), c + rad * a.sin(), z]
+        let (around, rings) = HOPPER_MESH;
+        let cut = talus::io::walls::Cut {
+            around,
+            rings,
+            alternate: true,
+            equal_area: false,
         };
-        let mut t = Vec::with_capacity(2 * k * rings);
-        for j in 0..rings {
-            for i in 0..k {
-                let (p00, p10, p11, p01) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
-                if (i + j) % 2 == 0 {
-                    t.push([p00, p10, p11]);
-                    t.push([p00, p11, p01]);
-                } else {
-                    t.push([p00, p10, p01]);
-                    t.push([p10, p11, p01]);
-                }
-            }
-        }
+        let t = talus::io::walls::frustum_triangles(
+            glam::DVec3::new(c, c, 0.0),
+            glam::DVec3::Z,
+            [0.0, h],
+            [r_out, r_top],
+            cut,
+            Side::Outside,
+        );
         Shape::Mesh {
             file: "hopper (bench)".into(),
             triangles: t,

@@ -157,7 +157,7 @@ pub fn tessellate(wall: &Wall, domain: &Domain) -> Vec<Triangle> {
                         (lo.min(s), hi.max(s))
                     }),
             };
-            frustum(c, a, [s0, s1], [*radius, *radius], *side)
+            frustum_triangles(c, a, [s0, s1], [*radius, *radius], Cut::PICTURE, *side)
         }
         Shape::Cone {
             center,
@@ -170,7 +170,14 @@ pub fn tessellate(wall: &Wall, domain: &Domain) -> Vec<Triangle> {
             if a == DVec3::ZERO {
                 return Vec::new();
             }
-            frustum(DVec3::from(*center), a, [0.0, *length], *radius, *side)
+            frustum_triangles(
+                DVec3::from(*center),
+                a,
+                [0.0, *length],
+                *radius,
+                Cut::PICTURE,
+                *side,
+            )
         }
     }
 }
@@ -202,25 +209,88 @@ fn basis(n: DVec3) -> (DVec3, DVec3) {
     (u, n.cross(u))
 }
 
-/// The lateral surface between axial positions `s[0]` and `s[1]` (radius
-/// `r[0]`, `r[1]`) about the axis `a` (unit) through `c`.
-fn frustum(c: DVec3, a: DVec3, s: [f64; 2], r: [f64; 2], side: Side) -> Vec<Triangle> {
-    let (e1, e2) = basis(a); // e1 × e2 = a
-    let ring = |k: usize, j: usize| {
-        let th = std::f64::consts::TAU * (k % SEGMENTS) as f64 / SEGMENTS as f64;
-        (c + s[j] * a + r[j] * (th.cos() * e1 + th.sin() * e2)).to_array()
+/// How the lateral surface of a cylinder or cone is cut into triangles
+/// ([`frustum_triangles`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cut {
+    /// Segments around (at least 3).
+    pub around: usize,
+    /// Rings along the axis (at least 1).
+    pub rings: usize,
+    /// Each quad split along alternating diagonals (a checkerboard), else
+    /// every quad from its first corner.
+    pub alternate: bool,
+    /// The radii scaled by √(2π / (n sin(2π/n))), so that each ring's
+    /// polygon has the circle's area (a mesh standing in for the analytic
+    /// surface holds its volume), else the vertices on the circle.
+    pub equal_area: bool,
+}
+
+impl Cut {
+    /// What the walls' `.vtu` files draw: [`SEGMENTS`] around, one ring.
+    pub const PICTURE: Cut = Cut {
+        around: SEGMENTS,
+        rings: 1,
+        alternate: false,
+        equal_area: false,
     };
-    let mut out = Vec::with_capacity(2 * SEGMENTS);
-    for k in 0..SEGMENTS {
-        let (p00, p10, p11, p01) = (ring(k, 0), ring(k + 1, 0), ring(k + 1, 1), ring(k, 1));
-        // (p00, p10, p11) turns with θ then along a: normal outward
-        for t in [[p00, p10, p11], [p00, p11, p01]] {
-            let t = match side {
-                Side::Outside => t,
-                Side::Inside => [t[0], t[2], t[1]],
+}
+
+/// The one tessellator of the round walls (pictures, and meshes standing
+/// in for a cone or a cylinder in the studies): the lateral surface
+/// between axial positions `s[0]` and `s[1]` (radius `r[0]`, `r[1]`,
+/// linear between) about the unit axis `a` through `c`, cut as `cut`
+/// says, facing outward (`Side::Outside`) or inward. Zero-area triangles
+/// (at a radius of 0) are left out.
+pub fn frustum_triangles(
+    c: DVec3,
+    a: DVec3,
+    s: [f64; 2],
+    r: [f64; 2],
+    cut: Cut,
+    side: Side,
+) -> Vec<Triangle> {
+    let (n, rings) = (cut.around.max(3), cut.rings.max(1));
+    let (e1, e2) = basis(a); // e1 × e2 = a
+    let step = std::f64::consts::TAU / n as f64;
+    let scale = if cut.equal_area {
+        (std::f64::consts::TAU / (n as f64 * step.sin())).sqrt()
+    } else {
+        1.0
+    };
+    // ring j's axial position and radius (the ends exact)
+    let at = |j: usize| -> (f64, f64) {
+        if j == rings {
+            (s[1], r[1])
+        } else {
+            let f = |v: [f64; 2]| v[0] + (v[1] - v[0]) * j as f64 / rings as f64;
+            (f(s), f(r))
+        }
+    };
+    let vertex = |k: usize, j: usize| {
+        let th = step * (k % n) as f64;
+        let (sj, rj) = at(j);
+        (c + sj * a + (rj * scale) * (th.cos() * e1 + th.sin() * e2)).to_array()
+    };
+    let mut out = Vec::with_capacity(2 * n * rings);
+    for j in 0..rings {
+        for k in 0..n {
+            let (p00, p10) = (vertex(k, j), vertex(k + 1, j));
+            let (p11, p01) = (vertex(k + 1, j + 1), vertex(k, j + 1));
+            // (p00, p10, p11) turns with θ then along a: normal outward
+            let pair = if cut.alternate && (k + j) % 2 == 1 {
+                [[p00, p10, p01], [p10, p11, p01]]
+            } else {
+                [[p00, p10, p11], [p00, p11, p01]]
             };
-            if area2(&t) > 0.0 {
-                out.push(t);
+            for t in pair {
+                let t = match side {
+                    Side::Outside => t,
+                    Side::Inside => [t[0], t[2], t[1]],
+                };
+                if area2(&t) > 0.0 {
+                    out.push(t);
+                }
             }
         }
     }
@@ -514,6 +584,55 @@ mod tests {
             let want = length.unwrap_or(0.05);
             assert!(lo.abs() < 1e-15 && (hi - want).abs() < 1e-15, "{lo} {hi}");
         }
+    }
+
+    /// A cut in rings with alternating diagonals and equal-area polygons:
+    /// the asked count of triangles, each facing outward, the rings'
+    /// polygons of the circle's area, and the two diagonals used equally.
+    #[test]
+    fn a_cut_has_its_rings_diagonals_and_area() {
+        let cut = Cut {
+            around: 12,
+            rings: 4,
+            alternate: true,
+            equal_area: true,
+        };
+        let (r0, r1, h) = (0.5, 1.5, 2.0);
+        let t = frustum_triangles(
+            DVec3::ZERO,
+            DVec3::Z,
+            [0.0, h],
+            [r0, r1],
+            cut,
+            Side::Outside,
+        );
+        assert_eq!(t.len(), 2 * 12 * 4);
+        let mut first_corner = 0;
+        for (q, tri) in t.iter().enumerate() {
+            let [a, b, c] = tri.map(DVec3::from);
+            let n = (b - a).cross(c - a);
+            let mid = (a + b + c) / 3.0;
+            assert!(
+                n.dot(DVec3::new(mid.x, mid.y, 0.0)) > 0.0,
+                "triangle {q} faces out"
+            );
+            if q % 2 == 0 && tri[2] == t[q + 1][1] {
+                first_corner += 1; // split along p00–p11
+            }
+        }
+        assert_eq!(first_corner, 12 * 4 / 2, "half the quads each way");
+        // the bottom ring: a 12-gon of area π r0²
+        let ring: Vec<DVec3> = t
+            .iter()
+            .flatten()
+            .map(|v| DVec3::from(*v))
+            .filter(|v| v.z == 0.0)
+            .collect();
+        let rad = ring[0].length();
+        assert!(ring.iter().all(|v| (v.length() - rad).abs() < 1e-12));
+        let area = 0.5 * 12.0 * rad * rad * (std::f64::consts::TAU / 12.0).sin();
+        let circle = std::f64::consts::PI * r0 * r0;
+        assert!((area - circle).abs() < 1e-12 * circle, "{area} vs {circle}");
     }
 
     #[test]

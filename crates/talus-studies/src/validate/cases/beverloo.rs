@@ -121,39 +121,27 @@ pub fn orifice_plate(hole: f64, outer: f64, z: f64, n: usize) -> Vec<[[f64; 3]; 
 
 /// A conical hopper wall of half-angle `half_angle` (rad, from the
 /// vertical): radius `outlet` at z = 0 widening to `top` radius, as
-/// triangles (`n` around).
+/// triangles (`n` around, rings about as tall as the outlet's segments are
+/// wide), each ring's polygon of the circle's area.
 pub fn cone_triangles(outlet: f64, top: f64, half_angle: f64, n: usize) -> Vec<[[f64; 3]; 3]> {
+    use talus::io::walls::{frustum_triangles, Cut};
     let n = n.max(8);
-    let th = 2.0 * PI / n as f64;
-    let equal_area = (2.0 * PI / (n as f64 * th.sin())).sqrt();
     let h = (top - outlet) / half_angle.tan();
-    let rings = ((h / (outlet * th)).ceil() as usize).clamp(4, 64);
-    let p = |r: f64, z: f64, k: usize| {
-        let a = th * k as f64;
-        [r * equal_area * a.cos(), r * equal_area * a.sin(), z]
+    let rings = ((h / (outlet * 2.0 * PI / n as f64)).ceil() as usize).clamp(4, 64);
+    let cut = Cut {
+        around: n,
+        rings,
+        alternate: false,
+        equal_area: true,
     };
-    let mut t = Vec::new();
-    for j in 0..rings {
-        let (z0, z1) = (
-            h * j as f64 / rings as f64,
-            h * (j + 1) as f64 / rings as f64,
-        );
-        let (r0, r1) = (
-            outlet + z0 * half_angle.tan(),
-            outlet + z1 * half_angle.tan(),
-        );
-        for k in 0..n {
-            let (a, b, c, d) = (
-                p(r0, z0, k),
-                p(r0, z0, k + 1),
-                p(r1, z1, k + 1),
-                p(r1, z1, k),
-            );
-            t.push([a, b, c]);
-            t.push([a, c, d]);
-        }
-    }
-    t
+    frustum_triangles(
+        glam::DVec3::ZERO,
+        glam::DVec3::Z,
+        [0.0, h],
+        [outlet, top],
+        cut,
+        Side::Outside,
+    )
 }
 
 /// A mesh wall's triangles.
