@@ -1,521 +1,32 @@
-//! Text and a colour legend drawn into an RGBA image, with a small bitmap
-//! font of its own (5 × 7 pixels a glyph, descenders two rows below, one
-//! column of spacing): the headless path composites the image onto the
-//! render ([`composite`]), a window can upload it as a texture.
+//! Text and a colour legend drawn into an RGBA image: the text in DejaVu
+//! Sans Mono, the font the `dejavu` crate ships (the plots of `talus
+//! validate` and `talus analyze` use its DejaVu Sans), rasterised by
+//! `ab_glyph`, the same on every machine. The headless path composites the
+//! image onto the render ([`composite`]), a window can upload it as a
+//! texture.
 //!
 //! The image is **straight** (not premultiplied) alpha, sRGB: 0 where
 //! nothing is drawn.
 
 use super::colormap::{self, Legend};
+use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
+use std::sync::OnceLock;
 
-/// Glyph cell: 5 columns, 7 rows above the baseline, 2 below.
-const GLYPH_W: usize = 5;
-const GLYPH_H: usize = 9;
-/// Advance per character (glyph + one column), in font pixels.
-const ADVANCE: usize = GLYPH_W + 1;
-/// Line height in font pixels.
-const LINE: usize = GLYPH_H + 2;
+/// Line height (ascent + descent) in pixels at scale 1.
+const LINE: usize = 11;
 
-/// The glyphs, each row a string ('#' set, '.' clear), top row first; rows
-/// left out at the bottom are clear. Designed for this file.
-const GLYPHS: &[(char, &[&str])] = &[
-    (
-        '0',
-        &[
-            ".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###.",
-        ],
-    ),
-    (
-        '1',
-        &[
-            "..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###.",
-        ],
-    ),
-    (
-        '2',
-        &[
-            ".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####",
-        ],
-    ),
-    (
-        '3',
-        &[
-            "####.", "....#", "....#", ".###.", "....#", "....#", "####.",
-        ],
-    ),
-    (
-        '4',
-        &[
-            "...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#.",
-        ],
-    ),
-    (
-        '5',
-        &[
-            "#####", "#....", "####.", "....#", "....#", "#...#", ".###.",
-        ],
-    ),
-    (
-        '6',
-        &[
-            "..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###.",
-        ],
-    ),
-    (
-        '7',
-        &[
-            "#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#...",
-        ],
-    ),
-    (
-        '8',
-        &[
-            ".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###.",
-        ],
-    ),
-    (
-        '9',
-        &[
-            ".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##..",
-        ],
-    ),
-    (
-        'A',
-        &[
-            ".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#",
-        ],
-    ),
-    (
-        'B',
-        &[
-            "####.", "#...#", "#...#", "####.", "#...#", "#...#", "####.",
-        ],
-    ),
-    (
-        'C',
-        &[
-            ".###.", "#...#", "#....", "#....", "#....", "#...#", ".###.",
-        ],
-    ),
-    (
-        'D',
-        &[
-            "###..", "#..#.", "#...#", "#...#", "#...#", "#..#.", "###..",
-        ],
-    ),
-    (
-        'E',
-        &[
-            "#####", "#....", "#....", "####.", "#....", "#....", "#####",
-        ],
-    ),
-    (
-        'F',
-        &[
-            "#####", "#....", "#....", "####.", "#....", "#....", "#....",
-        ],
-    ),
-    (
-        'G',
-        &[
-            ".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####",
-        ],
-    ),
-    (
-        'H',
-        &[
-            "#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#",
-        ],
-    ),
-    (
-        'I',
-        &[
-            ".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###.",
-        ],
-    ),
-    (
-        'J',
-        &[
-            "..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##..",
-        ],
-    ),
-    (
-        'K',
-        &[
-            "#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#",
-        ],
-    ),
-    (
-        'L',
-        &[
-            "#....", "#....", "#....", "#....", "#....", "#....", "#####",
-        ],
-    ),
-    (
-        'M',
-        &[
-            "#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#",
-        ],
-    ),
-    (
-        'N',
-        &[
-            "#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#",
-        ],
-    ),
-    (
-        'O',
-        &[
-            ".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###.",
-        ],
-    ),
-    (
-        'P',
-        &[
-            "####.", "#...#", "#...#", "####.", "#....", "#....", "#....",
-        ],
-    ),
-    (
-        'Q',
-        &[
-            ".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#",
-        ],
-    ),
-    (
-        'R',
-        &[
-            "####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#",
-        ],
-    ),
-    (
-        'S',
-        &[
-            ".####", "#....", "#....", ".###.", "....#", "....#", "####.",
-        ],
-    ),
-    (
-        'T',
-        &[
-            "#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#..",
-        ],
-    ),
-    (
-        'U',
-        &[
-            "#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###.",
-        ],
-    ),
-    (
-        'V',
-        &[
-            "#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#..",
-        ],
-    ),
-    (
-        'W',
-        &[
-            "#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#.",
-        ],
-    ),
-    (
-        'X',
-        &[
-            "#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#",
-        ],
-    ),
-    (
-        'Y',
-        &[
-            "#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#..",
-        ],
-    ),
-    (
-        'Z',
-        &[
-            "#####", "....#", "...#.", "..#..", ".#...", "#....", "#####",
-        ],
-    ),
-    (
-        'a',
-        &[
-            ".....", ".....", ".###.", "....#", ".####", "#...#", ".####",
-        ],
-    ),
-    (
-        'b',
-        &[
-            "#....", "#....", "####.", "#...#", "#...#", "#...#", "####.",
-        ],
-    ),
-    (
-        'c',
-        &[
-            ".....", ".....", ".####", "#....", "#....", "#....", ".####",
-        ],
-    ),
-    (
-        'd',
-        &[
-            "....#", "....#", ".####", "#...#", "#...#", "#...#", ".####",
-        ],
-    ),
-    (
-        'e',
-        &[
-            ".....", ".....", ".###.", "#...#", "#####", "#....", ".###.",
-        ],
-    ),
-    (
-        'f',
-        &[
-            "..##.", ".#...", "####.", ".#...", ".#...", ".#...", ".#...",
-        ],
-    ),
-    (
-        'g',
-        &[
-            ".....", ".....", ".####", "#...#", "#...#", ".####", "....#", "....#", ".###.",
-        ],
-    ),
-    (
-        'h',
-        &[
-            "#....", "#....", "####.", "#...#", "#...#", "#...#", "#...#",
-        ],
-    ),
-    (
-        'i',
-        &[
-            "..#..", ".....", ".##..", "..#..", "..#..", "..#..", ".###.",
-        ],
-    ),
-    (
-        'j',
-        &[
-            "...#.", ".....", "..##.", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##..",
-        ],
-    ),
-    (
-        'k',
-        &[
-            "#....", "#....", "#..#.", "#.#..", "##...", "#.#..", "#..#.",
-        ],
-    ),
-    (
-        'l',
-        &[
-            ".##..", "..#..", "..#..", "..#..", "..#..", "..#..", ".###.",
-        ],
-    ),
-    (
-        'm',
-        &[
-            ".....", ".....", "##.#.", "#.#.#", "#.#.#", "#.#.#", "#...#",
-        ],
-    ),
-    (
-        'n',
-        &[
-            ".....", ".....", "####.", "#...#", "#...#", "#...#", "#...#",
-        ],
-    ),
-    (
-        'o',
-        &[
-            ".....", ".....", ".###.", "#...#", "#...#", "#...#", ".###.",
-        ],
-    ),
-    (
-        'p',
-        &[
-            ".....", ".....", "####.", "#...#", "#...#", "####.", "#....", "#....", "#....",
-        ],
-    ),
-    (
-        'q',
-        &[
-            ".....", ".....", ".####", "#...#", "#...#", ".####", "....#", "....#", "....#",
-        ],
-    ),
-    (
-        'r',
-        &[
-            ".....", ".....", "#.##.", "##..#", "#....", "#....", "#....",
-        ],
-    ),
-    (
-        's',
-        &[
-            ".....", ".....", ".####", "#....", ".###.", "....#", "####.",
-        ],
-    ),
-    (
-        't',
-        &[
-            ".#...", ".#...", "####.", ".#...", ".#...", ".#..#", "..##.",
-        ],
-    ),
-    (
-        'u',
-        &[
-            ".....", ".....", "#...#", "#...#", "#...#", "#..##", ".##.#",
-        ],
-    ),
-    (
-        'v',
-        &[
-            ".....", ".....", "#...#", "#...#", "#...#", ".#.#.", "..#..",
-        ],
-    ),
-    (
-        'w',
-        &[
-            ".....", ".....", "#...#", "#...#", "#.#.#", "#.#.#", ".#.#.",
-        ],
-    ),
-    (
-        'x',
-        &[
-            ".....", ".....", "#...#", ".#.#.", "..#..", ".#.#.", "#...#",
-        ],
-    ),
-    (
-        'y',
-        &[
-            ".....", ".....", "#...#", "#...#", "#...#", ".####", "....#", "....#", ".###.",
-        ],
-    ),
-    (
-        'z',
-        &[
-            ".....", ".....", "#####", "...#.", "..#..", ".#...", "#####",
-        ],
-    ),
-    (
-        '.',
-        &[
-            ".....", ".....", ".....", ".....", ".....", ".##..", ".##..",
-        ],
-    ),
-    (
-        ',',
-        &[
-            ".....", ".....", ".....", ".....", ".....", ".##..", ".##..", "..#..", ".#...",
-        ],
-    ),
-    (
-        ':',
-        &[
-            ".....", ".##..", ".##..", ".....", ".##..", ".##..", ".....",
-        ],
-    ),
-    (
-        '-',
-        &[
-            ".....", ".....", ".....", "#####", ".....", ".....", ".....",
-        ],
-    ),
-    (
-        '+',
-        &[
-            ".....", "..#..", "..#..", "#####", "..#..", "..#..", ".....",
-        ],
-    ),
-    (
-        '=',
-        &[
-            ".....", ".....", "#####", ".....", "#####", ".....", ".....",
-        ],
-    ),
-    (
-        '/',
-        &[
-            "....#", "....#", "...#.", "..#..", ".#...", "#....", "#....",
-        ],
-    ),
-    (
-        '(',
-        &[
-            "...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#.",
-        ],
-    ),
-    (
-        ')',
-        &[
-            ".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#...",
-        ],
-    ),
-    (
-        '%',
-        &[
-            "##...", "##..#", "...#.", "..#..", ".#...", "#..##", "...##",
-        ],
-    ),
-    (
-        '[',
-        &[
-            ".###.", ".#...", ".#...", ".#...", ".#...", ".#...", ".###.",
-        ],
-    ),
-    (
-        ']',
-        &[
-            ".###.", "...#.", "...#.", "...#.", "...#.", "...#.", ".###.",
-        ],
-    ),
-    (
-        '^',
-        &[
-            "..#..", ".#.#.", "#...#", ".....", ".....", ".....", ".....",
-        ],
-    ),
-    (
-        '_',
-        &[
-            ".....", ".....", ".....", ".....", ".....", ".....", "#####",
-        ],
-    ),
-    (
-        '*',
-        &[
-            ".....", "#.#.#", ".###.", "#####", ".###.", "#.#.#", ".....",
-        ],
-    ),
-    (
-        '|',
-        &[
-            "..#..", "..#..", "..#..", "..#..", "..#..", "..#..", "..#..",
-        ],
-    ),
-    (
-        '<',
-        &[
-            "...#.", "..#..", ".#...", "#....", ".#...", "..#..", "...#.",
-        ],
-    ),
-    (
-        '>',
-        &[
-            ".#...", "..#..", "...#.", "....#", "...#.", "..#..", ".#...",
-        ],
-    ),
-    (
-        '?',
-        &[
-            ".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#..",
-        ],
-    ),
-];
-
-/// The rows of `c`'s glyph (None: a blank, for space and anything the font
-/// lacks).
-fn glyph(c: char) -> Option<&'static [&'static str]> {
-    GLYPHS.iter().find(|(g, _)| *g == c).map(|(_, rows)| *rows)
+/// The shipped monospace font.
+fn font() -> &'static FontRef<'static> {
+    static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
+    FONT.get_or_init(|| {
+        FontRef::try_from_slice(dejavu::sans_mono::regular())
+            .expect("the dejavu crate's DejaVu Sans Mono parses")
+    })
 }
 
 /// Whether the font draws `c` (space is drawn as a blank).
 pub fn has_glyph(c: char) -> bool {
-    c == ' ' || glyph(c).is_some()
+    c == ' ' || font().glyph_id(c).0 != 0
 }
 
 /// An RGBA image being drawn into.
@@ -540,27 +51,57 @@ impl Canvas {
         }
     }
 
-    /// `text` at (x, y) (top left of the first glyph cell), `scale` pixels
-    /// a font pixel, white on a one-pixel dark shadow.
+    /// Blends `c` over the pixel at (x, y) with coverage `cover` (0..1),
+    /// straight alpha.
+    fn blend(&mut self, x: i64, y: i64, c: [u8; 4], cover: f32) {
+        if x < 0 || y < 0 || x as usize >= self.w || y as usize >= self.h {
+            return;
+        }
+        let d = &mut self.px[y as usize * self.w + x as usize];
+        let sa = cover.clamp(0.0, 1.0) * c[3] as f32 / 255.0;
+        let da = d[3] as f32 / 255.0;
+        let oa = sa + da * (1.0 - sa);
+        if oa <= 0.0 {
+            return;
+        }
+        for k in 0..3 {
+            let v = (c[k] as f32 * sa + d[k] as f32 * da * (1.0 - sa)) / oa;
+            d[k] = v.round() as u8;
+        }
+        d[3] = (oa * 255.0).round() as u8;
+    }
+
+    /// `text` at (x, y) (top left of its line), [`LINE`] × `scale` pixels
+    /// high, white on a dark shadow.
     fn text(&mut self, x: i64, y: i64, text: &str, scale: usize) {
+        let f = font().as_scaled(PxScale::from((LINE * scale) as f32));
+        let base = y as f32 + f.ascent();
         for pass in 0..2 {
             let (dx, color) = if pass == 0 {
-                (scale.div_ceil(2) as i64, SHADOW)
+                (scale.div_ceil(2) as f32, SHADOW)
             } else {
-                (0, TEXT)
+                (0.0, TEXT)
             };
-            for (i, ch) in text.chars().enumerate() {
-                let Some(rows) = glyph(ch) else { continue };
-                let gx = x + (i * ADVANCE * scale) as i64;
-                for (r, row) in rows.iter().enumerate() {
-                    for (cidx, b) in row.bytes().enumerate() {
-                        if b == b'#' {
-                            let px = gx + (cidx * scale) as i64 + dx;
-                            let py = y + (r * scale) as i64 + dx;
-                            self.rect(px, py, scale as i64, scale as i64, color);
-                        }
-                    }
+            let mut pen = x as f32;
+            for ch in text.chars() {
+                let g = f.scaled_glyph(ch);
+                let advance = f.h_advance(g.id);
+                let g = ab_glyph::Glyph {
+                    position: ab_glyph::point(pen + dx, base + dx),
+                    ..g
+                };
+                if let Some(o) = f.outline_glyph(g) {
+                    let b = o.px_bounds();
+                    o.draw(|gx, gy, cover| {
+                        self.blend(
+                            b.min.x as i64 + gx as i64,
+                            b.min.y as i64 + gy as i64,
+                            color,
+                            cover,
+                        )
+                    });
                 }
+                pen += advance;
             }
         }
     }
@@ -571,16 +112,13 @@ const SHADOW: [u8; 4] = [0, 0, 0, 200];
 
 /// Width in pixels of `text` at `scale`.
 pub fn text_width(text: &str, scale: usize) -> usize {
-    let n = text.chars().count();
-    if n == 0 {
-        0
-    } else {
-        (n * ADVANCE - 1) * scale
-    }
+    let f = font().as_scaled(PxScale::from((LINE * scale) as f32));
+    let w: f32 = text.chars().map(|c| f.h_advance(f.glyph_id(c))).sum();
+    w.ceil() as usize
 }
 
-/// Font pixels per font pixel for an image `height` pixels high: 1 up to
-/// 540, 2 up to 1080, …
+/// The text's scale for an image `height` pixels high (lines of [`LINE`]
+/// × scale pixels): 1 up to 540, 2 up to 1080, …
 pub fn scale_for(height: u32) -> usize {
     (height as usize).div_ceil(540).max(1)
 }
@@ -705,26 +243,40 @@ pub fn composite(image: &mut [[u8; 4]], overlay: &[[u8; 4]]) {
 mod tests {
     use super::*;
 
+    /// The font draws what the overlay writes, text fits its line, and
+    /// the width is the pen's advance.
     #[test]
-    fn every_glyph_fits_its_cell() {
-        for (c, rows) in GLYPHS {
-            assert!(rows.len() == 7 || rows.len() == GLYPH_H, "{c:?}");
-            for r in rows.iter() {
-                assert_eq!(r.len(), GLYPH_W, "{c:?}");
-                assert!(r.bytes().all(|b| b == b'#' || b == b'.'), "{c:?}");
-            }
-            assert!(rows.iter().any(|r| r.contains('#')), "{c:?} is blank");
-        }
-        let mut seen = std::collections::HashSet::new();
-        for (c, _) in GLYPHS {
-            assert!(seen.insert(*c), "{c:?} twice");
-        }
-        for c in "0123456789.,:-+=/()%[] ".chars() {
+    fn the_font_draws_what_the_overlay_writes() {
+        for c in "0123456789.,:-+=/()%[] μ·×²³⁻"
+            .chars()
+            .chain('a'..='z')
+            .chain('A'..='Z')
+        {
             assert!(has_glyph(c), "{c:?}");
         }
-        for c in ('a'..='z').chain('A'..='Z') {
-            assert!(has_glyph(c), "{c:?}");
-        }
+        let (w, h) = (200, 40);
+        let mut cv = Canvas {
+            w,
+            h,
+            px: vec![[0; 4]; w * h],
+        };
+        cv.text(4, 4, "Hg 0.5 m/s", 1);
+        let rows: Vec<usize> = (0..h)
+            .filter(|y| (0..w).any(|x| cv.px[y * w + x][3] > 0))
+            .collect();
+        let (top, bottom) = (rows[0], *rows.last().unwrap());
+        assert!(top >= 4 && bottom < 4 + LINE + 2, "rows {top}..{bottom}");
+        let right = (0..w)
+            .filter(|x| (0..h).any(|y| cv.px[y * w + x][3] > 0))
+            .max()
+            .unwrap();
+        let width = text_width("Hg 0.5 m/s", 1);
+        assert!(
+            right <= 4 + width + 1 && right + 8 > 4 + width,
+            "{right} {width}"
+        );
+        assert_eq!(text_width("", 3), 0);
+        assert_eq!(text_width("mmmm", 2), 2 * text_width("mm", 2));
     }
 
     #[test]

@@ -1188,14 +1188,7 @@ impl Backend for GpuBackend {
     }
 
     fn rewall(&mut self, setup: &Setup, edit: &crate::walls::WallEdit) -> Result<(), String> {
-        let mut saved = self.save_state();
-        edit.remap(&mut saved)?;
-        save::rewall_device_words(&mut saved, setup, edit, self.dt)?;
-        let pending = self.flow.pending;
-        *self = GpuBackend::restore_setup(setup, self.ctx.share(), &saved)
-            .map_err(|e| e.to_string())?;
-        self.flow.pending = pending;
-        Ok(())
+        self.rewall_saved(setup, edit)
     }
 
     fn list_stats(&mut self) -> ListStats {

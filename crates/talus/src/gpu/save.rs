@@ -404,12 +404,28 @@ impl GpuBackend {
     }
 }
 
+impl GpuBackend {
+    /// [`crate::backend::Backend::rewall`]: saved, remapped (the GPU's own
+    /// words by [`rewall_device_words`]), restored on `setup` on the same
+    /// device.
+    pub(super) fn rewall_saved(&mut self, setup: &Setup, edit: &WallEdit) -> Result<(), String> {
+        let mut saved = self.save_state();
+        edit.remap(&mut saved)?;
+        rewall_device_words(&mut saved, setup, edit, self.dt)?;
+        let pending = self.flow.pending;
+        *self = GpuBackend::restore_setup(setup, self.ctx.share(), &saved)
+            .map_err(|e| e.to_string())?;
+        self.flow.pending = pending;
+        Ok(())
+    }
+}
+
 /// The GPU's own words of a checkpoint after [`WallEdit::remap`]: the
 /// control words (the list's new length; the next step rebuilds) and the
 /// per-wall pose records, moved with their walls; a fresh wall's (inserted,
 /// or with a new motion) is the host's pose at the saved step, from its
 /// servo state, build pose and load in the `walls` words.
-pub(super) fn rewall_device_words(
+fn rewall_device_words(
     saved: &mut Saved,
     setup: &Setup,
     edit: &WallEdit,
