@@ -196,6 +196,7 @@ fn skipped(backend: &str, adapter: String, kind: Case, n: usize, why: String) ->
         steps: 0,
         wall_seconds: 0.0,
         particle_steps_per_second: 0.0,
+        steps_per_second: 0.0,
         bytes_per_particle: 0,
         contacts_per_particle: 0.0,
         candidates_per_particle: 0.0,
@@ -351,6 +352,7 @@ fn measured_row(
         steps,
         wall_seconds: timing.median,
         particle_steps_per_second: n as f64 * steps as f64 / timing.median,
+        steps_per_second: steps as f64 / timing.median,
         bytes_per_particle,
         contacts_per_particle,
         candidates_per_particle: timing.candidates / n.max(1) as f64,
@@ -366,8 +368,8 @@ fn print_row(r: &BenchRow) {
     match &r.skipped {
         Some(why) => eprintln!("{} {} {}: skipped: {why}", r.backend, r.bed, r.particles),
         None => eprintln!(
-            "{} {} {}: {:.3e} particle-steps/s",
-            r.backend, r.bed, r.particles, r.particle_steps_per_second
+            "{} {} {}: {:.3e} particle-steps/s, {:.0} steps/s",
+            r.backend, r.bed, r.particles, r.particle_steps_per_second, r.steps_per_second
         ),
     }
 }
@@ -375,13 +377,13 @@ fn print_row(r: &BenchRow) {
 /// The table as Markdown.
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = String::from(
-        "| backend | adapter | bed | particles | steps | median s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | candidates/particle | steps/rebuild | build ns/particle | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "| backend | adapter | bed | particles | steps | median s | steps/s | particle-steps/s | ns/particle-step | B/particle | contacts/particle | candidates/particle | steps/rebuild | build ns/particle | solid fraction | stages |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for r in rows {
         if let Some(why) = &r.skipped {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | | | skipped: {why} | | | | | | | | |",
+                "| {} | {} | {} | {} | | | | skipped: {why} | | | | | | | | |",
                 r.backend, r.adapter, r.bed, r.particles
             );
             continue;
@@ -397,13 +399,14 @@ pub fn table(rows: &[BenchRow]) -> String {
         };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {:.3} | {:.3e} | {:.1} | {} | {:.2} | {:.1} | {} | {} | {:.3} | {} |",
+            "| {} | {} | {} | {} | {} | {:.3} | {:.0} | {:.3e} | {:.1} | {} | {:.2} | {:.1} | {} | {} | {:.3} | {} |",
             r.backend,
             r.adapter,
             r.bed,
             r.particles,
             r.steps,
             r.wall_seconds,
+            r.steps_per_second,
             r.particle_steps_per_second,
             1e9 / r.particle_steps_per_second,
             r.bytes_per_particle,

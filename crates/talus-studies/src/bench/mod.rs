@@ -692,6 +692,9 @@ pub struct BenchRow {
     pub wall_seconds: f64,
     /// Particle-steps per second (the "Cundall number").
     pub particle_steps_per_second: f64,
+    /// Steps per second: what a small bed (10⁴ particles, where a step
+    /// costs its dispatches more than its particles) is judged by.
+    pub steps_per_second: f64,
     pub bytes_per_particle: u64,
     pub contacts_per_particle: f64,
     /// Neighbour-list candidates per particle at the end of the run.
