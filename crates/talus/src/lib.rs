@@ -23,6 +23,7 @@ pub mod run;
 pub mod scene;
 pub mod setup;
 pub mod state;
+pub mod sums;
 pub mod timestep;
 pub mod walls;
 

@@ -21,11 +21,12 @@
 
 use super::data::Step;
 use super::lanes;
-use super::law::{add, dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes, LANES, V3};
+use super::law::{dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes, LANES, V3};
 use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, WallSums};
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
+use crate::sums::exact_sum;
 use crate::walls::WallLoad;
 
 /// What the contact stage reports besides the per-particle arrays.
@@ -306,6 +307,9 @@ struct Batch {
     results: Vec<ResultLanes<LANES>>,
     /// The wall pass's working memory.
     mesh: MeshScratch,
+    /// One particle's contact terms: force, torque, elastic and dissipated
+    /// energy ([`exact_sum`]).
+    terms: Vec<[f64; 8]>,
 }
 
 thread_local! {
@@ -484,24 +488,27 @@ impl Batch {
         let xi_pos = xyz(pos[i]);
         let ri = pos[i][3];
         let mi = &c.motion[i];
-        let mut f = [0.0; 3];
-        let mut t = [0.0; 3];
-        let mut elastic = 0.0;
-        let mut diss = 0.0;
         let mut max_ratio = 0.0f64;
+        self.terms.clear();
         for q in contacts {
             let p = &self.pending[q];
             let (r, l) = (&self.results[q / LANES], q % LANES);
             let force_a = lanes::lane(r.force_a, l);
-            if p.i_is_a {
-                f = add(f, force_a);
-                t = add(t, lanes::lane(r.torque_a, l));
+            let (f, t) = if p.i_is_a {
+                (force_a, lanes::lane(r.torque_a, l))
             } else {
-                f = sub(f, force_a);
-                t = add(t, lanes::lane(r.torque_b, l));
-            }
-            elastic += 0.5 * r.elastic.0[l];
-            diss += 0.5 * r.dissipated.0[l];
+                (force_a.map(|x| -x), lanes::lane(r.torque_b, l))
+            };
+            self.terms.push([
+                f[0],
+                f[1],
+                f[2],
+                t[0],
+                t[1],
+                t[2],
+                0.5 * r.elastic.0[l],
+                0.5 * r.dissipated.0[l],
+            ]);
             max_ratio = max_ratio.max(p.ratio);
             let (e, h) = (
                 &mut out.nbr[p.entry as usize],
@@ -510,6 +517,9 @@ impl Batch {
             *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
             *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
         }
+        // the pairs' sums, whatever the order of the row (crate::sums)
+        let [f0, f1, f2, t0, t1, t2, elastic, diss] = exact_sum(&self.terms);
+        let (f, t) = ([f0, f1, f2], [t0, t1, t2]);
         // the wall primitives within reach at the build: the row's last
         // entries, in primitive order
         let mut sums = WallSums {
