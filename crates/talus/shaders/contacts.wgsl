@@ -271,14 +271,81 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
     return o;
 }
 
-// What a particle's row sums: force, torque, its half of the pairs'
-// elastic and dissipated energy, the largest overlap ratio.
+// What a particle's row sums: force and torque as 64-bit fixed point
+// (`q`: force x, y, z in units of 1 / P.sums.x N, torque x, y, z in units
+// of 1 / P.sums.y N m; each word pair (lo, hi), two's complement), exact
+// and the same in any order, so neither the row's order nor what else it
+// lists changes a bit (src/sums.rs); `bad` when a term was not finite or
+// out of range. Its half of the pairs' elastic and dissipated energy (f32,
+// in row order) and the largest overlap ratio.
 struct Sums {
-    f: vec3<f32>,
-    t: vec3<f32>,
+    q: array<vec2<u32>, 6>,
+    bad: u32,
     elastic: f32,
     diss: f32,
     max_ratio: f32,
+}
+
+// `x` (already in units) as a 64-bit fixed-point word pair, rounded toward
+// zero (the split is exact, as in `add_fixed`); `ok` false when |x| is not
+// below 2^62.
+struct Fixed {
+    w: vec2<u32>,
+    ok: bool,
+}
+
+fn fixed_of(x: f32) -> Fixed {
+    if (!(abs(x) < TWO62)) { return Fixed(vec2<u32>(0u), false); }
+    let m = abs(trunc(x));
+    let hm = floor(m * (1.0 / TWO32));
+    var hi = u32(hm);
+    var lo = u32(m - hm * TWO32);
+    if (x < 0.0) {
+        lo = ~lo + 1u;
+        hi = ~hi + select(0u, 1u, lo == 0u);
+    }
+    return Fixed(vec2<u32>(lo, hi), true);
+}
+
+fn fixed_add(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+// A word pair back to f32 (in units).
+fn fixed_value(a: vec2<u32>) -> f32 {
+    let neg = (a.y >> 31u) != 0u;
+    var lo = a.x;
+    var hi = a.y;
+    if (neg) {
+        lo = ~lo + 1u;
+        hi = ~hi + select(0u, 1u, lo == 0u);
+    }
+    let m = f32(hi) * TWO32 + f32(lo);
+    return select(m, -m, neg);
+}
+
+// Adds a contact's force f and torque t to `s`.
+fn sums_add(s: ptr<function, Sums>, f: vec3<f32>, t: vec3<f32>) {
+    for (var c = 0u; c < 3u; c++) {
+        let a = fixed_of(f[c] * P.sums.x);
+        let b = fixed_of(t[c] * P.sums.y);
+        (*s).q[c] = fixed_add((*s).q[c], a.w);
+        (*s).q[3u + c] = fixed_add((*s).q[3u + c], b.w);
+        if (!(a.ok && b.ok)) { (*s).bad = 1u; }
+    }
+}
+
+// The force and torque of `s` (NaN when a term was bad: a blow-up stays
+// visible).
+fn sums_force(s: Sums) -> vec3<f32> {
+    let v = vec3<f32>(fixed_value(s.q[0]), fixed_value(s.q[1]), fixed_value(s.q[2])) * P.sums.z;
+    return select(v, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
+}
+
+fn sums_torque(s: Sums) -> vec3<f32> {
+    let v = vec3<f32>(fixed_value(s.q[3]), fixed_value(s.q[4]), fixed_value(s.q[5])) * P.sums.w;
+    return select(v, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
 }
 
 // The particle i in its row: position, radius, body, id, material.
@@ -341,13 +408,11 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
             r = pair_law(pp, me.b, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
-            (*s).f = (*s).f + r.force_a;
-            (*s).t = (*s).t + r.torque_a;
+            sums_add(s, r.force_a, r.torque_a);
         } else {
             let pp = pairs[mat_j * P.sizes.w + mat_i];
             r = pair_law(pp, body(mj, pj.w), me.b, -d * (1.0 / dist), overlap, hist);
-            (*s).f = (*s).f - r.force_a;
-            (*s).t = (*s).t + r.torque_b;
+            sums_add(s, -r.force_a, r.torque_b);
         }
         (*s).elastic += 0.5 * r.elastic;
         (*s).diss += 0.5 * r.dissipated;
@@ -363,7 +428,8 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
 // the particles' sums `s`, then force and torque written and the overlap
 // checked.
 fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
-    var acc = RunOut(s.f, s.t, vec3<f32>(0.0), vec3<f32>(0.0), s.elastic, s.diss, s.max_ratio);
+    var acc = RunOut(sums_force(s), sums_torque(s), vec3<f32>(0.0), vec3<f32>(0.0), s.elastic, s.diss,
+                     s.max_ratio);
     var e0 = walls_from;
     while (e0 < end) {
         let w = walls[nbr[e0] & PRIM].wall;
@@ -378,7 +444,7 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
     if (acc.max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], me.id); }
 }
 
-const NO_SUMS = Sums(vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
+const NO_SUMS = Sums(array<vec2<u32>, 6>(), 0u, 0.0, 0.0, 0.0);
 
 // A thread per particle, but the large ones (the first ctl[CTL_LARGE] in
 // cell order: `contacts_large`). The row: particle entries, then the wall
@@ -402,15 +468,19 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 var<workgroup> red_max: array<f32, 256>;
 var<workgroup> large_sh: u32;
+// A large row's fixed-point sums (Sums.q's 12 words, then `bad`): integer
+// atomics, exact in any order.
+var<workgroup> large_q: array<atomic<u32>, 13>;
 
 // The large particles' rows (a particle of 25 mm among 1 mm ones lists
 // ~3000 partners: as one thread it held its workgroup, and on a GPU its
 // warp, ~300 times as long as the others). A workgroup per row (the
 // workgroups take the rows g, g + groups, ...): each thread takes the
-// entries begin + lid, begin + lid + 256, ..., the sums meet in a fixed
-// tree (deterministic, no float atomics), and thread 0 adds the wall
-// entries and writes. Same law, same entries, same history as the
-// thread path; only the order of the sum differs.
+// entries begin + lid, begin + lid + 256, ..., the force and torque sums
+// meet through workgroup integer atomics (exact: the thread path's bits),
+// the energies and the overlap in a fixed tree, and thread 0 adds the wall
+// entries and writes. Same law, same entries, same history as the thread
+// path.
 @compute @workgroup_size(256)
 fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                   @builtin(local_invocation_index) lid: u32) {
@@ -420,26 +490,36 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let large = workgroupUniformLoad(&large_sh);
     let groups = nwg.x * nwg.y;
     for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
+        if (lid < 13u) { atomicStore(&large_q[lid], 0u); }
+        workgroupBarrier();
         let me = me_of(i);
         let begin = nbr_start[i];
         let end = nbr_start[i + 1u];
         let walls_from = walls_start(begin, end);
         var s = NO_SUMS;
         for (var e = begin + lid; e < walls_from; e += WG) { particle_entry(e, me, &s); }
-        red[lid] = vec4<f32>(s.f, s.elastic);
-        red[256u + lid] = vec4<f32>(s.t, s.diss);
+        for (var c = 0u; c < 6u; c++) {
+            let old = atomicAdd(&large_q[2u * c], s.q[c].x);
+            let carry = select(0u, 1u, old + s.q[c].x < old);
+            atomicAdd(&large_q[2u * c + 1u], s.q[c].y + carry);
+        }
+        if (s.bad != 0u) { atomicStore(&large_q[12], 1u); }
+        red[lid] = vec4<f32>(s.elastic, s.diss, 0.0, 0.0);
         red_max[lid] = s.max_ratio;
         workgroupBarrier();
         for (var h = 128u; h > 0u; h >>= 1u) {
             if (lid < h) {
                 red[lid] = red[lid] + red[lid + h];
-                red[256u + lid] = red[256u + lid] + red[256u + lid + h];
                 red_max[lid] = max(red_max[lid], red_max[lid + h]);
             }
             workgroupBarrier();
         }
         if (lid == 0u) {
-            let total = Sums(red[0].xyz, red[256].xyz, red[0].w, red[256].w, red_max[0]);
+            var total = Sums(array<vec2<u32>, 6>(), atomicLoad(&large_q[12]), red[0].x, red[0].y,
+                             red_max[0]);
+            for (var c = 0u; c < 6u; c++) {
+                total.q[c] = vec2<u32>(atomicLoad(&large_q[2u * c]), atomicLoad(&large_q[2u * c + 1u]));
+            }
             finish_row(i, me, walls_from, end, total);
         }
         workgroupBarrier();

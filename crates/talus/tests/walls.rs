@@ -454,7 +454,11 @@ fn bed(n: usize, h: f64, top: f64, r: f64, seed: u64) -> SceneBuilder {
 }
 
 /// A bed settled on a mesh floor (inside four side planes): the floor's
-/// load sums to the bed's weight (walls.csv's column), on both backends.
+/// load (walls.csv's column) carries the bed's weight, on both backends.
+/// At 0.3 s the bed still trembles (speeds of ~mm/s) and one step's load
+/// swings by a few % about the weight (a mean of 20 steps 0.0025 s apart
+/// was 3 % off on lavapipe), so the load is averaged over every step of
+/// the last 0.01 s (0.2 % from the weight on the CPU, 0.08 % on lavapipe).
 fn settled_bed_on_a_mesh_floor_weighs_on_it(path: Path) {
     let h = 0.01;
     let (tris, _) = irregular_floor(h * 1.5, 6, 3);
@@ -471,15 +475,19 @@ fn settled_bed_on_a_mesh_floor_weighs_on_it(path: Path) {
     s.walls.push(mesh_wall(tris, 0));
     let mass = s.total_mass();
     for mut be in backends(path, &s) {
-        be.advance((0.3 / s.dt()) as u64).unwrap();
-        let walls = be.walls();
-        let floor = walls[4].1;
+        be.advance((0.29 / s.dt()) as u64).unwrap();
+        // every step's load over the last 0.01 s
+        let steps = (0.01 / s.dt()) as u64;
+        let mut load = 0.0;
+        for _ in 0..steps {
+            be.advance(1).unwrap();
+            load += -be.walls()[4].1.force[2] / steps as f64;
+        }
         let w = mass * 9.81;
         assert!(
-            rel(-floor.force[2], w) < 0.01,
-            "{}: floor carries {} N, the bed weighs {w} N",
-            be.name(),
-            -floor.force[2]
+            rel(load, w) < 0.01,
+            "{}: the floor carries {load} N on average, the bed weighs {w} N",
+            be.name()
         );
     }
 }

@@ -131,6 +131,10 @@ pub struct Params {
     /// The turns' schedule (`GravityRotation`): x: start (s), y: seconds a
     /// turn takes (< 0: it never stops), z: their period (s; 0: once).
     pub gravity_turn: [f32; 4],
+    /// The pair sums' fixed point (`shaders/contacts.wgsl`, `Sums`): x
+    /// units per newton ([`crate::sums::force_unit`]), y units per newton
+    /// metre ([`crate::sums::torque_unit`]), z = 1 / x, w = 1 / y.
+    pub sums: [f32; 4],
     /// The grid's levels, coarsest first (`level_count` used).
     pub levels: [GridLevel; MAX_LEVELS],
 }
@@ -534,6 +538,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             nbr,
             gravity_rot,
             gravity_turn,
+            sums,
             levels
         }),
         layout!(GridLevel { inv_cell, dims }),

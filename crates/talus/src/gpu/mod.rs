@@ -232,6 +232,13 @@ pub fn scene_tables_for(
         },
         gravity_rot,
         gravity_turn,
+        sums: {
+            let (f, t) = (
+                crate::sums::force_unit(scene),
+                crate::sums::torque_unit(scene),
+            );
+            [f as f32, t as f32, (1.0 / f) as f32, (1.0 / t) as f32]
+        },
         levels: std::array::from_fn(|l| {
             let lv = &grid.levels[l];
             let i = lv.inv_cell;

@@ -84,27 +84,10 @@ impl SurfaceKernels {
     }
 }
 
-/// The unit of the force words per newton: a power of two, 2^round(log2(1
-/// / (1e-7 · m_min · max(|g|, 1)))) with m_min the smallest particle mass
-/// the scene can hold (present or inserted), within [2^0, 2^60]. A
-/// resolution of 1e-7 of the lightest grain's weight; 2^62 units (the
-/// words' limit, checked on the device) are then ≥ 4.6e11 such weights.
+/// The unit of the force words per newton: [`crate::sums::force_unit`]
+/// (the pair sums use the same).
 pub fn force_scale(scene: &crate::scene::Scene) -> f64 {
-    let ball = |rho: f64, r: f64| rho * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-    let present = scene.particles.iter().map(|p| scene.particle_mass(p));
-    let inserted = scene
-        .inserts
-        .iter()
-        .map(|i| ball(scene.materials[i.material].density, i.radius.min()));
-    let m_min = present.chain(inserted).fold(f64::INFINITY, f64::min);
-    let g = glam::DVec3::from(scene.simulation.gravity)
-        .length()
-        .max(1.0);
-    let unit = 1.0 / (1e-7 * m_min * g);
-    if !(unit.is_finite() && unit > 0.0) {
-        return 1.0;
-    }
-    2f64.powi(unit.log2().round().clamp(0.0, 60.0) as i32)
+    crate::sums::force_unit(scene)
 }
 
 /// The nodes' forces (N) from the device's words ([`super::data::surf_force_words`]):
