@@ -86,19 +86,13 @@ const TWO62: f32 = 4611686018427387904.0;
 // word is a multiple of 2^9 below 2^32), the sign by two's complement.
 // |scaled| >= 2^62 (or not finite) sets the error word instead.
 fn add_fixed(at: u32, scaled: f32) {
-    if (!(abs(scaled) < TWO62)) {
+    let x = fixed_of(scaled);
+    if (!x.ok) {
         atomicStore(&surf_force[6u * S.sizes.x], 1u);
         return;
     }
-    let q = trunc(scaled);
-    let m = abs(q);
-    let hm = floor(m * (1.0 / TWO32));
-    var hi = u32(hm);
-    var lo = u32(m - hm * TWO32);
-    if (q < 0.0) {
-        lo = ~lo + 1u;
-        hi = ~hi + select(0u, 1u, lo == 0u);
-    }
+    let lo = x.w.x;
+    let hi = x.w.y;
     let old = atomicAdd(&surf_force[at], lo);
     let carry = select(0u, 1u, old + lo < old);
     atomicAdd(&surf_force[at + 1u], hi + carry);
@@ -287,8 +281,8 @@ struct Sums {
 }
 
 // `x` (already in units) as a 64-bit fixed-point word pair, rounded toward
-// zero (the split is exact, as in `add_fixed`); `ok` false when |x| is not
-// below 2^62.
+// zero (the magnitude splits exactly in f32: see `add_fixed`); `ok` false
+// when |x| is not below 2^62.
 struct Fixed {
     w: vec2<u32>,
     ok: bool,

@@ -1,8 +1,9 @@
 //! A particle's sums do not depend on where its partners sit in memory:
 //! the same spheres run with different neighbour skins (so different grid
 //! cells, rebuild steps, candidate rows and memory orders) end with the
-//! same bits, on each path (`talus::sums` on the CPU, the fixed-point
-//! `Sums` of `shaders/contacts.wgsl` on the GPU).
+//! same bits, on each path (on the CPU the contacts summed in the
+//! partners' id order, on the GPU the fixed-point `Sums` of
+//! `shaders/contacts.wgsl`: `talus::sums`).
 
 use talus::backend::{Backend, ListStats};
 use talus::cpu::CpuBackend;

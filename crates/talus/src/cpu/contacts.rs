@@ -17,7 +17,8 @@
 //! entries (contact or not, which also prefetches the partners' motion
 //! records and the contacts' history: see `classify`), runs the contacts
 //! through the law `LANES` (4) at a time (`law`, on `lanes::L`), then sums
-//! each particle's contacts in its row's order and adds its walls.
+//! each particle's contacts in its partners' id order (the same bits
+//! whatever the row's order: `crate::sums`) and adds its walls.
 
 use super::data::Step;
 use super::lanes;
@@ -26,7 +27,6 @@ use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, Wall
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
-use crate::sums::exact_sum;
 use crate::walls::WallLoad;
 
 /// What the contact stage reports besides the per-particle arrays.
@@ -307,9 +307,9 @@ struct Batch {
     results: Vec<ResultLanes<LANES>>,
     /// The wall pass's working memory.
     mesh: MeshScratch,
-    /// One particle's contact terms: force, torque, elastic and dissipated
-    /// energy ([`exact_sum`]).
-    terms: Vec<[f64; 8]>,
+    /// One particle's contacts as (the partner's id, index in `pending`):
+    /// summed in id order.
+    order: Vec<(u32, u32)>,
 }
 
 thread_local! {
@@ -489,26 +489,12 @@ impl Batch {
         let ri = pos[i][3];
         let mi = &c.motion[i];
         let mut max_ratio = 0.0f64;
-        self.terms.clear();
+        self.order.clear();
         for q in contacts {
             let p = &self.pending[q];
             let (r, l) = (&self.results[q / LANES], q % LANES);
-            let force_a = lanes::lane(r.force_a, l);
-            let (f, t) = if p.i_is_a {
-                (force_a, lanes::lane(r.torque_a, l))
-            } else {
-                (force_a.map(|x| -x), lanes::lane(r.torque_b, l))
-            };
-            self.terms.push([
-                f[0],
-                f[1],
-                f[2],
-                t[0],
-                t[1],
-                t[2],
-                0.5 * r.elastic.0[l],
-                0.5 * r.dissipated.0[l],
-            ]);
+            self.order
+                .push((c.motion[p.j as usize][3][3].bits32(), q as u32));
             max_ratio = max_ratio.max(p.ratio);
             let (e, h) = (
                 &mut out.nbr[p.entry as usize],
@@ -517,8 +503,27 @@ impl Batch {
             *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
             *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
         }
-        // the pairs' sums, whatever the order of the row (crate::sums)
-        let [f0, f1, f2, t0, t1, t2, elastic, diss] = exact_sum(&self.terms);
+        // the pairs' sums in the partners' id order: whatever the order of
+        // the row, the same bits
+        self.order.sort_unstable();
+        let mut sum = [0.0; 8];
+        for &(_, q) in &self.order {
+            let q = q as usize;
+            let (p, r, l) = (&self.pending[q], &self.results[q / LANES], q % LANES);
+            let force_a = lanes::lane(r.force_a, l);
+            let (f, t) = if p.i_is_a {
+                (force_a, lanes::lane(r.torque_a, l))
+            } else {
+                (force_a.map(|x| -x), lanes::lane(r.torque_b, l))
+            };
+            for k in 0..3 {
+                sum[k] += f[k];
+                sum[3 + k] += t[k];
+            }
+            sum[6] += 0.5 * r.elastic.0[l];
+            sum[7] += 0.5 * r.dissipated.0[l];
+        }
+        let [f0, f1, f2, t0, t1, t2, elastic, diss] = sum;
         let (f, t) = ([f0, f1, f2], [t0, t1, t2]);
         // the wall primitives within reach at the build: the row's last
         // entries, in primitive order
