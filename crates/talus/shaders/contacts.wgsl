@@ -330,16 +330,11 @@ fn sums_add(s: ptr<function, Sums>, f: vec3<f32>, t: vec3<f32>) {
     }
 }
 
-// The force and torque of `s` (NaN when a term was bad: a blow-up stays
-// visible).
-fn sums_force(s: Sums) -> vec3<f32> {
-    let v = vec3<f32>(fixed_value(s.q[0]), fixed_value(s.q[1]), fixed_value(s.q[2])) * P.sums.z;
-    return select(v, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
-}
-
-fn sums_torque(s: Sums) -> vec3<f32> {
-    let v = vec3<f32>(fixed_value(s.q[3]), fixed_value(s.q[4]), fixed_value(s.q[5])) * P.sums.w;
-    return select(v, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
+// The force (`at` 0, in N) or torque (`at` 3, in N m) of `s`: NaN when a
+// term was bad (a blow-up stays visible).
+fn sums_vec(s: Sums, at: u32, per_unit: f32) -> vec3<f32> {
+    let v = vec3<f32>(fixed_value(s.q[at]), fixed_value(s.q[at + 1u]), fixed_value(s.q[at + 2u]));
+    return select(v * per_unit, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
 }
 
 // The particle i in its row: position, radius, body, id, material.
@@ -422,8 +417,8 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
 // the particles' sums `s`, then force and torque written and the overlap
 // checked.
 fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
-    var acc = RunOut(sums_force(s), sums_torque(s), vec3<f32>(0.0), vec3<f32>(0.0), s.elastic, s.diss,
-                     s.max_ratio);
+    var acc = RunOut(sums_vec(s, 0u, P.sums.z), sums_vec(s, 3u, P.sums.w), vec3<f32>(0.0),
+                     vec3<f32>(0.0), s.elastic, s.diss, s.max_ratio);
     var e0 = walls_from;
     while (e0 < end) {
         let w = walls[nbr[e0] & PRIM].wall;

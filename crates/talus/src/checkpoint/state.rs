@@ -92,6 +92,15 @@ impl Saved {
         self.sections
             .push((name.to_string(), bytemuck::cast_slice(v).to_vec()));
     }
+
+    /// Section `name` set to `v` (added when missing).
+    pub fn set<T: bytemuck::Pod>(&mut self, name: &str, v: &[T]) {
+        let bytes = bytemuck::cast_slice(v).to_vec();
+        match self.sections.iter_mut().find(|(n, _)| n == name) {
+            Some((_, b)) => *b = bytes,
+            None => self.sections.push((name.into(), bytes)),
+        }
+    }
 }
 
 /// The run driver's state at a checkpoint: enough to continue every output

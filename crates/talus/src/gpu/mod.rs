@@ -157,7 +157,7 @@ pub fn scene_tables_for(
     let scene = &setup.scene;
     let c = &scene.contact;
     let mut walls = WallTables::new(set);
-    walls.force_scale = surfaces::force_scale(scene);
+    walls.force_scale = crate::sums::force_unit(scene);
     // the axis and rate, and the turns' schedule (zero: fixed gravity)
     let (gravity_rot, gravity_turn) = match scene.simulation.gravity_rotation {
         Some(r) => {

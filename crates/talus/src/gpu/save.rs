@@ -303,11 +303,7 @@ impl GpuBackend {
                 let m64: Vec<Motion<f64>> = saved.array("motion", n).map_err(bad)?;
                 let pref: Vec<[f64; 3]> = saved.array("pos_ref", n).map_err(bad)?;
                 let h64: Vec<[f64; 4]> = saved.array_any("nbr_hist").map_err(bad)?;
-                let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies).map_err(bad)?;
-                let mut set = setup.walls.clone();
-                set.set_state_words(&w);
-                set.pose_at(sc.step as f64 * self.dt);
-                let mut poses = WallTables::new(&set).pose;
+                let mut poses = host_poses(setup, saved, self.dt).map_err(bad)?;
                 poses.truncate(bodies);
                 Loaded {
                     pos: pos.iter().map(|p| p.map(|x| x as f32)).collect(),
@@ -436,21 +432,27 @@ fn rewall_device_words(
     let mut ctl: Vec<u32> = saved.array("ctl", CTL_LEN)?;
     ctl[CTL_REBUILD] = 1;
     ctl[CTL_LIST_LEN] = len;
-    edit.replace(saved, "ctl", bytemuck::cast_slice(&ctl).to_vec());
-    let size = std::mem::size_of::<WallPose>();
-    edit.per_body(saved, "wall_pose", size)?;
-    let bodies = edit.fresh.len();
-    let w: Vec<f64> = saved.array("walls", WALL_WORDS * bodies)?;
-    let mut set = setup.walls.clone();
-    set.set_state_words(&w);
-    set.pose_at(saved.scalars.step as f64 * dt);
-    let host = WallTables::new(&set).pose;
-    let mut poses: Vec<WallPose> = saved.array("wall_pose", bodies)?;
+    saved.set("ctl", &ctl);
+    edit.per_body(saved, "wall_pose", std::mem::size_of::<WallPose>())?;
+    let host = host_poses(setup, saved, dt)?;
+    let mut poses: Vec<WallPose> = saved.array("wall_pose", edit.fresh.len())?;
     for (k, fresh) in edit.fresh.iter().enumerate() {
         if *fresh {
             poses[k] = host[k];
         }
     }
-    edit.replace(saved, "wall_pose", bytemuck::cast_slice(&poses).to_vec());
+    saved.set("wall_pose", &poses);
     Ok(())
+}
+
+/// Every wall's pose record as the host computes it at `saved`'s step:
+/// `setup`'s walls with the servo state, build pose and load of `saved`'s
+/// `walls` words (what a CPU checkpoint restores onto the GPU, and a wall
+/// edit's fresh walls).
+fn host_poses(setup: &Setup, saved: &Saved, dt: f64) -> Result<Vec<WallPose>, String> {
+    let w: Vec<f64> = saved.array("walls", WALL_WORDS * setup.walls.bodies.len())?;
+    let mut set = setup.walls.clone();
+    set.set_state_words(&w);
+    set.pose_at(saved.scalars.step as f64 * dt);
+    Ok(WallTables::new(&set).pose)
 }

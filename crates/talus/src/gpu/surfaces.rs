@@ -84,12 +84,6 @@ impl SurfaceKernels {
     }
 }
 
-/// The unit of the force words per newton: [`crate::sums::force_unit`]
-/// (the pair sums use the same).
-pub fn force_scale(scene: &crate::scene::Scene) -> f64 {
-    crate::sums::force_unit(scene)
-}
-
 /// The nodes' forces (N) from the device's words ([`super::data::surf_force_words`]):
 /// each (lo, hi) pair as an i64 over `scale`; and whether the overflow
 /// word is set.

@@ -118,9 +118,9 @@ impl WallEdit {
             }
             s2.push(n2.len() as u32);
         }
-        self.replace(saved, "nbr_start", bytemuck::cast_slice(&s2).to_vec());
-        self.replace(saved, "nbr", bytemuck::cast_slice(&n2).to_vec());
-        self.replace(saved, "nbr_hist", h2);
+        saved.set("nbr_start", &s2);
+        saved.set("nbr", &n2);
+        saved.set("nbr_hist", &h2);
         self.per_body(saved, "walls", 8 * WALL_WORDS)?;
         saved.scalars.rebuild = true;
         Ok(())
@@ -143,16 +143,8 @@ impl WallEdit {
                 new[k * size..(k + 1) * size].copy_from_slice(&old[b * size..(b + 1) * size]);
             }
         }
-        self.replace(saved, name, new);
+        saved.set(name, &new);
         Ok(())
-    }
-
-    /// Section `name` set to `bytes` (added when missing).
-    pub fn replace(&self, saved: &mut Saved, name: &str, bytes: Vec<u8>) {
-        match saved.sections.iter_mut().find(|(n, _)| n == name) {
-            Some((_, b)) => *b = bytes,
-            None => saved.sections.push((name.into(), bytes)),
-        }
     }
 }
 
