@@ -486,6 +486,11 @@ fn human_bytes(b: f64) -> String {
     format!("{x:.1} {}", units[u])
 }
 
+/// List entries per particle `talus check` plans memory for: a dense bed
+/// lists 12–16 (the walls within reach are entries too) once its list has
+/// grown to its need.
+const PLANNED_ENTRIES: usize = 16;
+
 fn cmd_check(path: &Path) -> ExitCode {
     let scene = match load(path, None, None) {
         Ok(s) => s,
@@ -516,16 +521,17 @@ fn cmd_check(path: &Path) -> ExitCode {
     let n_walls = scene.walls.len();
     let grid = &setup.grid;
     let cells = grid.n_cells() as f64 * 8.0;
-    // neighbour list: ~12–16 entries per particle in a dense bed (the
-    // walls within reach are entries too); 64 B per wall primitive
+    // 64 B per wall primitive
     let walls = 64.0 * n_walls as f64;
     // pouring: the most particles the run can hold (the rate's total, no
     // removal counted), what memory is planned for
     let plan = &setup.inserts;
     let poured = plan.max_inserted(steps);
     let n_max = n as f64 + poured as f64;
-    let cpu_mem = n_max * Particles::<f64>::bytes_per_particle(8, 16) as f64 + cells + walls;
-    let gpu_mem = n_max * talus::gpu::data::bytes_per_particle(16) as f64 + cells + walls;
+    let cpu_mem =
+        n_max * Particles::<f64>::bytes_per_particle(8, PLANNED_ENTRIES) as f64 + cells + walls;
+    let gpu_per = talus::gpu::data::bytes_per_particle(PLANNED_ENTRIES as u64);
+    let gpu_mem = n_max * gpu_per as f64 + cells + walls;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {
@@ -638,7 +644,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         );
     }
     outln!(
-        "memory       {} on the CPU path (f64), {} on a GPU (f32)",
+        "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {PLANNED_ENTRIES} list entries)",
         human_bytes(cpu_mem),
         human_bytes(gpu_mem)
     );
@@ -660,9 +666,76 @@ fn cmd_check(path: &Path) -> ExitCode {
         scene.simulation.checkpoint_interval,
         talus::checkpoint::CHECKPOINT_FILE
     );
+    // what fits, on this machine's memory and on each usable adapter's
+    let fixed = cells + walls;
+    let fits_in = |memory: f64, per: f64| ((memory - fixed) / per).max(0.0).floor();
+    let mut any_fits = false;
+    let cpu_per = Particles::<f64>::bytes_per_particle(8, PLANNED_ENTRIES) as f64;
+    match system_memory() {
+        Some(m) => {
+            let most = fits_in(m as f64, cpu_per);
+            any_fits |= most >= n_max;
+            outln!(
+                "fits         CPU path: {} of {} memory, {cpu_per} B per particle: at most {most:.3e} particles{}",
+                human_bytes(cpu_mem),
+                human_bytes(m as f64),
+                if most >= n_max { "" } else { " (this scene does not fit)" }
+            );
+        }
+        None => {
+            any_fits = true;
+            outln!("fits         CPU path: this machine's memory is unknown");
+        }
+    }
+    for a in talus::gpu::context::list_adapters() {
+        if a.lacks.is_some() {
+            continue;
+        }
+        // the list's history at the planned entries in one binding
+        let by_binding = (a.max_binding() / (16 * PLANNED_ENTRIES as u64)) as f64;
+        let (most, limit) = match a.memory {
+            Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (
+                fits_in(m as f64, gpu_per as f64),
+                format!("{} memory", human_bytes(m as f64)),
+            ),
+            _ => (
+                by_binding,
+                format!(
+                    "one storage binding ({} MiB) of the list's history",
+                    a.max_binding() >> 20
+                ),
+            ),
+        };
+        any_fits |= most >= n_max;
+        outln!(
+            "             {}: at most {most:.3e} particles ({limit}){}",
+            a.info.name,
+            if most >= n_max {
+                ""
+            } else {
+                ": this scene does not fit"
+            }
+        );
+    }
     use std::io::Write as _;
     let _ = std::io::stdout().write_all(report.as_bytes());
-    ExitCode::SUCCESS
+    if any_fits {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!(
+            "error: {}: {n_max} particles fit neither this machine's memory nor a GPU's",
+            path.display()
+        );
+        ExitCode::FAILURE
+    }
+}
+
+/// This machine's memory in bytes (Linux: `MemTotal` of /proc/meminfo).
+fn system_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// One wall for `talus check`: index, name, kind (triangles for a mesh),
@@ -709,13 +782,15 @@ fn cmd_info() -> ExitCode {
     if adapters.is_empty() {
         println!("no GPU adapters found (talus runs on the CPU path; for a software Vulkan driver install mesa-vulkan-drivers)");
     }
-    for (info, l, lacks) in adapters {
-        println!("{}", talus::gpu::context::describe(&info));
-        if let Some(what) = lacks {
+    for a in adapters {
+        println!("{}", talus::gpu::context::describe(&a.info));
+        if let Some(what) = a.lacks {
             println!("    not usable by talus: {what}");
         }
+        let l = &a.limits;
         println!(
-            "    max storage binding {} MiB, max buffer {} MiB, storage buffers per stage {}, workgroups per dimension {}, invocations per workgroup {}",
+            "    memory {}, max storage binding {} MiB, max buffer {} MiB, storage buffers per stage {}, workgroups per dimension {}, invocations per workgroup {}",
+            a.memory.map_or("unknown".into(), |m| human_bytes(m as f64)),
             l.max_storage_buffer_binding_size >> 20,
             l.max_buffer_size >> 20,
             l.max_storage_buffers_per_shader_stage,

@@ -293,3 +293,71 @@ struct SurfInfo {
     sizes: vec4<u32>,  // x: surface nodes, y: surface triangles, z: step0 (the interval's start), w: unused
     scale: vec4<f32>,  // x: the force words' unit (fixed point = round-toward-zero(f * scale)), y: 1 / scale
 }
+
+// Exact sums over particles (twin of src/sums.rs, `Exact`): a term as a
+// 128-bit two's-complement integer in units of 2^-80 (four words, low
+// first), rounded toward zero; integer additions are exact in any order, so
+// a total does not depend on where the particles sit in memory. `ok` is
+// false for a term of magnitude 2^47 or more, or not finite.
+struct Exact {
+    w: vec4<u32>,
+    ok: bool,
+}
+
+// Per scene wall, its load's exact sums: force x, y, z, torque x, y, z,
+// four words each, then an error word (non-zero: a term was out of range).
+const WALL_ACC_WORDS: u32 = 25u;
+// Per workgroup, the diagnostics' exact sums: kinetic (translation,
+// rotation), potential, elastic and dissipated energy, four words each,
+// then an error word and the largest speed's f32 bits.
+const DIAG_WORDS: u32 = 22u;
+
+fn exact_of(x: f32) -> Exact {
+    // 2^47
+    if (!(abs(x) < 140737488355328.0)) { return Exact(vec4<u32>(0u), false); }
+    var w = vec4<u32>(0u);
+    if (x == 0.0) { return Exact(w, true); }
+    // |x| = m 2^(e - 24) with m a 24-bit integer: m 2^s units
+    let fe = frexp(abs(x));
+    let m = u32(fe.fract * 16777216.0);
+    let s = fe.exp + 56;
+    if (s < 0) {
+        if (s > -32) { w.x = m >> u32(-s); }
+    } else {
+        let q = u32(s) / 32u;
+        let b = u32(s) % 32u;
+        w[q] = m << b;
+        if (b != 0u && q < 3u) { w[q + 1u] = m >> (32u - b); }
+    }
+    if (x < 0.0) { w = exact_neg(w); }
+    return Exact(w, true);
+}
+
+fn exact_neg(a: vec4<u32>) -> vec4<u32> {
+    var w = ~a;
+    w.x += 1u;
+    if (w.x == 0u) {
+        w.y += 1u;
+        if (w.y == 0u) {
+            w.z += 1u;
+            if (w.z == 0u) { w.w += 1u; }
+        }
+    }
+    return w;
+}
+
+// Word k of the sum plus `add` and the carry out: (the word to add, the
+// carry it leaves when added to `old`).
+fn exact_carry(old: u32, add: u32) -> u32 {
+    return select(0u, 1u, old + add < old);
+}
+
+// An exact sum back to f32 (in its unit), rounded the same way everywhere.
+fn exact_value(a: vec4<u32>) -> f32 {
+    let neg = (a.w >> 31u) != 0u;
+    var w = a;
+    if (neg) { w = exact_neg(a); }
+    let m = f32(w.w) * 65536.0 + f32(w.z) * (1.0 / 65536.0)
+        + f32(w.y) * (1.0 / 281474976710656.0) + f32(w.x) * (1.0 / 1208925819614629174706176.0);
+    return select(m, -m, neg);
+}

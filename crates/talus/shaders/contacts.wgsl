@@ -16,10 +16,11 @@
 @group(0) @binding(4) var<storage, read> pairs: array<Pair>;
 @group(0) @binding(5) var<storage, read> walls: array<Wall>;
 // per scene wall: its motion, its pose at this step (the loads reduced
-// into it) and the loads' partial sums per workgroup
+// into it) and the loads' exact sums (WALL_ACC_WORDS words, zero between
+// steps)
 @group(0) @binding(6) var<storage, read> wall_motion: array<WallMotion>;
 @group(0) @binding(7) var<storage, read_write> wall_pose: array<WallPose>;
-@group(0) @binding(8) var<storage, read_write> wall_partial: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> wall_acc: array<atomic<u32>>;
 
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 // Everything else a partner in contact is read for: one 64-byte record.
@@ -270,13 +271,14 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
 // of 1 / P.sums.y N m; each word pair (lo, hi), two's complement), exact
 // and the same in any order, so neither the row's order nor what else it
 // lists changes a bit (src/sums.rs); `bad` when a term was not finite or
-// out of range. Its half of the pairs' elastic and dissipated energy (f32,
-// in row order) and the largest overlap ratio.
+// out of range. Its half of the pairs' elastic and dissipated energy the
+// same way (`e`, in the particle's own unit `Me.eu`; `ebad`: out of range)
+// and the largest overlap ratio.
 struct Sums {
     q: array<vec2<u32>, 6>,
     bad: u32,
-    elastic: f32,
-    diss: f32,
+    e: array<vec2<u32>, 2>,
+    ebad: u32,
     max_ratio: f32,
 }
 
@@ -337,20 +339,45 @@ fn sums_vec(s: Sums, at: u32, per_unit: f32) -> vec3<f32> {
     return select(v * per_unit, vec3<f32>(bitcast<f32>(0x7fc00000u)), s.bad != 0u);
 }
 
-// The particle i in its row: position, radius, body, id, material.
+// The particle i in its row: position, radius, body, id, material, and
+// the unit of its energy sums (units per J).
 struct Me {
     x: vec3<f32>,
     r: f32,
     b: Body,
     id: u32,
     mat: u32,
+    eu: f32,
+}
+
+// A particle's energy unit: a power of two near 2^33 / (m r 10 m/s^2), so
+// its pairs' energies are summed to ~10^-10 of its weight times its radius
+// and up to ~5*10^8 of it (a contact's energy in a 100 m/s impact of a
+// 1 mm grain is ~10^6 of it). Exact powers of two from the exponent alone.
+fn energy_unit(inv_m: f32, r: f32) -> f32 {
+    let e = frexp(10.0 * r / inv_m).exp;
+    return ldexp(1.0, clamp(33 - e, -120, 120));
 }
 
 fn me_of(i: u32) -> Me {
     let mi = motion[i];
     let ri = pos_rad[i].w;
     return Me(pos_rad[i].xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
-              bitcast<u32>(mi.vel_half.w));
+              bitcast<u32>(mi.vel_half.w), energy_unit(mi.vel_invm.w, ri));
+}
+
+// Adds a pair's half elastic and dissipated energy to `s` in unit `eu`.
+fn sums_energy(s: ptr<function, Sums>, elastic: f32, diss: f32, eu: f32) {
+    let a = fixed_of(elastic * eu);
+    let b = fixed_of(diss * eu);
+    (*s).e[0] = fixed_add((*s).e[0], a.w);
+    (*s).e[1] = fixed_add((*s).e[1], b.w);
+    if (!(a.ok && b.ok)) { (*s).ebad = 1u; }
+}
+
+// Energy k of `s` in J (NaN when out of range).
+fn sums_energy_value(s: Sums, k: u32, eu: f32) -> f32 {
+    return select(fixed_value(s.e[k]) / eu, bitcast<f32>(0x7fc00000u), s.ebad != 0u);
 }
 
 // The first wall entry of the row begin..end (end when it has none): wall
@@ -403,8 +430,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
             r = pair_law(pp, body(mj, pj.w), me.b, -d * (1.0 / dist), overlap, hist);
             sums_add(s, -r.force_a, r.torque_b);
         }
-        (*s).elastic += 0.5 * r.elastic;
-        (*s).diss += 0.5 * r.dissipated;
+        sums_energy(s, 0.5 * r.elastic, 0.5 * r.dissipated, me.eu);
         (*s).max_ratio = max((*s).max_ratio, overlap / min(ri, pj.w));
         let h = vec4<f32>(r.xi, r.kt);
         nbr_hist[e] = h;
@@ -418,7 +444,8 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
 // checked.
 fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
     var acc = RunOut(sums_vec(s, 0u, P.sums.z), sums_vec(s, 3u, P.sums.w), vec3<f32>(0.0),
-                     vec3<f32>(0.0), s.elastic, s.diss, s.max_ratio);
+                     vec3<f32>(0.0), sums_energy_value(s, 0u, me.eu),
+                     sums_energy_value(s, 1u, me.eu), s.max_ratio);
     var e0 = walls_from;
     while (e0 < end) {
         let w = walls[nbr[e0] & PRIM].wall;
@@ -433,7 +460,7 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
     if (acc.max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], me.id); }
 }
 
-const NO_SUMS = Sums(array<vec2<u32>, 6>(), 0u, 0.0, 0.0, 0.0);
+const NO_SUMS = Sums(array<vec2<u32>, 6>(), 0u, array<vec2<u32>, 2>(), 0u, 0.0);
 
 // A thread per particle, but the large ones (the first ctl[CTL_LARGE] in
 // cell order: `contacts_large`). The row: particle entries, then the wall
@@ -457,17 +484,17 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 
 var<workgroup> red_max: array<f32, 256>;
 var<workgroup> large_sh: u32;
-// A large row's fixed-point sums (Sums.q's 12 words, then `bad`): integer
-// atomics, exact in any order.
-var<workgroup> large_q: array<atomic<u32>, 13>;
+// A large row's fixed-point sums (Sums.q's 12 words, `bad`, Sums.e's 4
+// words, `ebad`): integer atomics, exact in any order.
+var<workgroup> large_q: array<atomic<u32>, 18>;
 
 // The large particles' rows (a particle of 25 mm among 1 mm ones lists
 // ~3000 partners: as one thread it held its workgroup, and on a GPU its
 // warp, ~300 times as long as the others). A workgroup per row (the
 // workgroups take the rows g, g + groups, ...): each thread takes the
 // entries begin + lid, begin + lid + 256, ..., the force and torque sums
-// meet through workgroup integer atomics (exact: the thread path's bits),
-// the energies and the overlap in a fixed tree, and thread 0 adds the wall
+// and energy sums meet through workgroup integer atomics (exact: the thread
+// path's bits), the overlap in a tree, and thread 0 adds the wall
 // entries and writes. Same law, same entries, same history as the thread
 // path.
 @compute @workgroup_size(256)
@@ -479,7 +506,7 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let large = workgroupUniformLoad(&large_sh);
     let groups = nwg.x * nwg.y;
     for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
-        if (lid < 13u) { atomicStore(&large_q[lid], 0u); }
+        if (lid < 18u) { atomicStore(&large_q[lid], 0u); }
         workgroupBarrier();
         let me = me_of(i);
         let begin = nbr_start[i];
@@ -493,21 +520,27 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
             atomicAdd(&large_q[2u * c + 1u], s.q[c].y + carry);
         }
         if (s.bad != 0u) { atomicStore(&large_q[12], 1u); }
-        red[lid] = vec4<f32>(s.elastic, s.diss, 0.0, 0.0);
+        for (var c = 0u; c < 2u; c++) {
+            let old = atomicAdd(&large_q[13u + 2u * c], s.e[c].x);
+            let carry = select(0u, 1u, old + s.e[c].x < old);
+            atomicAdd(&large_q[14u + 2u * c], s.e[c].y + carry);
+        }
+        if (s.ebad != 0u) { atomicStore(&large_q[17], 1u); }
         red_max[lid] = s.max_ratio;
         workgroupBarrier();
         for (var h = 128u; h > 0u; h >>= 1u) {
-            if (lid < h) {
-                red[lid] = red[lid] + red[lid + h];
-                red_max[lid] = max(red_max[lid], red_max[lid + h]);
-            }
+            if (lid < h) { red_max[lid] = max(red_max[lid], red_max[lid + h]); }
             workgroupBarrier();
         }
         if (lid == 0u) {
-            var total = Sums(array<vec2<u32>, 6>(), atomicLoad(&large_q[12]), red[0].x, red[0].y,
-                             red_max[0]);
+            var total = Sums(array<vec2<u32>, 6>(), atomicLoad(&large_q[12]), array<vec2<u32>, 2>(),
+                             atomicLoad(&large_q[17]), red_max[0]);
             for (var c = 0u; c < 6u; c++) {
                 total.q[c] = vec2<u32>(atomicLoad(&large_q[2u * c]), atomicLoad(&large_q[2u * c + 1u]));
+            }
+            for (var c = 0u; c < 2u; c++) {
+                total.e[c] = vec2<u32>(atomicLoad(&large_q[13u + 2u * c]),
+                                       atomicLoad(&large_q[14u + 2u * c]));
             }
             finish_row(i, me, walls_from, end, total);
         }
@@ -518,26 +551,45 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
 // The wall loads, on the steps that want them (every step when a wall has a
 // servo; else the step ctl[CTL_LOADS_AT], the last of an `advance`), before
 // the contacts kernel of the step: each particle's wall entries through the
-// same `wall_run` without writing, summed per scene wall over the
-// workgroup in a fixed tree (no float atomics), one partial per workgroup
-// and wall; `wall_loads_sum` adds the partials in a fixed order.
-var<workgroup> red: array<vec4<f32>, 512>;
+// same `wall_run` without writing, its load on each scene wall added as an
+// exact sum (`Exact`: 128-bit integers, first over the workgroup, then the
+// workgroup's into the wall's words), so the total does not depend on the
+// particles' order; `wall_loads_sum` turns it into the wall's pose.
 var<workgroup> wanted_sh: u32;
+var<workgroup> load_wg: array<atomic<u32>, WALL_ACC_WORDS>;
 
 fn loads_wanted() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) == NONE
         && (P.nbr.z != 0.0 || atomicLoad(&ctl[CTL_LOADS_AT]) == atomicLoad(&ctl[CTL_STEP]));
 }
 
-// Tree sum of red[0..256] and red[256..512] into red[0] and red[256].
-fn reduce_red(lid: u32) {
-    workgroupBarrier();
-    for (var s = 128u; s > 0u; s >>= 1u) {
-        if (lid < s) {
-            red[lid] = red[lid] + red[lid + s];
-            red[256u + lid] = red[256u + lid] + red[256u + lid + s];
+// Adds the 128-bit `v` to the workgroup's words at..at + 4 (carries by hand).
+fn load_wg_add(at: u32, v: vec4<u32>) {
+    var carry = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let add = v[k] + carry;
+        let c0 = select(0u, 1u, add < carry);
+        if (add == 0u) {
+            carry = c0;
+            continue;
         }
-        workgroupBarrier();
+        let old = atomicAdd(&load_wg[at + k], add);
+        carry = c0 + exact_carry(old, add);
+    }
+}
+
+// The same into the wall's words at..at + 4.
+fn wall_acc_add(at: u32, v: vec4<u32>) {
+    var carry = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let add = v[k] + carry;
+        let c0 = select(0u, 1u, add < carry);
+        if (add == 0u) {
+            carry = c0;
+            continue;
+        }
+        let old = atomicAdd(&wall_acc[at + k], add);
+        carry = c0 + exact_carry(old, add);
     }
 }
 
@@ -566,47 +618,64 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         walls_from = end;
         while (walls_from > begin && (nbr[walls_from - 1u] & WALL) != 0u) { walls_from--; }
     }
-    let group = wid.y * nwg.x + wid.x;
     let zero = RunOut(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
     var lo = walls_from;
     for (var w = 0u; w < P.sizes.y; w++) {
-        var o = zero;
+        if (lid < WALL_ACC_WORDS) { atomicStore(&load_wg[lid], 0u); }
+        workgroupBarrier();
         if (valid) {
             while (lo < end && walls[nbr[lo] & PRIM].wall < w) { lo++; }
             var hi = lo;
             while (hi < end && walls[nbr[hi] & PRIM].wall == w) { hi++; }
-            if (hi > lo) { o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero); }
+            if (hi > lo) {
+                let o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero);
+                for (var c = 0u; c < 3u; c++) {
+                    let f = exact_of(o.load_f[c]);
+                    let t = exact_of(o.load_t[c]);
+                    load_wg_add(4u * c, f.w);
+                    load_wg_add(12u + 4u * c, t.w);
+                    if (!(f.ok && t.ok)) { atomicStore(&load_wg[24], 1u); }
+                }
+            }
         }
-        red[lid] = vec4<f32>(o.load_f, 0.0);
-        red[256u + lid] = vec4<f32>(o.load_t, 0.0);
-        reduce_red(lid);
-        if (lid == 0u && group * WG < count) {
-            wall_partial[2u * (group * P.sizes.y + w)] = red[0];
-            wall_partial[2u * (group * P.sizes.y + w) + 1u] = red[256];
+        workgroupBarrier();
+        // the workgroup's sums into the wall's: a thread per component
+        let at = w * WALL_ACC_WORDS;
+        if (lid < 6u) {
+            let v = vec4<u32>(atomicLoad(&load_wg[4u * lid]), atomicLoad(&load_wg[4u * lid + 1u]),
+                              atomicLoad(&load_wg[4u * lid + 2u]), atomicLoad(&load_wg[4u * lid + 3u]));
+            wall_acc_add(at + 4u * lid, v);
+        } else if (lid == 6u && atomicLoad(&load_wg[24]) != 0u) {
+            atomicStore(&wall_acc[at + 24u], 1u);
         }
         workgroupBarrier();
     }
 }
 
-// One workgroup per scene wall: its partials in workgroup order, strided
-// over the threads, then a tree; the total into the wall's pose.
+// One workgroup per scene wall: its exact sums to f32 (NaN when a term was
+// out of range) into the wall's pose, and the words cleared for the next
+// step that wants loads.
 @compute @workgroup_size(256)
 fn wall_loads_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
     if (lid == 0u) { wanted_sh = select(0u, 1u, loads_wanted()); }
-    if (workgroupUniformLoad(&wanted_sh) == 0u) { return; }
-    let w = wid.x;
-    let groups = (atomicLoad(&ctl[CTL_COUNT]) + WG - 1u) / WG;
-    var f = vec4<f32>(0.0);
-    var t = vec4<f32>(0.0);
-    for (var g = lid; g < groups; g += WG) {
-        f = f + wall_partial[2u * (g * P.sizes.y + w)];
-        t = t + wall_partial[2u * (g * P.sizes.y + w) + 1u];
+    if (workgroupUniformLoad(&wanted_sh) == 0u || lid != 0u) { return; }
+    let at = wid.x * WALL_ACC_WORDS;
+    var v: array<f32, 6>;
+    for (var c = 0u; c < 6u; c++) {
+        var q = vec4<u32>(0u);
+        for (var k = 0u; k < 4u; k++) {
+            q[k] = atomicLoad(&wall_acc[at + 4u * c + k]);
+            atomicStore(&wall_acc[at + 4u * c + k], 0u);
+        }
+        v[c] = exact_value(q);
     }
-    red[lid] = f;
-    red[256u + lid] = t;
-    reduce_red(lid);
-    if (lid == 0u) {
-        wall_pose[w].force = vec4<f32>(red[0].xyz, f32(atomicLoad(&ctl[CTL_STEP])));
-        wall_pose[w].torque = red[256];
+    var f = vec3<f32>(v[0], v[1], v[2]);
+    var t = vec3<f32>(v[3], v[4], v[5]);
+    if (atomicLoad(&wall_acc[at + 24u]) != 0u) {
+        atomicStore(&wall_acc[at + 24u], 0u);
+        f = vec3<f32>(bitcast<f32>(0x7fc00000u));
+        t = f;
     }
+    wall_pose[wid.x].force = vec4<f32>(f, f32(atomicLoad(&ctl[CTL_STEP])));
+    wall_pose[wid.x].torque = vec4<f32>(t, 0.0);
 }

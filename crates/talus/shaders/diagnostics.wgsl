@@ -1,6 +1,8 @@
-// Stage 5, diagnostics: per-workgroup partial sums (fixed tree order, so
-// deterministic) of the energies and the largest speed, reconstructed at the
-// full step as in src/cpu/diagnostics.rs. The host adds the partials in f64.
+// Stage 5, diagnostics: per-workgroup partial sums of the energies, exact
+// (`Exact`: 128-bit integers, the same in any order, so the totals do not
+// depend on where the particles sit in memory), and the largest speed,
+// reconstructed at the full step as in src/cpu/diagnostics.rs. The host
+// adds the partials as integers.
 // Runs only when an energy row is due, after `integrate` (reads the working set B).
 // A particle an outlet has marked (id NONE; dropped at the next build) is
 // gone already: it counts nothing, as on the CPU.
@@ -12,17 +14,35 @@
 // this step's force and torque (the next contact stage overwrites them)
 @group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> torque: array<vec4<f32>>;
-// per workgroup: kinetic_t, kinetic_r, potential, elastic, dissipated, max speed, 0, 0
-@group(0) @binding(6) var<storage, read_write> partials: array<array<f32, 8>>;
+// per workgroup (DIAG_WORDS): kinetic_t, kinetic_r, potential, elastic,
+// dissipated as exact sums (4 words each), an error word, the largest
+// speed's bits
+@group(0) @binding(6) var<storage, read_write> partials: array<u32>;
 @group(0) @binding(7) var<storage, read> ctl: array<u32, CTL_LEN>;
 
-var<workgroup> acc: array<array<f32, 6>, 256>;
+var<workgroup> acc: array<atomic<u32>, DIAG_WORDS>;
+
+// Adds the 128-bit `v` to the words at..at + 4 (carries by hand).
+fn acc_add(at: u32, v: vec4<u32>) {
+    var carry = 0u;
+    for (var k = 0u; k < 4u; k++) {
+        let add = v[k] + carry;
+        let c0 = select(0u, 1u, add < carry);
+        if (add == 0u) {
+            carry = c0;
+            continue;
+        }
+        let old = atomicAdd(&acc[at + k], add);
+        carry = c0 + exact_carry(old, add);
+    }
+}
 
 @compute @workgroup_size(256)
 fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
+    if (lid < DIAG_WORDS) { atomicStore(&acc[lid], 0u); }
+    workgroupBarrier();
     let i = flat_index(wid, nwg, lid);
-    var e = array<f32, 6>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     var live = i < ctl[CTL_COUNT];
     if (live) { live = bitcast<u32>(motion[i].omega_half.w) != NONE; }
     if (live) {
@@ -38,24 +58,18 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         let vn = v_half - 0.5 * dt * a;
         let wn = m.omega_half.xyz - 0.5 * dt * t.xyz * om.w;
         let xn = pos_rad[i].xyz - v_half * dt;
-        e[0] = 0.5 / v.w * dot(vn, vn);
-        e[1] = 0.5 / om.w * dot(wn, wn);
-        e[2] = -dot(g, xn) / v.w;
-        e[3] = f.w;
-        e[4] = dissipated[i];
-        e[5] = sqrt(dot(vn, vn));
-    }
-    acc[lid] = e;
-    workgroupBarrier();
-    for (var off = WG / 2u; off > 0u; off = off / 2u) {
-        if (lid < off) {
-            for (var k = 0u; k < 5u; k++) { acc[lid][k] = acc[lid][k] + acc[lid + off][k]; }
-            acc[lid][5] = max(acc[lid][5], acc[lid + off][5]);
+        let e = array<f32, 5>(0.5 / v.w * dot(vn, vn), 0.5 / om.w * dot(wn, wn),
+                              -dot(g, xn) / v.w, f.w, dissipated[i]);
+        for (var k = 0u; k < 5u; k++) {
+            let x = exact_of(e[k]);
+            acc_add(4u * k, x.w);
+            if (!x.ok) { atomicStore(&acc[20], 1u); }
         }
-        workgroupBarrier();
+        // speeds are >= 0 (or NaN, the largest bits): their bits order as they do
+        atomicMax(&acc[21], bitcast<u32>(sqrt(dot(vn, vn))));
     }
-    if (lid == 0u) {
-        let r = acc[0];
-        partials[wid.y * nwg.x + wid.x] = array<f32, 8>(r[0], r[1], r[2], r[3], r[4], r[5], 0.0, 0.0);
+    workgroupBarrier();
+    if (lid < DIAG_WORDS) {
+        partials[(wid.y * nwg.x + wid.x) * DIAG_WORDS + lid] = atomicLoad(&acc[lid]);
     }
 }

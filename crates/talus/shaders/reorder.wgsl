@@ -2,8 +2,8 @@
 // every per-particle array (src/gpu/data.rs, `ParticleBuffers::arrays`),
 // dispatched once per array: `gather_words` (one thread per particle,
 // looping over its words) gathers an array of the working set B into the
-// scratch set A in the new cell order, A[j] = B[order[j]]; `copy_words`
-// (one thread per word) copies it back, B[j] = A[j]. An array is
+// scratch array in the new cell order, S[j] = B[order[j]]; `copy_words`
+// (one thread per word) copies it back, B[j] = S[j]. An array is
 // `G.words` u32 words per particle; adding one binds nothing new here.
 // Part of the sort stage (src/gpu/sort.rs); runs only on a step that
 // rebuilds the neighbour list.

@@ -46,3 +46,100 @@ pub fn torque_unit(scene: &crate::scene::Scene) -> f64 {
     }
     2f64.powi(unit.log2().round().clamp(0.0, 80.0) as i32)
 }
+
+/// An exact sum of f64 terms, the same whatever their order: each term is
+/// rounded toward zero to a multiple of 2⁻⁸⁰ (of its unit: N, N m, J) and
+/// added as a 128-bit integer. Used where the CPU path sums over particles
+/// in memory order (wall loads, the FEM surfaces' nodal forces, the
+/// energy totals), so a different neighbour skin, grid or rank count does
+/// not change a bit. The range is ±2⁴⁷ (1.4·10¹⁴); a term beyond it, or
+/// not finite, makes the sum NaN. (Terms below 2⁻⁸⁰ ≈ 8·10⁻²⁵ count as
+/// zero.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Exact {
+    sum: i128,
+    bad: bool,
+}
+
+/// 2⁸⁰: [`Exact`]'s units per unit.
+const EXACT_SCALE: f64 = (1u128 << 80) as f64;
+/// The largest magnitude [`Exact`] takes a term of (2⁴⁷).
+const EXACT_MAX: f64 = (1u64 << 47) as f64;
+
+impl Exact {
+    /// The sum of `terms`.
+    pub fn of(terms: impl IntoIterator<Item = f64>) -> Exact {
+        let mut s = Exact::default();
+        for x in terms {
+            s.add(x);
+        }
+        s
+    }
+
+    /// Adds `x`.
+    #[inline]
+    pub fn add(&mut self, x: f64) {
+        if x.abs() < EXACT_MAX {
+            // exact scaling by a power of two, then truncation toward zero
+            match self.sum.checked_add((x * EXACT_SCALE) as i128) {
+                Some(s) => self.sum = s,
+                None => self.bad = true,
+            }
+        } else {
+            self.bad = true;
+        }
+    }
+
+    /// A sum of `units` (2⁻⁸⁰ each), as the GPU's exact sums hold it.
+    pub fn from_units(units: i128) -> Exact {
+        Exact {
+            sum: units,
+            bad: false,
+        }
+    }
+
+    /// Adds another sum.
+    pub fn merge(&mut self, other: &Exact) {
+        self.bad |= other.bad;
+        match self.sum.checked_add(other.sum) {
+            Some(s) => self.sum = s,
+            None => self.bad = true,
+        }
+    }
+
+    /// The sum, rounded to f64 (NaN when a term was out of range).
+    pub fn value(&self) -> f64 {
+        if self.bad {
+            f64::NAN
+        } else {
+            self.sum as f64 / EXACT_SCALE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Exact;
+
+    #[test]
+    fn exact_sums_do_not_depend_on_order() {
+        let mut r = crate::rng::Rng::new(7);
+        let terms: Vec<f64> = (0..10_000)
+            .map(|k| (r.f64() - 0.5) * 10f64.powi(k % 20 - 10))
+            .collect();
+        let forward = Exact::of(terms.iter().copied());
+        let backward = Exact::of(terms.iter().rev().copied());
+        let mut halves = Exact::of(terms[5000..].iter().copied());
+        halves.merge(&Exact::of(terms[..5000].iter().copied()));
+        assert_eq!(forward, backward);
+        assert_eq!(forward, halves);
+        // and it is the sum (to f64's rounding of the terms' sum)
+        let plain: f64 = terms.iter().sum();
+        assert!(
+            (forward.value() - plain).abs() <= 1e-12 * terms.iter().map(|x| x.abs()).sum::<f64>()
+        );
+        assert!(Exact::of([1.0, f64::NAN]).value().is_nan());
+        assert!(Exact::of([1e15]).value().is_nan());
+        assert_eq!(Exact::of([1.5, -0.25]).value(), 1.25);
+    }
+}

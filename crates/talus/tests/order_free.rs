@@ -3,12 +3,14 @@
 //! cells, rebuild steps, candidate rows and memory orders) end with the
 //! same bits, on each path (on the CPU the contacts summed in the
 //! partners' id order, on the GPU the fixed-point `Sums` of
-//! `shaders/contacts.wgsl`: `talus::sums`).
+//! `shaders/contacts.wgsl`: `talus::sums`), and the same energy totals and
+//! wall loads (exact sums over the particles). With a servo floor the
+//! loads feed back into the motion.
 
-use talus::backend::{Backend, ListStats};
+use talus::backend::{Backend, Diagnostics, ListStats};
 use talus::cpu::CpuBackend;
 use talus::gpu::{context::test_context, GpuBackend};
-use talus::scene::Scene;
+use talus::scene::{Scene, Servo};
 use talus::state::Particles;
 
 /// The README's scene: 4000 beads falling onto the floor of a walled box
@@ -18,26 +20,51 @@ fn settle() -> Scene {
     Scene::load(&path).unwrap()
 }
 
-/// Runs `steps` of the scene with each skin (fractions of the 2 mm mean
+/// The settle scene with its floor on a servo: pushed up with a third of
+/// the bed's weight, it sinks as the bed lands on it (every step's load
+/// moves it, so a load summed in memory order would change the bits).
+fn servo_floor() -> Scene {
+    let mut s = settle();
+    s.walls[0].servo = Some(Servo {
+        force: 0.14,
+        max_speed: 0.05,
+        direction: [0.0, 0.0, 1.0],
+    });
+    s
+}
+
+type Run = (f64, ListStats, Particles<f64>, Diagnostics, Vec<[u64; 6]>);
+
+/// Runs `steps` of `scene()` with each skin (fractions of the 2 mm mean
 /// diameter) on the backend `open` makes, and checks that the lists differ
-/// and the states do not.
+/// and the states, energies and wall loads do not.
 fn same_bits_whatever_the_skin(
+    scene: fn() -> Scene,
     skins: &[f64],
     steps: u64,
     mut open: impl FnMut(&Scene) -> Option<Box<dyn Backend>>,
 ) {
-    let mut runs: Vec<(f64, ListStats, Particles<f64>)> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     for &skin in skins {
-        let mut scene = settle();
+        let mut scene = scene();
         scene.simulation.neighbour_skin = Some(skin * 0.002);
         let Some(mut b) = open(&scene) else { return };
         b.advance(steps).unwrap();
-        runs.push((skin, b.list_stats(), b.snapshot()));
+        let loads = b
+            .walls()
+            .iter()
+            .map(|(_, l)| {
+                let v = [l.force, l.torque].concat();
+                std::array::from_fn(|k| v[k].to_bits())
+            })
+            .collect();
+        runs.push((skin, b.list_stats(), b.snapshot(), b.diagnostics(), loads));
     }
-    let (_, s0, p0) = &runs[0];
-    println!("{} particles, {s0:?}", p0.len());
+    let (_, s0, p0, d0, l0) = &runs[0];
+    println!("{} particles, {s0:?}, {d0:?}", p0.len());
     assert!(s0.contacts > 500, "a bed in contact: {s0:?}");
-    for (skin, stats, p) in &runs[1..] {
+    assert!(l0[0] != [0; 6], "the floor carries the bed");
+    for (skin, stats, p, d, l) in &runs[1..] {
         assert!(
             stats.builds != s0.builds && stats.entries != s0.entries,
             "skin {skin} d: other lists ({stats:?} against {s0:?})"
@@ -55,6 +82,23 @@ fn same_bits_whatever_the_skin(
             first, None,
             "skin {skin} d: the first particle whose bits differ"
         );
+        let bits = |d: &Diagnostics| {
+            [
+                d.kinetic_translational,
+                d.kinetic_rotational,
+                d.potential,
+                d.elastic,
+                d.dissipated,
+                d.max_speed,
+            ]
+            .map(f64::to_bits)
+        };
+        assert_eq!(
+            bits(d),
+            bits(d0),
+            "skin {skin} d: energies {d:?} against {d0:?}"
+        );
+        assert_eq!(l, l0, "skin {skin} d: the wall loads' bits");
     }
 }
 
@@ -62,8 +106,26 @@ fn same_bits_whatever_the_skin(
 /// fail this).
 #[test]
 fn the_skin_changes_the_lists_not_the_bits_cpu() {
-    same_bits_whatever_the_skin(&[0.02, 0.1, 0.5], 2500, |s| {
+    same_bits_whatever_the_skin(settle, &[0.02, 0.1, 0.5], 2500, |s| {
         Some(Box::new(CpuBackend::new(s).unwrap()))
+    });
+}
+
+/// A servo floor: its loads are exact sums, so it moves the same whatever
+/// the skin (summed in memory order, the loads fail this).
+#[test]
+fn the_skin_changes_the_lists_not_a_servo_wall_cpu() {
+    same_bits_whatever_the_skin(servo_floor, &[0.05, 0.4], 2500, |s| {
+        Some(Box::new(CpuBackend::new(s).unwrap()))
+    });
+}
+
+/// The same on the GPU at hand.
+#[test]
+fn the_skin_changes_the_lists_not_a_servo_wall_gpu() {
+    same_bits_whatever_the_skin(servo_floor, &[0.05, 0.4], 2500, |s| {
+        let ctx = test_context()?;
+        Some(Box::new(GpuBackend::new(s, ctx).unwrap()))
     });
 }
 
@@ -72,7 +134,7 @@ fn the_skin_changes_the_lists_not_the_bits_cpu() {
 /// these do not).
 #[test]
 fn the_skin_changes_the_lists_not_the_bits_gpu() {
-    same_bits_whatever_the_skin(&[0.02, 0.1, 0.5], 2500, |s| {
+    same_bits_whatever_the_skin(settle, &[0.02, 0.1, 0.5], 2500, |s| {
         let ctx = test_context()?;
         Some(Box::new(GpuBackend::new(s, ctx).unwrap()))
     });

@@ -27,7 +27,8 @@ use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, Wall
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
-use crate::walls::WallLoad;
+use crate::sums::Exact;
+use crate::walls::LoadSum;
 
 /// What the contact stage reports besides the per-particle arrays.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -84,7 +85,7 @@ struct Ctx<'a> {
 /// (largest overlap ratio, lowest id over the limit, the load on each
 /// scene wall, the forces on deforming surfaces' nodes in the run's
 /// order) of a run of particles.
-type Partial = (f64, Option<u32>, Vec<WallLoad>, Vec<NodeForce>);
+type Partial = (f64, Option<u32>, Vec<LoadSum>, Vec<NodeForce>);
 
 fn merge(a: Partial, b: Partial) -> Partial {
     let id = match (a.1, b.1) {
@@ -96,7 +97,7 @@ fn merge(a: Partial, b: Partial) -> Partial {
         loads = b.2;
     } else {
         for (l, r) in loads.iter_mut().zip(&b.2) {
-            l.add(r);
+            l.merge(r);
         }
     }
     let mut nodal = a.3;
@@ -139,13 +140,24 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     // ties resolve to the lowest id, as the GPU's atomicMin does
     let (max_overlap_ratio, overlap, loads, nodal) = run(&c, 0, n, out);
     for (b, l) in st.walls.bodies.iter_mut().zip(loads) {
-        b.load = l;
+        b.load = l.value();
     }
-    // the grains' forces on the bodies' surface nodes, added in the fixed
-    // order of the parallel split
-    let f = &mut st.walls.surfaces.force;
-    for (k, v) in nodal {
-        f[k as usize] += v;
+    // the grains' forces on the bodies' surface nodes: this step's summed
+    // exactly per node (the same whatever order the particles come in),
+    // then added to the interval's
+    if !nodal.is_empty() {
+        let f = &mut st.walls.surfaces.force;
+        let mut step = vec![[Exact::default(); 3]; f.len()];
+        for (k, v) in nodal {
+            for (s, x) in step[k as usize].iter_mut().zip(v.to_array()) {
+                s.add(x);
+            }
+        }
+        for (f, s) in f.iter_mut().zip(&step) {
+            if s.iter().any(|c| *c != Exact::default()) {
+                *f += glam::DVec3::from_array(s.map(|c| c.value()));
+            }
+        }
     }
     ContactReport {
         max_overlap_ratio,
@@ -342,7 +354,7 @@ impl Batch {
         let mut acc: Partial = (
             0.0,
             None,
-            vec![WallLoad::default(); c.walls.set.bodies.len()],
+            vec![LoadSum::default(); c.walls.set.bodies.len()],
             Vec::new(),
         );
         let mut q = 0;
@@ -481,7 +493,7 @@ impl Batch {
         k: usize,
         walls: std::ops::Range<usize>,
         out: &mut Out,
-        loads: &mut [WallLoad],
+        loads: &mut [LoadSum],
         nodal: &mut Vec<NodeForce>,
     ) -> f64 {
         let pos = c.pos_rad;

@@ -2,25 +2,39 @@
 //! Full-step quantities are recovered from the arrays without storing more:
 //! with v(n+½) from the motion record and a(n) from the force just used
 //! (`force`, which the next contact stage overwrites), v(n) = v(n+½) -
-//! a(n) dt/2 and x(n) = x(n+1) - v(n+½) dt; the same for ω. Sums run
-//! sequentially in index order so the result does not depend on the
-//! thread count.
+//! a(n) dt/2 and x(n) = x(n+1) - v(n+½) dt; the same for ω. The totals
+//! are exact sums (`sums::Exact`), so they depend neither on the thread
+//! count nor on the particles' order in memory.
 
 use super::data::Step;
 use crate::backend::Diagnostics;
+use crate::sums::Exact;
 
 pub fn diagnostics(st: &Step) -> Diagnostics {
     let g = st.gravity_now();
     let mut d = Diagnostics::default();
+    let mut sums = [Exact::default(); 5];
     for i in 0..st.particles.len() {
         let e = particle_energy(st, i, g);
-        d.kinetic_translational += e.kinetic_translational;
-        d.kinetic_rotational += e.kinetic_rotational;
-        d.potential += e.potential;
-        d.elastic += e.elastic;
-        d.dissipated += e.dissipated;
+        let terms = [
+            e.kinetic_translational,
+            e.kinetic_rotational,
+            e.potential,
+            e.elastic,
+            e.dissipated,
+        ];
+        for (s, x) in sums.iter_mut().zip(terms) {
+            s.add(x);
+        }
         d.max_speed = d.max_speed.max(e.max_speed);
     }
+    [
+        d.kinetic_translational,
+        d.kinetic_rotational,
+        d.potential,
+        d.elastic,
+        d.dissipated,
+    ] = sums.map(|s| s.value());
     d
 }
 

@@ -35,7 +35,7 @@ use crate::pair::PairTable;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX};
 use crate::walls::geometry::on_triangle;
 use crate::walls::surface::{barycentric, Surfaces};
-use crate::walls::{gap, Feature, WallGap, WallLoad, WallSet};
+use crate::walls::{gap, Feature, LoadSum, WallGap, WallSet};
 use glam::DVec3;
 
 /// How close (× the particle's radius) a closest point must be to another
@@ -86,7 +86,7 @@ pub fn particle_walls(
     mi: &Motion<f64>,
     nbr: &mut [u32],
     hist: &mut [[f64; 4]],
-    loads: &mut [WallLoad],
+    loads: &mut [LoadSum],
     nodal: &mut Vec<NodeForce>,
     sums: &mut WallSums,
     scratch: &mut MeshScratch,
@@ -126,7 +126,7 @@ fn run(
     nbr: &mut [u32],
     hist: &mut [[f64; 4]],
     sums: &mut WallSums,
-    load: &mut WallLoad,
+    load: &mut LoadSum,
     nodal: &mut Vec<NodeForce>,
     scratch: &mut MeshScratch,
 ) {
@@ -204,10 +204,7 @@ fn run(
         let on_wall = -DVec3::from(r.force_a);
         let arm = cp - b.pose.origin;
         let tq = arm.cross(on_wall);
-        for q in 0..3 {
-            load.force[q] += on_wall[q];
-            load.torque[q] += tq[q];
-        }
+        load.add(on_wall.to_array(), tq.to_array());
         if let Some((t, w)) = surf {
             for (node, wk) in c.set.surfaces.tri_nodes[t].iter().zip(w) {
                 nodal.push((*node, on_wall * wk));

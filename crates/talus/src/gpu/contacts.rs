@@ -3,11 +3,12 @@
 //! set B, updates the history beside each list entry in place, writes
 //! force and torque. On the steps that want the wall loads (every step
 //! with a servo, else the last step of an `advance`) `wall_loads` runs
-//! first, the same wall contacts without writing, reduced per scene wall
-//! over each workgroup, and `wall_loads_sum` adds the workgroups' partials
-//! into each wall's pose record. The large particles' rows (the grid's
-//! large levels, first in cell order) take `contacts_large`: a workgroup
-//! per row, the sums in a fixed tree.
+//! first, the same wall contacts without writing, each particle's load
+//! added to its wall's exact sums (integer atomics: the total does not
+//! depend on the particles' order), and `wall_loads_sum` turns them into
+//! each wall's pose record. The large particles' rows (the grid's large
+//! levels, first in cell order) take `contacts_large`: a workgroup per
+//! row.
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
@@ -33,7 +34,7 @@ pub struct ContactBinds {
 
 impl ContactKernels {
     /// `contacts`, `wall_loads`, `wall_loads_sum`. Group 0: params, ctl,
-    /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_partial;
+    /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_acc;
     /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
@@ -76,7 +77,7 @@ impl ContactKernels {
             &d.walls,
             &d.wall_motion,
             &d.wall_pose,
-            &d.wall_partial,
+            &d.wall_acc,
         ];
         let g1 = [&b.pos, &b.motion];
         let g2 = [

@@ -86,14 +86,67 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
     )
 }
 
-/// Every adapter wgpu finds, with its limits and, for one talus passes
-/// over, what it lacks.
-pub fn list_adapters() -> Vec<(wgpu::AdapterInfo, wgpu::Limits, Option<&'static str>)> {
+/// What `talus info` and `talus check` say of an adapter.
+#[derive(Debug, Clone)]
+pub struct AdapterSummary {
+    pub info: wgpu::AdapterInfo,
+    pub limits: wgpu::Limits,
+    /// What it lacks, for one talus passes over.
+    pub lacks: Option<&'static str>,
+    /// Its memory in bytes, where its API says ([`device_memory`]).
+    pub memory: Option<u64>,
+}
+
+impl AdapterSummary {
+    /// Largest single storage binding and buffer, in bytes.
+    pub fn max_binding(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+}
+
+/// Every adapter wgpu finds, in the order a run picks from.
+pub fn list_adapters() -> Vec<AdapterSummary> {
     let inst = fresh_instance();
-    pollster::block_on(inst.enumerate_adapters(backends()))
+    let mut adapters = pollster::block_on(inst.enumerate_adapters(backends()));
+    adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
+    adapters
         .into_iter()
-        .map(|a| (a.get_info(), a.limits(), lacks(&a)))
+        .map(|a| AdapterSummary {
+            info: a.get_info(),
+            limits: a.limits(),
+            lacks: lacks(&a),
+            memory: device_memory(&a),
+        })
         .collect()
+}
+
+/// The adapter's own memory in bytes, where its API says: on Vulkan the
+/// largest device-local heap (a discrete card's memory; on lavapipe or an
+/// integrated GPU, the system memory it shares). None on other APIs (and
+/// where wgpu builds no Vulkan backend).
+#[cfg(any(target_os = "linux", target_os = "windows", target_os = "android"))]
+pub fn device_memory(a: &wgpu::Adapter) -> Option<u64> {
+    // SAFETY: the hal adapter is only borrowed for a query; nothing is
+    // created or destroyed through it.
+    let hal = unsafe { a.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let instance = hal.shared_instance().raw_instance();
+    // SAFETY: the physical device belongs to this instance, alive here.
+    let props =
+        unsafe { instance.get_physical_device_memory_properties(hal.raw_physical_device()) };
+    // VK_MEMORY_HEAP_DEVICE_LOCAL_BIT
+    const DEVICE_LOCAL: u32 = 1;
+    props.memory_heaps[..props.memory_heap_count as usize]
+        .iter()
+        .filter(|h| h.flags.as_raw() & DEVICE_LOCAL != 0)
+        .map(|h| h.size)
+        .max()
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "windows", target_os = "android")))]
+pub fn device_memory(_: &wgpu::Adapter) -> Option<u64> {
+    None
 }
 
 /// What an adapter lacks of what the step needs beyond the WebGPU core, if
@@ -184,6 +237,11 @@ impl GpuContext {
 
     pub fn describe(&self) -> String {
         describe(&self.info)
+    }
+
+    /// The device's memory in bytes, where its API says ([`device_memory`]).
+    pub fn memory(&self) -> Option<u64> {
+        device_memory(&self.adapter)
     }
 
     /// Largest single storage binding and buffer, in bytes.

@@ -1,13 +1,13 @@
 //! `GpuData`: every buffer of the GPU path, allocated once per scene (the
 //! neighbour list grows when a build needs more room). Set B is the working
-//! state, in the cell order of the last neighbour-list build; set A is the
-//! scratch the rebuild's reorder gathers into before copying back. Kept
-//! apart from the kernels.
+//! state, in the cell order of the last neighbour-list build; the rebuild's
+//! reorder gathers one array at a time into a scratch array (as wide as
+//! the widest) and copies it back. Kept apart from the kernels.
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{
     ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, SurfInfo,
-    OUTLET_BOX, WG,
+    DIAG_WORDS, OUTLET_BOX, WALL_ACC_WORDS, WG,
 };
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
@@ -230,10 +230,13 @@ pub struct GpuData {
     pub wall_pose: wgpu::Buffer,
     /// The meshes' grids: cell starts, then triangles (`gpu::walls`).
     pub mesh_cells: wgpu::Buffer,
-    /// Per workgroup of the wall-load reduction and scene wall: force and
-    /// torque (2 × vec4).
-    pub wall_partial: wgpu::Buffer,
-    pub a: ParticleBuffers,
+    /// Per scene wall, its load's exact sums (`layout::WALL_ACC_WORDS`
+    /// words, zero between the steps that want loads).
+    pub wall_acc: wgpu::Buffer,
+    /// The rebuild's reorder: each per-particle array in turn is gathered
+    /// from B into it and copied back (words of the widest array per
+    /// particle).
+    pub scratch: wgpu::Buffer,
     pub b: ParticleBuffers,
     pub force: wgpu::Buffer,
     pub torque: wgpu::Buffer,
@@ -282,6 +285,7 @@ pub struct GpuData {
     pub arg_slots: wgpu::Buffer,
     /// What each slot of `args` runs over.
     pub slots: Vec<Over>,
+    /// The diagnostics' partial per workgroup (`layout::DIAG_WORDS` words).
     pub partials: wgpu::Buffer,
     /// The FEM bodies' deforming surfaces (`gpu::surfaces`): nodes and
     /// triangles (0 without bodies; the buffers then hold a dummy).
@@ -422,10 +426,11 @@ pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     c
 }
 
-/// Neighbour-list entries a new run starts with, per particle: a dense
-/// monodisperse bed lists 9–13 at the default skin; the list grows when a
-/// build needs more.
-pub const LIST_ENTRIES_PER_PARTICLE: u64 = 16;
+/// Neighbour-list entries a new run starts with, per particle: the fewest
+/// admitted. A settled monodisperse bed lists ~9 at the default skin (walls
+/// included), a dense lattice 11–13; a build that needs more grows the list
+/// to 5/4 of its need, so the list follows the need, not a fixed row.
+pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 
 /// The fewest list entries per particle a scene is admitted with. The list
 /// starts at [`LIST_ENTRIES_PER_PARTICLE`] or at what one storage binding
@@ -524,10 +529,9 @@ impl ParticleBuffers {
     }
 }
 
-/// One per-particle array of both sets, as the reorder moves it.
+/// One per-particle array, as the reorder moves it.
 pub struct ParticleArray<'a> {
     pub name: &'static str,
-    pub a: &'a wgpu::Buffer,
     pub b: &'a wgpu::Buffer,
     /// u32 words per particle (0: the array is empty, nothing to move).
     pub words: u64,
@@ -536,36 +540,69 @@ pub struct ParticleArray<'a> {
 }
 
 /// Device bytes per particle with `entries` neighbour-list entries per
-/// particle (particle partners and the wall primitives within reach): two
-/// sets of (pos 16, dissipated 4, motion 64, pos_fx 32; v*, ω*, 1/m, 1/I,
-/// material and id only in the motion record) plus force, torque, key and
-/// order (40), the reference positions (16), the list's count and start,
-/// the old start and the maps between the previous and the new order (20),
-/// the flow log's record (32: each particle present can leave once per
-/// `advance`, see `gpu::flow`), and per entry the partner and the history
-/// (20), twice (the list and the one a build moves the history from).
-/// Cells add 8 bytes each, wall primitives 64. (Before the arrays that duplicated the motion record
-/// were dropped: 2 × 40 + 4 more, the identity order of the old
-/// copy-back; before walls became list entries, 16 B × walls per set and 4
-/// for the walls-within-reach mask.)
+/// particle (particle partners and the wall primitives within reach): the
+/// set (pos 16, dissipated 4, motion 64, pos_fx 32; v*, ω*, 1/m, 1/I,
+/// material and id only in the motion record) and the reorder's scratch
+/// (64, the widest array), force, torque, key and order (40), the reference
+/// positions (16), the list's count and start, the old start and the maps
+/// between the previous and the new order (20), the flow log's record (32:
+/// each particle present can leave once per `advance`, see `gpu::flow`),
+/// and per entry the partner and the history (20), twice (the list and the
+/// one a build moves the history from). Cells add 8 bytes each, wall
+/// primitives 64. (Before: a whole second set as the reorder's scratch,
+/// 52 more; the arrays that duplicated the motion record, 2 × 40 + 4 more,
+/// and the identity order of the old copy-back; before walls became list
+/// entries, 16 B × walls per set and 4 for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64) -> u64 {
-    2 * 116 + 40 + 16 + 20 + 32 + 2 * 20 * entries
+    116 + 64 + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
 /// Refuses a run whose largest per-particle buffer (the list's history at
 /// the fewest entries a scene is admitted with) or cell array exceeds the
-/// adapter's largest storage binding, naming the count that fits.
+/// adapter's largest storage binding, or whose buffers exceed the device's
+/// memory (where its API says), naming the count that fits.
 fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    let max = ctx.max_binding();
+    admit(
+        &ctx.info.name,
+        ctx.max_binding(),
+        ctx.memory(),
+        cap,
+        n_cells,
+    )
+    .map_err(GpuError::TooLarge)
+}
+
+/// [`refuse_too_large`] on an adapter named `adapter` with its largest
+/// binding and its memory: the refusal's line, if any.
+pub fn admit(
+    adapter: &str,
+    max_binding: u64,
+    memory: Option<u64>,
+    cap: u64,
+    n_cells: u64,
+) -> Result<(), String> {
     let (name, largest) = ("nbr_hist", 16 * MIN_LIST_ENTRIES_PER_PARTICLE);
-    if cap * largest > max || (n_cells + 1) * 4 > max {
-        let fits = max / largest;
-        return Err(GpuError::TooLarge(format!(
-            "{cap} particles need {:.1} MiB in one buffer ({name}), but {} allows {:.1} MiB per storage binding: at most {fits} particles fit",
+    if cap * largest > max_binding || (n_cells + 1) * 4 > max_binding {
+        let fits = max_binding / largest;
+        return Err(format!(
+            "{cap} particles need {:.1} MiB in one buffer ({name}), but {adapter} allows {:.1} MiB per storage binding: at most {fits} particles fit",
             (cap * largest) as f64 / 1048576.0,
-            ctx.info.name,
-            max as f64 / 1048576.0
-        )));
+            max_binding as f64 / 1048576.0
+        ));
+    }
+    // and the whole, at the list's first size, against the device's memory
+    if let Some(mem) = memory {
+        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
+        let need = per * cap + 8 * n_cells;
+        if need > mem {
+            let fits = mem.saturating_sub(8 * n_cells) / per;
+            return Err(format!(
+                "{cap} particles need {:.2} GiB of GPU memory ({per} B each, {} list entries), but {adapter} has {:.2} GiB: at most {fits} particles fit",
+                need as f64 / 1073741824.0,
+                LIST_ENTRIES_PER_PARTICLE,
+                mem as f64 / 1073741824.0
+            ));
+        }
     }
     Ok(())
 }
@@ -619,16 +656,15 @@ fn dispatch_slots(
 }
 
 impl GpuData {
-    /// Every per-particle array of sets A and B with its word count and
-    /// `Gather` uniform ([`ParticleBuffers::arrays`]).
+    /// Every per-particle array of set B with its word count and `Gather`
+    /// uniform ([`ParticleBuffers::arrays`]).
     pub fn particle_arrays(&self) -> Vec<ParticleArray<'_>> {
-        let (a, b) = (self.a.arrays(), self.b.arrays());
-        a.into_iter()
-            .zip(b)
+        self.b
+            .arrays()
+            .into_iter()
             .zip(&self.gathers)
-            .map(|(((name, a, words), (_, b, _)), gather)| ParticleArray {
+            .map(|((name, b, words), gather)| ParticleArray {
                 name,
-                a,
                 b,
                 words,
                 gather,
@@ -670,8 +706,10 @@ impl GpuData {
         let n_cells = params.dims[3] as u64;
         let max = ctx.max_binding();
         refuse_too_large(ctx, cap, n_cells)?;
-        let a = ParticleBuffers::new(ctx, "A", init0, cap);
         let b = ParticleBuffers::new(ctx, "B", init0, cap);
+        // the reorder's one scratch array: the widest per-particle array
+        let widest = b.arrays().iter().map(|a| a.2).max().unwrap_or(1);
+        let scratch = zeroed(ctx, "reorder scratch", 4 * widest * cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
             .min(max / 16)
@@ -696,7 +734,7 @@ impl GpuData {
         };
         let l = init0.list.as_ref();
         // every part of a readback starts on a 256-byte boundary
-        let state_bytes: u64 = a
+        let state_bytes: u64 = b
             .arrays()
             .iter()
             .map(|(_, _, words)| (4 * words * cap).next_multiple_of(256))
@@ -704,7 +742,7 @@ impl GpuData {
         let scan = scan_levels(ctx, n_cells + 1);
         let list_scan = scan_levels(ctx, cap + 1);
         let n_surf_nodes = walls.n_nodes as u64;
-        let (slots, gathers) = dispatch_slots(ctx, &a, n_cells, n_surf_nodes, &scan, &list_scan);
+        let (slots, gathers) = dispatch_slots(ctx, &b, n_cells, n_surf_nodes, &scan, &list_scan);
         // the first step rebuilds: what its arm_rebuild will write, so a
         // dispatch recorded before any step (diagnostics) is sized too
         let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true)).collect();
@@ -740,12 +778,8 @@ impl GpuData {
                 bytemuck::cast_slice(&walls.mesh_cells),
                 STORAGE,
             ),
-            wall_partial: zeroed(
-                ctx,
-                "wall_partial",
-                32 * n_bodies.max(1) * cap.div_ceil(WG as u64),
-            ),
-            a,
+            wall_acc: zeroed(ctx, "wall_acc", 4 * WALL_ACC_WORDS as u64 * n_bodies.max(1)),
+            scratch,
             b,
             force: zeroed(ctx, "force", 16 * cap),
             torque: zeroed(ctx, "torque", 16 * cap),
@@ -788,7 +822,11 @@ impl GpuData {
                 STORAGE,
             ),
             slots,
-            partials: zeroed(ctx, "partials", 32 * cap.div_ceil(WG as u64)),
+            partials: zeroed(
+                ctx,
+                "partials",
+                4 * DIAG_WORDS as u64 * cap.div_ceil(WG as u64),
+            ),
             n_surf_nodes,
             n_surf_tris: walls.n_tris as u64,
             force_scale: walls.force_scale,
@@ -909,9 +947,8 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
-        let per = |p: &ParticleBuffers| p.bytes_per_particle() * self.cap;
-        per(&self.a)
-            + per(&self.b)
+        self.b.bytes_per_particle() * self.cap
+            + self.scratch.size()
             + self.cap * (16 + 16 + 4 + 4 + 16)
             + 12 * (self.cap + 1)
             + 8 * self.cap
@@ -920,5 +957,33 @@ impl GpuData {
             + self.staging.size()
             + self.flow.log_cap * size_of::<FlowRecord>() as u64
             + self.flow.cand_cap * (16 + 32 + 64 + 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The memory test refuses what the binding test admits, and names a
+    /// count that itself passes.
+    #[test]
+    fn admission_compares_the_whole_with_the_device_memory() {
+        let (binding, mem) = (2047 << 20, 80u64 << 30);
+        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
+        let fits = mem / per;
+        assert!(admit("card", binding, Some(mem), 10_000_000, 1000).is_ok());
+        assert!(admit("card", binding, None, 12_000_000, 1000).is_ok());
+        let err = admit("card", binding, Some(1 << 30), 12_000_000, 0).unwrap_err();
+        assert!(err.contains("GiB of GPU memory"), "{err}");
+        let fits_1g = (1u64 << 30) / per;
+        assert!(
+            err.ends_with(&format!("at most {fits_1g} particles fit")),
+            "{err}"
+        );
+        assert!(admit("card", binding, Some(1 << 30), fits_1g, 0).is_ok());
+        assert!(admit("card", binding, Some(1 << 30), fits_1g + 1, 0).is_err());
+        let err = admit("card", binding, Some(mem), 14_000_000, 0).unwrap_err();
+        assert!(err.contains("per storage binding"), "{err}");
+        assert!(fits > 14_000_000);
     }
 }

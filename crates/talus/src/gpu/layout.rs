@@ -55,6 +55,15 @@ pub const OUTLET_BOX: u32 = 0;
 pub const OUTLET_CYLINDER: u32 = 1;
 pub const OUTLET_OUTSIDE: u32 = 2;
 
+/// Per scene wall, the u32 words of its load's exact sums on the device
+/// (`wall_acc`): force and torque, 4 words per component (a 128-bit
+/// integer in units of 2⁻⁸⁰, `crate::sums::Exact`), then an error word.
+pub const WALL_ACC_WORDS: u32 = 25;
+/// Per workgroup, the u32 words of the diagnostics' partial (`partials`):
+/// five energies as 4-word exact sums, an error word, the largest speed's
+/// f32 bits.
+pub const DIAG_WORDS: u32 = 22;
+
 /// Every constant `shaders/common.wgsl` shares with Rust, by its WGSL
 /// name: `tests/shaders.rs` checks that each WGSL `const` there has this
 /// value and that nothing here is missing from the WGSL (no constant is
@@ -89,6 +98,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("OUTLET_CYLINDER", OUTLET_CYLINDER),
         ("OUTLET_OUTSIDE", OUTLET_OUTSIDE),
         ("CTL_LEN", CTL_LEN as u32),
+        ("WALL_ACC_WORDS", WALL_ACC_WORDS),
+        ("DIAG_WORDS", DIAG_WORDS),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
         ("WALL", WALL),

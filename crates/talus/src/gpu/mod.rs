@@ -1122,17 +1122,39 @@ impl Backend for GpuBackend {
             self.encode_stage(Stage::Diagnostics, pass)
         });
         let groups = self.data.n.div_ceil(layout::WG as u64);
-        let partials: Vec<[f32; 8]> = self.read_vec(&self.data.partials, groups);
-        let mut d = Diagnostics::default();
+        let partials: Vec<[u32; layout::DIAG_WORDS as usize]> =
+            self.read_vec(&self.data.partials, groups);
+        // the workgroups' exact sums (2⁻⁸⁰ units) added as integers
+        let mut sums = [0i128; 5];
+        let mut bad = false;
+        let mut max_speed = 0.0f64;
         for p in partials {
-            d.kinetic_translational += p[0] as f64;
-            d.kinetic_rotational += p[1] as f64;
-            d.potential += p[2] as f64;
-            d.elastic += p[3] as f64;
-            d.dissipated += p[4] as f64;
-            d.max_speed = d.max_speed.max(p[5] as f64);
+            for (k, s) in sums.iter_mut().enumerate() {
+                let w = &p[4 * k..4 * k + 4];
+                let v = w
+                    .iter()
+                    .rev()
+                    .fold(0u128, |acc, &x| (acc << 32) | x as u128) as i128;
+                *s = s.wrapping_add(v);
+            }
+            bad |= p[20] != 0;
+            max_speed = max_speed.max(f32::from_bits(p[21]) as f64);
         }
-        d
+        let value = |s: i128| {
+            if bad {
+                f64::NAN
+            } else {
+                crate::sums::Exact::from_units(s).value()
+            }
+        };
+        Diagnostics {
+            kinetic_translational: value(sums[0]),
+            kinetic_rotational: value(sums[1]),
+            potential: value(sums[2]),
+            elastic: value(sums[3]),
+            dissipated: value(sums[4]),
+            max_speed,
+        }
     }
 
     fn snapshot(&mut self) -> Particles<f64> {

@@ -1,8 +1,8 @@
 //! Stage 2, sort (`shaders/sort.wgsl`, `shaders/reorder.wgsl`): multi-level
 //! exclusive scan of the counts, scatter into cell order, per-cell sort by
-//! index, the gather of the working set B into the scratch set A in that
-//! order, and the copy back: one generic pair of kernels over u32 words,
-//! dispatched once per per-particle array (`GpuData::particle_arrays`), so
+//! index, then per array of the working set B the gather into the scratch
+//! array in that order and the copy back: one generic pair of kernels over
+//! u32 words, dispatched once per per-particle array (`GpuData::particle_arrays`), so
 //! no kernel binds more as arrays are added. Runs only on steps that
 //! rebuild the neighbour list (every kernel checks `ctl`, and all are
 //! dispatched indirectly: no workgroup between builds). The scan also
@@ -124,8 +124,8 @@ impl SortKernels {
             .filter(|p| p.words > 0)
             .map(|p| ArrayBinds {
                 words: p.words,
-                gather: self.gather.bind(ctx, 1, &[p.gather, p.b, p.a]),
-                copy: self.copy.bind(ctx, 1, &[p.gather, p.a, p.b]),
+                gather: self.gather.bind(ctx, 1, &[p.gather, p.b, &d.scratch]),
+                copy: self.copy.bind(ctx, 1, &[p.gather, &d.scratch, p.b]),
             })
             .collect();
         SortBinds {
@@ -200,8 +200,8 @@ impl SortKernels {
         );
     }
 
-    /// The whole stage: order, then per array the gather B → A, then per
-    /// array the copy A → B.
+    /// The whole stage: order, then per array the gather from B into the
+    /// scratch array and the copy back.
     pub fn encode(
         &self,
         s: &SortBinds,
@@ -214,8 +214,6 @@ impl SortKernels {
         for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.gather), (2, &s.reorder_order)];
             dispatch_indirect(pass, &self.gather, &groups, d.args_for(Over::Particles));
-        }
-        for a in &s.arrays {
             let groups = [(0, &s.reorder_ctl), (1, &a.copy)];
             dispatch_indirect(pass, &self.copy, &groups, d.args_for(Over::Words(a.words)));
         }

@@ -34,4 +34,4 @@ pub use geometry::{gap, on_triangle, Feature, WallGap};
 pub use mesh_grid::MeshGrid;
 pub use motion::{pose_at, reach, Pose};
 pub use primitive::{Kind, Primitive};
-pub use set::{primitives, WallBody, WallLoad, WallSet};
+pub use set::{primitives, LoadSum, WallBody, WallLoad, WallSet};

@@ -19,6 +19,7 @@ use super::primitive::Primitive;
 use super::surface::{SurfaceWall, Surfaces};
 use crate::fem::mesh::TetMesh;
 use crate::scene::{Scene, Servo, Shape, WallMotion};
+use crate::sums::Exact;
 use glam::DVec3;
 
 /// The force the particles exert on a wall and their torque about its
@@ -29,12 +30,36 @@ pub struct WallLoad {
     pub torque: [f64; 3],
 }
 
-impl WallLoad {
-    /// Adds `other` (a fixed order of additions keeps sums deterministic).
-    pub fn add(&mut self, other: &WallLoad) {
+/// A wall's load summed over its contacts exactly ([`crate::sums::Exact`]):
+/// the same whatever order the particles come in.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LoadSum {
+    force: [Exact; 3],
+    torque: [Exact; 3],
+}
+
+impl LoadSum {
+    /// Adds one contact's force on the wall and its torque.
+    #[inline]
+    pub fn add(&mut self, force: [f64; 3], torque: [f64; 3]) {
         for k in 0..3 {
-            self.force[k] += other.force[k];
-            self.torque[k] += other.torque[k];
+            self.force[k].add(force[k]);
+            self.torque[k].add(torque[k]);
+        }
+    }
+
+    /// Adds another partial sum.
+    pub fn merge(&mut self, other: &LoadSum) {
+        for k in 0..3 {
+            self.force[k].merge(&other.force[k]);
+            self.torque[k].merge(&other.torque[k]);
+        }
+    }
+
+    pub fn value(&self) -> WallLoad {
+        WallLoad {
+            force: self.force.map(|s| s.value()),
+            torque: self.torque.map(|s| s.value()),
         }
     }
 }
