@@ -346,8 +346,11 @@ fn exact_neg(a: vec4<u32>) -> vec4<u32> {
     return w;
 }
 
-// Word k of the sum plus `add` and the carry out: (the word to add, the
-// carry it leaves when added to `old`).
+// The carry out of adding `add` to a word that held `old`. Each shader
+// writes its own four-word add over its own atomic array (contacts.wgsl's
+// workgroup and wall words, diagnostics.wgsl's): naga 30 takes no pointer
+// to workgroup or storage memory as a parameter (WGSL's
+// unrestricted_pointer_parameters is not implemented).
 fn exact_carry(old: u32, add: u32) -> u32 {
     return select(0u, 1u, old + add < old);
 }

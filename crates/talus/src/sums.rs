@@ -66,6 +66,33 @@ const EXACT_SCALE: f64 = (1u128 << 80) as f64;
 /// The largest magnitude [`Exact`] takes a term of (2⁴⁷).
 const EXACT_MAX: f64 = (1u64 << 47) as f64;
 
+/// `x` in units of 2⁻⁸⁰, truncated toward zero: `(x * 2⁸⁰) as i128`, but
+/// from the bits with integer shifts (the float-to-i128 conversion is a
+/// library call); None beyond [`EXACT_MAX`] or not finite.
+#[inline]
+fn units(x: f64) -> Option<i128> {
+    if !(x.abs() < EXACT_MAX) {
+        return None;
+    }
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 {
+        // zero or subnormal: far below 2⁻⁸⁰
+        return Some(0);
+    }
+    // |x| = m 2^(exp − 1075), so m 2^(exp − 995) units
+    let m = ((bits & ((1 << 52) - 1)) | (1 << 52)) as i128;
+    let shift = exp - 995;
+    let u = if shift >= 0 {
+        m << shift
+    } else if shift > -64 {
+        m >> -shift
+    } else {
+        0
+    };
+    Some(if bits >> 63 != 0 { -u } else { u })
+}
+
 impl Exact {
     /// The sum of `terms`.
     pub fn of(terms: impl IntoIterator<Item = f64>) -> Exact {
@@ -79,14 +106,9 @@ impl Exact {
     /// Adds `x`.
     #[inline]
     pub fn add(&mut self, x: f64) {
-        if x.abs() < EXACT_MAX {
-            // exact scaling by a power of two, then truncation toward zero
-            match self.sum.checked_add((x * EXACT_SCALE) as i128) {
-                Some(s) => self.sum = s,
-                None => self.bad = true,
-            }
-        } else {
-            self.bad = true;
+        match units(x).and_then(|u| self.sum.checked_add(u)) {
+            Some(s) => self.sum = s,
+            None => self.bad = true,
         }
     }
 
@@ -141,5 +163,16 @@ mod tests {
         assert!(Exact::of([1.0, f64::NAN]).value().is_nan());
         assert!(Exact::of([1e15]).value().is_nan());
         assert_eq!(Exact::of([1.5, -0.25]).value(), 1.25);
+        // the shifts are the float conversion's truncation, bit for bit
+        for x in terms
+            .iter()
+            .chain(&[0.0, -0.0, 1e-30, -3e-24, 7e-25, 1.4e14, -1.4e14])
+        {
+            assert_eq!(
+                super::units(*x),
+                Some((x * super::EXACT_SCALE) as i128),
+                "{x:e}"
+            );
+        }
     }
 }
