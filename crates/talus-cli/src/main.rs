@@ -691,8 +691,13 @@ fn cmd_check(path: &Path) -> ExitCode {
         if a.lacks.is_some() {
             continue;
         }
-        // the list's history at the planned entries in one binding
-        let by_binding = (a.max_binding() / (16 * PLANNED_ENTRIES as u64)) as f64;
+        // the list's history at the planned entries in its binding pages,
+        // and the motion records (64 B) in one binding
+        use talus::gpu::data::{hist_page, HIST_PAGES};
+        let entries = (HIST_PAGES * hist_page(a.max_binding()))
+            .min(a.limits.max_buffer_size / 16)
+            .min(u32::MAX as u64);
+        let by_binding = (entries / PLANNED_ENTRIES as u64).min(a.max_binding() / 64) as f64;
         let (most, limit) = match a.memory {
             Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (
                 fits_in(m as f64, gpu_per as f64),
@@ -701,7 +706,7 @@ fn cmd_check(path: &Path) -> ExitCode {
             _ => (
                 by_binding,
                 format!(
-                    "one storage binding ({} MiB) of the list's history",
+                    "the list's history in {HIST_PAGES} storage bindings of {} MiB",
                     a.max_binding() >> 20
                 ),
             ),

@@ -40,6 +40,20 @@
 @group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
 @group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
 @group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
+// The history's second page (entries from P.level_count.z on: the same
+// buffer bound again, src/gpu/data.rs `HIST_PAGES`).
+@group(2) @binding(7) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
+
+fn hist_set(e: u32, h: vec4<f32>) {
+    let page = P.level_count.z;
+    if (e < page) { nbr_hist[e] = h; } else { nbr_hist_hi[e - page] = h; }
+}
+
+fn hist_get(e: u32) -> vec4<f32> {
+    let page = P.level_count.z;
+    if (e < page) { return nbr_hist[e]; }
+    return nbr_hist_hi[e - page];
+}
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
@@ -182,20 +196,20 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
             // an analytic wall's entry out of contact loses its history
             // now; a mesh's in the second pass (it may be a donor)
             if (!dry && !mesh && had) {
-                nbr_hist[e] = vec4<f32>(0.0);
+                hist_set(e, vec4<f32>(0.0));
                 nbr[e] = entry & ~HAS_HISTORY;
             }
             continue;
         }
         var hist = vec4<f32>(0.0);
         if (had) {
-            hist = nbr_hist[e];
+            hist = hist_get(e);
         } else if (mesh) {
             for (var q = lo; q < hi; q++) {
                 let eq = nbr[q];
                 if (q != e && (eq & HAS_HISTORY) != 0u && (eq & KEPT) == 0u
                     && !mesh_keeps(q, lo, hi, xb, ri)) {
-                    hist = nbr_hist[q];
+                    hist = hist_get(q);
                     break;
                 }
             }
@@ -243,7 +257,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
         }
         if (!dry) {
             let h = vec4<f32>(r.xi, r.kt);
-            nbr_hist[e] = h;
+            hist_set(e, h);
             let has = any(h != vec4<f32>(0.0));
             var ne = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has);
             if (mesh) { ne = ne | KEPT; }
@@ -258,7 +272,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
             if ((entry & KEPT) != 0u) {
                 nbr[e] = entry & ~KEPT;
             } else if ((entry & HAS_HISTORY) != 0u) {
-                nbr_hist[e] = vec4<f32>(0.0);
+                hist_set(e, vec4<f32>(0.0));
                 nbr[e] = entry & ~HAS_HISTORY;
             }
         }
@@ -406,7 +420,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         if (d2 >= rsum * rsum) {
             // not in contact: no history (written only when there was some)
             if (had) {
-                nbr_hist[e] = vec4<f32>(0.0);
+                hist_set(e, vec4<f32>(0.0));
                 nbr[e] = j;
             }
             return;
@@ -419,7 +433,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let overlap = rsum - dist;
         // without the flag the entry's history is zero: not read
         var hist = vec4<f32>(0.0);
-        if (had) { hist = nbr_hist[e]; }
+        if (had) { hist = hist_get(e); }
         var r: PairResult;
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
@@ -433,7 +447,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         sums_energy(s, 0.5 * r.elastic, 0.5 * r.dissipated, me.eu);
         (*s).max_ratio = max((*s).max_ratio, overlap / min(ri, pj.w));
         let h = vec4<f32>(r.xi, r.kt);
-        nbr_hist[e] = h;
+        hist_set(e, h);
         let has = any(h != vec4<f32>(0.0));
         if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
 }

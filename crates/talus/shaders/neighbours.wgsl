@@ -40,6 +40,33 @@
 // room runs bin and sort again, and that second order is the identity
 // (the particles are already sorted), so the fill needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
+// Each history is one buffer bound as two pages: entries below
+// P.level_count.z in the first binding, the rest in the second
+// (src/gpu/data.rs, `HIST_PAGES`), so one binding's limit does not cap it.
+@group(1) @binding(11) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
+@group(1) @binding(12) var<storage, read_write> old_hist_hi: array<vec4<f32>>;
+
+fn hist_set(e: u32, h: vec4<f32>) {
+    let page = P.level_count.z;
+    if (e < page) { nbr_hist[e] = h; } else { nbr_hist_hi[e - page] = h; }
+}
+
+fn hist_get(e: u32) -> vec4<f32> {
+    let page = P.level_count.z;
+    if (e < page) { return nbr_hist[e]; }
+    return nbr_hist_hi[e - page];
+}
+
+fn old_hist_set(e: u32, h: vec4<f32>) {
+    let page = P.level_count.z;
+    if (e < page) { old_hist[e] = h; } else { old_hist_hi[e - page] = h; }
+}
+
+fn old_hist_get(e: u32) -> vec4<f32> {
+    let page = P.level_count.z;
+    if (e < page) { return old_hist[e]; }
+    return old_hist_hi[e - page];
+}
 
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
@@ -66,7 +93,7 @@ fn carry_entry(e: u32, lo: u32, hi: u32) {
     if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
     for (var k = lo; k < hi; k++) {
         if (nbr[k] == jn) {
-            nbr_hist[k] = old_hist[e];
+            hist_set(k, old_hist_get(e));
             nbr[k] = jn | HAS_HISTORY;
             break;
         }
@@ -95,7 +122,7 @@ fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, 
             if (dot(d, d) < cut * cut) {
                 if (write) {
                     nbr[out + k] = j;
-                    nbr_hist[out + k] = vec4<f32>(0.0);
+                    hist_set(out + k, vec4<f32>(0.0));
                 }
                 k++;
             }
@@ -151,7 +178,7 @@ fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
             if (wall_gap(walls[w], xb).dist < ri + skin) {
                 if (write) {
                     nbr[out + k] = w | WALL;
-                    nbr_hist[out + k] = vec4<f32>(0.0);
+                    hist_set(out + k, vec4<f32>(0.0));
                 }
                 k++;
             }
@@ -275,7 +302,7 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
     for (var e = lo; e < hi; e++) {
         old_nbr[e] = nbr[e];
-        old_hist[e] = nbr_hist[e];
+        old_hist_set(e, hist_get(e));
     }
 }
 
@@ -308,7 +335,7 @@ fn keep_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         }
         for (var e = lo + lid; e < hi; e += WG) {
             old_nbr[e] = nbr[e];
-            old_hist[e] = nbr_hist[e];
+            old_hist_set(e, hist_get(e));
         }
     }
 }

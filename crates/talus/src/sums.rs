@@ -71,7 +71,8 @@ const EXACT_MAX: f64 = (1u64 << 47) as f64;
 /// library call); None beyond [`EXACT_MAX`] or not finite.
 #[inline]
 fn units(x: f64) -> Option<i128> {
-    if !(x.abs() < EXACT_MAX) {
+    // (NaN fails the test too)
+    if x.abs().partial_cmp(&EXACT_MAX) != Some(std::cmp::Ordering::Less) {
         return None;
     }
     let bits = x.to_bits();

@@ -38,7 +38,8 @@ impl ContactKernels {
     /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
-    /// adds its force to them): 16 storage buffers.
+    /// adds its force to them), and the history's second page
+    /// (`data::HIST_PAGES`): 17 storage buffers.
     /// One layout for the three (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
     pub const DECLS: [KernelDecl; 4] = {
@@ -46,7 +47,7 @@ impl ContactKernels {
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
             &[R, R],
-            &[RW, RW, RW, U, R, R, RW],
+            &[RW, RW, RW, U, R, R, RW, RW],
         ];
         [
             KernelDecl::new(S, "contacts", G),
@@ -80,20 +81,27 @@ impl ContactKernels {
             &d.wall_acc,
         ];
         let g1 = [&b.pos, &b.motion];
+        let whole = |b| wgpu::BufferBinding {
+            buffer: b,
+            offset: 0,
+            size: None,
+        };
+        let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
         let g2 = [
-            &d.force,
-            &d.torque,
-            &d.nbr_hist,
-            &d.surf_info,
-            &d.surf_nodes,
-            &d.surf_tris,
-            &d.surf_force,
+            whole(&d.force),
+            whole(&d.torque),
+            hist,
+            whole(&d.surf_info),
+            whole(&d.surf_nodes),
+            whole(&d.surf_tris),
+            whole(&d.surf_force),
+            hist_hi,
         ];
         let k = &self.contacts;
         ContactBinds {
             g0: k.bind(ctx, 0, &g0),
             g1: k.bind(ctx, 1, &g1),
-            g2: k.bind(ctx, 2, &g2),
+            g2: k.bind_ranges(ctx, 2, &g2),
         }
     }
 

@@ -271,6 +271,9 @@ pub struct GpuData {
     pub old_index: wgpu::Buffer,
     /// Entries `nbr` (and the other per-entry buffers) hold.
     pub nbr_cap: u64,
+    /// History entries per binding: each history buffer is bound as
+    /// [`HIST_PAGES`] consecutive ranges of this many (`Params::level_count[2]`).
+    pub hist_page: u64,
     /// Scan of `nbr_count`.
     pub list_scan: Vec<ScanLevel>,
     /// Workgroup counts of every indirect dispatch, one (x, y, z) per slot
@@ -440,6 +443,28 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 /// at its first builds, so such a scene is refused up front.
 pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
 
+/// Storage bindings each history buffer (the list's and the previous
+/// list's, 16 B per entry: the largest per-entry arrays) is bound as: one
+/// buffer, bound as consecutive ranges of [`hist_page`] entries, so one
+/// binding's limit (NVIDIA 2047 MiB, lavapipe 128 MiB) does not cap the
+/// list; the shaders pick the page (`hist_get`, `hist_set`).
+pub const HIST_PAGES: u64 = 2;
+
+/// History entries per page for an adapter whose largest binding is
+/// `max_binding` bytes: whole 256-byte blocks (a binding offset's
+/// alignment), 16 bytes per entry.
+pub fn hist_page(max_binding: u64) -> u64 {
+    (max_binding / 256 * 256 / 16).min(u32::MAX as u64)
+}
+
+/// The most list entries a run holds on `ctx`: [`HIST_PAGES`] pages of
+/// history, in one buffer of at most `max_buffer_size`.
+pub fn max_list_entries(ctx: &GpuContext) -> u64 {
+    (HIST_PAGES * hist_page(ctx.max_binding()))
+        .min(ctx.limits.max_buffer_size / 16)
+        .min(u32::MAX as u64)
+}
+
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
@@ -562,31 +587,39 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
 /// adapter's largest storage binding, or whose buffers exceed the device's
 /// memory (where its API says), naming the count that fits.
 fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    admit(
-        &ctx.info.name,
-        ctx.max_binding(),
-        ctx.memory(),
-        cap,
-        n_cells,
-    )
-    .map_err(GpuError::TooLarge)
+    let binding = ctx.max_binding();
+    let history = 16 * max_list_entries(ctx);
+    admit(&ctx.info.name, binding, history, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
 }
 
 /// [`refuse_too_large`] on an adapter named `adapter` with its largest
-/// binding and its memory: the refusal's line, if any.
+/// binding, the most bytes a history may hold (`16 ×`
+/// [`max_list_entries`]) and its memory: the refusal's line, if any.
 pub fn admit(
     adapter: &str,
     max_binding: u64,
+    max_history: u64,
     memory: Option<u64>,
     cap: u64,
     n_cells: u64,
 ) -> Result<(), String> {
-    let (name, largest) = ("nbr_hist", 16 * MIN_LIST_ENTRIES_PER_PARTICLE);
-    if cap * largest > max_binding || (n_cells + 1) * 4 > max_binding {
-        let fits = max_binding / largest;
+    // the history at the fewest entries a scene is admitted with, over its
+    // pages; a particle array in one binding (the motion record and the
+    // reorder's scratch, 64 B, are the widest)
+    let history = 16 * MIN_LIST_ENTRIES_PER_PARTICLE;
+    if cap * history > max_history {
+        let fits = max_history / history;
         return Err(format!(
-            "{cap} particles need {:.1} MiB in one buffer ({name}), but {adapter} allows {:.1} MiB per storage binding: at most {fits} particles fit",
-            (cap * largest) as f64 / 1048576.0,
+            "{cap} particles need {:.1} MiB of list history (nbr_hist, {HIST_PAGES} storage bindings), but {adapter} allows {:.1} MiB: at most {fits} particles fit",
+            (cap * history) as f64 / 1048576.0,
+            max_history as f64 / 1048576.0
+        ));
+    }
+    if cap * 64 > max_binding || (n_cells + 1) * 4 > max_binding {
+        let fits = max_binding / 64;
+        return Err(format!(
+            "{cap} particles need {:.1} MiB in one buffer (motion), but {adapter} allows {:.1} MiB per storage binding: at most {fits} particles fit",
+            (cap * 64) as f64 / 1048576.0,
             max_binding as f64 / 1048576.0
         ));
     }
@@ -672,6 +705,27 @@ impl GpuData {
             .collect()
     }
 
+    /// `buf` (a history: 16 B per entry) as its [`HIST_PAGES`] bindings:
+    /// consecutive ranges of [`GpuData::hist_page`] entries; a page past
+    /// the buffer's end binds its first 16 bytes (never read).
+    pub fn hist_pages<'a>(&self, buf: &'a wgpu::Buffer) -> [wgpu::BufferBinding<'a>; 2] {
+        let page = 16 * self.hist_page;
+        let size = buf.size();
+        let range = |offset: u64| {
+            let (offset, len) = if offset < size {
+                (offset, (size - offset).min(page))
+            } else {
+                (0, 16)
+            };
+            wgpu::BufferBinding {
+                buffer: buf,
+                offset,
+                size: wgpu::BufferSize::new(len),
+            }
+        };
+        [range(0), range(page)]
+    }
+
     /// The indirect arguments of a dispatch over `over`: (buffer, byte
     /// offset), for `kernel::dispatch_indirect`.
     pub fn args_for(&self, over: Over) -> (&wgpu::Buffer, u64) {
@@ -701,10 +755,13 @@ impl GpuData {
         let n = state.len() as u64;
         // buffers hold `cap` particles; n are active
         let cap = init0.capacity();
+        let hist_page = hist_page(ctx.max_binding());
+        let mut params = *params;
+        params.level_count[2] = hist_page as u32;
+        let params = &params;
         let n_walls = walls.prims.len() as u64;
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
-        let max = ctx.max_binding();
         refuse_too_large(ctx, cap, n_cells)?;
         let b = ParticleBuffers::new(ctx, "B", init0, cap);
         // the reorder's one scratch array: the widest per-particle array
@@ -712,7 +769,7 @@ impl GpuData {
         let scratch = zeroed(ctx, "reorder scratch", 4 * widest * cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
-            .min(max / 16)
+            .min(max_list_entries(ctx))
             .max(given)
             .max(1);
         let next_id = state
@@ -808,6 +865,7 @@ impl GpuData {
             new_at: zeroed(ctx, "new_at", 4 * cap),
             old_index: zeroed(ctx, "old_index", 4 * cap),
             nbr_cap,
+            hist_page,
             list_scan,
             args: init(
                 ctx,
@@ -917,10 +975,10 @@ impl GpuData {
     /// holds the whole list's history. The list itself is not kept (the
     /// frozen build fills it again); the previous list the build moves the
     /// history from is copied over. Bind groups over the old buffers must
-    /// be rebuilt. False (nothing changed) for a list larger than one
-    /// storage binding.
+    /// be rebuilt. False (nothing changed) for a list larger than
+    /// [`max_list_entries`].
     pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
-        let max = (ctx.max_binding() / 16).min(u32::MAX as u64);
+        let max = max_list_entries(ctx);
         if need > max {
             return false;
         }
@@ -968,22 +1026,28 @@ mod tests {
     /// count that itself passes.
     #[test]
     fn admission_compares_the_whole_with_the_device_memory() {
-        let (binding, mem) = (2047 << 20, 80u64 << 30);
+        let binding = 2047 << 20;
+        let history = 16 * HIST_PAGES * hist_page(binding);
+        let mem = 80u64 << 30;
         let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
         let fits = mem / per;
-        assert!(admit("card", binding, Some(mem), 10_000_000, 1000).is_ok());
-        assert!(admit("card", binding, None, 12_000_000, 1000).is_ok());
-        let err = admit("card", binding, Some(1 << 30), 12_000_000, 0).unwrap_err();
+        let ok = |cap, mem| admit("card", binding, history, mem, cap, 1000).is_ok();
+        assert!(ok(20_000_000, Some(mem)));
+        assert!(ok(26_000_000, None));
+        let err = admit("card", binding, history, Some(1 << 30), 12_000_000, 0).unwrap_err();
         assert!(err.contains("GiB of GPU memory"), "{err}");
         let fits_1g = (1u64 << 30) / per;
         assert!(
             err.ends_with(&format!("at most {fits_1g} particles fit")),
             "{err}"
         );
-        assert!(admit("card", binding, Some(1 << 30), fits_1g, 0).is_ok());
-        assert!(admit("card", binding, Some(1 << 30), fits_1g + 1, 0).is_err());
-        let err = admit("card", binding, Some(mem), 14_000_000, 0).unwrap_err();
+        assert!(ok(fits_1g, Some(1 << 30)));
+        assert!(!ok(fits_1g + 1, Some(1 << 30)));
+        // the history's two pages, then one binding of motion records
+        let err = admit("card", binding, history, Some(mem), 27_000_000, 0).unwrap_err();
+        assert!(err.contains("list history"), "{err}");
+        let err = admit("card", binding, 4 * history, Some(mem), 34_000_000, 0).unwrap_err();
         assert!(err.contains("per storage binding"), "{err}");
-        assert!(fits > 14_000_000);
+        assert!(fits > 34_000_000);
     }
 }

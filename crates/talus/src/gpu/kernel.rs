@@ -128,17 +128,36 @@ impl Kernel {
     /// A bind group for group `g` over `buffers` (in binding order).
     /// `buffers` in binding order; those of `Unused` bindings are left out.
     pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let whole: Vec<wgpu::BufferBinding> = buffers
+            .iter()
+            .map(|b| wgpu::BufferBinding {
+                buffer: b,
+                offset: 0,
+                size: None,
+            })
+            .collect();
+        self.bind_ranges(ctx, g, &whole)
+    }
+
+    /// [`Kernel::bind`] over buffer ranges (a buffer larger than one
+    /// binding is bound as several: `data::hist_pages`).
+    pub fn bind_ranges(
+        &self,
+        ctx: &GpuContext,
+        g: usize,
+        ranges: &[wgpu::BufferBinding],
+    ) -> wgpu::BindGroup {
         let layout = self.layouts[g]
             .as_ref()
             .unwrap_or_else(|| panic!("{}: group {g} is not used", self.label));
         let acc = self.groups[g];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
+        let entries: Vec<wgpu::BindGroupEntry> = ranges
             .iter()
             .enumerate()
             .filter(|(b, _)| acc.get(*b) != Some(&Access::Unused))
-            .map(|(b, buf)| wgpu::BindGroupEntry {
+            .map(|(b, r)| wgpu::BindGroupEntry {
                 binding: b as u32,
-                resource: buf.as_entire_binding(),
+                resource: wgpu::BindingResource::Buffer(r.clone()),
             })
             .collect();
         ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {

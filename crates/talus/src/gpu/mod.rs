@@ -47,7 +47,7 @@ use walls::WallTables;
 /// `neighbours::NeighbourKernels::DECLS`; checked against every
 /// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
 /// adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 19;
+pub const STORAGE_BINDINGS_NEEDED: u32 = 21;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;

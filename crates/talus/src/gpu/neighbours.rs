@@ -45,7 +45,8 @@ impl NeighbourKernels {
     /// (group 0: params, ctl, starts, order, walls, wall_info,
     /// wall_motion, wall_pose, mesh_cells; group 1: pos, nbr_count,
     /// nbr_start, nbr, pos_ref, nbr_hist, old_start, old_nbr, old_hist,
-    /// new_at, old_index): 19 storage buffers. The kernels of a stage share
+    /// new_at, old_index, and the histories' second pages: `HIST_PAGES`):
+    /// 21 storage buffers. The kernels of a stage share
     /// their bind groups so that a pass never rebinds between them: with a
     /// layout (and bind groups) per kernel, each binding only what it
     /// used, lavapipe spent ~2.7 ms and ~0.5 MB per rebinding dispatch of
@@ -56,7 +57,7 @@ impl NeighbourKernels {
         const S: &str = "neighbours.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, R, R, R, R, RW, R],
-            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
+            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
         ];
         [
             KernelDecl::new(S, "drop_removed", G),
@@ -98,21 +99,33 @@ impl NeighbourKernels {
             &d.wall_pose,
             &d.mesh_cells,
         ];
+        let whole = |b| wgpu::BufferBinding {
+            buffer: b,
+            offset: 0,
+            size: None,
+        };
+        let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
+        let [old_hist, old_hist_hi] = d.hist_pages(&d.old_hist);
         let g1 = [
-            &d.b.pos,
-            &d.nbr_count,
-            &d.nbr_start,
-            &d.nbr,
-            &d.pos_ref,
-            &d.nbr_hist,
-            &d.old_start,
-            &d.old_nbr,
-            &d.old_hist,
-            &d.new_at,
-            &d.old_index,
+            whole(&d.b.pos),
+            whole(&d.nbr_count),
+            whole(&d.nbr_start),
+            whole(&d.nbr),
+            whole(&d.pos_ref),
+            hist,
+            whole(&d.old_start),
+            whole(&d.old_nbr),
+            old_hist,
+            whole(&d.new_at),
+            whole(&d.old_index),
+            hist_hi,
+            old_hist_hi,
         ];
         NeighbourBinds {
-            groups: [self.fill.bind(ctx, 0, &g0), self.fill.bind(ctx, 1, &g1)],
+            groups: [
+                self.fill.bind(ctx, 0, &g0),
+                self.fill.bind_ranges(ctx, 1, &g1),
+            ],
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
