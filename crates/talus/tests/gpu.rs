@@ -706,30 +706,46 @@ fn gpu_neighbour_list_grows() {
 /// build keeps the previous list only once (the copy made before the
 /// freeze survives the growth), so after the step the GPU holds the same
 /// pairs with the same spring forces k_t ξ (1e-4 norm-wise) as the CPU.
+/// Then again with the binding limit lowered so that the grown list spans
+/// both history pages (`data::HIST_PAGES`): growth works across the split.
 #[test]
 fn gpu_list_growth_keeps_history() {
-    let Some(ctx) = test_context() else { return };
     let scene = dense_scene(false);
     let mut cpu = CpuBackend::new(&scene).unwrap();
     cpu.advance(300).unwrap();
-    // a skin of two radii from here on: ~40 candidates, the buffer holds 16
+    // a skin of two radii from here on: ~40 candidates, the buffer holds 10
     let mut big = scene.clone();
     big.simulation.neighbour_skin = Some(0.001);
-    let mut st: Step = cpu.st.clone();
-    st.skin = big.skin();
-    st.grid = Grid::for_scene(&big).unwrap();
-    let mut g = gpu_from_cpu(&mut st, &big, ctx);
-    let cap0 = g.data.nbr_cap;
-    g.advance(1).unwrap();
-    st.step().unwrap();
-    let (pairs, eh) = history_difference(&st, &g);
-    println!(
-        "capacity {cap0} -> {}; {pairs} pairs with history, k_t ξ differs by {eh:e}",
-        g.data.nbr_cap
-    );
-    assert!(g.data.nbr_cap > cap0, "the list did not grow");
-    assert!(pairs > 500, "only {pairs} pairs with history");
-    assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
+    let grow = |ctx: talus::gpu::context::GpuContext| {
+        let mut st: Step = cpu.st.clone();
+        st.skin = big.skin();
+        st.grid = Grid::for_scene(&big).unwrap();
+        let mut g = gpu_from_cpu(&mut st, &big, ctx);
+        let cap0 = g.data.nbr_cap;
+        g.advance(1).unwrap();
+        st.step().unwrap();
+        let (pairs, eh) = history_difference(&st, &g);
+        let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+        println!(
+            "capacity {cap0} -> {} ({len} listed, pages of {}); {pairs} pairs with history, k_t ξ differs by {eh:e}",
+            g.data.nbr_cap, g.data.hist_page
+        );
+        assert!(g.data.nbr_cap > cap0, "the list did not grow");
+        assert!(pairs > 500, "only {pairs} pairs with history");
+        assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
+        len
+    };
+    let Some(ctx) = test_context() else { return };
+    let len = grow(ctx);
+    // pages of 0.6 of that list: its grown capacity (5/4 of it) fits two
+    let Some(mut ctx) = test_context() else {
+        return;
+    };
+    let page = (len * 6 / 10).next_multiple_of(16);
+    ctx.limits.max_storage_buffer_binding_size = 16 * page;
+    let len2 = grow(ctx);
+    assert_eq!(len2, len);
+    assert!(len2 > page, "the grown list spans both pages");
 }
 
 /// A colliding cloud, a few hundred steps: positions within 1e-3 of the

@@ -1031,7 +1031,7 @@ mod tests {
         let mem = 80u64 << 30;
         let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
         let fits = mem / per;
-        let ok = |cap, mem| admit("card", binding, history, mem, cap, 1000).is_ok();
+        let ok = |cap, mem| admit("card", binding, history, mem, cap, 0).is_ok();
         assert!(ok(20_000_000, Some(mem)));
         assert!(ok(26_000_000, None));
         let err = admit("card", binding, history, Some(1 << 30), 12_000_000, 0).unwrap_err();
