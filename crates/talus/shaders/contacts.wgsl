@@ -40,20 +40,8 @@
 @group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
 @group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
 @group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
-// The history's second page (entries from P.level_count.z on: the same
-// buffer bound again, src/gpu/data.rs `HIST_PAGES`).
+// The history's second page (hist.wgsl, prepended: `hist_get`, `hist_set`).
 @group(2) @binding(7) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
-
-fn hist_set(e: u32, h: vec4<f32>) {
-    let page = P.level_count.z;
-    if (e < page) { nbr_hist[e] = h; } else { nbr_hist_hi[e - page] = h; }
-}
-
-fn hist_get(e: u32) -> vec4<f32> {
-    let page = P.level_count.z;
-    if (e < page) { return nbr_hist[e]; }
-    return nbr_hist_hi[e - page];
-}
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,

@@ -42,20 +42,9 @@
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
 // Each history is one buffer bound as two pages: entries below
 // P.level_count.z in the first binding, the rest in the second
-// (src/gpu/data.rs, `HIST_PAGES`), so one binding's limit does not cap it.
+// (hist.wgsl, prepended, for the list's; the previous list's here).
 @group(1) @binding(11) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
 @group(1) @binding(12) var<storage, read_write> old_hist_hi: array<vec4<f32>>;
-
-fn hist_set(e: u32, h: vec4<f32>) {
-    let page = P.level_count.z;
-    if (e < page) { nbr_hist[e] = h; } else { nbr_hist_hi[e - page] = h; }
-}
-
-fn hist_get(e: u32) -> vec4<f32> {
-    let page = P.level_count.z;
-    if (e < page) { return nbr_hist[e]; }
-    return nbr_hist_hi[e - page];
-}
 
 fn old_hist_set(e: u32, h: vec4<f32>) {
     let page = P.level_count.z;

@@ -792,16 +792,7 @@ fn gpu_short_trajectory_matches_cpu() {
     let steps = 300;
     cpu.advance(steps).unwrap();
     gpu.advance(steps).unwrap();
-    let (c, g) = (cpu.snapshot(), gpu.snapshot());
-    let grid = cpu.st.grid;
-    let mut worst = 0.0f64;
-    for i in 0..c.len() {
-        let d = grid.min_image(
-            [c.pos_rad[i][0], c.pos_rad[i][1], c.pos_rad[i][2]],
-            [g.pos_rad[i][0], g.pos_rad[i][1], g.pos_rad[i][2]],
-        );
-        worst = worst.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
-    }
+    let worst = worst_position_difference(&mut cpu, &mut gpu);
     let contacts = cpu.list_stats().contacts;
     println!(
         "worst position difference {:e} of the radius; {contacts} contacts at the end",
@@ -2092,16 +2083,7 @@ fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
             "one page"
         }
     );
-    let (c, g) = (cpu.snapshot(), gpu.snapshot());
-    let grid = cpu.st.grid;
-    let mut worst = 0.0f64;
-    for i in 0..c.len() {
-        let d = grid.min_image(
-            [c.pos_rad[i][0], c.pos_rad[i][1], c.pos_rad[i][2]],
-            [g.pos_rad[i][0], g.pos_rad[i][1], g.pos_rad[i][2]],
-        );
-        worst = worst.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
-    }
+    let worst = worst_position_difference(&mut cpu, &mut gpu);
     let contacts = cpu.list_stats().contacts;
     println!(
         "worst position difference {:e} of the radius; {contacts} contacts",
@@ -2113,4 +2095,20 @@ fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
         "positions differ by {:e} of the radius",
         worst / r
     );
+}
+
+/// The largest distance (through periodic faces) between a particle's
+/// position on the CPU path and on the GPU path, particles in id order.
+fn worst_position_difference(cpu: &mut CpuBackend, gpu: &mut GpuBackend) -> f64 {
+    let (c, g) = (cpu.snapshot(), gpu.snapshot());
+    let grid = cpu.st.grid;
+    let mut worst = 0.0f64;
+    for i in 0..c.len() {
+        let d = grid.min_image(
+            [c.pos_rad[i][0], c.pos_rad[i][1], c.pos_rad[i][2]],
+            [g.pos_rad[i][0], g.pos_rad[i][1], g.pos_rad[i][2]],
+        );
+        worst = worst.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
+    }
+    worst
 }

@@ -1,30 +1,40 @@
 //! The WGSL sources, each stage file with `common.wgsl` prepended,
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
-//! walls and `law.wgsl` (the pair law) before those that evaluate contacts.
+//! walls, `law.wgsl` (the pair law) before those that evaluate contacts and
+//! `hist.wgsl` (the list's history over its binding pages) before those
+//! that bind the history.
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 3] = ["common.wgsl", "law.wgsl", "walls.wgsl"];
+pub const INCLUDES: [&str; 4] = ["common.wgsl", "law.wgsl", "walls.wgsl", "hist.wgsl"];
 
 /// `(stage file name, full source)` for every shader module.
 pub fn sources() -> Vec<(&'static str, String)> {
     let common = include_str!("../../shaders/common.wgsl");
     let law = include_str!("../../shaders/law.wgsl");
     let walls = include_str!("../../shaders/walls.wgsl");
+    let hist = include_str!("../../shaders/hist.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
     #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
     let with_walls = |name: &'static str, src: &str| (name, format!("{common}\n{walls}\n{src}"));
-    let with_both =
-        |name: &'static str, src: &str| (name, format!("{common}\n{walls}\n{law}\n{src}"));
     vec![
         stage("bin.wgsl", include_str!("../../shaders/bin.wgsl")),
         stage("sort.wgsl", include_str!("../../shaders/sort.wgsl")),
         stage("reorder.wgsl", include_str!("../../shaders/reorder.wgsl")),
-        with_walls(
+        (
             "neighbours.wgsl",
-            include_str!("../../shaders/neighbours.wgsl"),
+            format!(
+                "{common}\n{walls}\n{hist}\n{}",
+                include_str!("../../shaders/neighbours.wgsl")
+            ),
         ),
-        with_both("contacts.wgsl", include_str!("../../shaders/contacts.wgsl")),
+        (
+            "contacts.wgsl",
+            format!(
+                "{common}\n{walls}\n{law}\n{hist}\n{}",
+                include_str!("../../shaders/contacts.wgsl")
+            ),
+        ),
         #[cfg(feature = "test-kernels")]
         with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
         #[cfg(feature = "test-kernels")]
