@@ -340,6 +340,10 @@ pub fn cmd_run(a: RunArgs) -> ExitCode {
     // the scene resolved once: dt, steps, meshes, walls, the insertion plan
     let setup = match Setup::new(scene) {
         Ok(s) => s,
+        // the command line's duration, not the file's
+        Err(e) if e.key == "simulation.duration" && a.duration.is_some() => {
+            return fail(format!("{}: --duration: {}", path.display(), e.message));
+        }
         Err(e) => return fail(e),
     };
     let scene = &setup.scene;

@@ -682,6 +682,45 @@ fn run_negative_duration() {
     assert!(!out_dir.exists(), "no output for a refused run");
 }
 
+/// A duration shorter than one time step ran no step and ended `ok`
+/// (issue 35): refused, from the command line and from the file, by `run`
+/// and `check` alike.
+#[test]
+fn run_duration_below_one_step() {
+    let dir = TempDir::new("duration-tiny");
+    let scene = dir.write("scene.toml", BASE);
+    let out_dir = dir.0.join("out");
+    let out = talus(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--duration",
+        "1e-30",
+        "--quiet",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    expect_error(
+        &out,
+        &scene,
+        None,
+        "--duration",
+        &[
+            "1e-30 s is shorter than one time step",
+            "would take no step",
+        ],
+    );
+    assert!(!out_dir.exists(), "no output for a refused run");
+    let tiny = edit(BASE, "duration = 0.01", "duration = 1e-30");
+    let line = line_of(&tiny, "duration = 1e-30");
+    check_fails(
+        "tiny duration",
+        &tiny,
+        Some(line),
+        "simulation.duration",
+        &["shorter than one time step"],
+    );
+}
+
 // ---------------------------------------------------------- domain, contact
 
 #[test]

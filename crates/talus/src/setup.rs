@@ -87,6 +87,16 @@ impl Setup {
             Dt::Auto => estimate.auto_dt,
         };
         let steps = scene.steps_for(dt);
+        if steps == 0 {
+            // a duration below a part in 10⁹ of a step rounds to none: a run
+            // that would end at once and report success
+            if let crate::scene::End::Duration(t) = scene.simulation.end {
+                return Err(scene.error(
+                    "simulation.duration",
+                    format!("{t:e} s is shorter than one time step ({dt:.4e} s): the run would take no step"),
+                ));
+            }
+        }
         let output_every = scene.output_every_for(dt, steps);
         let grid = Grid::for_scene(&scene).map_err(|m| scene.error("domain", m))?;
         let walls = WallSet::new(&scene, &body_meshes);
