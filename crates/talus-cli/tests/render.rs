@@ -527,8 +527,15 @@ material = "glass"
 #[test]
 fn sizes_parse() {
     assert_eq!(headless::parse_size("1280x720"), Ok((1280, 720)));
-    assert!(headless::parse_size("0x10").is_err());
     assert!(headless::parse_size("12").is_err());
+    // a limit is named as the limit, not as a malformed size
+    let zero = headless::parse_size("0x10").unwrap_err();
+    assert!(zero.contains("at least 1 pixel"), "{zero}");
+    for big in ["100000x100000", "16385x10", "10x99999999999999999999"] {
+        let e = headless::parse_size(big).unwrap_err();
+        assert!(e.contains("at most 16384 pixels a side"), "{big}: {e}");
+    }
+    assert_eq!(headless::parse_size("16384x16384"), Ok((16384, 16384)));
 }
 
 /// `talus run --render-every T` leaves a picture at t = 0 and at the first

@@ -246,13 +246,25 @@ pub struct RenderOpts {
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let bad = || format!("--size \"{s}\": expected WIDTHxHEIGHT, e.g. 1280x720");
     let (w, h) = s.trim().split_once(['x', 'X']).ok_or_else(bad)?;
-    let w: u32 = w.trim().parse().map_err(|_| bad())?;
-    let h: u32 = h.trim().parse().map_err(|_| bad())?;
-    if w == 0 || h == 0 || w > 16384 || h > 16384 {
-        return Err(bad());
+    // whole numbers of any size first, so a number too large is named as
+    // such, not as a malformed size
+    let whole = |v: &str| -> Result<u128, String> { v.trim().parse().map_err(|_| bad()) };
+    let (w, h) = (whole(w)?, whole(h)?);
+    if w == 0 || h == 0 {
+        return Err(format!("--size \"{s}\": each side needs at least 1 pixel"));
     }
-    Ok((w, h))
+    if w > MAX_SIDE as u128 || h > MAX_SIDE as u128 {
+        return Err(format!(
+            "--size \"{s}\": at most {MAX_SIDE} pixels a side (the largest picture talus draws)"
+        ));
+    }
+    Ok((w as u32, h as u32))
 }
+
+/// The largest side of a picture `talus render` draws: 16384, what
+/// Direct3D 12 requires of every adapter (`max_texture_dimension_2d`;
+/// desktop Vulkan and Metal GPUs offer as much or more).
+pub const MAX_SIDE: u32 = 16384;
 
 /// What `render_run` wrote.
 #[derive(Debug, Clone)]
