@@ -7,7 +7,8 @@
 //! sums a particle's contacts in its partners' id order
 //! (`cpu::contacts`), and the GPU path adds them as 64-bit fixed-point
 //! integers, exact in any order (`Sums` in `shaders/contacts.wgsl`), in
-//! the units set here.
+//! the units set here. Sums over particles (wall loads, nodal forces,
+//! energy totals) are [`Exact`]: 128-bit integers on both paths.
 
 /// The GPU's fixed point for its pair sums (and the FEM surfaces' forces):
 /// units per newton, a power of two, 2^round(log2(1 / (10⁻⁷ m_min

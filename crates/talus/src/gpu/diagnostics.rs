@@ -1,5 +1,6 @@
-//! Stage 5, diagnostics (`shaders/diagnostics.wgsl`): deterministic
-//! per-workgroup partial sums of the energies, added in f64 on the host.
+//! Stage 5, diagnostics (`shaders/diagnostics.wgsl`): per-workgroup exact
+//! partial sums of the energies (128-bit integers, `sums::Exact`), added as
+//! integers on the host.
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
