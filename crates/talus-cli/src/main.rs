@@ -693,11 +693,10 @@ fn cmd_check(path: &Path) -> ExitCode {
         }
         // the list's history at the planned entries in its binding pages,
         // and the motion records (64 B) in one binding
-        use talus::gpu::data::{hist_page, HIST_PAGES};
-        let entries = (HIST_PAGES * hist_page(a.max_binding()))
-            .min(a.limits.max_buffer_size / 16)
-            .min(u32::MAX as u64);
-        let by_binding = (entries / PLANNED_ENTRIES as u64).min(a.max_binding() / 64) as f64;
+        use talus::gpu::data::{max_list_entries, HIST_PAGES};
+        let binding = talus::gpu::context::max_binding(&a.limits);
+        let entries = max_list_entries(&a.limits);
+        let by_binding = (entries / PLANNED_ENTRIES as u64).min(binding / 64) as f64;
         let (most, limit) = match a.memory {
             Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (
                 fits_in(m as f64, gpu_per as f64),
@@ -707,7 +706,7 @@ fn cmd_check(path: &Path) -> ExitCode {
                 by_binding,
                 format!(
                     "the list's history in {HIST_PAGES} storage bindings of {} MiB",
-                    a.max_binding() >> 20
+                    binding >> 20
                 ),
             ),
         };

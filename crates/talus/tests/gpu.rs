@@ -1198,7 +1198,7 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
     let Some(ctx) = test_context() else { return };
     let walls = 64u64;
     let per = 16 * talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
-    let fits = 16 * talus::gpu::data::max_list_entries(&ctx) / per;
+    let fits = 16 * talus::gpu::data::max_list_entries(&ctx.limits) / per;
     // (the motion records' one binding must not bind first)
     assert!(fits * 64 <= ctx.max_binding(), "the history binds first");
     if fits > 2_000_000 {

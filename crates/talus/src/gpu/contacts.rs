@@ -12,7 +12,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
 
 /// Workgroups of `contacts_large`: each takes every this-many-th large
 /// particle's row (enough to fill a GPU while few rows are long; a
@@ -81,11 +81,6 @@ impl ContactKernels {
             &d.wall_acc,
         ];
         let g1 = [&b.pos, &b.motion];
-        let whole = |b| wgpu::BufferBinding {
-            buffer: b,
-            offset: 0,
-            size: None,
-        };
         let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
         let g2 = [
             whole(&d.force),

@@ -97,13 +97,11 @@ pub struct AdapterSummary {
     pub memory: Option<u64>,
 }
 
-impl AdapterSummary {
-    /// Largest single storage binding and buffer, in bytes.
-    pub fn max_binding(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
-    }
+/// Largest single storage binding and buffer of `limits`, in bytes.
+pub fn max_binding(limits: &wgpu::Limits) -> u64 {
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
 }
 
 /// Every adapter wgpu finds, in the order a run picks from.
@@ -246,9 +244,7 @@ impl GpuContext {
 
     /// Largest single storage binding and buffer, in bytes.
     pub fn max_binding(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
+        max_binding(&self.limits)
     }
 }
 

@@ -457,11 +457,12 @@ pub fn hist_page(max_binding: u64) -> u64 {
     (max_binding / 256 * 256 / 16).min(u32::MAX as u64)
 }
 
-/// The most list entries a run holds on `ctx`: [`HIST_PAGES`] pages of
-/// history, in one buffer of at most `max_buffer_size`.
-pub fn max_list_entries(ctx: &GpuContext) -> u64 {
-    (HIST_PAGES * hist_page(ctx.max_binding()))
-        .min(ctx.limits.max_buffer_size / 16)
+/// The most list entries a run holds on an adapter with `limits`:
+/// [`HIST_PAGES`] pages of history, in one buffer of at most
+/// `max_buffer_size`.
+pub fn max_list_entries(limits: &wgpu::Limits) -> u64 {
+    (HIST_PAGES * hist_page(super::context::max_binding(limits)))
+        .min(limits.max_buffer_size / 16)
         .min(u32::MAX as u64)
 }
 
@@ -588,7 +589,7 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
 /// memory (where its API says), naming the count that fits.
 fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
     let binding = ctx.max_binding();
-    let history = 16 * max_list_entries(ctx);
+    let history = 16 * max_list_entries(&ctx.limits);
     admit(&ctx.info.name, binding, history, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
 }
 
@@ -769,7 +770,7 @@ impl GpuData {
         let scratch = zeroed(ctx, "reorder scratch", 4 * widest * cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
-            .min(max_list_entries(ctx))
+            .min(max_list_entries(&ctx.limits))
             .max(given)
             .max(1);
         let next_id = state
@@ -978,7 +979,7 @@ impl GpuData {
     /// be rebuilt. False (nothing changed) for a list larger than
     /// [`max_list_entries`].
     pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
-        let max = max_list_entries(ctx);
+        let max = max_list_entries(&ctx.limits);
         if need > max {
             return false;
         }

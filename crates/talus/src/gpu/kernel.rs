@@ -128,14 +128,7 @@ impl Kernel {
     /// A bind group for group `g` over `buffers` (in binding order).
     /// `buffers` in binding order; those of `Unused` bindings are left out.
     pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        let whole: Vec<wgpu::BufferBinding> = buffers
-            .iter()
-            .map(|b| wgpu::BufferBinding {
-                buffer: b,
-                offset: 0,
-                size: None,
-            })
-            .collect();
+        let whole: Vec<wgpu::BufferBinding> = buffers.iter().map(|b| whole(b)).collect();
         self.bind_ranges(ctx, g, &whole)
     }
 
@@ -165,6 +158,15 @@ impl Kernel {
             layout,
             entries: &entries,
         })
+    }
+}
+
+/// All of `buffer` as one binding.
+pub fn whole(buffer: &wgpu::Buffer) -> wgpu::BufferBinding<'_> {
+    wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: None,
     }
 }
 

@@ -16,7 +16,7 @@
 use super::contacts::LARGE_GROUPS;
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch, dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 use super::surfaces::{SurfaceBinds, SurfaceKernels};
 
@@ -99,11 +99,6 @@ impl NeighbourKernels {
             &d.wall_pose,
             &d.mesh_cells,
         ];
-        let whole = |b| wgpu::BufferBinding {
-            buffer: b,
-            offset: 0,
-            size: None,
-        };
         let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
         let [old_hist, old_hist_hi] = d.hist_pages(&d.old_hist);
         let g1 = [
