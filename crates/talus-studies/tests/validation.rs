@@ -171,6 +171,7 @@ fn report_is_written() {
     let def = validate::case("1");
     let r = validate::run_case(def, &mut CpuMaker, &Options::default()).unwrap();
     let dir = std::env::temp_dir().join(format!("talus-validate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let runs = [CaseRun {
         def,
         results: vec![("cpu".into(), Ok(r))],

@@ -228,6 +228,7 @@ fn a_full_region_reports_its_shortfall() {
     }
     let scene = sb.build().unwrap();
     let out = std::env::temp_dir().join(format!("talus-short-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
     let mut b = CpuBackend::new(&scene).unwrap();
     let cfg = RunConfig::new(
         &talus::Setup::new(scene.clone()).unwrap(),
@@ -304,6 +305,7 @@ fn outlet_mass_balance_is_exact() {
     }
     let scene = sb.build().unwrap();
     let out = std::env::temp_dir().join(format!("talus-drain-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
     let mut b = CpuBackend::new(&scene).unwrap();
     let cfg = RunConfig::new(
         &talus::Setup::new(scene.clone()).unwrap(),

@@ -803,6 +803,7 @@ fn blowup_stops_and_keeps_last_good_state() {
         "the dt should be refused by validation"
     );
     let out = std::env::temp_dir().join(format!("talus-blowup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
     let mut b = CpuBackend::new(&scene).unwrap();
     let mut cfg = RunConfig::new(&talus::Setup::new(scene.clone()).unwrap(), out.clone(), 200);
     cfg.output_every = 1;

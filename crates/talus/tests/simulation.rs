@@ -45,6 +45,7 @@ fn pieces_and_times_give_the_bits_of_one_advance() {
 fn outputs_attached_or_not_leave_the_state_alone() {
     let scene = setup(walled_box(5));
     let dir = std::env::temp_dir().join(format!("talus_sim_outputs_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let mut bare = sim(&scene);
     let mut watched = sim(&scene);
     let mut out = Outputs::open(&dir, &mut watched, 50, None).unwrap();
@@ -149,6 +150,7 @@ fn the_run_loop_drives_a_borrowed_backend() {
     // run::run keeps its old shape (scene, backend, config) over drive
     let scene = walled_box(9);
     let dir = std::env::temp_dir().join(format!("talus_sim_run_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let mut cpu = CpuBackend::new(&scene).unwrap();
     let cfg = RunConfig::new(&Setup::new(scene.clone()).unwrap(), dir.clone(), 120);
     let s = run::run(&scene, &mut cpu, &cfg).unwrap();

@@ -260,6 +260,7 @@ fn bad_edits_are_refused_and_outputs_follow_their_walls() {
     assert_eq!(sim.particles(), same.particles());
 
     let dir = std::env::temp_dir().join(format!("talus_wall_edit_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     let mut out = Outputs::open(&dir, &mut sim, 10, None).unwrap();
     let b = sim.balance();
     out.row(&mut sim, &b, 50).unwrap();

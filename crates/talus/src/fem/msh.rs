@@ -1519,6 +1519,7 @@ $EndNodeData
     #[test]
     fn read_msh_names_the_file() {
         let dir = std::env::temp_dir().join(format!("talus_msh_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("plate.msh");
         std::fs::write(&path, ONE_TET.replace("0 1 0\n", "0 1\n")).unwrap();

@@ -88,6 +88,7 @@ mod tests {
     #[test]
     fn a_resumed_table_is_cut_back_and_continued() {
         let dir = std::env::temp_dir().join(format!("talus_table_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.csv");
         let mut t = Table::open(&path, "a,b", 0).unwrap();

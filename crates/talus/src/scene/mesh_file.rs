@@ -519,6 +519,7 @@ mod tests {
     #[test]
     fn read_checks_extension_existence_and_emptiness() {
         let dir = std::env::temp_dir().join(format!("talus-mesh-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let e = read(&dir.join("part.step")).unwrap_err();
         assert!(e.contains("unknown extension \".step\""), "{e}");
