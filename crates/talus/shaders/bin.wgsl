@@ -22,7 +22,7 @@ fn idle() -> bool {
 struct ArgSlot {
     scale: u32,
     fixed: u32,
-    always: u32,
+    when: u32,
     pad: u32,
 }
 @group(1) @binding(0) var<storage, read> slots: array<ArgSlot>;
@@ -44,7 +44,8 @@ fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let g = max((size + WG - 1u) / WG, 1u);
     let x = min(g, 65535u);
     let y = (g + x - 1u) / x;
-    let on = s.always != 0u || !idle();
+    let loads = ctl[CTL_FROZEN] == NONE && (P.nbr.z != 0.0 || ctl[CTL_LOADS_AT] == ctl[CTL_STEP]);
+    let on = s.when == ARM_ALWAYS || (s.when == ARM_REBUILD && !idle()) || (s.when == ARM_LOADS && loads);
     args[3u * k] = select(0u, x, on);
     args[3u * k + 1u] = select(0u, y, on);
     args[3u * k + 2u] = select(0u, 1u, on);

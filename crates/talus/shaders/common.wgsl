@@ -311,6 +311,11 @@ const WALL_ACC_WORDS: u32 = 25u;
 // rotation), potential, elastic and dissipated energy, four words each,
 // then an error word and the largest speed's f32 bits.
 const DIAG_WORDS: u32 = 22u;
+// When an indirect dispatch runs (twin of layout::ARM_*): on a step that
+// rebuilds the list, on every step, on a step that wants the wall loads.
+const ARM_REBUILD: u32 = 0u;
+const ARM_ALWAYS: u32 = 1u;
+const ARM_LOADS: u32 = 2u;
 
 fn exact_of(x: f32) -> Exact {
     // 2^47

@@ -558,7 +558,11 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
 // workgroup's into the wall's words), so the total does not depend on the
 // particles' order; `wall_loads_sum` turns it into the wall's pose.
 var<workgroup> wanted_sh: u32;
-var<workgroup> load_wg: array<atomic<u32>, WALL_ACC_WORDS>;
+// The walls a workgroup adds up at once: one round of barriers per this
+// many scene walls (a round per wall cost ~0.6 ms a step on lavapipe with
+// six walls)
+const LOAD_CHUNK: u32 = 16u;
+var<workgroup> load_wg: array<atomic<u32>, LOAD_CHUNK * WALL_ACC_WORDS>;
 
 fn loads_wanted() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) == NONE
@@ -598,6 +602,9 @@ fn wall_acc_add(at: u32, v: vec4<u32>) {
 @compute @workgroup_size(256)
 fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
+    // the words cleared before the first round (the flush clears them for
+    // the next), behind the barrier that shares whether loads are wanted
+    for (var k = lid; k < LOAD_CHUNK * WALL_ACC_WORDS; k += WG) { atomicStore(&load_wg[k], 0u); }
     if (lid == 0u) { wanted_sh = select(0u, 1u, loads_wanted()); }
     if (workgroupUniformLoad(&wanted_sh) == 0u) { return; }
     let i = flat_index(wid, nwg, lid);
@@ -621,47 +628,55 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         while (walls_from > begin && (nbr[walls_from - 1u] & WALL) != 0u) { walls_from--; }
     }
     let zero = RunOut(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
+    // the row's wall entries come in runs of one wall each, by wall index
     var lo = walls_from;
-    for (var w = 0u; w < P.sizes.y; w++) {
-        if (lid < WALL_ACC_WORDS) { atomicStore(&load_wg[lid], 0u); }
-        workgroupBarrier();
+    for (var w0 = 0u; w0 < P.sizes.y; w0 += LOAD_CHUNK) {
         if (valid) {
-            while (lo < end && walls[nbr[lo] & PRIM].wall < w) { lo++; }
-            var hi = lo;
-            while (hi < end && walls[nbr[hi] & PRIM].wall == w) { hi++; }
-            if (hi > lo) {
+            while (lo < end && walls[nbr[lo] & PRIM].wall < w0 + LOAD_CHUNK) {
+                let w = walls[nbr[lo] & PRIM].wall;
+                var hi = lo + 1u;
+                while (hi < end && walls[nbr[hi] & PRIM].wall == w) { hi++; }
                 let o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero);
+                let at = (w - w0) * WALL_ACC_WORDS;
                 for (var c = 0u; c < 3u; c++) {
                     let f = exact_of(o.load_f[c]);
                     let t = exact_of(o.load_t[c]);
-                    load_wg_add(4u * c, f.w);
-                    load_wg_add(12u + 4u * c, t.w);
-                    if (!(f.ok && t.ok)) { atomicStore(&load_wg[24], 1u); }
+                    load_wg_add(at + 4u * c, f.w);
+                    load_wg_add(at + 12u + 4u * c, t.w);
+                    if (!(f.ok && t.ok)) { atomicStore(&load_wg[at + 24u], 1u); }
                 }
+                lo = hi;
             }
         }
         workgroupBarrier();
-        // the workgroup's sums into the wall's: a thread per component
-        let at = w * WALL_ACC_WORDS;
-        if (lid < 6u) {
-            let v = vec4<u32>(atomicLoad(&load_wg[4u * lid]), atomicLoad(&load_wg[4u * lid + 1u]),
-                              atomicLoad(&load_wg[4u * lid + 2u]), atomicLoad(&load_wg[4u * lid + 3u]));
-            wall_acc_add(at + 4u * lid, v);
-        } else if (lid == 6u && atomicLoad(&load_wg[24]) != 0u) {
-            atomicStore(&wall_acc[at + 24u], 1u);
+        // the workgroup's sums into the walls': a thread per (wall,
+        // component), a sum of zero skipped (it adds nothing); each thread
+        // clears the words it read for the next round
+        let wl = lid / 7u;
+        let c = lid % 7u;
+        if (wl < LOAD_CHUNK && w0 + wl < P.sizes.y) {
+            let src = wl * WALL_ACC_WORDS;
+            let at = (w0 + wl) * WALL_ACC_WORDS;
+            if (c < 6u) {
+                var v = vec4<u32>(0u);
+                for (var k = 0u; k < 4u; k++) { v[k] = atomicExchange(&load_wg[src + 4u * c + k], 0u); }
+                if (any(v != vec4<u32>(0u))) { wall_acc_add(at + 4u * c, v); }
+            } else if (atomicExchange(&load_wg[src + 24u], 0u) != 0u) {
+                atomicStore(&wall_acc[at + 24u], 1u);
+            }
         }
         workgroupBarrier();
     }
 }
 
-// One workgroup per scene wall: its exact sums to f32 (NaN when a term was
-// out of range) into the wall's pose, and the words cleared for the next
-// step that wants loads.
+// A thread per scene wall: its exact sums to f32 (NaN when a term was out
+// of range) into the wall's pose, and the words cleared for the next step
+// that wants loads.
 @compute @workgroup_size(256)
-fn wall_loads_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    if (lid == 0u) { wanted_sh = select(0u, 1u, loads_wanted()); }
-    if (workgroupUniformLoad(&wanted_sh) == 0u || lid != 0u) { return; }
-    let at = wid.x * WALL_ACC_WORDS;
+fn wall_loads_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let w = gid.x;
+    if (w >= P.sizes.y || !loads_wanted()) { return; }
+    let at = w * WALL_ACC_WORDS;
     var v: array<f32, 6>;
     for (var c = 0u; c < 6u; c++) {
         var q = vec4<u32>(0u);
@@ -678,6 +693,6 @@ fn wall_loads_sum(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocati
         f = vec3<f32>(bitcast<f32>(0x7fc00000u));
         t = f;
     }
-    wall_pose[wid.x].force = vec4<f32>(f, f32(atomicLoad(&ctl[CTL_STEP])));
-    wall_pose[wid.x].torque = vec4<f32>(t, 0.0);
+    wall_pose[w].force = vec4<f32>(f, f32(atomicLoad(&ctl[CTL_STEP])));
+    wall_pose[w].torque = vec4<f32>(t, 0.0);
 }

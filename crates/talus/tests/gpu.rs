@@ -938,30 +938,53 @@ fn gpu_wall_entries_never_miss_a_wall_contact() {
 }
 
 /// Between builds the rebuild kernels (bin, sort, neighbours) launch no
-/// workgroup: the bin stage's `arm_rebuild` leaves the full workgroup
-/// counts in `args` on a step that rebuilds and zeros on the others.
-/// Checked step by step against the rebuild flag each step started with;
-/// every armed step is a build.
+/// workgroup, nor the wall loads' kernels on a step that does not want the
+/// loads: the bin stage's `arm_rebuild` leaves the full workgroup counts in
+/// `args` on a step that rebuilds (wants the loads) and zeros on the
+/// others. Checked step by step against the rebuild flag each step started
+/// with, on steps that want the loads and steps that do not (each step
+/// submitted by hand, `CTL_LOADS_AT` at it or elsewhere, as `advance` sets
+/// it for its last step); every armed step is a build.
 #[test]
 fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
+    use talus::gpu::data::{CTL_LOADS_AT, CTL_REBUILD, CTL_STEP};
     let Some(ctx) = test_context() else { return };
     let scene = walled_box(5);
     let mut g = GpuBackend::new(&scene, ctx).unwrap();
     let slots = g.data.slots.clone();
     let n = g.data.n;
     let words = 3 * slots.len() as u64;
-    let expect =
-        |rebuild: bool| -> Vec<u32> { slots.iter().flat_map(|s| s.groups(n, rebuild)).collect() };
-    let full = expect(true);
+    let expect = |rebuild: bool, loads: bool| -> Vec<u32> {
+        slots
+            .iter()
+            .flat_map(|s| s.groups(n, rebuild, loads))
+            .collect()
+    };
+    let full = expect(true, true);
     assert!(full.iter().all(|&x| x > 0), "full counts {full:?}");
-    let (mut armed, mut idle) = (0u64, 0u64);
-    for _ in 0..200 {
-        let due = g.ctl()[talus::gpu::data::CTL_REBUILD] != 0;
-        g.advance(1).unwrap();
+    assert!(
+        slots
+            .iter()
+            .any(|s| matches!(s, talus::gpu::data::Over::Loads { .. })),
+        "the walled box's loads have their slots"
+    );
+    let (mut armed, mut idle, mut loads) = (0u64, 0u64, 0u64);
+    for k in 0..200 {
+        let ctl = g.ctl();
+        let due = ctl[CTL_REBUILD] != 0;
+        let want = k % 3 != 1;
+        let loads_at = if want { ctl[CTL_STEP] } else { u32::MAX };
+        loads += want as u64;
+        let at = 4 * CTL_LOADS_AT as u64;
+        g.ctx
+            .queue
+            .write_buffer(&g.data.ctl, at, bytemuck::bytes_of(&loads_at));
+        g.submit("step", |pass| g.encode_step(pass));
         let args: Vec<u32> = g.read_vec(&g.data.args, words);
         // the every-step kernels' (contacts, integrate) always, the
-        // rebuild kernels' only on a rebuild step
-        assert_eq!(args, expect(due), "step {}", g.steps_done());
+        // rebuild kernels' only on a rebuild step, the loads' only on a
+        // step that wants them
+        assert_eq!(args, expect(due, want), "step {k}");
         if due {
             armed += 1;
         } else {
@@ -969,7 +992,7 @@ fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
         }
     }
     let builds = g.list_stats().builds;
-    println!("{armed} steps armed, {idle} not, {builds} builds");
+    println!("{armed} steps armed, {idle} not, {builds} builds, {loads} with loads");
     assert_eq!(builds, armed, "armed steps are the builds");
     assert!(armed >= 3 && idle >= 100, "{armed} armed, {idle} not");
 }

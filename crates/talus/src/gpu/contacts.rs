@@ -14,10 +14,7 @@ use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
 
-/// Workgroups of `contacts_large`: each takes every this-many-th large
-/// particle's row (enough to fill a GPU while few rows are long; a
-/// workgroup with no row left returns at once).
-pub const LARGE_GROUPS: u32 = 256;
+pub use super::layout::LARGE_GROUPS;
 
 pub struct ContactKernels {
     pub contacts: Kernel,
@@ -101,19 +98,14 @@ impl ContactKernels {
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
         if d.n_bodies > 0 {
-            dispatch_indirect(
-                pass,
-                &self.loads,
-                &[(0, &c.g0), (1, &c.g1), (2, &c.g2)],
-                d.args_for(Over::EveryStep),
-            );
-            // one workgroup per scene wall
-            pass.set_pipeline(&self.loads_sum.pipeline);
-            pass.set_bind_group(0, &c.g0, &[]);
-            pass.set_bind_group(1, &c.g1, &[]);
-            pass.set_bind_group(2, &c.g2, &[]);
-            pass.dispatch_workgroups(d.n_bodies as u32, 1, 1);
+            // only on a step that wants the loads: no launch on the others
+            let each = d.args_for(Over::LOAD_PARTICLES);
+            dispatch_indirect(pass, &self.loads, &groups, each);
+            // then a thread per scene wall
+            let walls = d.args_for(Over::load_walls(d.n_bodies));
+            dispatch_indirect(pass, &self.loads_sum, &groups, walls);
         }
         dispatch_indirect(
             pass,

@@ -1,7 +1,8 @@
 //! `GpuContext`: the one owner of the wgpu instance, adapter, device and
 //! queue. Nothing else creates a device; stages and data take `&GpuContext`.
 
-use std::sync::{Arc, Mutex};
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Errors of the GPU path, each one line for the user.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -36,6 +37,11 @@ pub struct GpuContext {
     /// Held while this context (or a share of it) is lent out of the test
     /// pool (`test_context`); `None` for a context made by `new`.
     lease: Option<Arc<()>>,
+    /// The device's compiled kernels, built by the first backend on it and
+    /// shared by its shares (`GpuPipelines::shared`: ~0.6 s of shader
+    /// compilation each on lavapipe). Opaque here: the kernels' module
+    /// imports this one.
+    pub(crate) kernels: Arc<OnceLock<Arc<dyn Any + Send + Sync>>>,
 }
 
 /// Vulkan, Metal and DX12 unless `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
@@ -215,6 +221,7 @@ impl GpuContext {
             info,
             limits,
             lease: None,
+            kernels: Arc::default(),
         })
     }
 
@@ -230,6 +237,7 @@ impl GpuContext {
             info: self.info.clone(),
             limits: self.limits.clone(),
             lease: self.lease.clone(),
+            kernels: self.kernels.clone(),
         }
     }
 

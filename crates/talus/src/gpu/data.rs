@@ -7,7 +7,7 @@
 use super::context::{GpuContext, GpuError};
 use super::layout::{
     ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, SurfInfo,
-    DIAG_WORDS, OUTLET_BOX, WALL_ACC_WORDS, WG,
+    ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, WALL_ACC_WORDS, WG,
 };
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
@@ -120,30 +120,61 @@ pub enum Over {
     /// The active particles, every step (contacts, integrate,
     /// diagnostics).
     EveryStep,
+    /// `scale` × the active count + `fixed` invocations, on a step that
+    /// wants the wall loads (`wall_loads`: a thread per particle;
+    /// `wall_loads_sum`: a workgroup per wall).
+    Loads { scale: u64, fixed: u64 },
+}
+
+/// The counts beside the particles' that decide which slots exist.
+struct SlotSizes {
+    n_surf_nodes: u64,
+    n_bodies: u64,
+    large_levels: u32,
 }
 
 impl Over {
+    /// `wall_loads`: a thread per active particle on a step that wants the
+    /// loads.
+    pub const LOAD_PARTICLES: Over = Over::Loads { scale: 1, fixed: 0 };
+
+    /// `wall_loads_sum`: a thread per scene wall (with the bodies'
+    /// surfaces) on a step that wants the loads.
+    pub fn load_walls(n_bodies: u64) -> Over {
+        Over::Loads {
+            scale: 0,
+            fixed: n_bodies,
+        }
+    }
+
     fn slot(self) -> ArgSlot {
-        let (scale, fixed, always) = match self {
-            Over::Particles => (1, 0, 0),
-            Over::Words(w) => (w, 0, 0),
-            Over::Fixed(n) => (0, n, 0),
-            Over::EveryStep => (1, 0, 1),
+        let (scale, fixed, when) = match self {
+            Over::Particles => (1, 0, ARM_REBUILD),
+            Over::Words(w) => (w, 0, ARM_REBUILD),
+            Over::Fixed(n) => (0, n, ARM_REBUILD),
+            Over::EveryStep => (1, 0, ARM_ALWAYS),
+            Over::Loads { scale, fixed } => (scale, fixed, ARM_LOADS),
         };
         ArgSlot {
             scale: scale as u32,
             fixed: fixed as u32,
-            always,
+            when,
             pad: 0,
         }
     }
 
     /// Workgroup counts (x, y, z) for `count` active particles on a step
-    /// that rebuilds or not (the rebuild slots get zero on one that does
-    /// not): what `arm_rebuild` writes, computed on the host.
-    pub fn groups(self, count: u64, rebuild: bool) -> [u32; 3] {
+    /// that rebuilds or not, and wants the wall loads or not (a slot whose
+    /// steps these are not gets zero): what `arm_rebuild` writes, computed
+    /// on the host.
+    pub fn groups(self, count: u64, rebuild: bool, loads: bool) -> [u32; 3] {
         let s = self.slot();
-        if s.always == 0 && !rebuild {
+        let on = match s.when {
+            ARM_ALWAYS => true,
+            ARM_LOADS => loads,
+            _ => rebuild,
+        };
+        if !on {
             return [0; 3];
         }
         let (x, y) = super::kernel::groups(s.scale as u64 * count + s.fixed as u64);
@@ -649,7 +680,7 @@ fn dispatch_slots(
     ctx: &GpuContext,
     a: &ParticleBuffers,
     n_cells: u64,
-    n_surf_nodes: u64,
+    sizes: &SlotSizes,
     scan: &[ScanLevel],
     list_scan: &[ScanLevel],
 ) -> (Vec<Over>, Vec<wgpu::Buffer>) {
@@ -658,7 +689,20 @@ fn dispatch_slots(
         Over::EveryStep,
         Over::Fixed(n_cells + 1),
         Over::Fixed(n_cells),
+        // the build's one-thread kernels (drop_removed, check_list,
+        // finish_build)
+        Over::Fixed(1),
     ];
+    // the build's large rows, a workgroup each
+    if sizes.large_levels > 0 {
+        slots.push(Over::Fixed(LARGE_GROUPS as u64 * WG as u64));
+    }
+    // the wall loads: a thread per particle, then one per wall
+    if sizes.n_bodies > 0 {
+        slots.push(Over::LOAD_PARTICLES);
+        slots.push(Over::load_walls(sizes.n_bodies));
+    }
+    let n_surf_nodes = sizes.n_surf_nodes;
     slots.extend(scan.iter().chain(list_scan).map(|l| Over::Fixed(l.len)));
     // `mark_surfaces_built`, a thread per surface node on a rebuild
     if n_surf_nodes > 0 {
@@ -799,11 +843,15 @@ impl GpuData {
             .sum();
         let scan = scan_levels(ctx, n_cells + 1);
         let list_scan = scan_levels(ctx, cap + 1);
-        let n_surf_nodes = walls.n_nodes as u64;
-        let (slots, gathers) = dispatch_slots(ctx, &b, n_cells, n_surf_nodes, &scan, &list_scan);
+        let sizes = SlotSizes {
+            n_surf_nodes: walls.n_nodes as u64,
+            n_bodies,
+            large_levels: params.level_count[1],
+        };
+        let (slots, gathers) = dispatch_slots(ctx, &b, n_cells, &sizes, &scan, &list_scan);
         // the first step rebuilds: what its arm_rebuild will write, so a
         // dispatch recorded before any step (diagnostics) is sized too
-        let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true)).collect();
+        let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true, true)).collect();
         let arg_slots: Vec<ArgSlot> = slots.iter().map(|s| s.slot()).collect();
         Ok(GpuData {
             n,
@@ -886,7 +934,7 @@ impl GpuData {
                 "partials",
                 4 * DIAG_WORDS as u64 * cap.div_ceil(WG as u64),
             ),
-            n_surf_nodes,
+            n_surf_nodes: sizes.n_surf_nodes,
             n_surf_tris: walls.n_tris as u64,
             force_scale: walls.force_scale,
             surf_info: init(
@@ -913,7 +961,7 @@ impl GpuData {
                 STORAGE,
             ),
             surf_force: {
-                let words = surf_force_words(n_surf_nodes);
+                let words = surf_force_words(sizes.n_surf_nodes);
                 init(
                     ctx,
                     "surf_force",

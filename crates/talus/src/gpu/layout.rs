@@ -59,6 +59,22 @@ pub const OUTLET_OUTSIDE: u32 = 2;
 /// (`wall_acc`): force and torque, 4 words per component (a 128-bit
 /// integer in units of 2⁻⁸⁰, `crate::sums::Exact`), then an error word.
 pub const WALL_ACC_WORDS: u32 = 25;
+
+/// Workgroups of the large particles' kernels (`contacts_large`, and the
+/// build's `*_large`): each takes every this-many-th large particle's row
+/// (enough to fill a GPU while few rows are long; a workgroup with no row
+/// left returns at once).
+pub const LARGE_GROUPS: u32 = 256;
+
+/// When `arm_rebuild` gives an indirect dispatch its workgroups
+/// ([`ArgSlot::when`]): on a step that rebuilds the neighbour list, on
+/// every step, or on a step that wants the wall loads (every step with a
+/// servo, else the last of an `advance`). Any other step gets zero: no
+/// workgroup launches, where a direct dispatch of a kernel that returns at
+/// once still costs a launch (~50 µs each on lavapipe).
+pub const ARM_REBUILD: u32 = 0;
+pub const ARM_ALWAYS: u32 = 1;
+pub const ARM_LOADS: u32 = 2;
 /// Per workgroup, the u32 words of the diagnostics' partial (`partials`):
 /// five energies as 4-word exact sums, an error word, the largest speed's
 /// f32 bits.
@@ -100,6 +116,9 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LEN", CTL_LEN as u32),
         ("WALL_ACC_WORDS", WALL_ACC_WORDS),
         ("DIAG_WORDS", DIAG_WORDS),
+        ("ARM_REBUILD", ARM_REBUILD),
+        ("ARM_ALWAYS", ARM_ALWAYS),
+        ("ARM_LOADS", ARM_LOADS),
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
         ("WALL", WALL),
@@ -508,14 +527,13 @@ pub struct Gather {
 
 /// What one indirect dispatch runs over (`ArgSlot` in `shaders/bin.wgsl`,
 /// read by `arm_rebuild` at the start of every step): `scale` × the active
-/// count + `fixed` invocations; `always` (1): every step, else only on a
-/// step that rebuilds the neighbour list.
+/// count + `fixed` invocations, on the steps `when` says (`ARM_*`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Hash)]
 pub struct ArgSlot {
     pub scale: u32,
     pub fixed: u32,
-    pub always: u32,
+    pub when: u32,
     pub pad: u32,
 }
 
@@ -643,10 +661,6 @@ pub fn rust_layouts() -> Vec<StructLayout> {
         layout!(SurfInfo { sizes, scale }),
         layout!(ScanParams { len }),
         layout!(Gather { words }),
-        layout!(ArgSlot {
-            scale,
-            fixed,
-            always
-        }),
+        layout!(ArgSlot { scale, fixed, when }),
     ]
 }

@@ -38,6 +38,7 @@ use crate::walls::WallSet;
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{FlowRecord, GridLevel, Pair, Params};
+use std::sync::Arc;
 use walls::WallTables;
 
 /// Storage buffers the widest layout binds in one stage: 19, the
@@ -59,8 +60,8 @@ const MAX_IN_FLIGHT: usize = 3;
 /// list of uploaded candidates emptied, at each read).
 const SEGMENT_STEPS: u64 = 64 * STEPS_PER_SUBMIT;
 
-/// Every kernel of a step, built once per backend (`GpuBackend::from_state`;
-/// pipelines are not shared between backends on one device).
+/// Every kernel of a step, built once per device and shared by every
+/// backend on it ([`GpuPipelines::shared`]): the kernels hold no scene.
 pub struct GpuPipelines {
     pub bin: bin::BinKernels,
     pub sort: sort::SortKernels,
@@ -73,6 +74,20 @@ pub struct GpuPipelines {
 }
 
 impl GpuPipelines {
+    /// The device's kernels: built on the first call on `ctx` (or a share
+    /// of it), the same ones after.
+    pub fn shared(ctx: &GpuContext) -> Arc<GpuPipelines> {
+        let any = ctx
+            .kernels
+            .get_or_init(|| {
+                Arc::new(GpuPipelines::new(ctx)) as Arc<dyn std::any::Any + Send + Sync>
+            })
+            .clone();
+        any.downcast::<GpuPipelines>()
+            .expect("the context's kernels are GpuPipelines")
+    }
+
+    /// Compiles every kernel (see [`GpuPipelines::shared`]).
     pub fn new(ctx: &GpuContext) -> Self {
         let module = |name: &str| {
             ctx.device
@@ -263,7 +278,7 @@ pub struct SceneTables {
 /// The GPU backend.
 pub struct GpuBackend {
     pub ctx: GpuContext,
-    pub pipes: GpuPipelines,
+    pub pipes: Arc<GpuPipelines>,
     pub data: GpuData,
     pub binds: GpuBindings,
     pub fixed: FixedPoint,
@@ -377,7 +392,7 @@ impl GpuBackend {
                 ctx.info.name
             )));
         }
-        let pipes = GpuPipelines::new(&ctx);
+        let pipes = GpuPipelines::shared(&ctx);
         Self::assemble(setup, grid, init, ctx, pipes, walls)
     }
 
@@ -387,7 +402,7 @@ impl GpuBackend {
         grid: &Grid,
         init: &GpuInit,
         ctx: GpuContext,
-        pipes: GpuPipelines,
+        pipes: Arc<GpuPipelines>,
         walls: Option<WallSet>,
     ) -> Result<GpuBackend, GpuError> {
         // the bodies start (one interval ahead of the grains) and the
@@ -626,7 +641,7 @@ impl GpuBackend {
         word(CTL_REBUILD, 1);
         // a dispatch recorded before the next step's arm_rebuild (the
         // diagnostics) covers the new particles too
-        let every = Over::EveryStep.groups(n + k, true);
+        let every = Over::EveryStep.groups(n + k, true, true);
         q.write_buffer(
             &d.args,
             d.arg_offset(Over::EveryStep),

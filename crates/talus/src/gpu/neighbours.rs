@@ -13,10 +13,10 @@
 //! wall primitives within reach after the particle candidates. Every
 //! kernel launches no workgroup on a step that does not rebuild.
 
-use super::contacts::LARGE_GROUPS;
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch, dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
+use super::layout::LARGE_GROUPS;
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 use super::surfaces::{SurfaceBinds, SurfaceKernels};
 
@@ -139,24 +139,27 @@ impl NeighbourKernels {
     ) {
         let g = [(0, &b.groups[0]), (1, &b.groups[1])];
         let particles = d.args_for(Over::Particles);
+        // the one-thread kernels, launched on a rebuild step only
+        let one = d.args_for(Over::Fixed(1));
         // the large particles' rows, a workgroup each (only a grid with
-        // large levels has any)
+        // large levels has any), on a rebuild step only
         let large = |pass: &mut wgpu::ComputePass, k: &Kernel| {
             if d.large_levels > 0 {
-                dispatch(pass, k, &g, LARGE_GROUPS as u64 * super::layout::WG as u64);
+                let n = LARGE_GROUPS as u64 * super::layout::WG as u64;
+                dispatch_indirect(pass, k, &g, d.args_for(Over::Fixed(n)));
             }
         };
-        dispatch(pass, &self.drop_removed, &g, 1);
+        dispatch_indirect(pass, &self.drop_removed, &g, one);
         dispatch_indirect(pass, &self.keep, &g, particles);
         large(pass, &self.keep_large);
         dispatch_indirect(pass, &self.count, &g, particles);
         large(pass, &self.count_large);
         // the scan binds its own groups: set ours again after it
         sort.encode_scan_levels(&sb.common, &b.scan, &d.list_scan, pass, d);
-        dispatch(pass, &self.check, &g, 1);
+        dispatch_indirect(pass, &self.check, &g, one);
         dispatch_indirect(pass, &self.fill, &g, particles);
         large(pass, &self.fill_large);
         surfaces.0.encode_mark(surfaces.1, pass, d);
-        dispatch(pass, &self.finish, &g, 1);
+        dispatch_indirect(pass, &self.finish, &g, one);
     }
 }
