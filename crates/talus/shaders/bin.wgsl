@@ -15,40 +15,28 @@ fn idle() -> bool {
 // bin only: the motion record's id lane, NONE for a removed particle
 @group(0) @binding(5) var<storage, read> motion: array<Motion>;
 
-// arm_rebuild only: what each indirect dispatch runs over (its slot:
-// scale × the active count + fixed invocations; `always`: every step, else
-// only a step that rebuilds), and the workgroup counts (x, y, z per slot)
-// this step uses.
-struct ArgSlot {
-    scale: u32,
-    fixed: u32,
-    when: u32,
-    pad: u32,
-}
+// arm_rebuild only: the slots and the workgroup counts (x, y, z per slot)
 @group(1) @binding(0) var<storage, read> slots: array<ArgSlot>;
 @group(1) @binding(1) var<storage, read_write> args: array<u32>;
 
-// First of every step: the workgroup counts of every indirect dispatch,
-// from the active count on the device (no host round trip when it
-// changes). The rebuild kernels (bin, sort, neighbours) get zero on a step
-// that does not rebuild, so they launch no workgroup between builds (their
-// kernels still test the flag: correctness does not rest on this); the
-// per-step kernels (contacts, integrate, diagnostics) always get theirs.
-// Twin of `kernel::groups`.
+// The workgroup counts of every indirect dispatch, from the active count on
+// the device (no host round trip when it changes): first in a submission
+// and after what changes the count or the flags between two steps
+// (insertion batches, moving surfaces); the other steps are armed by the
+// step before (`finish_step`). The rebuild kernels (bin, sort, neighbours)
+// get zero on a step that does not rebuild, so they launch no workgroup
+// between builds (their kernels still test the flag: correctness does not
+// rest on this); the per-step kernels (contacts, integrate, diagnostics)
+// always get theirs, the loads' on a step that wants them.
 @compute @workgroup_size(256)
 fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
     if (k >= arrayLength(&slots)) { return; }
-    let s = slots[k];
-    let size = s.scale * ctl[CTL_COUNT] + s.fixed;
-    let g = max((size + WG - 1u) / WG, 1u);
-    let x = min(g, 65535u);
-    let y = (g + x - 1u) / x;
     let loads = ctl[CTL_FROZEN] == NONE && (P.nbr.z != 0.0 || ctl[CTL_LOADS_AT] == ctl[CTL_STEP]);
-    let on = s.when == ARM_ALWAYS || (s.when == ARM_REBUILD && !idle()) || (s.when == ARM_LOADS && loads);
-    args[3u * k] = select(0u, x, on);
-    args[3u * k + 1u] = select(0u, y, on);
-    args[3u * k + 2u] = select(0u, 1u, on);
+    let g = slot_groups(slots[k], ctl[CTL_COUNT], !idle(), loads);
+    args[3u * k] = g.x;
+    args[3u * k + 1u] = g.y;
+    args[3u * k + 2u] = g.z;
 }
 
 @compute @workgroup_size(256)

@@ -317,6 +317,30 @@ const ARM_REBUILD: u32 = 0u;
 const ARM_ALWAYS: u32 = 1u;
 const ARM_LOADS: u32 = 2u;
 
+// What an indirect dispatch runs over (its slot: scale × the active count
+// + fixed invocations, on the steps `when` says), read by `arm_rebuild`
+// (bin.wgsl) and `finish_step` (integrate.wgsl), which write the workgroup
+// counts (x, y, z per slot) of the step to come.
+struct ArgSlot {
+    scale: u32,
+    fixed: u32,
+    when: u32,
+    pad: u32,
+}
+
+// The workgroup counts of slot `s` for `count` active particles on a step
+// that rebuilds the list or not and wants the wall loads or not (zero when
+// the slot's steps are not this one). Twin of `Over::groups` and
+// `kernel::groups`.
+fn slot_groups(s: ArgSlot, count: u32, rebuild: bool, loads: bool) -> vec3<u32> {
+    let size = s.scale * count + s.fixed;
+    let g = max((size + WG - 1u) / WG, 1u);
+    let x = min(g, 65535u);
+    let y = (g + x - 1u) / x;
+    let on = s.when == ARM_ALWAYS || (s.when == ARM_REBUILD && rebuild) || (s.when == ARM_LOADS && loads);
+    return select(vec3<u32>(0u), vec3<u32>(x, y, 1u), on);
+}
+
 fn exact_of(x: f32) -> Exact {
     // 2^47
     if (!(abs(x) < 140737488355328.0)) { return Exact(vec4<u32>(0u), false); }

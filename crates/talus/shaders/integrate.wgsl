@@ -32,6 +32,11 @@
 @group(1) @binding(2) var<storage, read_write> motion: array<Motion>;
 @group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, 8>>;
 
+// finish_step only: the indirect dispatches' slots and workgroup counts,
+// armed for the next step (as bin.wgsl's `arm_rebuild`)
+@group(2) @binding(0) var<storage, read> slots: array<ArgSlot>;
+@group(2) @binding(1) var<storage, read_write> args: array<u32>;
+
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
 
@@ -168,27 +173,44 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }
 
-@compute @workgroup_size(1)
-fn finish_step() {
-    if (atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
-    let failed = atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE
-        || atomicLoad(&ctl[CTL_ERR_NONFINITE]) != NONE;
-    if (failed) {
-        atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
-    } else {
-        atomicAdd(&ctl[CTL_STEP], 1u);
+// Last of a step, one workgroup: thread 0 counts the step or, if a kernel
+// flagged an error, freezes the run at it; then the moving walls, a thread
+// per wall; then the next step's indirect dispatches are armed, a thread
+// per slot (the rebuild flag final by then). Three launches before.
+@compute @workgroup_size(64)
+fn finish_step(@builtin(local_invocation_index) lid: u32) {
+    if (lid == 0u && atomicLoad(&ctl[CTL_FROZEN]) == NONE) {
+        let failed = atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE
+            || atomicLoad(&ctl[CTL_ERR_NONFINITE]) != NONE;
+        if (failed) {
+            atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
+        } else {
+            atomicAdd(&ctl[CTL_STEP], 1u);
+        }
+    }
+    storageBarrier();
+    if (atomicLoad(&ctl[CTL_FROZEN]) == NONE) { move_walls(lid); }
+    storageBarrier();
+    let frozen = atomicLoad(&ctl[CTL_FROZEN]) != NONE;
+    let rebuild = !frozen && atomicLoad(&ctl[CTL_REBUILD]) != 0u;
+    let loads = !frozen
+        && (P.nbr.z != 0.0 || atomicLoad(&ctl[CTL_LOADS_AT]) == atomicLoad(&ctl[CTL_STEP]));
+    let count = atomicLoad(&ctl[CTL_COUNT]);
+    for (var k = lid; k < arrayLength(&slots); k += 64u) {
+        let g = slot_groups(slots[k], count, rebuild, loads);
+        args[3u * k] = g.x;
+        args[3u * k + 1u] = g.y;
+        args[3u * k + 2u] = g.z;
     }
 }
 
-// After finish_step, a thread per scene wall (strided): the servo's speed
-// from the load this step's contacts reduced, max_speed * clamp((target -
+// Thread `lid`'s walls (strided), after the step is counted: the servo's
+// speed from the load this step's contacts reduced, max_speed * clamp((target -
 // F) / target, -1, 1) with F the force the wall exerts on the particles
 // along its direction, its displacement advanced; the pose at the next
 // step's time; a rebuild of the list when the wall has moved more than
 // skin / 2 since the last build. Twin of `WallSet::advance`.
-@compute @workgroup_size(64)
-fn move_walls(@builtin(local_invocation_index) lid: u32) {
-    if (atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+fn move_walls(lid: u32) {
     let dt = P.gravity_dt.w;
     let t = f32(atomicLoad(&ctl[CTL_STEP])) * dt;
     for (var w = lid; w < P.sizes.y; w += 64u) {

@@ -939,12 +939,13 @@ fn gpu_wall_entries_never_miss_a_wall_contact() {
 
 /// Between builds the rebuild kernels (bin, sort, neighbours) launch no
 /// workgroup, nor the wall loads' kernels on a step that does not want the
-/// loads: the bin stage's `arm_rebuild` leaves the full workgroup counts in
-/// `args` on a step that rebuilds (wants the loads) and zeros on the
-/// others. Checked step by step against the rebuild flag each step started
-/// with, on steps that want the loads and steps that do not (each step
-/// submitted by hand, `CTL_LOADS_AT` at it or elsewhere, as `advance` sets
-/// it for its last step); every armed step is a build.
+/// loads: each step's `finish_step` arms the next, leaving the full
+/// workgroup counts in `args` for a step that rebuilds (wants the loads)
+/// and zeros for the others. Checked after each step against the rebuild
+/// flag it left, for next steps that want the loads and next steps that do
+/// not (each step submitted by hand, `CTL_LOADS_AT` at the next or
+/// elsewhere, as `advance` sets it for its last step); every step that
+/// started with the flag is a build.
 #[test]
 fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
     use talus::gpu::data::{CTL_LOADS_AT, CTL_REBUILD, CTL_STEP};
@@ -973,7 +974,7 @@ fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
         let ctl = g.ctl();
         let due = ctl[CTL_REBUILD] != 0;
         let want = k % 3 != 1;
-        let loads_at = if want { ctl[CTL_STEP] } else { u32::MAX };
+        let loads_at = if want { ctl[CTL_STEP] + 1 } else { u32::MAX };
         loads += want as u64;
         let at = 4 * CTL_LOADS_AT as u64;
         g.ctx
@@ -981,10 +982,11 @@ fn gpu_rebuild_kernels_launch_only_on_rebuild_steps() {
             .write_buffer(&g.data.ctl, at, bytemuck::bytes_of(&loads_at));
         g.submit("step", |pass| g.encode_step(pass));
         let args: Vec<u32> = g.read_vec(&g.data.args, words);
+        let next = g.ctl()[CTL_REBUILD] != 0;
         // the every-step kernels' (contacts, integrate) always, the
-        // rebuild kernels' only on a rebuild step, the loads' only on a
+        // rebuild kernels' only for a rebuild step, the loads' only for a
         // step that wants them
-        assert_eq!(args, expect(due, want), "step {k}");
+        assert_eq!(args, expect(next, want), "after step {k}");
         if due {
             armed += 1;
         } else {

@@ -5,7 +5,7 @@ use super::data::{GpuData, Over};
 use super::kernel::{dispatch, dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub struct BinKernels {
-    /// First of every step: the rebuild kernels' workgroup counts.
+    /// The indirect dispatches' workgroup counts (see `encode_arm`).
     pub arm: Kernel,
     pub clear: Kernel,
     pub bin: Kernel,
@@ -59,12 +59,18 @@ impl BinKernels {
         );
     }
 
-    /// Arms every indirect dispatch of this step from the active count
-    /// (the rebuild kernels' full or empty, from the rebuild flag the last
-    /// integrate left), then bins.
-    pub fn encode(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+    /// Arms every indirect dispatch of the step to come from the active
+    /// count (the rebuild kernels' full or empty, from the rebuild flag the
+    /// last integrate left): first in a submission and after whatever
+    /// changes the count or the flags between two steps (a step's own
+    /// `finish_step` arms the next otherwise).
+    pub fn encode_arm(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
         let slots = d.slots.len() as u64;
         dispatch(pass, &self.arm, &[(0, &b.group), (1, &b.arm)], slots);
+    }
+
+    /// Bins (on a step that rebuilds: the dispatches as armed).
+    pub fn encode(&self, b: &BinBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
         self.encode_clear(b, pass, d);
         dispatch_indirect(
             pass,

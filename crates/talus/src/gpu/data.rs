@@ -246,8 +246,6 @@ pub struct GpuData {
     /// The grid's large levels (`Params::level_count[1]`): 0 = no
     /// `contacts_large` dispatch.
     pub large_levels: u32,
-    /// Some wall moves (`wall_motion` runs after integrate).
-    pub moving_walls: bool,
     pub n_cells: u64,
     pub params: wgpu::Buffer,
     pub ctl: wgpu::Buffer,
@@ -859,7 +857,6 @@ impl GpuData {
             n_walls,
             n_bodies,
             large_levels: params.level_count[1],
-            moving_walls: walls.moving,
             n_cells,
             params: init(
                 ctx,

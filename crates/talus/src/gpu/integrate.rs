@@ -1,9 +1,10 @@
 //! Stage 5, integrate (`shaders/integrate.wgsl`): set B + forces → set B in
 //! place (each thread its own particle), the rebuild test against the
 //! reference positions and the outlets (a particle an outlet takes is
-//! marked removed and logged, see `gpu::flow`), then the one-thread
-//! `finish_step` (count the step, or freeze on error), `move_walls` and the
-//! deforming surfaces' `move_surfaces` (`gpu::surfaces`).
+//! marked removed and logged, see `gpu::flow`), then `finish_step` (one
+//! workgroup: count the step or freeze on error, move the walls, arm the
+//! next step's indirect dispatches) and the deforming surfaces'
+//! `move_surfaces` (`gpu::surfaces`).
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
@@ -13,25 +14,28 @@ use super::surfaces::{SurfaceBinds, SurfaceKernels};
 pub struct IntegrateKernels {
     pub integrate: Kernel,
     pub finish: Kernel,
-    pub walls: Kernel,
 }
 
 pub struct IntegrateBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
+    /// `finish_step`'s group 2: `arg_slots`, `args` (the indirect
+    /// dispatches' counts it arms; `integrate`'s layout leaves it out, as
+    /// it reads `args` as its own indirect arguments).
+    pub arm: wgpu::BindGroup,
 }
 
 impl IntegrateKernels {
-    /// `integrate`, `finish_step`, `move_walls`.
-    pub const DECLS: [KernelDecl; 3] = {
-        // one layout for the three (and one set of bind groups: see
+    /// `integrate`, `finish_step`.
+    pub const DECLS: [KernelDecl; 2] = {
+        // one layout for groups 0 and 1 (and one set of bind groups: see
         // `NeighbourKernels::DECLS` for why)
-        const G: &[&[Access]] = &[&[U, RW, R, R, R, R, RW, R, RW], &[RW, RW, RW, RW]];
+        const G0: &[Access] = &[U, RW, R, R, R, R, RW, R, RW];
+        const G1: &[Access] = &[RW, RW, RW, RW];
         const S: &str = "integrate.wgsl";
         [
-            KernelDecl::new(S, "integrate", G),
-            KernelDecl::new(S, "finish_step", G),
-            KernelDecl::new(S, "move_walls", G),
+            KernelDecl::new(S, "integrate", &[G0, G1]),
+            KernelDecl::new(S, "finish_step", &[G0, G1, &[R, RW]]),
         ]
     };
 
@@ -39,7 +43,6 @@ impl IntegrateKernels {
         IntegrateKernels {
             integrate: Kernel::new(ctx, module, &Self::DECLS[0]),
             finish: Kernel::new(ctx, module, &Self::DECLS[1]),
-            walls: Kernel::new(ctx, module, &Self::DECLS[2]),
         }
     }
 
@@ -60,32 +63,34 @@ impl IntegrateKernels {
         IntegrateBinds {
             g0: k.bind(ctx, 0, &g0),
             g1: k.bind(ctx, 1, &[&b.pos, &b.diss, &b.motion, &b.pos_fx]),
+            arm: self.finish.bind(ctx, 2, &[&d.arg_slots, &d.args]),
         }
     }
 
     /// Records the stage; `surfaces`: the deforming surfaces' kernels and
     /// bind group, whose `move_surfaces` poses them for the next step after
-    /// `move_walls`.
+    /// `finish_step`. Returns whether the next step still needs arming
+    /// (`arm_rebuild`): a moving surface can ask for a rebuild after
+    /// `finish_step` armed it.
+    #[must_use]
     pub fn encode(
         &self,
         b: &IntegrateBinds,
         surfaces: (&SurfaceKernels, &SurfaceBinds),
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
-    ) {
+    ) -> bool {
         dispatch_indirect(
             pass,
             &self.integrate,
             &[(0, &b.g0), (1, &b.g1)],
             d.args_for(Over::EveryStep),
         );
-        // the bind groups stay set
+        // groups 0 and 1 stay set
         pass.set_pipeline(&self.finish.pipeline);
+        pass.set_bind_group(2, &b.arm, &[]);
         pass.dispatch_workgroups(1, 1, 1);
-        if d.moving_walls {
-            pass.set_pipeline(&self.walls.pipeline);
-            pass.dispatch_workgroups(1, 1, 1);
-        }
         surfaces.0.encode_move(surfaces.1, pass, d);
+        d.n_surf_tris > 0
     }
 }

@@ -486,21 +486,43 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()])
     }
 
-    /// Records one whole step: the stages of [`Stage::STEP`]. Bin, sort
-    /// and neighbours are always recorded; their kernels launch no
-    /// workgroup unless this step rebuilds (the decision stays on the GPU:
-    /// no round trip).
+    /// Records one whole step, whatever came before it: `arm_rebuild`,
+    /// then [`GpuBackend::encode_armed_step`].
     pub fn encode_step(&self, pass: &mut wgpu::ComputePass) {
+        self.encode_arm(pass);
+        self.encode_armed_step(pass);
+    }
+
+    /// Records one step whose indirect dispatches are armed (by the step
+    /// before it or by [`GpuBackend::encode_arm`]): the stages of
+    /// [`Stage::STEP`]. Bin, sort and neighbours are always recorded; their
+    /// kernels launch no workgroup unless this step rebuilds (the decision
+    /// stays on the GPU: no round trip). Its `finish_step` arms the next.
+    pub fn encode_armed_step(&self, pass: &mut wgpu::ComputePass) {
+        let (p, b, d) = (&self.pipes, &self.binds, &self.data);
         for s in Stage::STEP {
-            self.encode_stage(s, pass);
+            match s {
+                Stage::Bin => p.bin.encode(&b.bin, pass, d),
+                _ => self.encode_stage(s, pass),
+            }
         }
     }
 
-    /// Records stage `s`.
+    /// Records `arm_rebuild`: the indirect dispatches' workgroup counts of
+    /// the step to come, from the device's count and flags.
+    pub fn encode_arm(&self, pass: &mut wgpu::ComputePass) {
+        self.pipes.bin.encode_arm(&self.binds.bin, pass, &self.data);
+    }
+
+    /// Records stage `s`, armed as a stage alone needs (bin arms first;
+    /// integrate leaves the next step armed).
     pub fn encode_stage(&self, s: Stage, pass: &mut wgpu::ComputePass) {
         let (p, b, d) = (&self.pipes, &self.binds, &self.data);
         match s {
-            Stage::Bin => p.bin.encode(&b.bin, pass, d),
+            Stage::Bin => {
+                self.encode_arm(pass);
+                p.bin.encode(&b.bin, pass, d)
+            }
             Stage::Sort => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
             Stage::Neighbours => p.neighbours.encode(
                 &b.neighbours,
@@ -512,8 +534,10 @@ impl GpuBackend {
             ),
             Stage::Contacts => p.contacts.encode(&b.contacts, pass, d),
             Stage::Integrate => {
-                p.integrate
-                    .encode(&b.integrate, (&p.surfaces, &b.surfaces), pass, d)
+                let surfaces = (&p.surfaces, &b.surfaces);
+                if p.integrate.encode(&b.integrate, surfaces, pass, d) {
+                    self.encode_arm(pass);
+                }
             }
             Stage::Diagnostics => p.diagnostics.encode(&b.diagnostics, pass, d),
         }
@@ -1024,13 +1048,21 @@ impl GpuBackend {
                         let p = &self.pipes.surfaces;
                         p.encode_move(&self.binds.surfaces, pass, &self.data);
                     }
+                    // the host may have changed the count or the flags
+                    // since the last submission: arm its first step
+                    self.encode_arm(pass);
                     for step in s..s + k {
                         // the step's batches first: its dispatch sizes and
-                        // its rebuild include what they insert
+                        // its rebuild include what they insert (armed again)
+                        let mut batches = 0;
                         for count in w.at(step) {
                             self.pipes.flow.encode_batch(&self.binds.flow, pass, count);
+                            batches += 1;
                         }
-                        self.encode_step(pass);
+                        if batches > 0 {
+                            self.encode_arm(pass);
+                        }
+                        self.encode_armed_step(pass);
                     }
                 }));
                 s += k;
