@@ -142,6 +142,69 @@ fn inserted_particles_never_overlap_and_follow_the_rate() {
     assert_eq!(InsertPlan::new(&scene).target_before(0, 1_000_000), 1500);
 }
 
+/// An entry with a `stop` asks for rate × (stop − start) in all, within
+/// one particle, whatever its interval and the time step, and no batch's
+/// share runs ahead of the time it covers (from its step to the next
+/// batch's, or to `stop`). Issue 35's case: 30 000 /s from 0 to 0.1 s in
+/// batches 0.05 s apart asked for 4500 when dt did not divide the
+/// interval (a last batch one step before `stop` asked for a whole
+/// interval's share); `mass_rate` likewise in mass.
+#[test]
+fn insertion_stops_at_its_rate_times_its_duration() {
+    let cases = [
+        // rate (/s or kg/s), mass?, start, stop, interval, dt
+        (30000.0, false, 0.0, 0.1, Some(0.05), 1.7e-5),
+        (30000.0, false, 0.0, 0.1, None, 1.7e-5),
+        (30000.0, false, 0.0, 0.1, Some(0.05), 1e-5),
+        (1000.0, false, 0.013, 0.2, Some(0.03), 2.3e-5),
+        (12345.0, false, 0.0, 0.07, Some(0.0099), 1.1e-5),
+        (500.0, false, 0.001, 0.0101, Some(0.00133), 7e-6),
+        (7777.0, false, 0.0, 0.5, Some(0.5), 1.3e-5),
+        (0.02, true, 0.004, 0.09, Some(0.011), 1.9e-5),
+    ];
+    for (rate, mass, start, stop, interval, dt) in cases {
+        let mut ins = pour(rate, RadiusDist::Constant(0.001), None);
+        if mass {
+            ins.rate = InsertRate::Mass(rate);
+        }
+        (ins.start, ins.stop, ins.interval) = (start, Some(stop), interval);
+        let scene = bin(ins).dt(dt).duration(1.0).build().unwrap();
+        let plan = InsertPlan::new(&scene);
+        let per_s = if mass {
+            let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.001f64.powi(3);
+            rate / m
+        } else {
+            rate
+        };
+        let case = format!("{rate} from {start} to {stop} s every {interval:?} s, dt {dt}");
+        let batches = plan.schedule(0, u64::MAX);
+        assert!(!batches.is_empty(), "{case}: no batch");
+        let mut before = 0;
+        for (k, b) in batches.iter().enumerate() {
+            let at = b.step as f64 * dt;
+            assert!(
+                at < stop * (1.0 - 1e-12),
+                "{case}: a batch at {at} s, not before stop"
+            );
+            // the time this batch covers
+            let end = batches.get(k + 1).map_or(stop, |n| n.step as f64 * dt);
+            let covers = end - (b.step as f64 * dt).max(start);
+            let share = b.target - before;
+            assert!(
+                share as f64 <= per_s * covers + 1.0,
+                "{case}: batch {k} asks {share} for {covers} s"
+            );
+            before = b.target;
+        }
+        let want = per_s * (stop - start);
+        assert!(
+            (before as f64 - want).abs() <= 1.0,
+            "{case}: {before} asked in all, {want} by the rate"
+        );
+        assert_eq!(plan.max_inserted(u64::MAX), before, "{case}");
+    }
+}
+
 /// The radii inserted follow the distribution: uniform in [min, max]
 /// (mean and spread within 4 standard errors), and a two-size mass
 /// distribution read from a scene file keeps its mass fractions.

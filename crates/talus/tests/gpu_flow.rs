@@ -167,6 +167,30 @@ fn gpu_pours_like_cpu() {
     assert!((dc.total() - dg.total()).abs() < 1e-4 * dc.total().abs());
 }
 
+/// An entry whose `stop` falls 5.5 steps after its third batch (batches of
+/// 10 every 40 steps; `stop` at 85.5 steps) pours rate × (stop − start) =
+/// 21.4 → 21 particles on both paths, the same ones: the third batch asks
+/// only for the 6 steps it covers, 1 (it asked for a whole interval's 10
+/// before, 30 in all).
+#[test]
+fn gpu_and_cpu_pour_what_the_rate_asks_by_stop() {
+    let mut scene = pour(0.0, 1000);
+    let dt = scene.dt();
+    let ins = &mut scene.inserts[0];
+    ins.rate = InsertRate::Count(10.0 / (40.0 * dt));
+    ins.stop = Some(85.5 * dt);
+    let Some(ctx) = test_context() else { return };
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let mut gpu = GpuBackend::new(&scene, ctx).unwrap();
+    cpu.advance(150).unwrap();
+    gpu.advance(150).unwrap();
+    let (ce, ge) = (sorted(cpu.flow_events()), sorted(gpu.flow_events()));
+    assert_same_insertions(&ce, &ge);
+    let steps: std::collections::BTreeSet<u64> = ce.iter().map(|e| e.step).collect();
+    assert_eq!(steps.len(), 3, "batch steps {steps:?}");
+    assert_eq!((ce.len(), ge.len()), (21, 21), "inserted by stop");
+}
+
 /// A batch into a region partly occupied: spheres at rest (no gravity)
 /// fill some of the lattice's cells; two entries pour into the same
 /// region at the same step (after the first build: the GPU searches the

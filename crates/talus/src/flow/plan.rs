@@ -2,15 +2,20 @@
 //!
 //! **Batches.** Each `[[insert]]` entry pours in batches, one every
 //! `interval` (rounded to whole steps; `"auto"`: [`auto_interval`]),
-//! from the first step at or after `start` to the last before `stop`.
-//! A batch is activated at the *start* of its step, before that step's
-//! rebuild test (so the step lists the new particles at once). After
-//! batch b the entry should have inserted `target(b) = min(count,
-//! floor(rate · (b + 1) · interval))` particles (rate in particles per
-//! second; `mass_rate` is turned into one with the distribution's mean
-//! particle mass): a batch asks for the difference between its target
-//! and what the entry has inserted so far, so a batch that fell short
-//! (the region was full) is made up by the next ones when room appears.
+//! from the first step at or after `start` to the last before `stop`
+//! (a time within 10⁻⁹ of a step's is that step's: 0.1 s / 10⁻⁵ s is
+//! step 10 000, not 10 001). A batch is activated at the *start* of its
+//! step, before that step's rebuild test (so the step lists the new
+//! particles at once), and pours the share of the time it covers: from
+//! its step to the next batch's, or to `stop` for the last. After batch b
+//! the entry should have inserted `target(b) = min(count, floor(rate ·
+//! T_b))` particles, T_b the time its batches 0..=b cover (rate in
+//! particles per second; `mass_rate` is turned into one with the
+//! distribution's mean particle mass), so by `stop` it has asked for
+//! rate · (stop − start) within one particle. A batch asks for the
+//! difference between its target and what the entry has inserted so far,
+//! so a batch that fell short (the region was full) is made up by the next
+//! ones when room appears.
 //!
 //! **Candidates.** A batch offers candidates on a cubic lattice over the
 //! region's bounding box with cell edge 2.1 r_max: each candidate takes
@@ -39,6 +44,20 @@ use crate::state::Particles;
 use crate::walls::{gap, pose_at, Pose, WallSet};
 use glam::DVec3;
 use std::f64::consts::PI;
+
+/// The first step at or after time `t` (s) at time step `dt`; a time
+/// within 10⁻⁹ (relative) of a step's is that step's, whichever side
+/// rounding put it.
+pub fn step_at_or_after(t: f64, dt: f64) -> u64 {
+    let x = t / dt;
+    let r = x.round();
+    let s = if (x - r).abs() <= 1e-9 * r.abs().max(1.0) {
+        r
+    } else {
+        x.ceil()
+    };
+    s.max(0.0) as u64
+}
 
 /// Lattice cell edge over the largest diameter: room for a jitter of
 /// 5 % of the largest radius per side.
@@ -119,6 +138,9 @@ pub struct EntryPlan {
     pub first: u64,
     /// Batches (None: until the run ends).
     pub batches: Option<u64>,
+    /// Steps from the first batch's to `stop`'s (None: no stop): the
+    /// last batch covers up to it.
+    pub span: Option<u64>,
     pub density: f64,
     /// Lattice cell edge (m), dims and origin.
     pub cell: f64,
@@ -188,12 +210,12 @@ impl InsertPlan {
                 };
                 let interval = ins.interval.unwrap_or_else(|| auto_interval(ins, g, dt));
                 let every = ((interval / dt).round() as u64).max(1);
-                let first = (ins.start / dt - 1e-9).ceil().max(0.0) as u64;
-                let batches = ins.stop.map(|stop| {
-                    // batches at steps first + b·every < stop / dt
-                    let last = (stop / dt - 1e-9).ceil() as u64; // first step at or after stop
-                    last.saturating_sub(first).div_ceil(every)
-                });
+                let first = step_at_or_after(ins.start, dt);
+                // batches at steps first + b·every before stop's step
+                let span = ins
+                    .stop
+                    .map(|stop| step_at_or_after(stop, dt).saturating_sub(first));
+                let batches = span.map(|s| s.div_ceil(every));
                 let cell = 2.0 * ins.radius.max() * CELL_OVER_DIAMETER;
                 let (lo, hi) = ins.region.bounds();
                 let dims =
@@ -204,6 +226,7 @@ impl InsertPlan {
                     every,
                     first,
                     batches,
+                    span,
                     density,
                     cell,
                     dims,
@@ -225,10 +248,15 @@ impl InsertPlan {
         self.entries.is_empty()
     }
 
-    /// Entry `k`'s cumulative target after its batch `b`.
+    /// Entry `k`'s cumulative target after its batch `b`: its rate over
+    /// the time its batches 0..=b cover (the last one's up to `stop`).
     pub fn target(&self, k: usize, b: u64) -> u64 {
         let e = &self.entries[k];
-        let t = (b + 1) as f64 * e.every as f64 * self.dt;
+        let mut steps = (b + 1) * e.every;
+        if let Some(s) = e.span {
+            steps = steps.min(s);
+        }
+        let t = steps as f64 * self.dt;
         let n = (e.rate * t + 1e-9).floor() as u64;
         e.insert.count.map_or(n, |c| n.min(c))
     }
