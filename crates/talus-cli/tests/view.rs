@@ -333,6 +333,23 @@ fn particle_snapshots_read_back_bit_exact() {
         assert_eq!(m.to_bits(), (1.0 / a[3]).to_bits());
     }
 
+    // a non-finite value (talus writes none) is refused, naming the point
+    for what in ["radius", "position", "velocity"] {
+        let mut bad = p.clone();
+        match what {
+            "radius" => bad.pos_rad[2][3] = f64::NAN,
+            "position" => bad.pos_rad[2][1] = f64::INFINITY,
+            _ => bad.vel_invm[2][2] = f64::NAN,
+        }
+        let path = dir.join(format!("bad-{what}.vtu"));
+        vtk::write_vtu(&path, &bad, &scene).unwrap();
+        let e = vtk::read_vtu(&path).unwrap().particles().unwrap_err();
+        assert!(
+            e.starts_with(&format!("point 2 (id {}): {what} not finite", p.id[2])),
+            "{e}"
+        );
+    }
+
     // empty snapshot
     let e = Particles::<f64> {
         pos_rad: vec![],

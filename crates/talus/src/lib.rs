@@ -24,6 +24,7 @@ pub mod scene;
 pub mod setup;
 pub mod state;
 pub mod sums;
+pub mod text;
 pub mod timestep;
 pub mod walls;
 

@@ -149,8 +149,9 @@ pub fn parse_flow_csv(text: &str) -> Result<Vec<FlowRow>, String> {
         let f: Vec<&str> = line.split(',').collect();
         let bad = || {
             format!(
-                "line {}: expected t,outlet,count,mass, got \"{line}\"",
-                i + 1
+                "line {}: expected t,outlet,count,mass, got \"{}\"",
+                i + 1,
+                talus::text::snippet(line)
             )
         };
         if f.len() != 4 {
@@ -164,4 +165,26 @@ pub fn parse_flow_csv(text: &str) -> Result<Vec<FlowRow>, String> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A damaged row is named by its line and quoted in a few printable
+    /// characters: a row of 13 000 NUL bytes (a file cut by a crash and
+    /// padded by the file system) printed all of them before.
+    #[test]
+    fn damaged_flow_rows_are_quoted_short() {
+        let good = "t,outlet,count,mass\n0,domain,0,0\n";
+        assert_eq!(parse_flow_csv(good).unwrap().len(), 1);
+        let text = format!("{good}{}\n", "\0".repeat(13_000));
+        let e = parse_flow_csv(&text).unwrap_err();
+        assert!(e.starts_with("line 3: expected t,outlet,count,mass"), "{e}");
+        assert!(
+            e.contains("\\0\\0") && e.len() < 200,
+            "{} bytes: {e}",
+            e.len()
+        );
+    }
 }

@@ -28,6 +28,7 @@
 //! or byte offset (binary) and the section, e.g.
 //! `plate.msh: line 12 in $Nodes: expected 3 coordinates, found 2`.
 
+use crate::text::snippet;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -381,16 +382,6 @@ fn type_name(t: i32) -> String {
         Some(n) => format!("{n}-node {shape}s"),
         None => format!("{shape}s"),
     }
-}
-
-/// At most 40 characters of `s`, with control characters escaped, so
-/// that a message stays on one line.
-fn snippet(s: &str) -> String {
-    let mut out: String = s.chars().take(40).flat_map(char::escape_debug).collect();
-    if s.chars().count() > 40 {
-        out.push('…');
-    }
-    out
 }
 
 /// A cursor over the file's bytes.

@@ -230,6 +230,32 @@ impl Vtu {
                 .map(|x| u32::try_from(x).map_err(|_| format!("{name} {x} out of range")))
                 .collect()
         };
+        // talus never writes a non-finite value: one here is damage, and
+        // the analyses would skip or spread it without a word
+        for i in 0..n {
+            let c = self.coords[i];
+            let bad = [
+                ("position", c.iter().all(|x| x.is_finite())),
+                ("radius", radius[i].is_finite() && radius[i] > 0.0),
+                ("mass", mass[i].is_finite() && mass[i] > 0.0),
+                (
+                    "velocity",
+                    vel[3 * i..3 * i + 3].iter().all(|x| x.is_finite()),
+                ),
+                (
+                    "angular_velocity",
+                    om[3 * i..3 * i + 3].iter().all(|x| x.is_finite()),
+                ),
+            ]
+            .into_iter()
+            .find(|(_, ok)| !ok);
+            if let Some((name, _)) = bad {
+                let id = ids.get(i).map_or(String::new(), |d| format!(" (id {d})"));
+                return Err(format!(
+                    "point {i}{id}: {name} not finite (or not > 0): a damaged snapshot"
+                ));
+            }
+        }
         Ok(Particles {
             pos_rad: (0..n)
                 .map(|i| {
