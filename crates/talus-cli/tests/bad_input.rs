@@ -611,6 +611,30 @@ fn generated_particles_overlap() {
     );
 }
 
+/// 10⁵ copies of one CSV row: the overlap check names the first pair
+/// (particles 0 and 1) and stops there. It collected every touching pair
+/// first: ~5·10⁹ here, more memory than the machine has (issue 35: 10⁶
+/// duplicate rows ran out of memory, 2·10⁴ took 8 s).
+#[test]
+fn many_copies_of_one_row_are_refused_at_the_first_pair() {
+    let row = "0.005,0.005,0.005,0,0,0,0,0,0,0.001,glass\n";
+    let csv = format!(
+        "x,y,z,vx,vy,vz,wx,wy,wz,radius,material\n{}",
+        row.repeat(100_000)
+    );
+    let dir = TempDir::new("csv-copies");
+    let text = edit(BASE, GENERATOR, "file = \"particles.csv\"\n");
+    let scene = dir.write("scene.toml", &text);
+    dir.write("particles.csv", &csv);
+    expect_error(
+        &check(&scene),
+        &scene,
+        Some(line_of(&text, "[[particles]]")),
+        "particles[0]",
+        &["particles 0 (", "and 1 (", "overlap by 2e-3 m"],
+    );
+}
+
 // ------------------------------------------------------------- simulation
 
 #[test]

@@ -330,6 +330,21 @@ fn check_broad_phase(dom: &Domain, pos: &[[f64; 4]], label: &str) -> usize {
     let fast = talus::grid::pairs::contact_pairs(pos, &grid);
     assert!(brute.len() > 100, "too few pairs ({}) to test", brute.len());
     assert_eq!(fast, brute, "grid pairs differ from brute force ({label})");
+    // the first pair that a condition picks, without collecting the rest
+    for pick in [
+        |_: usize, _: usize, _: f64| true,
+        |i: usize, j: usize, _: f64| (i + j) % 7 == 3,
+        |_: usize, _: usize, _: f64| false,
+    ] {
+        let dist = |i: usize, j: usize| {
+            let (p, q) = (pos[i], pos[j]);
+            let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+        };
+        let want = brute.iter().copied().find(|&(i, j)| pick(i, j, dist(i, j)));
+        let got = talus::grid::pairs::first_contact_where(pos, &grid, pick);
+        assert_eq!(got, want, "first picked pair ({label})");
+    }
 
     // the contact stage itself, through the history it writes
     let mut b = SceneBuilder::new("bp")

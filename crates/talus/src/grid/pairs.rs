@@ -31,6 +31,41 @@ pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     out
 }
 
+/// The first pair (i < j, in [`contact_pairs`]' order) that overlaps or
+/// touches and for which `pick(i, j, distance)` holds, found without
+/// collecting the others: a file of 10⁶ copies of one row holds ~5·10¹¹
+/// touching pairs, which [`contact_pairs`] would collect; here the scan
+/// stops after the first particle that has one.
+pub fn first_contact_where(
+    pos_rad: &[[f64; 4]],
+    grid: &Grid,
+    mut pick: impl FnMut(usize, usize, f64) -> bool,
+) -> Option<(usize, usize)> {
+    let (starts, order) = cell_order(pos_rad, grid);
+    for i in 0..pos_rad.len() {
+        let p = pos_rad[i];
+        let mut first: Option<usize> = None;
+        grid.for_ranges([p[0], p[1], p[2]], p[3], &starts, |range| {
+            for &j in &order[range] {
+                let j = j as usize;
+                if j <= i || first.is_some_and(|f| f < j) {
+                    continue;
+                }
+                let q = pos_rad[j];
+                let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                if d2 < (p[3] + q[3]) * (p[3] + q[3]) && pick(i, j, d2.sqrt()) {
+                    first = Some(j);
+                }
+            }
+        });
+        if let Some(j) = first {
+            return Some((i, j));
+        }
+    }
+    None
+}
+
 /// O(N²) reference for [`contact_pairs`].
 pub fn brute_force_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
