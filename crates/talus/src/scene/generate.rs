@@ -110,8 +110,16 @@ pub fn generate_lattice(
     Ok(out)
 }
 
+/// The solid fraction beyond which [`generate_random`] refuses a count at
+/// once, before any try: random sequential addition of equal spheres jams
+/// near 0.38, of a size mixture a little higher; a count that asks for more
+/// would only search (up to 200 tries a particle) and fail.
+pub const RANDOM_MAX_FRACTION: f64 = 0.45;
+
 /// Random sequential addition of `count` spheres in `region`, avoiding each
-/// other and the `existing` particles. Largest radii are placed first. Fails
+/// other and the `existing` particles. Largest radii are placed first.
+/// Refuses at once a count whose spheres would fill more than
+/// [`RANDOM_MAX_FRACTION`] of the region, saying about how many fit; fails
 /// (with how many fitted) when the region is too full: random addition jams
 /// near 30–38 % solid fraction.
 pub fn generate_random(
@@ -130,6 +138,17 @@ pub fn generate_random(
     let (lo, hi) = region;
     let mut rng = Rng::new(seed);
     let mut radii: Vec<f64> = (0..count).map(|_| dist.sample(&mut rng)).collect();
+    let region_volume: f64 = (0..3).map(|k| hi[k] - lo[k]).product();
+    let sphere = |r: f64| 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let asked: f64 = radii.iter().map(|&r| sphere(r)).sum::<f64>() / region_volume;
+    if asked > RANDOM_MAX_FRACTION {
+        // about what fits at the jamming fraction of equal spheres
+        let mean = asked * region_volume / count as f64;
+        let fit = (0.38 * region_volume / mean).floor();
+        return Err(format!(
+            "count = {count} asks for a solid fraction of {asked:.3} in the region, beyond the {RANDOM_MAX_FRACTION} random filling can reach (it jams near 0.38): about {fit} of these particles fit; use a larger region, a smaller count, or the lattice generator"
+        ));
+    }
     radii.sort_by(|a, b| b.partial_cmp(a).unwrap());
     let rmax_all = existing.iter().map(|p| p.radius).fold(dist.max(), f64::max);
     let cell = 2.0 * rmax_all;
