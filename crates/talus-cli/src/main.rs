@@ -710,14 +710,21 @@ fn cmd_check(path: &Path) -> ExitCode {
                 ),
             ),
         };
-        any_fits |= most >= n_max;
+        // the device counts steps in 32 bits (`GpuBackend` refuses more)
+        let too_long = steps > talus::gpu::GPU_MAX_STEPS;
+        any_fits |= most >= n_max && !too_long;
         outln!(
             "             {}: at most {most:.3e} particles ({limit}){}",
             a.info.name,
-            if most >= n_max {
-                ""
+            if too_long {
+                format!(
+                    ": the run's {steps} steps are more than the GPU path counts ({})",
+                    talus::gpu::GPU_MAX_STEPS
+                )
+            } else if most >= n_max {
+                String::new()
             } else {
-                ": this scene does not fit"
+                ": this scene does not fit".to_string()
             }
         );
     }

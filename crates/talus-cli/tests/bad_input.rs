@@ -661,6 +661,36 @@ fn random_generator_asked_for_far_too_many() {
 
 // ------------------------------------------------------------- simulation
 
+/// Extreme radii give an automatic time step of 0: refused at `dt` (the
+/// run counted 18446744073709551615 steps of nothing and then failed at
+/// step 0 with "dt too large"), and a run of more than 2⁵³ steps at its
+/// `steps`.
+#[test]
+fn time_steps_of_nothing_and_runs_without_end() {
+    let tiny = edit(BASE, "radius = 0.001", "radius = 1e-300").replace(
+        "region = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }",
+        "region = { min = [0.0, 0.0, 0.0], max = [1e-299, 1e-299, 1e-299] }",
+    );
+    check_fails(
+        "dt-zero",
+        &tiny,
+        Some(line_of(&tiny, "dt = \"auto\"")),
+        "simulation.dt",
+        &["dt = 0e0 s: the time step must be finite and > 0 (\"auto\""],
+    );
+    let endless = edit(BASE, "duration = 0.01", "steps = 9007199254740993");
+    check_fails(
+        "steps-2-53",
+        &endless,
+        Some(line_of(&endless, "steps = 9007199254740993")),
+        "simulation.steps",
+        &[
+            "the run would take 9007199254740993 steps",
+            "more than 9007199254740992",
+        ],
+    );
+}
+
 #[test]
 fn fixed_dt_above_the_stable_limit() {
     // the limit `check` reports for the valid scene

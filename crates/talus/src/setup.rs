@@ -73,6 +73,10 @@ pub struct Setup {
     pub outlets: OutletSet,
 }
 
+/// The most steps a run may take (2⁵³: each step's time, step × dt, is
+/// exact in f64 up to there).
+pub const MAX_STEPS: u64 = 1 << 53;
+
 impl Setup {
     /// Resolves `scene` once. Errors: a body whose mesh fails its checks
     /// (at the body's `mesh` or `generator` key), a grid that cannot be
@@ -86,7 +90,29 @@ impl Setup {
             Dt::Fixed(dt) => dt,
             Dt::Auto => estimate.auto_dt,
         };
+        if !(dt.is_finite() && dt > 0.0) {
+            // e.g. a radius of 1e-300 m: "auto" gives 0, and the run would
+            // count u64::MAX steps of nothing
+            let how = match scene.simulation.dt {
+                Dt::Auto => " (\"auto\" derives it from the radii and the materials: no time step resolves these)",
+                Dt::Fixed(_) => "",
+            };
+            return Err(scene.error(
+                "simulation.dt",
+                format!("dt = {dt:e} s: the time step must be finite and > 0{how}"),
+            ));
+        }
         let steps = scene.steps_for(dt);
+        if steps > MAX_STEPS {
+            let key = match scene.simulation.end {
+                crate::scene::End::Duration(_) => "simulation.duration",
+                crate::scene::End::Steps(_) => "simulation.steps",
+            };
+            return Err(scene.error(
+                key,
+                format!("the run would take {steps} steps of {dt:e} s, more than {MAX_STEPS} (2^53: the time of a step is no longer exact beyond)"),
+            ));
+        }
         if steps == 0 {
             // a duration below a part in 10⁹ of a step rounds to none: a run
             // that would end at once and report success

@@ -1218,8 +1218,26 @@ fn gpu_settling_column_matches_cpu_statistically() {
 /// list's history (its two binding pages) allows still fit. One
 /// particle-chunk more, and the scene is refused with one line naming the
 /// limit and the particle count that fits (not a wgpu validation panic).
+/// A run of more steps than the device's 32-bit step counter holds is
+/// refused too: past it the time would start again at 0.
 #[test]
 fn gpu_refuses_scenes_over_the_binding_limit() {
+    let long = build(
+        SceneBuilder::new("long")
+            .domain([0.0; 3], [0.01; 3])
+            .dt(1e-6)
+            .steps(talus::gpu::GPU_MAX_STEPS + 1)
+            .material(Material::new("m", 2500.0, 1e7))
+            .particle([0.005; 3], [0.0; 3], 0.001, "m"),
+    );
+    if let Some(ctx) = test_context() {
+        let e = GpuBackend::new(&long, ctx).err().expect("refused");
+        assert!(
+            e.to_string()
+                .contains("the run takes 4294967295 steps; the GPU path counts at most 4294967294"),
+            "{e}"
+        );
+    }
     let Some(ctx) = test_context() else { return };
     let walls = 64u64;
     let per = 16 * talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;

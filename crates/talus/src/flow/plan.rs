@@ -39,25 +39,11 @@
 //! their relative speed × dt together.
 
 use crate::rng::Rng;
-use crate::scene::{Insert, InsertRate, RadiusDist, Region, Scene};
+use crate::scene::{step_at_or_after, Insert, InsertRate, RadiusDist, Region, Scene};
 use crate::state::Particles;
 use crate::walls::{gap, pose_at, Pose, WallSet};
 use glam::DVec3;
 use std::f64::consts::PI;
-
-/// The first step at or after time `t` (s) at time step `dt`; a time
-/// within 10⁻⁹ (relative) of a step's is that step's, whichever side
-/// rounding put it.
-pub fn step_at_or_after(t: f64, dt: f64) -> u64 {
-    let x = t / dt;
-    let r = x.round();
-    let s = if (x - r).abs() <= 1e-9 * r.abs().max(1.0) {
-        r
-    } else {
-        x.ceil()
-    };
-    s.max(0.0) as u64
-}
 
 /// Lattice cell edge over the largest diameter: room for a jitter of
 /// 5 % of the largest radius per side.

@@ -60,6 +60,10 @@ const MAX_IN_FLIGHT: usize = 3;
 /// list of uploaded candidates emptied, at each read).
 const SEGMENT_STEPS: u64 = 64 * STEPS_PER_SUBMIT;
 
+/// The most steps a GPU run counts (`ctl[CTL_STEP]` is a u32, and
+/// `u32::MAX` means "none" in the control words).
+pub const GPU_MAX_STEPS: u64 = u32::MAX as u64 - 1;
+
 /// Every kernel of a step, built once per device and shared by every
 /// backend on it ([`GpuPipelines::shared`]): the kernels hold no scene.
 pub struct GpuPipelines {
@@ -385,6 +389,14 @@ impl GpuBackend {
         ctx: GpuContext,
         walls: Option<WallSet>,
     ) -> Result<GpuBackend, GpuError> {
+        // the device counts steps in 32 bits (`ctl[CTL_STEP]`): past it the
+        // time would start again at 0
+        if setup.steps > GPU_MAX_STEPS {
+            return Err(GpuError::TooLarge(format!(
+                "the run takes {} steps; the GPU path counts at most {GPU_MAX_STEPS} (its step counter has 32 bits): use --backend cpu, or a larger dt",
+                setup.steps
+            )));
+        }
         let have = ctx.limits.max_storage_buffers_per_shader_stage;
         if have < STORAGE_BINDINGS_NEEDED {
             return Err(GpuError::Device(format!(

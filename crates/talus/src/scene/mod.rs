@@ -32,6 +32,7 @@ pub mod mesh_file;
 pub mod parse;
 pub mod radius;
 mod resolve;
+pub use resolve::step_at_or_after;
 pub mod types;
 mod validate;
 

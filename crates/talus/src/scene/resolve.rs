@@ -12,6 +12,21 @@
 
 use super::types::{Dt, End, Scene};
 
+/// The first step at or after time `t` (s) at time step `dt`; a time
+/// within 10⁻⁹ (relative) of a step's is that step's, whichever side
+/// rounding put it (0.1 s / 10⁻⁵ s may come out as 10 000.000000000002).
+/// Saturates at `u64::MAX` (a `dt` of 0).
+pub fn step_at_or_after(t: f64, dt: f64) -> u64 {
+    let x = t / dt;
+    let r = x.round();
+    let s = if (x - r).abs() <= 1e-9 * r.abs().max(1.0) {
+        r
+    } else {
+        x.ceil()
+    };
+    s.max(0.0) as u64
+}
+
 impl Scene {
     /// The time step the run will use (auto resolved: the estimate of
     /// [`crate::timestep::estimate`]). A run reads
@@ -30,12 +45,12 @@ impl Scene {
     }
 
     /// Number of steps for the configured end at time step `dt`: `steps`,
-    /// or `duration / dt` rounded up (a part in 10⁹ of a step below a
-    /// whole number does not add one).
+    /// or `duration / dt` rounded up ([`step_at_or_after`]: within a part
+    /// in 10⁹ of a whole number, that number).
     pub fn steps_for(&self, dt: f64) -> u64 {
         match self.simulation.end {
             End::Steps(n) => n,
-            End::Duration(t) => (t / dt - 1e-9).ceil().max(0.0) as u64,
+            End::Duration(t) => step_at_or_after(t, dt),
         }
     }
 
