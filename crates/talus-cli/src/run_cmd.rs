@@ -281,6 +281,10 @@ fn report(
                     out.display()
                 );
             }
+            // not progress: said even with --quiet
+            for w in &s.warnings {
+                eprintln!("warning: {w} (summary.json)");
+            }
             ExitCode::SUCCESS
         }
         Err(RunFailure::Interrupted { signal, summary }) => {

@@ -303,6 +303,15 @@ fn a_full_region_reports_its_shortfall() {
     assert_eq!(s.insert_shortfall, vec![40]);
     let json = std::fs::read_to_string(out.join("summary.json")).unwrap();
     assert!(json.contains("\"insert_shortfall\": [\n    40"), "{json}");
+    // and says so among its warnings
+    assert_eq!(
+        s.warnings,
+        ["insert[0] placed 40 fewer particles than its rate asked: its region was full"]
+    );
+    assert!(
+        json.contains("\"warnings\": [\n    \"insert[0] placed 40"),
+        "{json}"
+    );
 
     // the same with an outlet that empties the region at once: the
     // shortfall of the first batches is made up
@@ -396,6 +405,35 @@ fn outlet_mass_balance_is_exact() {
         s.energy_residual_relative < 0.01,
         "{}",
         s.energy_residual_relative
+    );
+    // an outlet taking particles is what the scene asks: no warning
+    assert_eq!(s.warnings, Vec::<String>::new());
+}
+
+/// `summary.json`'s warnings: each cause alone, at and past its threshold.
+#[test]
+fn warnings_name_what_makes_a_run_doubtful() {
+    use talus::run::driver::{warnings, WARN_OVERLAP, WARN_RESIDUAL};
+    assert!(warnings(WARN_RESIDUAL, WARN_OVERLAP, 0, &[0, 0]).is_empty());
+    let w = warnings(0.39, 0.0, 0, &[]);
+    assert_eq!(w.len(), 1);
+    assert!(
+        w[0].starts_with("the energy balance is off by 39.0 %"),
+        "{w:?}"
+    );
+    assert_eq!(warnings(f64::NAN, 0.0, 0, &[]).len(), 1, "a NaN residual");
+    let w = warnings(0.0, 0.45, 0, &[]);
+    assert!(
+        w[0].starts_with("the largest overlap reached 0.450"),
+        "{w:?}"
+    );
+    let w = warnings(0.0, 0.0, 12, &[0, 3]);
+    assert_eq!(
+        w,
+        [
+            "12 particles left the domain through its open faces and were removed (flow.csv, outlet \"domain\")",
+            "insert[1] placed 3 fewer particles than its rate asked: its region was full"
+        ]
     );
 }
 

@@ -127,6 +127,49 @@ pub struct Summary {
     /// the energy-balance error relative to the energy that moved.
     pub energy_residual_relative: f64,
     pub final_energy: Diagnostics,
+    /// What makes the results doubtful though the run ended as asked, one
+    /// sentence each ([`warnings`]); empty when nothing does.
+    pub warnings: Vec<String>,
+}
+
+/// The energy-balance error (`energy_residual_relative`) beyond which a run
+/// is flagged: a dt too large for the contacts, or energy stored in
+/// initial overlaps, show there first.
+pub const WARN_RESIDUAL: f64 = 0.05;
+
+/// The overlap (of the smaller radius) beyond which a run is flagged: the
+/// run stops at [`crate::backend::MAX_OVERLAP_RATIO`].
+pub const WARN_OVERLAP: f64 = 0.8 * crate::backend::MAX_OVERLAP_RATIO;
+
+/// `summary.json`'s `warnings` for a run with this energy residual
+/// (relative), largest overlap ratio, particles removed by the open
+/// domain's faces, and shortfall per `[[insert]]` entry.
+pub fn warnings(residual: f64, overlap: f64, left_domain: u64, shortfall: &[u64]) -> Vec<String> {
+    let mut w = Vec::new();
+    if !(residual <= WARN_RESIDUAL) {
+        w.push(format!(
+            "the energy balance is off by {:.1} % of the energy that moved (more than {} %): dt may be too large for the contacts, or particles started overlapping (energy.csv's residual column)",
+            100.0 * residual,
+            100.0 * WARN_RESIDUAL
+        ));
+    }
+    if overlap > WARN_OVERLAP {
+        w.push(format!(
+            "the largest overlap reached {overlap:.3} of the smaller radius (the run stops at {}): the contacts are too soft, or too fast, for a linear-elastic small-overlap law",
+            crate::backend::MAX_OVERLAP_RATIO
+        ));
+    }
+    if left_domain > 0 {
+        w.push(format!(
+            "{left_domain} particles left the domain through its open faces and were removed (flow.csv, outlet \"domain\")"
+        ));
+    }
+    for (k, &n) in shortfall.iter().enumerate().filter(|(_, n)| **n > 0) {
+        w.push(format!(
+            "insert[{k}] placed {n} fewer particles than its rate asked: its region was full"
+        ));
+    }
+    w
 }
 
 /// A failed run: the error and the summary written beside the last good
@@ -504,6 +547,12 @@ fn finish<B: Backend>(
         max_overlap_ratio: sim.max_overlap_ratio(),
         energy_residual_relative: sim.residual_ratio(),
         final_energy: pg.last_diag,
+        warnings: warnings(
+            sim.residual_ratio(),
+            sim.max_overlap_ratio(),
+            flow.removed[sim.outlets().domain()].count,
+            &sim.insert_shortfall(),
+        ),
     };
     let csv_path = cfg.out_dir.join("final.csv");
     io(
