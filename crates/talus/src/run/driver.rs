@@ -146,7 +146,7 @@ pub const WARN_OVERLAP: f64 = 0.8 * crate::backend::MAX_OVERLAP_RATIO;
 /// domain's faces, and shortfall per `[[insert]]` entry.
 pub fn warnings(residual: f64, overlap: f64, left_domain: u64, shortfall: &[u64]) -> Vec<String> {
     let mut w = Vec::new();
-    if !(residual <= WARN_RESIDUAL) {
+    if residual.is_nan() || residual > WARN_RESIDUAL {
         w.push(format!(
             "the energy balance is off by {:.1} % of the energy that moved (more than {} %): dt may be too large for the contacts, or particles started overlapping (energy.csv's residual column)",
             100.0 * residual,
