@@ -146,7 +146,7 @@ fn inserted_particles_never_overlap_and_follow_the_rate() {
 /// one particle, whatever its interval and the time step, and no batch's
 /// share runs ahead of the time it covers (from its step to the next
 /// batch's, or to `stop`). Issue 35's case: 30 000 /s from 0 to 0.1 s in
-/// batches 0.05 s apart asked for 4500 when dt did not divide the
+/// batches 0.05 s apart asked for 4499 when dt did not divide the
 /// interval (a last batch one step before `stop` asked for a whole
 /// interval's share); `mass_rate` likewise in mass.
 #[test]
