@@ -157,5 +157,21 @@ fn the_run_loop_drives_a_borrowed_backend() {
     assert_eq!((s.status.as_str(), s.steps), ("ok", 120));
     assert_eq!(cpu.steps_done(), 120);
     assert!(dir.join("final.csv").exists() && dir.join("checkpoint.bin").exists());
+
+    // the same folder again, a snapshot's path taken by a folder: the run
+    // fails on writing it, and the last run's summary.json ("ok") is gone
+    // (a run that did not end has no summary)
+    assert!(dir.join("summary.json").exists());
+    let taken = dir.join("particles_00001.vtu");
+    std::fs::remove_file(&taken).unwrap();
+    std::fs::create_dir_all(taken.join("x")).unwrap();
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let cfg = RunConfig::new(&Setup::new(scene.clone()).unwrap(), dir.clone(), 120);
+    let e = run::run(&scene, &mut cpu, &cfg).unwrap_err();
+    assert!(e.to_string().contains("particles_00001.vtu"), "{e}");
+    assert!(
+        !dir.join("summary.json").exists(),
+        "a stale summary says ok"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -88,12 +88,19 @@ pub fn write(dir: &Path, header: &Header, saved: &Saved) -> std::io::Result<u64>
     let sum = hash64(&buf);
     buf.extend_from_slice(&sum.to_le_bytes());
     let tmp = dir.join("checkpoint.tmp");
-    {
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&buf)?;
         f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, dir.join(CHECKPOINT_FILE))
+    })();
+    if let Err(e) = written {
+        // a full disk or a failed rename leaves no half-written file
+        // behind (the previous checkpoint, if any, is untouched)
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    std::fs::rename(&tmp, dir.join(CHECKPOINT_FILE))?;
     Ok(buf.len() as u64)
 }
 
@@ -246,6 +253,17 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// A write that fails (here the rename: `checkpoint.bin` is a folder)
+    /// leaves no `checkpoint.tmp` behind and returns the error.
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let d = tmp("fail");
+        std::fs::create_dir_all(d.join(CHECKPOINT_FILE).join("x")).unwrap();
+        let (h, s) = sample();
+        assert!(write(&d, &h, &s).is_err());
+        assert!(!d.join("checkpoint.tmp").exists(), "checkpoint.tmp left");
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
+/// The run's summary, written when it ends (ok, interrupted or failed).
+pub const SUMMARY_FILE: &str = "summary.json";
+
 /// The energy-balance error (`energy_residual_relative`) beyond which a run
 /// is flagged: a dt too large for the contacts, or energy stored in
 /// initial overlaps, show there first.
@@ -373,6 +376,15 @@ pub fn drive<B: Backend>(
 ) -> Result<Summary, RunFailure> {
     let resumed = cfg.resume.as_ref();
     let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
+    // summary.json is written when a run ends: until then none stands in
+    // the folder (an earlier run's "ok" would outlive this one's failure)
+    let summary = cfg.out_dir.join(SUMMARY_FILE);
+    match std::fs::remove_file(&summary) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(RunFailure::Io(e, summary))
+        }
+        _ => {}
+    }
     let walls = hook.is_some().then(|| {
         let s = sim.scene();
         WallSeries::new(&cfg.out_dir, &s.walls, &s.domain)
@@ -559,7 +571,7 @@ fn finish<B: Backend>(
         csv::write_particles(&csv_path, &to_inits(&final_state), &sim.scene().materials),
         &csv_path,
     )?;
-    let sum_path = cfg.out_dir.join("summary.json");
+    let sum_path = cfg.out_dir.join(SUMMARY_FILE);
     let json = serde_json::to_string_pretty(&summary).expect("summary serialises");
     io(std::fs::write(&sum_path, json + "\n"), &sum_path)?;
     match failure {
