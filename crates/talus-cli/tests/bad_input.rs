@@ -718,46 +718,38 @@ fn fixed_dt_above_the_stable_limit() {
     );
 }
 
-#[test]
-fn run_steps_zero() {
-    let dir = TempDir::new("steps-zero");
+/// `talus run` of the base scene with `flag value`: refused in one line
+/// naming `flag` and holding `fragments`, before any output is written.
+fn run_flag_refused(name: &str, flag: &str, value: &str, fragments: &[&str]) {
+    let dir = TempDir::new(name);
     let scene = dir.write("scene.toml", BASE);
     let out_dir = dir.0.join("out");
     let out = talus(&[
         "run",
         scene.to_str().unwrap(),
-        "--steps",
-        "0",
+        flag,
+        value,
         "--quiet",
         "--out",
         out_dir.to_str().unwrap(),
     ]);
-    expect_error(&out, &scene, None, "--steps", &["expected at least 1 step"]);
+    expect_error(&out, &scene, None, flag, fragments);
     assert!(!out_dir.exists(), "no output for a refused run");
 }
 
 #[test]
+fn run_steps_zero() {
+    run_flag_refused("steps-zero", "--steps", "0", &["expected at least 1 step"]);
+}
+
+#[test]
 fn run_negative_duration() {
-    let dir = TempDir::new("duration-negative");
-    let scene = dir.write("scene.toml", BASE);
-    let out_dir = dir.0.join("out");
-    let out = talus(&[
-        "run",
-        scene.to_str().unwrap(),
+    run_flag_refused(
+        "duration-negative",
         "--duration",
         "-1",
-        "--quiet",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    expect_error(
-        &out,
-        &scene,
-        None,
-        "--duration",
         &["expected a time > 0 s, got -1"],
     );
-    assert!(!out_dir.exists(), "no output for a refused run");
 }
 
 /// A duration shorter than one time step ran no step and ended `ok`
@@ -765,29 +757,15 @@ fn run_negative_duration() {
 /// and `check` alike.
 #[test]
 fn run_duration_below_one_step() {
-    let dir = TempDir::new("duration-tiny");
-    let scene = dir.write("scene.toml", BASE);
-    let out_dir = dir.0.join("out");
-    let out = talus(&[
-        "run",
-        scene.to_str().unwrap(),
+    run_flag_refused(
+        "duration-tiny",
         "--duration",
         "1e-30",
-        "--quiet",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    expect_error(
-        &out,
-        &scene,
-        None,
-        "--duration",
         &[
             "1e-30 s is shorter than one time step",
             "would take no step",
         ],
     );
-    assert!(!out_dir.exists(), "no output for a refused run");
     let tiny = edit(BASE, "duration = 0.01", "duration = 1e-30");
     let line = line_of(&tiny, "duration = 1e-30");
     check_fails(
