@@ -32,7 +32,7 @@ fn idle() -> bool {
 fn arm_rebuild(@builtin(global_invocation_id) gid: vec3<u32>) {
     let k = gid.x;
     if (k >= arrayLength(&slots)) { return; }
-    let loads = ctl[CTL_FROZEN] == NONE && (P.nbr.z != 0.0 || ctl[CTL_LOADS_AT] == ctl[CTL_STEP]);
+    let loads = loads_due(P.nbr.z, ctl[CTL_FROZEN], ctl[CTL_LOADS_AT], ctl[CTL_STEP]);
     let g = slot_groups(slots[k], ctl[CTL_COUNT], !idle(), loads);
     args[3u * k] = g.x;
     args[3u * k + 1u] = g.y;

@@ -328,6 +328,14 @@ struct ArgSlot {
     pad: u32,
 }
 
+// Whether a step wants the wall loads, from the control words `frozen`,
+// `loads_at` and `step` and the scene's servo flag (P.nbr.z): every step
+// with a servo, else the step an `advance` asked for (its last), never a
+// frozen run's. Read by the arming and by the loads' kernels themselves.
+fn loads_due(servo: f32, frozen: u32, loads_at: u32, step: u32) -> bool {
+    return frozen == NONE && (servo != 0.0 || loads_at == step);
+}
+
 // The workgroup counts of slot `s` for `count` active particles on a step
 // that rebuilds the list or not and wants the wall loads or not (zero when
 // the slot's steps are not this one). Twin of `Over::groups` and

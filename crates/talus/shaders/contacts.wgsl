@@ -565,8 +565,8 @@ const LOAD_CHUNK: u32 = 16u;
 var<workgroup> load_wg: array<atomic<u32>, LOAD_CHUNK * WALL_ACC_WORDS>;
 
 fn loads_wanted() -> bool {
-    return atomicLoad(&ctl[CTL_FROZEN]) == NONE
-        && (P.nbr.z != 0.0 || atomicLoad(&ctl[CTL_LOADS_AT]) == atomicLoad(&ctl[CTL_STEP]));
+    return loads_due(P.nbr.z, atomicLoad(&ctl[CTL_FROZEN]), atomicLoad(&ctl[CTL_LOADS_AT]),
+                     atomicLoad(&ctl[CTL_STEP]));
 }
 
 // Adds the 128-bit `v` to the workgroup's words at..at + 4 (carries by hand).

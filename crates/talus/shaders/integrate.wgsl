@@ -191,10 +191,9 @@ fn finish_step(@builtin(local_invocation_index) lid: u32) {
     storageBarrier();
     if (atomicLoad(&ctl[CTL_FROZEN]) == NONE) { move_walls(lid); }
     storageBarrier();
-    let frozen = atomicLoad(&ctl[CTL_FROZEN]) != NONE;
-    let rebuild = !frozen && atomicLoad(&ctl[CTL_REBUILD]) != 0u;
-    let loads = !frozen
-        && (P.nbr.z != 0.0 || atomicLoad(&ctl[CTL_LOADS_AT]) == atomicLoad(&ctl[CTL_STEP]));
+    let frozen = atomicLoad(&ctl[CTL_FROZEN]);
+    let rebuild = frozen == NONE && atomicLoad(&ctl[CTL_REBUILD]) != 0u;
+    let loads = loads_due(P.nbr.z, frozen, atomicLoad(&ctl[CTL_LOADS_AT]), atomicLoad(&ctl[CTL_STEP]));
     let count = atomicLoad(&ctl[CTL_COUNT]);
     for (var k = lid; k < arrayLength(&slots); k += 64u) {
         let g = slot_groups(slots[k], count, rebuild, loads);

@@ -341,7 +341,11 @@ fn check_broad_phase(dom: &Domain, pos: &[[f64; 4]], label: &str) -> usize {
             let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
             (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
         };
-        let want = brute.iter().copied().find(|&(i, j)| pick(i, j, dist(i, j)));
+        let want = brute
+            .iter()
+            .copied()
+            .find(|&(i, j)| pick(i, j, dist(i, j)))
+            .map(|(i, j)| (i, j, dist(i, j)));
         let got = talus::grid::pairs::first_contact_where(pos, &grid, pick);
         assert_eq!(got, want, "first picked pair ({label})");
     }

@@ -122,8 +122,6 @@ pub struct EntryPlan {
     pub every: u64,
     /// The first batch's step.
     pub first: u64,
-    /// Batches (None: until the run ends).
-    pub batches: Option<u64>,
     /// Steps from the first batch's to `stop`'s (None: no stop): the
     /// last batch covers up to it.
     pub span: Option<u64>,
@@ -132,6 +130,14 @@ pub struct EntryPlan {
     pub cell: f64,
     pub dims: [u64; 3],
     pub origin: [f64; 3],
+}
+
+impl EntryPlan {
+    /// Its batches: those at steps first + b·every before `stop`'s step
+    /// (None: until the run ends).
+    pub fn batches(&self) -> Option<u64> {
+        self.span.map(|s| s.div_ceil(self.every))
+    }
 }
 
 /// A batch without its candidates.
@@ -197,11 +203,10 @@ impl InsertPlan {
                 let interval = ins.interval.unwrap_or_else(|| auto_interval(ins, g, dt));
                 let every = ((interval / dt).round() as u64).max(1);
                 let first = step_at_or_after(ins.start, dt);
-                // batches at steps first + b·every before stop's step
+                // the steps from the first batch to stop's: the batches fall before it
                 let span = ins
                     .stop
                     .map(|stop| step_at_or_after(stop, dt).saturating_sub(first));
-                let batches = span.map(|s| s.div_ceil(every));
                 let cell = 2.0 * ins.radius.max() * CELL_OVER_DIAMETER;
                 let (lo, hi) = ins.region.bounds();
                 let dims =
@@ -211,7 +216,6 @@ impl InsertPlan {
                     rate,
                     every,
                     first,
-                    batches,
                     span,
                     density,
                     cell,
@@ -258,7 +262,7 @@ impl InsertPlan {
             };
             let mut b = b0;
             loop {
-                if e.batches.is_some_and(|n| b >= n) {
+                if e.batches().is_some_and(|n| b >= n) {
                     break;
                 }
                 let step = e.first + b * e.every;
@@ -286,7 +290,7 @@ impl InsertPlan {
             return 0;
         }
         let mut n = (to - e.first).div_ceil(e.every);
-        if let Some(m) = e.batches {
+        if let Some(m) = e.batches() {
             n = n.min(m);
         }
         if n == 0 {

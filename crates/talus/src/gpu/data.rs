@@ -104,8 +104,9 @@ impl GpuInit<'_> {
 }
 
 /// What an indirect dispatch runs over; each distinct one has a slot in
-/// `GpuData::args`, filled on the device by `arm_rebuild` at the start of
-/// every step from the active count (`ctl[CTL_COUNT]`).
+/// `GpuData::args`, filled on the device from the active count
+/// (`ctl[CTL_COUNT]`) by `finish_step` for the next step, or by
+/// `arm_rebuild` (first in a submission, after insertions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Over {
     /// The active particles, on a step that rebuilds the list (bin, sort,
@@ -122,7 +123,7 @@ pub enum Over {
     EveryStep,
     /// `scale` × the active count + `fixed` invocations, on a step that
     /// wants the wall loads (`wall_loads`: a thread per particle;
-    /// `wall_loads_sum`: a workgroup per wall).
+    /// `wall_loads_sum`: a thread per wall).
     Loads { scale: u64, fixed: u64 },
 }
 
@@ -165,8 +166,8 @@ impl Over {
 
     /// Workgroup counts (x, y, z) for `count` active particles on a step
     /// that rebuilds or not, and wants the wall loads or not (a slot whose
-    /// steps these are not gets zero): what `arm_rebuild` writes, computed
-    /// on the host.
+    /// steps these are not gets zero): what the arming (`slot_groups`)
+    /// writes, computed on the host.
     pub fn groups(self, count: u64, rebuild: bool, loads: bool) -> [u32; 3] {
         let s = self.slot();
         let on = match s.when {
@@ -700,11 +701,10 @@ fn dispatch_slots(
         slots.push(Over::LOAD_PARTICLES);
         slots.push(Over::load_walls(sizes.n_bodies));
     }
-    let n_surf_nodes = sizes.n_surf_nodes;
     slots.extend(scan.iter().chain(list_scan).map(|l| Over::Fixed(l.len)));
     // `mark_surfaces_built`, a thread per surface node on a rebuild
-    if n_surf_nodes > 0 {
-        slots.push(Over::Fixed(n_surf_nodes));
+    if sizes.n_surf_nodes > 0 {
+        slots.push(Over::Fixed(sizes.n_surf_nodes));
     }
     // the reorder: the gather a thread per particle, the copy back a
     // thread per word of each array

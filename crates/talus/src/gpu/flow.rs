@@ -170,7 +170,7 @@ impl GpuFlow {
             } else {
                 (step - e.first).div_ceil(e.every)
             };
-            if let Some(m) = e.batches {
+            if let Some(m) = e.batches() {
                 done = done.min(m);
             }
             w.push(n as u32);

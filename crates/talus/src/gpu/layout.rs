@@ -66,7 +66,7 @@ pub const WALL_ACC_WORDS: u32 = 25;
 /// left returns at once).
 pub const LARGE_GROUPS: u32 = 256;
 
-/// When `arm_rebuild` gives an indirect dispatch its workgroups
+/// When the arming (`slot_groups`) gives an indirect dispatch its workgroups
 /// ([`ArgSlot::when`]): on a step that rebuilds the neighbour list, on
 /// every step, or on a step that wants the wall loads (every step with a
 /// servo, else the last of an `advance`). Any other step gets zero: no
@@ -525,8 +525,8 @@ pub struct Gather {
     pub pad: [u32; 3],
 }
 
-/// What one indirect dispatch runs over (`ArgSlot` in `shaders/bin.wgsl`,
-/// read by `arm_rebuild` at the start of every step): `scale` × the active
+/// What one indirect dispatch runs over (`ArgSlot` in `shaders/common.wgsl`,
+/// read by `arm_rebuild` and `finish_step`): `scale` × the active
 /// count + `fixed` invocations, on the steps `when` says (`ARM_*`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Eq, Hash)]

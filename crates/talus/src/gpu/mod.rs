@@ -1066,12 +1066,12 @@ impl GpuBackend {
                     for step in s..s + k {
                         // the step's batches first: its dispatch sizes and
                         // its rebuild include what they insert (armed again)
-                        let mut batches = 0;
+                        let mut inserted = false;
                         for count in w.at(step) {
                             self.pipes.flow.encode_batch(&self.binds.flow, pass, count);
-                            batches += 1;
+                            inserted = true;
                         }
-                        if batches > 0 {
+                        if inserted {
                             self.encode_arm(pass);
                         }
                         self.encode_armed_step(pass);

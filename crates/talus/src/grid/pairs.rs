@@ -11,59 +11,63 @@ pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
     let (starts, order) = cell_order(pos_rad, grid);
     let mut out = Vec::new();
     for i in 0..pos_rad.len() {
-        let p = pos_rad[i];
-        grid.for_ranges([p[0], p[1], p[2]], p[3], &starts, |range| {
-            for &j in &order[range] {
-                let j = j as usize;
-                if j <= i {
-                    continue;
-                }
-                let q = pos_rad[j];
-                let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
-                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                if d2 < (p[3] + q[3]) * (p[3] + q[3]) {
-                    out.push((i, j));
-                }
-            }
-        });
+        touching(pos_rad, grid, (&starts, &order), i, |j, _| out.push((i, j)));
     }
     out.sort_unstable();
     out
 }
 
 /// The first pair (i < j, in [`contact_pairs`]' order) that overlaps or
-/// touches and for which `pick(i, j, distance)` holds, found without
-/// collecting the others: a file of 10⁶ copies of one row holds ~5·10¹¹
-/// touching pairs, which [`contact_pairs`] would collect; here the scan
-/// stops after the first particle that has one.
+/// touches and for which `pick(i, j, distance)` holds, with its distance,
+/// found without collecting the others: a file of 10⁶ copies of one row
+/// holds ~5·10¹¹ touching pairs, which [`contact_pairs`] would collect;
+/// here the scan stops after the first particle that has one.
 pub fn first_contact_where(
     pos_rad: &[[f64; 4]],
     grid: &Grid,
     mut pick: impl FnMut(usize, usize, f64) -> bool,
-) -> Option<(usize, usize)> {
+) -> Option<(usize, usize, f64)> {
     let (starts, order) = cell_order(pos_rad, grid);
     for i in 0..pos_rad.len() {
-        let p = pos_rad[i];
-        let mut first: Option<usize> = None;
-        grid.for_ranges([p[0], p[1], p[2]], p[3], &starts, |range| {
-            for &j in &order[range] {
-                let j = j as usize;
-                if j <= i || first.is_some_and(|f| f < j) {
-                    continue;
-                }
-                let q = pos_rad[j];
-                let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
-                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                if d2 < (p[3] + q[3]) * (p[3] + q[3]) && pick(i, j, d2.sqrt()) {
-                    first = Some(j);
-                }
+        let mut first: Option<(usize, f64)> = None;
+        touching(pos_rad, grid, (&starts, &order), i, |j, d| {
+            if first.is_none_or(|(f, _)| j < f) && pick(i, j, d) {
+                first = Some((j, d));
             }
         });
-        if let Some(j) = first {
-            return Some((i, j));
+        if let Some((j, d)) = first {
+            return Some((i, j, d));
         }
     }
     None
+}
+
+/// Calls `f(j, distance)` for every j > i whose sphere overlaps or touches
+/// i's (distance < r_i + r_j), in the grid's cell order (`cells`: what
+/// [`cell_order`] gives).
+fn touching(
+    pos_rad: &[[f64; 4]],
+    grid: &Grid,
+    cells: (&[u32], &[u32]),
+    i: usize,
+    mut f: impl FnMut(usize, f64),
+) {
+    let (starts, order) = cells;
+    let p = pos_rad[i];
+    grid.for_ranges([p[0], p[1], p[2]], p[3], starts, |range| {
+        for &j in &order[range] {
+            let j = j as usize;
+            if j <= i {
+                continue;
+            }
+            let q = pos_rad[j];
+            let d = grid.min_image([p[0], p[1], p[2]], [q[0], q[1], q[2]]);
+            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+            if d2 < (p[3] + q[3]) * (p[3] + q[3]) {
+                f(j, d2.sqrt());
+            }
+        }
+    });
 }
 
 /// O(N²) reference for [`contact_pairs`].

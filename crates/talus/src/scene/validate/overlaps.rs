@@ -4,7 +4,6 @@ use crate::grid::pairs::first_contact_where;
 use crate::grid::Grid;
 use crate::scene::error::SceneError;
 use crate::scene::types::{ParticleInit, Scene};
-use glam::DVec3;
 
 /// Generated particles may not overlap at all; particles read from files
 /// (e.g. a settled bed from `final.csv`) may touch, up to the same limit the
@@ -18,20 +17,20 @@ pub(super) fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
         .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
         .collect();
     let generated = |p: &ParticleInit| s.sources.get(p.source).is_some_and(|src| src.generated);
-    let too_much = |i: usize, j: usize| {
+    let limit = |i: usize, j: usize| {
         let (a, b) = (&s.particles[i], &s.particles[j]);
-        let dist = DVec3::from(grid.min_image(a.position, b.position)).length();
-        let overlap = a.radius + b.radius - dist;
-        let limit = if generated(a) || generated(b) {
+        if generated(a) || generated(b) {
             1e-12 * (a.radius + b.radius)
         } else {
             0.5 * a.radius.min(b.radius)
-        };
-        (overlap > limit).then_some(overlap)
+        }
     };
-    if let Some((i, j)) = first_contact_where(&pos, grid, |i, j, _| too_much(i, j).is_some()) {
+    let overlap =
+        |i: usize, j: usize, dist: f64| s.particles[i].radius + s.particles[j].radius - dist;
+    let found = first_contact_where(&pos, grid, |i, j, d| overlap(i, j, d) > limit(i, j));
+    if let Some((i, j, dist)) = found {
         let (a, b) = (&s.particles[i], &s.particles[j]);
-        let overlap = too_much(i, j).expect("the pair found");
+        let overlap = overlap(i, j, dist);
         return Err(s.error(
             &format!("particles[{}]", b.source),
             format!(
