@@ -243,7 +243,7 @@ fn recorder(a: &RunArgs, scene: &Scene, out: &Path) -> Result<Option<Recorder>, 
                         talus_view::record::Recorder::new(
                             scene,
                             every,
-                            out.join("frames"),
+                            out.join(talus::run::folder::FRAMES_DIR),
                             by,
                             size,
                             r.camera.as_deref(),

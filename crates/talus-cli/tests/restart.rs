@@ -452,3 +452,144 @@ fn bad_checkpoints_are_refused_in_one_line() {
         "--quiet",
     ]));
 }
+
+/// Waits (up to a minute) until `done` says so.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let t0 = Instant::now();
+    while !done() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "{what}: not after a minute"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A run folder holds one run: a fresh run removes what an earlier run
+/// wrote there (its checkpoint first, its later snapshots, never a file
+/// talus did not write) and says so; a second run into a folder in use is
+/// refused naming the first, touching nothing; a run killed with SIGKILL
+/// before its first checkpoint cannot `--resume` the earlier run's (it is
+/// gone), and its lock is taken over by the next run; a checkpoint resumes
+/// only onto the tables its own run wrote.
+#[test]
+fn a_run_folder_holds_one_run_at_a_time() {
+    let d = dir("folder");
+    let sc = scene_in(&d);
+    let out = d.join("run");
+    let short = |extra: &[&str]| {
+        let mut args = vec!["run", s(&sc), "--backend", "cpu", "--out", s(&out)];
+        args.extend_from_slice(extra);
+        talus(&args)
+    };
+    ok(&short(&["--duration", "0.02", "--quiet"]));
+    assert!(out.join("checkpoint.bin").exists() && out.join("particles_00010.vtu").exists());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    // a long run into the same folder, killed before its first checkpoint
+    let mut long = Command::new(BIN)
+        .args([
+            "run",
+            s(&sc),
+            "--backend",
+            "cpu",
+            "--duration",
+            "100",
+            "--out",
+            s(&out),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // it has claimed the folder, cleared it and written rows of its own
+    wait_until("the second run starts", || {
+        out.join("talus.lock").exists()
+            && !out.join("particles_00010.vtu").exists()
+            && std::fs::read_to_string(out.join("energy.csv")).is_ok_and(|t| t.lines().count() > 2)
+    });
+    assert!(
+        !out.join("checkpoint.bin").exists(),
+        "the earlier run's checkpoint is removed first"
+    );
+    assert!(!out.join("particles_00010.vtu").exists() && !out.join("summary.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // a second run while the first writes: refused, nothing touched
+    let before = std::fs::read(out.join("particles_00000.vtu")).unwrap();
+    let busy = short(&["--duration", "0.02"]);
+    assert!(!busy.status.success());
+    let err = String::from_utf8_lossy(&busy.stderr);
+    assert!(
+        err.contains(&format!("the run of pid {}", long.id())),
+        "{err}"
+    );
+    assert!(err.contains("is writing into this folder"), "{err}");
+    assert_eq!(
+        std::fs::read(out.join("particles_00000.vtu")).unwrap(),
+        before
+    );
+    let pid = long.id();
+    long.kill().unwrap();
+    let killed = long.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&killed.stderr);
+    assert!(
+        said.contains("removed")
+            && said.contains("an earlier run left in")
+            && said.contains("checkpoint.bin"),
+        "{said}"
+    );
+    assert!(out.join("talus.lock").exists(), "SIGKILL leaves the lock");
+    // nothing to resume: the earlier run's checkpoint is gone
+    let resumed = talus(&["run", s(&sc), "--resume", s(&out), "--duration", "0.04"]);
+    assert!(!resumed.status.success());
+    assert!(
+        String::from_utf8_lossy(&resumed.stderr).contains("no checkpoint here"),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    // the next run takes the dead run's lock over, and releases its own
+    let next = short(&["--duration", "0.02"]);
+    ok(&next);
+    let said = String::from_utf8_lossy(&next.stderr);
+    assert!(
+        said.contains(&format!("took over the lock of the run of pid {pid}")),
+        "{said}"
+    );
+    assert!(!out.join("talus.lock").exists(), "released at the end");
+    // a checkpoint continues only the tables of its own run
+    let energy = std::fs::read_to_string(out.join("energy.csv")).unwrap();
+    let mut other = energy.clone();
+    let k = other.find('\n').unwrap() + 3;
+    let c = if &other[k..k + 1] == "9" { "8" } else { "9" };
+    other.replace_range(k..k + 1, c);
+    std::fs::write(out.join("energy.csv"), &other).unwrap();
+    let foreign = talus(&["run", s(&sc), "--resume", s(&out), "--duration", "0.04"]);
+    assert!(!foreign.status.success());
+    let err = String::from_utf8_lossy(&foreign.stderr);
+    assert!(
+        err.contains("energy.csv")
+            && err.contains("not the files of the run this checkpoint continues"),
+        "{err}"
+    );
+    std::fs::write(out.join("energy.csv"), &energy[..energy.len() / 2]).unwrap();
+    let short_table = talus(&["run", s(&sc), "--resume", s(&out), "--duration", "0.04"]);
+    let err = String::from_utf8_lossy(&short_table.stderr);
+    assert!(
+        !short_table.status.success() && err.contains("the checkpoint's run had written"),
+        "{err}"
+    );
+    // put back, it resumes
+    std::fs::write(out.join("energy.csv"), &energy).unwrap();
+    ok(&talus(&[
+        "run",
+        s(&sc),
+        "--resume",
+        s(&out),
+        "--duration",
+        "0.04",
+        "--quiet",
+    ]));
+    let _ = std::fs::remove_dir_all(&d);
+}

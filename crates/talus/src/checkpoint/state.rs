@@ -125,6 +125,11 @@ pub struct DriverState {
     /// (`energy.csv`, `walls.csv`, `flow.csv`): a resumed run cuts them
     /// back to these, so nothing is written twice.
     pub tables: Vec<(String, u64)>,
+    /// [`hash64`] of each table's bytes then (hex, as `tables`): a resumed
+    /// run continues only the tables this checkpoint's run wrote (empty in
+    /// checkpoints of earlier versions: lengths checked only).
+    #[serde(default)]
+    pub table_hashes: Vec<(String, String)>,
     pub flow: FlowTally,
     /// Wall-clock seconds the run has taken so far.
     pub wall_seconds: f64,

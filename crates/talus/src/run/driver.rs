@@ -7,6 +7,7 @@
 //! stood; a stop request ([`RunConfig::stop`], set by a signal) ends the
 //! run after the current chunk with a checkpoint.
 
+use super::folder::{self, FolderError, FolderLock};
 use super::outputs::Outputs;
 use super::simulation::Simulation;
 use crate::backend::{Backend, Diagnostics, RunError};
@@ -181,6 +182,8 @@ pub fn warnings(residual: f64, overlap: f64, left_domain: u64, shortfall: &[u64]
 pub enum RunFailure {
     /// The scene could not be resolved for the run ([`Setup::new`]).
     Scene(crate::scene::SceneError),
+    /// The output folder is held by another run, or cannot be cleared.
+    Folder(FolderError),
     Io(std::io::Error, PathBuf),
     Blowup(RunError, Box<Summary>),
     /// Stopped on request (signal `signal`), checkpoint written.
@@ -194,6 +197,7 @@ impl std::fmt::Display for RunFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunFailure::Scene(e) => write!(f, "{e}"),
+            RunFailure::Folder(e) => write!(f, "{e}"),
             RunFailure::Io(e, p) => write!(f, "{}: {e}", p.display()),
             RunFailure::Blowup(e, _) => write!(f, "run stopped at {e}"),
             RunFailure::Interrupted { signal, summary } => {
@@ -375,16 +379,26 @@ pub fn drive<B: Backend>(
     watch: &mut dyn Watch,
 ) -> Result<Summary, RunFailure> {
     let resumed = cfg.resume.as_ref();
-    let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
-    // summary.json is written when a run ends: until then none stands in
-    // the folder (an earlier run's "ok" would outlive this one's failure)
-    let summary = cfg.out_dir.join(SUMMARY_FILE);
-    match std::fs::remove_file(&summary) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(RunFailure::Io(e, summary))
-        }
-        _ => {}
+    // one run at a time in a folder, holding one run's files: an earlier
+    // run's checkpoint, snapshots, final.csv or "ok" summary.json must not
+    // outlive this one's start (summary.json and final.csv are written
+    // when a run ends)
+    let lock = FolderLock::claim(&cfg.out_dir).map_err(RunFailure::Folder)?;
+    if let Some(h) = &lock.took_over {
+        watch.notice(&format!(
+            "{}: took over the lock of {h}, which is no longer running",
+            cfg.out_dir.display()
+        ));
     }
+    let cleared = match resumed {
+        None => folder::clear_earlier_run(&cfg.out_dir),
+        Some(r) => folder::clear_after_checkpoint(&cfg.out_dir, r.snapshot_k),
+    }
+    .map_err(RunFailure::Folder)?;
+    if resumed.is_none() && !cleared.is_empty() {
+        watch.notice(&folder::cleared_notice(&cfg.out_dir, &cleared));
+    }
+    let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
     let walls = hook.is_some().then(|| {
         let s = sim.scene();
         WallSeries::new(&cfg.out_dir, &s.walls, &s.domain)
@@ -478,7 +492,9 @@ pub fn drive<B: Backend>(
         }
     }
     watch.finish();
-    finish(sim, cfg, &out, pg, pre_end, failure, stop_signal)
+    let ended = finish(sim, cfg, &out, pg, pre_end, failure, stop_signal);
+    drop(lock);
+    ended
 }
 
 /// The end of a run: its checkpoint (none after a failure: the last good

@@ -6,6 +6,7 @@
 
 pub mod any;
 pub mod driver;
+pub mod folder;
 pub mod outputs;
 pub mod simulation;
 

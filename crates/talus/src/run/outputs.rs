@@ -13,7 +13,7 @@
 
 use super::simulation::{Balance, Simulation};
 use crate::backend::Backend;
-use crate::checkpoint::DriverState;
+use crate::checkpoint::{hash64, DriverState};
 use crate::fem::coupling::BodyNow;
 use crate::io::bodies::{BodiesCsv, BodyFrame, BodyRow, BodySeries};
 use crate::io::series::{one_part, Series};
@@ -54,11 +54,50 @@ pub struct Outputs {
 }
 
 /// The recorded length of table `name` in a checkpoint's driver state (0:
-/// none, start afresh).
-fn recorded(resume: Option<&DriverState>, name: &str) -> u64 {
-    resume
-        .and_then(|r| r.tables.iter().find(|t| t.0 == name))
-        .map_or(0, |t| t.1)
+/// none, start afresh), after checking that the file holds what the
+/// checkpoint's run wrote there: at least that many bytes, and (where the
+/// checkpoint recorded their hash) the same bytes. Another run's table, or
+/// one cut short, would be continued into a file of two runs (or padded
+/// with zeros).
+fn recorded(dir: &Path, resume: Option<&DriverState>, name: &str) -> Result<u64, WriteError> {
+    let Some(r) = resume else { return Ok(0) };
+    let len = r.tables.iter().find(|t| t.0 == name).map_or(0, |t| t.1);
+    if len == 0 {
+        return Ok(0);
+    }
+    let path = dir.join(name);
+    let refuse = |why: String| {
+        at_path(
+            Err(std::io::Error::other(format!(
+                "{why}: these are not the files of the run this checkpoint continues; start the run afresh (without --resume)"
+            ))),
+            &path,
+        )
+    };
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return refuse(format!(
+                "missing, where the checkpoint's run had written {len} bytes"
+            ))
+        }
+        Err(e) => return at_path(Err(e), &path),
+    };
+    if (bytes.len() as u64) < len {
+        return refuse(format!(
+            "holds {} bytes, the checkpoint's run had written {len}",
+            bytes.len()
+        ));
+    }
+    if let Some((_, want)) = r.table_hashes.iter().find(|t| t.0 == name) {
+        let have = format!("{:016x}", hash64(&bytes[..len as usize]));
+        if have != *want {
+            return refuse(format!(
+                "its first {len} bytes are not those the checkpoint's run wrote (hash {have}, recorded {want})"
+            ));
+        }
+    }
+    Ok(len)
 }
 
 impl Outputs {
@@ -83,16 +122,16 @@ impl Outputs {
             Some(_) => ENERGY_CSV_HEADER_BODIES,
             None => ENERGY_CSV_HEADER,
         };
-        let len = |name| recorded(resume, name);
-        let energy = Table::open(&dir.join("energy.csv"), header, len("energy.csv"))?;
-        let flow = Table::open(&dir.join("flow.csv"), FLOW_CSV_HEADER, len("flow.csv"))?;
+        let len = |name| recorded(dir, resume, name);
+        let energy = Table::open(&dir.join("energy.csv"), header, len("energy.csv")?)?;
+        let flow = Table::open(&dir.join("flow.csv"), FLOW_CSV_HEADER, len("flow.csv")?)?;
         let bodies = match body_every {
             Some(_) => {
                 let names: Vec<String> = (0..scene.bodies.len())
                     .map(|i| scene.bodies[i].label(i))
                     .collect();
                 let path = dir.join("bodies.csv");
-                let csv = BodiesCsv::open(&path, &names, len("bodies.csv"))?;
+                let csv = BodiesCsv::open(&path, &names, len("bodies.csv")?)?;
                 let mut series = BodySeries::new(dir, &names);
                 if let Some(r) = resume {
                     series.resume(r.bodies_pvd.clone());
@@ -105,7 +144,7 @@ impl Outputs {
             None
         } else {
             let path = dir.join("walls.csv");
-            let csv = WallsCsv::for_walls(&path, &scene.walls, len("walls.csv"))?;
+            let csv = WallsCsv::for_walls(&path, &scene.walls, len("walls.csv")?)?;
             let mut series = WallSeries::new(dir, &scene.walls, &scene.domain);
             if let Some(r) = resume {
                 series.resume(r.walls_pvd.clone());
@@ -255,10 +294,20 @@ impl Outputs {
         if let Some((_, s)) = &self.bodies {
             st.bodies_pvd = s.pvd();
         }
-        st.tables = TABLES
-            .iter()
-            .map(|t| (t.to_string(), file_len(&self.dir.join(t))))
-            .collect();
+        st.tables.clear();
+        st.table_hashes.clear();
+        for t in TABLES {
+            let path = self.dir.join(t);
+            // the bytes as they stand (every row is flushed when written)
+            match std::fs::read(&path) {
+                Ok(bytes) => {
+                    st.tables.push((t.to_string(), bytes.len() as u64));
+                    st.table_hashes
+                        .push((t.to_string(), format!("{:016x}", hash64(&bytes))));
+                }
+                Err(_) => st.tables.push((t.to_string(), file_len(&path))),
+            }
+        }
     }
 }
 
