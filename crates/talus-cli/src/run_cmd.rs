@@ -116,7 +116,7 @@ fn checkpoint_for(a: &RunArgs, setup: &Setup, hash: &str) -> Result<Option<Ckpt>
         None => None,
         Some(dir) => match talus::checkpoint::read(dir) {
             Err(e) => return Err(e.to_string()),
-            Ok((h, saved)) => {
+            Ok((h, mut saved)) => {
                 if h.scene_hash != *hash && !a.force {
                     return Err(format!(
                         "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",
@@ -133,6 +133,17 @@ fn checkpoint_for(a: &RunArgs, setup: &Setup, hash: &str) -> Result<Option<Ckpt>
                         h.dt,
                         setup.dt
                     ));
+                }
+                // what may have changed with --force: materials follow
+                // their names, a changed number of walls is refused
+                let walls = setup.walls.bodies.len();
+                match talus::checkpoint::fit_scene(&h, &mut saved, &setup.scene, walls) {
+                    Err(e) => {
+                        let flag = if a.force { "--force: " } else { "" };
+                        return Err(format!("{}: {flag}{e}", dir.display()));
+                    }
+                    Ok(Some(note)) if !a.quiet => eprintln!("note: {note}"),
+                    Ok(_) => {}
                 }
                 if saved.scalars.step >= setup.steps {
                     return Err(format!(

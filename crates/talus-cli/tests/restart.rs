@@ -593,3 +593,77 @@ fn a_run_folder_holds_one_run_at_a_time() {
     ]));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--force` with a scene changed since the checkpoint: a material added
+/// before "glass" leaves the beads glass (materials follow their names,
+/// on either path), a material renamed away or a wall added is refused in
+/// the scene's words.
+#[test]
+fn force_follows_materials_by_name() {
+    let d = dir("force");
+    let sc = scene_in(&d);
+    let mut backends = vec!["cpu"];
+    if have_gpu() {
+        backends.push("gpu");
+    }
+    let steel = "[[materials]]\nname = \"steel\"\ndensity = 7800.0\nyoungs_modulus = 2.0e7\npoisson_ratio = 0.3\nrestitution = 0.6\nfriction = 0.2\n\n[[materials]]\nname = \"glass\"";
+    for be in backends {
+        let out = d.join(be);
+        std::fs::write(&sc, SCENE).unwrap();
+        ok(&talus(&[
+            "run",
+            s(&sc),
+            "--backend",
+            be,
+            "--duration",
+            "0.01",
+            "--out",
+            s(&out),
+            "--quiet",
+        ]));
+        let resume = |text: &str| {
+            std::fs::write(&sc, text).unwrap();
+            talus(&[
+                "run",
+                s(&sc),
+                "--resume",
+                s(&out),
+                "--force",
+                "--duration",
+                "0.02",
+            ])
+        };
+        let err = |o: &Output| String::from_utf8_lossy(&o.stderr).to_string();
+        // renamed away: refused
+        let o = resume(&SCENE.replace("\"glass\"", "\"beads\""));
+        assert!(!o.status.success());
+        assert!(
+            err(&o).contains("material \"glass\" is not in the scene (it has \"beads\")"),
+            "{}",
+            err(&o)
+        );
+        // a wall more: refused in the scene's words
+        let o = resume(&format!(
+            "{SCENE}\n[[walls]]\ntype = \"plane\"\npoint = [0.0, 0.0, 0.04]\nnormal = [0.0, 0.0, -1.0]\nmaterial = \"glass\"\n"
+        ));
+        assert!(!o.status.success());
+        assert!(
+            err(&o).contains("had 5 walls") && err(&o).contains("the scene has 6"),
+            "{}",
+            err(&o)
+        );
+        // steel before glass: the beads stay glass
+        let o = resume(&SCENE.replacen("[[materials]]\nname = \"glass\"", steel, 1));
+        ok(&o);
+        assert!(err(&o).contains("\"glass\" 0 → 1"), "{}", err(&o));
+        let fin = std::fs::read_to_string(out.join("final.csv")).unwrap();
+        let rows: Vec<&str> = fin.lines().skip(1).collect();
+        assert!(!rows.is_empty());
+        assert!(
+            rows.iter().all(|r| r.ends_with(",glass")),
+            "{be}: {}",
+            rows.iter().find(|r| !r.ends_with(",glass")).unwrap()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

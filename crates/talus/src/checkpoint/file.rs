@@ -242,6 +242,7 @@ mod tests {
             backend: "cpu".into(),
             adapter: "cpu".into(),
             dt: 1e-6,
+            materials: vec!["glass".into()],
             state: scalars,
             driver: DriverState::default(),
         };

@@ -12,11 +12,15 @@
 //!   tally, the length of every table written so far).
 //! - [`file`]: the container (magic, version, header, named sections,
 //!   checksum), its atomic write and its checked read.
+//! - [`remap`]: a checkpoint fitted to a scene changed since (`--force`):
+//!   materials followed by name, a changed number of walls refused.
 
 pub mod file;
+pub mod remap;
 pub mod state;
 
 pub use file::{read, write, CheckpointError, CHECKPOINT_FILE, FORMAT_VERSION};
+pub use remap::fit_scene;
 pub use state::{
     hash64, scene_hash, DriverState, Header, Precision, Saved, SavedScalars, WALL_WORDS,
 };

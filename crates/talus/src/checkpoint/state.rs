@@ -152,6 +152,10 @@ pub struct Header {
     pub adapter: String,
     /// The run's time step (s).
     pub dt: f64,
+    /// The scene's material names, in its order (the particles' material
+    /// indices point here; empty in checkpoints of earlier versions).
+    #[serde(default)]
+    pub materials: Vec<String>,
     pub state: SavedScalars,
     pub driver: DriverState,
 }

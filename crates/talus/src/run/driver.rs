@@ -254,6 +254,7 @@ fn header<B: Backend>(
         backend: sim.backend().name().to_string(),
         adapter: sim.backend().adapter(),
         dt: sim.dt(),
+        materials: scene.materials.iter().map(|m| m.name.clone()).collect(),
         state: saved.scalars.clone(),
         driver,
     }
