@@ -52,11 +52,10 @@ pub struct Opts {
     pub export_liggghts: Option<PathBuf>,
 }
 
+/// The memory talus may count on ([`talus::memory::host`]: available,
+/// capped by `TALUS_MEMORY`).
 fn mem_available() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    talus::memory::host().ok().flatten().map(|h| h.usable)
 }
 
 pub fn run(o: Opts) -> ExitCode {

@@ -11,7 +11,6 @@ mod run_cmd;
 use args::{fail, load, BackendChoice, Scripted};
 use run_cmd::{cmd_run, Render, RunArgs};
 use talus::scene::Scene;
-use talus::state::Particles;
 
 #[derive(Parser)]
 #[command(
@@ -254,6 +253,10 @@ fn main() -> ExitCode {
         }
     }
     let cli = Cli::parse();
+    // a memory cap that is not a size is refused before any command
+    if let Err(e) = talus::memory::host() {
+        return fail(e);
+    }
     match cli.command {
         Command::Run {
             scene,
@@ -486,10 +489,8 @@ fn human_bytes(b: f64) -> String {
     format!("{x:.1} {}", units[u])
 }
 
-/// List entries per particle `talus check` plans memory for: a dense bed
-/// lists 12–16 (the walls within reach are entries too) once its list has
-/// grown to its need.
-const PLANNED_ENTRIES: usize = 16;
+/// List entries per particle `talus check` plans memory for.
+const PLANNED_ENTRIES: usize = talus::memory::PLANNED_ENTRIES;
 
 fn cmd_check(path: &Path) -> ExitCode {
     let scene = match load(path, None, None) {
@@ -528,8 +529,9 @@ fn cmd_check(path: &Path) -> ExitCode {
     let plan = &setup.inserts;
     let poured = plan.max_inserted(steps);
     let n_max = n as f64 + poured as f64;
-    let cpu_mem =
-        n_max * Particles::<f64>::bytes_per_particle(8, PLANNED_ENTRIES) as f64 + cells + walls;
+    // the plan `talus run` admits each path with
+    let mem_plan = talus::memory::MemoryPlan::of(&setup);
+    let cpu_mem = (mem_plan.cpu_bytes() + mem_plan.scene) as f64;
     let gpu_per = talus::gpu::data::bytes_per_particle(PLANNED_ENTRIES as u64);
     let gpu_mem = n_max * gpu_per as f64 + cells + walls;
     outln!("scene        {} ({})", scene.name, path.display());
@@ -666,27 +668,32 @@ fn cmd_check(path: &Path) -> ExitCode {
         scene.simulation.checkpoint_interval,
         talus::checkpoint::CHECKPOINT_FILE
     );
-    // what fits, on this machine's memory and on each usable adapter's
+    // what fits, on this machine's memory and on each usable adapter's:
+    // the verdicts `talus run` gives (the same plan, the same admission)
     let fixed = cells + walls;
     let fits_in = |memory: f64, per: f64| ((memory - fixed) / per).max(0.0).floor();
     let mut any_fits = false;
-    let cpu_per = Particles::<f64>::bytes_per_particle(8, PLANNED_ENTRIES) as f64;
-    match system_memory() {
-        Some(m) => {
-            let most = fits_in(m as f64, cpu_per);
-            any_fits |= most >= n_max;
+    let host = match talus::memory::host() {
+        Ok(h) => h,
+        Err(e) => return fail(e),
+    };
+    let host_fit = |per: u64| host.map(|h| (h.usable.saturating_sub(mem_plan.fixed) / per) as f64);
+    let cpu_admitted = mem_plan.admit_cpu();
+    any_fits |= cpu_admitted.is_ok();
+    match host {
+        Some(h) => {
+            let per = mem_plan.cpu_per;
+            let most = host_fit(per).unwrap_or(0.0);
             outln!(
-                "fits         CPU path: {} of {} memory, {cpu_per} B per particle: at most {most:.3e} particles{}",
-                human_bytes(cpu_mem),
-                human_bytes(m as f64),
-                if most >= n_max { "" } else { " (this scene does not fit)" }
+                "fits         CPU path: needs {} more, {}; {per} B per particle: at most {most:.3e} particles{}",
+                human_bytes(mem_plan.cpu_bytes() as f64),
+                h.describe(),
+                if cpu_admitted.is_ok() { "" } else { " (this scene does not fit)" }
             );
         }
-        None => {
-            any_fits = true;
-            outln!("fits         CPU path: this machine's memory is unknown");
-        }
+        None => outln!("fits         CPU path: this machine's memory is unknown"),
     }
+    let gpu_host = mem_plan.admit_gpu_host();
     for a in talus::gpu::context::list_adapters() {
         if a.lacks.is_some() {
             continue;
@@ -697,6 +704,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         let binding = talus::gpu::context::max_binding(&a.limits);
         let entries = max_list_entries(&a.limits);
         let by_binding = (entries / PLANNED_ENTRIES as u64).min(binding / 64) as f64;
+        let by_host = host_fit(talus::memory::GPU_HOST_BYTES_PER_PARTICLE);
         let (most, limit) = match a.memory {
             Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (
                 fits_in(m as f64, gpu_per as f64),
@@ -710,9 +718,12 @@ fn cmd_check(path: &Path) -> ExitCode {
                 ),
             ),
         };
-        // the device counts steps in 32 bits (`GpuBackend` refuses more)
+        let (most, limit) = match (by_host, host) {
+            (Some(x), Some(h)) if x < most => (x, format!("the host side: {}", h.describe())),
+            _ => (most, limit),
+        };
         let too_long = steps > talus::gpu::GPU_MAX_STEPS;
-        any_fits |= most >= n_max && !too_long;
+        any_fits |= most >= n_max && gpu_host.is_ok() && !too_long;
         outln!(
             "             {}: at most {most:.3e} particles ({limit}){}",
             a.info.name,
@@ -721,7 +732,7 @@ fn cmd_check(path: &Path) -> ExitCode {
                     ": the run's {steps} steps are more than the GPU path counts ({})",
                     talus::gpu::GPU_MAX_STEPS
                 )
-            } else if most >= n_max {
+            } else if most >= n_max && gpu_host.is_ok() {
                 String::new()
             } else {
                 ": this scene does not fit".to_string()
@@ -734,19 +745,14 @@ fn cmd_check(path: &Path) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         eprintln!(
-            "error: {}: {n_max} particles fit neither this machine's memory nor a GPU's",
-            path.display()
+            "error: {}: {n_max} particles fit neither this machine's memory nor a GPU's{}",
+            path.display(),
+            cpu_admitted
+                .err()
+                .map_or(String::new(), |e| format!(" ({e})"))
         );
         ExitCode::FAILURE
     }
-}
-
-/// This machine's memory in bytes (Linux: `MemTotal` of /proc/meminfo).
-fn system_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// One wall for `talus check`: index, name, kind (triangles for a mesh),

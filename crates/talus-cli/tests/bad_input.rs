@@ -2893,3 +2893,148 @@ fn validate_list_options_lists_every_case_option() {
     // grouped by case, the case's title beside its id
     assert!(stdout.contains("\nferrez: steel spheres"), "{stdout}");
 }
+
+// ----------------------------------------------------------------- memory
+
+/// Whether a GPU adapter is there (lavapipe counts); CI must have one.
+fn have_gpu() -> bool {
+    if talus::gpu::context::test_context().is_some() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("TALUS_REQUIRE_GPU").is_none(),
+        "TALUS_REQUIRE_GPU is set but no GPU adapter was found"
+    );
+    false
+}
+
+/// `talus` with `TALUS_MEMORY` set to `cap`.
+fn talus_capped(cap: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_talus"))
+        .args(args)
+        .env("TALUS_MEMORY", cap)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .expect("cannot start the talus binary")
+}
+
+/// A run that cannot fit is refused before it allocates, in one line with
+/// both figures and the count that fits, by `talus run` on each path; and
+/// `talus check` says the same of each path, exiting non-zero when none
+/// fits. (The base scene's 64 beads need ~100 KiB on the CPU path, ~26
+/// KiB on the GPU path's host side, ~9 KiB to load.)
+#[test]
+fn runs_that_do_not_fit_the_memory_are_refused_before_they_start() {
+    let dir = TempDir::new("memory");
+    let scene = dir.write("scene.toml", BASE);
+    let s = scene.to_str().unwrap();
+    let out_dir = dir.0.join("out");
+    let o = out_dir.to_str().unwrap();
+    let run = talus_capped(
+        "40k",
+        &["run", s, "--backend", "cpu", "--out", o, "--quiet"],
+    );
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the CPU path's 64 particles need about")
+            && err.contains("TALUS_MEMORY allows 40.0 KiB"),
+        "{err}"
+    );
+    let fits: u64 = err
+        .split("at most ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(fits < 64 && fits > 10, "{err}");
+    assert!(!out_dir.exists(), "nothing written for a refused run");
+    let check = talus_capped("40k", &["check", s]);
+    let report = String::from_utf8_lossy(&check.stdout);
+    let cpu_line = report.lines().find(|l| l.contains("CPU path:")).unwrap();
+    assert!(cpu_line.contains("this scene does not fit"), "{cpu_line}");
+    if have_gpu() {
+        // the GPU path's host side fits 40 KiB, its device is lavapipe's
+        assert!(check.status.success(), "{report}");
+        let gpu = talus_capped(
+            "40k",
+            &["run", s, "--backend", "gpu", "--out", o, "--quiet"],
+        );
+        assert!(
+            gpu.status.success(),
+            "{}",
+            String::from_utf8_lossy(&gpu.stderr)
+        );
+        // and 16 KiB fits neither: check fails, naming the CPU path's need
+        let gpu = talus_capped("16k", &["run", s, "--backend", "gpu", "--out", o, "--quiet"]);
+        let err = String::from_utf8_lossy(&gpu.stderr);
+        assert!(
+            !gpu.status.success()
+                && err.contains("the GPU path's 64 particles (host side) need about"),
+            "{err}"
+        );
+    }
+    let check = talus_capped("16k", &["check", s]);
+    let err = String::from_utf8_lossy(&check.stderr);
+    assert!(!check.status.success(), "{err}");
+    assert!(
+        err.contains("64 particles fit neither this machine's memory nor a GPU's")
+            && err.contains("TALUS_MEMORY allows 16.0 KiB"),
+        "{err}"
+    );
+    // a cap that is not a size
+    let bad = talus_capped("lots", &["check", s]);
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.trim() == "error: TALUS_MEMORY: expected a size like 8G, 512M or a number of bytes, got \"lots\"",
+        "{err}"
+    );
+}
+
+/// Generators check their size before they allocate: a lattice of 10⁸
+/// (under the documented cap of 2·10⁸) and a generated FEM box of 10⁸
+/// tetrahedra are refused at once, naming the key, when the memory cannot
+/// hold them.
+#[test]
+fn generators_too_large_for_the_memory_are_refused_at_once() {
+    let dir = TempDir::new("memory-generators");
+    let big = edit(
+        BASE,
+        "radius = 0.001\nmaterial = \"glass\"\n",
+        "radius = 0.000009\nmaterial = \"glass\"\ncount = 100000000\n",
+    );
+    let scene = dir.write("lattice.toml", &big);
+    let t0 = std::time::Instant::now();
+    let out = talus_capped("1G", &["check", scene.to_str().unwrap()]);
+    expect_error(
+        &out,
+        &scene,
+        Some(line_of(&big, "region = ")),
+        "particles[0].region",
+        &[
+            "lattice: 100000000 particles need about",
+            "TALUS_MEMORY allows 1.00 GiB",
+            "at most 7456540 particles fit",
+        ],
+    );
+    assert!(
+        t0.elapsed().as_secs() < 10,
+        "refused at once, not after generating"
+    );
+    let body = format!(
+        "{BASE}\n[[bodies]]\ngenerator = \"box\"\nmin = [0.001, 0.001, 0.001]\nmax = [0.009, 0.009, 0.003]\ndivisions = [1000, 1000, 17]\nmaterial = \"glass\"\n"
+    );
+    let scene = dir.write("body.toml", &body);
+    let out = talus_capped("1G", &["check", scene.to_str().unwrap()]);
+    expect_error(
+        &out,
+        &scene,
+        Some(line_of(&body, "divisions = ")),
+        "bodies[0].divisions",
+        &[
+            "1000 × 1000 × 17 divisions: 102000000 tetrahedra",
+            "TALUS_MEMORY allows 1.00 GiB",
+        ],
+    );
+}

@@ -17,6 +17,7 @@ pub mod flow;
 pub mod gpu;
 pub mod grid;
 pub mod io;
+pub mod memory;
 pub mod pair;
 pub mod rng;
 pub mod run;

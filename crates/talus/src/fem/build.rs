@@ -55,13 +55,49 @@ pub fn body_mesh(scene: &Scene, index: usize) -> Result<TetMesh, SceneError> {
             min,
             max,
             divisions,
-        } => (
-            source_key(index, b),
-            box_mesh(DVec3::from(*min), DVec3::from(*max), *divisions, order),
-        ),
+        } => {
+            let key = source_key(index, b);
+            admit_box(*divisions, order)
+                .map_err(|e| scene.error(&format!("bodies[{index}].divisions"), e))?;
+            (
+                key,
+                box_mesh(DVec3::from(*min), DVec3::from(*max), *divisions, order),
+            )
+        }
     };
     check(&mesh).map_err(|e| mesh_error(scene, &key, b, &mesh, e))?;
     Ok(mesh)
+}
+
+/// Refuses a generated box of `divisions` cells whose mesh and body would
+/// not fit this machine's memory (6 tetrahedra a cell; nodes on the grid,
+/// of half spacing for quadratic elements), before generating it.
+fn admit_box(divisions: [u32; 3], order: Order) -> Result<(), String> {
+    use crate::memory::{admit, FEM_BYTES_PER_NODE, FEM_BYTES_PER_TET};
+    let r = if order == Order::Quadratic { 2 } else { 1 };
+    let cells = divisions
+        .iter()
+        .fold(1u64, |a, &d| a.saturating_mul(u64::from(d)));
+    let nodes = divisions
+        .iter()
+        .fold(1u64, |a, &d| a.saturating_mul(r * u64::from(d) + 1));
+    let tets = cells.saturating_mul(6);
+    let per_tet = FEM_BYTES_PER_TET[r as usize - 1];
+    // nodes per tetrahedron, about: for the count that fits
+    let per = per_tet + FEM_BYTES_PER_NODE * nodes.div_ceil(tets.max(1));
+    let need = tets
+        .saturating_mul(per_tet)
+        .saturating_add(nodes.saturating_mul(FEM_BYTES_PER_NODE));
+    admit(
+        &format!(
+            "{} × {} × {} divisions: {tets} tetrahedra and {nodes} nodes",
+            divisions[0], divisions[1], divisions[2]
+        ),
+        need,
+        0,
+        per,
+        "tetrahedra",
+    )
 }
 
 /// Every body's tetrahedra ([`body_mesh`]), in the scene's order; the

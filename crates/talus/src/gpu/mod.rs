@@ -345,6 +345,11 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let scene = &setup.scene;
         let grid = setup.grid;
+        // the host side, before anything large is allocated (the device's
+        // memory is admitted with the buffers)
+        crate::memory::MemoryPlan::of(setup)
+            .admit_gpu_host()
+            .map_err(GpuError::TooLarge)?;
         let exact = Particles::from_scene(scene);
         let state = exact.to_f32();
         let fp = FixedPoint::new(&grid);

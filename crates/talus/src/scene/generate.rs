@@ -87,6 +87,7 @@ pub fn generate_lattice(
             "{want} particles is more than talus supports (200 million)"
         ));
     }
+    crate::memory::admit_list("lattice", want as u64)?;
     let mut rng = Rng::new(seed);
     let jitter = 0.5 * s - rmax;
     let mut out = Vec::with_capacity(want);
@@ -135,6 +136,7 @@ pub fn generate_random(
             "count = {count}: the random generator is limited to 50 million (use lattice)"
         ));
     }
+    crate::memory::admit_list("random", count as u64)?;
     let (lo, hi) = region;
     let mut rng = Rng::new(seed);
     let mut radii: Vec<f64> = (0..count).map(|_| dist.sample(&mut rng)).collect();

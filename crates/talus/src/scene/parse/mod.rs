@@ -110,7 +110,13 @@ impl Reader<'_> {
             let (label, ps) = self.particle_source(&mut t, si, &materials, &particles, rng_seed)?;
             self.finish(t)?;
             sources.push(label);
-            particles.extend(ps);
+            // moved, not copied, when it is the first: a generated list may
+            // be most of the machine's memory
+            if particles.is_empty() {
+                particles = ps;
+            } else {
+                particles.extend(ps);
+            }
         }
         let mut inserts = Vec::new();
         for mut t in self.table_array(&mut root, "insert", INSERT_KEYS)? {
