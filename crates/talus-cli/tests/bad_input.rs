@@ -531,6 +531,54 @@ fn csv_wrong_number_of_columns() {
     );
 }
 
+/// final.csv's `id` column read back: a repeated id (both lines named),
+/// one out of range, and rows without it once the first had one.
+#[test]
+fn csv_ids_repeated_out_of_range_or_missing() {
+    let with_ids = "x,y,z,vx,vy,vz,wx,wy,wz,radius,material,id
+0.003,0.005,0.005,0,0,0,0,0,0,0.001,glass,7
+0.007,0.005,0.005,0,0,0,0,0,0,0.001,glass,7
+";
+    csv_fails(
+        "csv-id-twice",
+        with_ids,
+        3,
+        "column id",
+        &["id 7 is given twice (line 2 and here)"],
+    );
+    let big = edit(with_ids, "glass,7\n0.007", "glass,4294967295\n0.007");
+    csv_fails(
+        "csv-id-range",
+        &big,
+        2,
+        "column id",
+        &["expected an id from 0 to 2147483647, found \"4294967295\""],
+    );
+    let missing = edit(with_ids, "0.001,glass,7\n0.007", "0.001,glass,3\n0.007");
+    let missing = edit(&missing, "0.001,glass,7\n", "0.001,glass\n");
+    csv_fails(
+        "csv-id-missing",
+        &missing,
+        3,
+        "",
+        &["expected 12 columns (x,y,z,vx,vy,vz,wx,wy,wz,radius,material,id), found 11"],
+    );
+    // and a good file with ids is accepted
+    let dir = TempDir::new("csv-id-ok");
+    let ok = edit(with_ids, "0.001,glass,7\n0.007", "0.001,glass,3\n0.007");
+    let scene = dir.write(
+        "scene.toml",
+        &edit(BASE, GENERATOR, "file = \"particles.csv\"\n"),
+    );
+    dir.write("particles.csv", &ok);
+    let out = check(&scene);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn csv_not_a_number() {
     let csv = edit(CSV, "0.007,0.005,", "0.007,abc,");
@@ -2967,7 +3015,10 @@ fn runs_that_do_not_fit_the_memory_are_refused_before_they_start() {
             String::from_utf8_lossy(&gpu.stderr)
         );
         // and 16 KiB fits neither: check fails, naming the CPU path's need
-        let gpu = talus_capped("16k", &["run", s, "--backend", "gpu", "--out", o, "--quiet"]);
+        let gpu = talus_capped(
+            "16k",
+            &["run", s, "--backend", "gpu", "--out", o, "--quiet"],
+        );
         let err = String::from_utf8_lossy(&gpu.stderr);
         assert!(
             !gpu.status.success()

@@ -45,6 +45,9 @@ pub const WALL: u32 = 1 << 30;
 /// The partner's index in a list entry (a particle's, or with [`WALL`] a
 /// primitive's). Particle counts stay below 2³⁰ ([`MAX_PARTICLES`]).
 pub const INDEX: u32 = WALL - 1;
+/// The largest particle id an input may give (`final.csv`'s `id` column):
+/// the ids above are left to particles inserted later.
+pub const MAX_GIVEN_ID: u32 = (1 << 31) - 1;
 /// The most particles a run may hold: indices 0..n must fit [`INDEX`]
 /// (the scene refuses more, and so does insertion).
 pub const MAX_PARTICLES: usize = INDEX as usize + 1;
@@ -238,7 +241,8 @@ impl<T: Real> Particles<T> {
 }
 
 impl Particles<f64> {
-    /// The initial state of a scene: ids in input order, no history.
+    /// The initial state of a scene: ids as given, the others in input
+    /// order after them ([`Scene::particle_ids`]), no history.
     pub fn from_scene(scene: &Scene) -> Self {
         let n = scene.particles.len();
         let mut s = Particles {
@@ -246,7 +250,7 @@ impl Particles<f64> {
             vel_invm: Vec::with_capacity(n),
             omega_invi: Vec::with_capacity(n),
             material: Vec::with_capacity(n),
-            id: (0..n as u32).collect(),
+            id: scene.particle_ids(),
             dissipated: vec![0.0; n],
         };
         for p in &scene.particles {

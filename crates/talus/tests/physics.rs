@@ -865,7 +865,9 @@ fn blowup_stops_and_keeps_last_good_state() {
 }
 
 /// final.csv is a valid particle file: a run continued from it starts from
-/// exactly the state the first run ended with.
+/// exactly the state the first run ended with, every particle under its
+/// id (here after half of them were taken out), on both paths, and the
+/// ids it hands out next follow the largest.
 #[test]
 fn final_csv_round_trips() {
     let scene = common::build(
@@ -889,17 +891,39 @@ fn final_csv_round_trips() {
     );
     let mut b = CpuBackend::new(&scene).unwrap();
     b.advance(300).unwrap();
-    let end = talus::run::to_inits(&b.snapshot());
+    let mut end = talus::run::to_inits(&b.snapshot());
+    // as if an outlet had taken every other one
+    end = end.into_iter().skip(1).step_by(2).collect();
     let path = std::env::temp_dir().join(format!("talus-rt-{}.csv", std::process::id()));
     talus::io::csv::write_particles(&path, &end, &scene.materials).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("x,y,z,vx,vy,vz,wx,wy,wz,radius,material,id\n"));
     let back = talus::io::csv::read_particles(&path, &scene.materials, 0).unwrap();
     std::fs::remove_file(&path).ok();
     assert_eq!(back.len(), end.len());
     for (a, b) in back.iter().zip(&end) {
         assert_eq!(
-            (a.position, a.velocity, a.angular_velocity, a.radius),
-            (b.position, b.velocity, b.angular_velocity, b.radius)
+            (a.position, a.velocity, a.angular_velocity, a.radius, a.id),
+            (b.position, b.velocity, b.angular_velocity, b.radius, b.id)
         );
+    }
+    let ids: Vec<u32> = back.iter().map(|p| p.id.unwrap()).collect();
+    assert_eq!(ids, (0..100).map(|k| 2 * k + 1).collect::<Vec<u32>>());
+    // a scene of these particles and one without an id: numbered after
+    let mut again = scene.clone();
+    again.particles = back.clone();
+    let mut extra = back[0];
+    extra.position[2] += 0.02;
+    extra.id = None;
+    again.particles.push(extra);
+    let mut want = ids.clone();
+    want.push(200);
+    assert_eq!(again.particle_ids(), want);
+    let mut cpu = CpuBackend::new(&again).unwrap();
+    assert_eq!(cpu.snapshot().id, want, "the CPU path keeps the ids");
+    if let Some(ctx) = talus::gpu::context::test_context() {
+        let mut gpu = talus::gpu::GpuBackend::new(&again, ctx).unwrap();
+        assert_eq!(gpu.snapshot().id, want, "the GPU path keeps the ids");
     }
 }
 

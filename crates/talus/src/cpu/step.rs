@@ -32,6 +32,8 @@ impl Step {
                 "{n} particles: at most {MAX_PARTICLES} fit the neighbour list's indices"
             ));
         }
+        // ids given by the input (final.csv's) are kept: new ones follow
+        let next_id = particles.id.iter().max().map_or(0, |m| m + 1);
         let work = Work {
             force: vec![[0.0; 4]; n],
             torque: vec![[0.0; 4]; n],
@@ -60,7 +62,7 @@ impl Step {
             rebuild: true,
             builds: 0,
             stage_seconds: Default::default(),
-            next_id: n as u32,
+            next_id,
             flow: super::data::CpuFlow::new(setup),
         })
     }

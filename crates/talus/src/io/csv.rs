@@ -1,6 +1,7 @@
 //! Particle CSV files: `x,y,z,vx,vy,vz,wx,wy,wz,radius,material` (SI units,
-//! material by name). `final.csv` is written in exactly this form so a run
-//! can be continued from it.
+//! material by name), and an optional twelfth column `id`. `final.csv` is
+//! written in this form with its ids, so a run continued from it starts
+//! from the same bits with every particle's identity.
 
 use crate::scene::error::SceneError;
 use crate::scene::types::{Material, ParticleInit};
@@ -10,6 +11,9 @@ use std::path::Path;
 pub const COLUMNS: [&str; 11] = [
     "x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "radius", "material",
 ];
+
+/// The optional last column: the particle's id (what `final.csv` writes).
+pub const ID_COLUMN: &str = "id";
 
 /// Reads a particle CSV. A header line (the column names) is optional;
 /// blank lines and lines starting with `#` are skipped. Errors name the file,
@@ -35,6 +39,17 @@ pub fn read_particles(
     // spreadsheets often save UTF-8 with a byte-order mark
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut out = Vec::new();
+    // with ids: the header says so, or the first row has 12 columns; the
+    // line each id was given on (a repeat is named with both)
+    let mut with_id: Option<bool> = None;
+    let mut id_lines: std::collections::HashMap<u32, usize> = Default::default();
+    let names = |id: bool| {
+        let mut c = COLUMNS.join(",");
+        if id {
+            c += &format!(",{ID_COLUMN}");
+        }
+        c
+    };
     for (ln, raw) in text.lines().enumerate() {
         let line_no = ln + 1;
         let line = raw.trim();
@@ -43,32 +58,68 @@ pub fn read_particles(
         }
         let cols: Vec<&str> = line.split(',').map(str::trim).collect();
         if out.is_empty() && cols.first().is_some_and(|c| c.eq_ignore_ascii_case("x")) {
-            if cols.len() != COLUMNS.len()
+            let id = cols.len() == COLUMNS.len() + 1;
+            if !(cols.len() == COLUMNS.len() || id)
                 || cols
                     .iter()
-                    .zip(COLUMNS)
+                    .zip(COLUMNS.iter().chain([&ID_COLUMN]))
                     .any(|(a, b)| !a.eq_ignore_ascii_case(b))
             {
                 return Err(err(
                     Some(line_no),
                     "header".into(),
-                    format!("expected the header {}", COLUMNS.join(",")),
+                    format!(
+                        "expected the header {} (or with a last column {ID_COLUMN})",
+                        names(false)
+                    ),
                 ));
             }
+            with_id = Some(id);
             continue;
         }
-        if cols.len() != COLUMNS.len() {
+        let id = *with_id.get_or_insert(cols.len() == COLUMNS.len() + 1);
+        let want = COLUMNS.len() + usize::from(id);
+        if cols.len() != want {
             return Err(err(
                 Some(line_no),
                 String::new(),
                 format!(
-                    "expected {} columns ({}), found {}",
-                    COLUMNS.len(),
-                    COLUMNS.join(","),
+                    "expected {want} columns ({}{}), found {}",
+                    names(id),
+                    if id {
+                        ""
+                    } else {
+                        ", or a last column id on every row"
+                    },
                     cols.len()
                 ),
             ));
         }
+        let id = if id {
+            let max = crate::state::MAX_GIVEN_ID;
+            let v: u32 = match cols[11].parse::<u32>() {
+                Ok(v) if v <= max => v,
+                _ => {
+                    return Err(err(
+                        Some(line_no),
+                        format!("column {ID_COLUMN}"),
+                        format!("expected an id from 0 to {max}, found \"{}\"", cols[11]),
+                    ))
+                }
+            };
+            if let Some(first) = id_lines.insert(v, line_no) {
+                return Err(err(
+                    Some(line_no),
+                    format!("column {ID_COLUMN}"),
+                    format!(
+                        "id {v} is given twice (line {first} and here): ids name one particle each"
+                    ),
+                ));
+            }
+            Some(v)
+        } else {
+            None
+        };
         let mut v = [0.0f64; 10];
         for k in 0..10 {
             v[k] = match cols[k].parse::<f64>() {
@@ -111,6 +162,7 @@ pub fn read_particles(
             radius: v[9],
             material,
             source,
+            id,
         });
     }
     if out.is_empty() {
@@ -126,10 +178,12 @@ pub fn write_particles(
     particles: &[ParticleInit],
     materials: &[Material],
 ) -> std::io::Result<()> {
-    let mut s = String::with_capacity(particles.len() * 200 + 64);
+    let mut s = String::with_capacity(particles.len() * 210 + 64);
     s.push_str(&COLUMNS.join(","));
+    s.push_str(",");
+    s.push_str(ID_COLUMN);
     s.push('\n');
-    for p in particles {
+    for (k, p) in particles.iter().enumerate() {
         for x in p
             .position
             .iter()
@@ -140,7 +194,9 @@ pub fn write_particles(
             let _ = write!(s, "{x:e},");
         }
         s.push_str(&materials[p.material].name);
-        s.push('\n');
+        // particles without an id of their own are numbered as a run
+        // would number them alone
+        let _ = writeln!(s, ",{}", p.id.unwrap_or(k as u32));
     }
     std::fs::write(path, s)
 }

@@ -233,6 +233,7 @@ pub fn to_inits(p: &Particles<f64>) -> Vec<ParticleInit> {
                 radius: a[3],
                 material: p.material[i] as usize,
                 source: 0,
+                id: Some(p.id[i]),
             }
         })
         .collect()

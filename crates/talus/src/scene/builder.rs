@@ -293,6 +293,7 @@ impl SceneBuilder {
             radius,
             material: m,
             source: src,
+            id: None,
         });
         self
     }

@@ -37,6 +37,7 @@ fn blank(position: [f64; 3], radius: f64) -> ParticleInit {
         radius,
         material: 0,
         source: 0,
+        id: None,
     }
 }
 

@@ -28,6 +28,27 @@ pub fn step_at_or_after(t: f64, dt: f64) -> u64 {
 }
 
 impl Scene {
+    /// Every particle's id: the one its input gave, the others numbered in
+    /// input order from one past the largest given (0, 1, 2, … when none
+    /// is given). Unique once the scene is valid.
+    pub fn particle_ids(&self) -> Vec<u32> {
+        let mut next = self
+            .particles
+            .iter()
+            .filter_map(|p| p.id)
+            .max()
+            .map_or(0, |m| m + 1);
+        self.particles
+            .iter()
+            .map(|p| {
+                p.id.unwrap_or_else(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+
     /// The time step the run will use (auto resolved: the estimate of
     /// [`crate::timestep::estimate`]). A run reads
     /// [`crate::setup::Setup::dt`] instead.

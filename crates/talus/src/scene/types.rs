@@ -254,6 +254,10 @@ pub struct ParticleInit {
     pub material: usize,
     /// Index of the `[[particles]]` source it came from (for messages).
     pub source: usize,
+    /// Its id, where the input gives one (`final.csv`'s `id` column read
+    /// back, so a run continued from it keeps every particle's identity);
+    /// None: numbered after the largest id given ([`Scene::particle_ids`]).
+    pub id: Option<u32>,
 }
 
 /// Which side of a cylinder or cone surface the particles are on.

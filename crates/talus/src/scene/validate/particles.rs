@@ -24,8 +24,30 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
             ),
         ));
     }
-    let d = &s.domain;
     let src_key = |p: &ParticleInit| format!("particles[{}]", p.source);
+    // ids given by two sources (a file's own repeats are refused as it is
+    // read, with their lines)
+    let mut given: Vec<(u32, usize)> = s
+        .particles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.id.map(|id| (id, i)))
+        .collect();
+    given.sort_unstable();
+    if let Some(w) = given.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (a, b) = (&s.particles[w[0].1], &s.particles[w[1].1]);
+        return Err(s.error(
+            &src_key(b),
+            format!(
+                "particle {}: id {} is also given to particle {} ({}): ids name one particle each",
+                w[1].1,
+                w[0].0,
+                w[0].1,
+                src_key(a)
+            ),
+        ));
+    }
+    let d = &s.domain;
     for (i, p) in s.particles.iter().enumerate() {
         if !(p.radius > 0.0 && p.radius.is_finite()) {
             return Err(s.error(
