@@ -566,10 +566,16 @@ fn cmd_check(path: &Path) -> ExitCode {
             n + poured as usize
         );
     }
-    outln!(
-        "radius       {rmin:.4e} .. {rmax:.4e} m (ratio {:.2})",
-        rmax / rmin
-    );
+    // FEM bodies alone: no grain sets the step or needs a contact
+    let grains = n > 0 || !scene.inserts.is_empty();
+    if grains {
+        outln!(
+            "radius       {rmin:.4e} .. {rmax:.4e} m (ratio {:.2})",
+            rmax / rmin
+        );
+    } else {
+        outln!("radius       none: FEM bodies alone");
+    }
     outln!(
         "materials    {}",
         scene
@@ -611,20 +617,53 @@ fn cmd_check(path: &Path) -> ExitCode {
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
     }
-    outln!(
-        "contact time {:.4e} s (shortest pair, at impact speed {:.3} m/s)",
-        est.contact_time,
-        est.impact_speed
-    );
-    outln!(
-        "dt           {dt:.4e} s ({}; stable limit {:.4e} s, {:.0} steps per contact)",
-        match scene.simulation.dt {
-            talus::scene::Dt::Auto => format!("auto, safety {}", scene.simulation.dt_safety),
-            talus::scene::Dt::Fixed(_) => "fixed".to_string(),
-        },
-        est.stable_limit,
-        est.contact_time / dt
-    );
+    if grains {
+        outln!(
+            "contact time {:.4e} s (shortest pair, at impact speed {:.3} m/s)",
+            est.contact_time,
+            est.impact_speed
+        );
+        if est.release_speed > 0.0 {
+            outln!(
+                "overlaps     particles start overlapping: the deepest pair, released, parts at {:.3} m/s (counted in the impact speed)",
+                est.release_speed
+            );
+        }
+        outln!(
+            "dt           {dt:.4e} s ({}; stable limit {:.4e} s, {:.0} steps per contact)",
+            match scene.simulation.dt {
+                talus::scene::Dt::Auto => format!("auto, safety {}", scene.simulation.dt_safety),
+                talus::scene::Dt::Fixed(_) => "fixed".to_string(),
+            },
+            est.stable_limit,
+            est.contact_time / dt
+        );
+        if let Some(p) = talus::run::accuracy::pair_impact(&setup) {
+            let warn = talus::run::driver::WARN_RESIDUAL;
+            outln!(
+                "accuracy     two {:.3e} m particles meeting head-on at {:.3} m/s: {} steps in contact, energy balance off by {:.2} % after it ({:.2} % at most during it){}",
+                p.radius,
+                p.speed,
+                p.steps_in_contact,
+                100.0 * p.residual,
+                100.0 * p.residual_peak,
+                if p.residual.max(p.residual_peak) > warn {
+                    format!(" (a run warns past {} %: lower dt or dt_safety)", 100.0 * warn)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    } else {
+        outln!(
+            "dt           {dt:.4e} s ({})",
+            match scene.simulation.dt {
+                talus::scene::Dt::Auto =>
+                    "auto: half the bodies' smallest critical explicit step".to_string(),
+                talus::scene::Dt::Fixed(_) => "fixed".to_string(),
+            }
+        );
+    }
     outln!(
         "steps        {steps} ({:.4e} s simulated), output every {} steps",
         steps as f64 * dt,

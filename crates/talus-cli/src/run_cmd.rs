@@ -217,6 +217,11 @@ fn open_backend(a: &RunArgs, setup: &Setup, ckpt: &Option<Ckpt>) -> Result<Opene
                     format!("--backend gpu: {e}")
                 }
             }),
+        // FEM bodies alone: the bodies run on the CPU either way, and the
+        // GPU path would only add an exchange with the device a step
+        (None, BackendChoice::Auto) if scene.particles.is_empty() && scene.inserts.is_empty() => {
+            cpu(" (auto: FEM bodies alone, no grains for a GPU)".into())
+        }
         (None, BackendChoice::Auto) => match GpuContext::new(a.adapter) {
             // a software rasteriser (lavapipe) is slower than the CPU path
             Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {

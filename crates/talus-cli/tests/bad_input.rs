@@ -1858,7 +1858,7 @@ fn nothing_to_simulate() {
         &scene,
         None,
         "particles",
-        &["no [[particles]] and no [[insert]]"],
+        &["no [[particles]], [[insert]] or [[bodies]]"],
     );
 }
 

@@ -102,3 +102,84 @@ fn a_run_writes_its_bodies_and_a_replay_draws_them() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scene of FEM bodies alone is a valid run: `talus check` passes it
+/// (its dt half the body's critical explicit step), `--backend auto`
+/// takes the CPU path, and the GPU path gives the same bodies.csv (the
+/// bodies run on the CPU on both).
+#[test]
+fn a_body_alone_is_a_valid_run() {
+    let dir = std::env::temp_dir().join(format!("talus-body-alone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("sheet.toml");
+    std::fs::write(
+        &scene,
+        r#"[simulation]
+duration = 0.0005
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+
+[domain]
+min = [-0.05, -0.05, -0.03]
+max = [0.05, 0.05, 0.08]
+
+[[materials]]
+name = "rubber"
+density = 1100.0
+youngs_modulus = 2.0e6
+poisson_ratio = 0.45
+restitution = 0.5
+friction = 0.6
+
+[[bodies]]
+name = "sheet"
+generator = "box"
+min = [-0.04, -0.04, -0.003]
+max = [0.04, 0.04, 0.0]
+divisions = [4, 4, 1]
+element = "tet4"
+material = "rubber"
+fixed = [{ min = [-0.041, -0.041, -0.004], max = [-0.0399, 0.041, 0.001] }]
+"#,
+    )
+    .unwrap();
+    let talus = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_talus"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let s = scene.to_str().unwrap();
+    let check = talus(&["check", s]);
+    let report = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        report.contains("radius       none: FEM bodies alone")
+            && report.contains("auto: half the bodies' smallest critical explicit step"),
+        "{report}"
+    );
+    let auto = dir.join("auto");
+    let o = talus(&["run", s, "--out", auto.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.contains("auto: FEM bodies alone"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(auto.join("bodies.csv")).unwrap();
+    assert!(csv.lines().count() >= 3, "{csv}");
+    if talus::gpu::context::test_context().is_some() {
+        let gpu = dir.join("gpu");
+        let o = talus(&["run", s, "--backend", "gpu", "--out", gpu.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            std::fs::read_to_string(gpu.join("bodies.csv")).unwrap(),
+            csv
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -88,6 +88,15 @@ impl Setup {
         let estimate = estimate_with(&scene, &lightest);
         let dt = match scene.simulation.dt {
             Dt::Fixed(dt) => dt,
+            // FEM bodies alone: nothing but the bodies sets the step, half
+            // the smallest critical explicit step (one exchange a step)
+            Dt::Auto if scene.particles.is_empty() && scene.inserts.is_empty() => {
+                let mut crit = f64::INFINITY;
+                for (i, m) in body_meshes.iter().enumerate() {
+                    crit = crit.min(crate::fem::build::critical_step(&scene, i, m)?.0);
+                }
+                0.5 * crit
+            }
             Dt::Auto => estimate.auto_dt,
         };
         if !(dt.is_finite() && dt > 0.0) {

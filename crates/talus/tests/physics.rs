@@ -1065,3 +1065,108 @@ fn removal_keeps_the_list_and_history_of_the_rest() {
     }
     assert!(checked > 500, "only {checked} contacts checked");
 }
+
+/// `dt = "auto"` counts the energy stored in initial overlaps (particles
+/// read from files may start up to half a radius deep): a pair released
+/// from 0.45 r gets the speed that overlap stores, the time step of an
+/// impact at that speed, and an energy balance an order of magnitude
+/// closer than at the step its scene's speeds alone would give.
+#[test]
+fn initial_overlaps_set_the_auto_time_step() {
+    use std::sync::Arc;
+    let mut glass = Material::new("glass", 2500.0, 5e6);
+    glass.restitution = 0.9;
+    let r = 0.001;
+    let pair = |gap: f64| {
+        common::build(
+            SceneBuilder::new("pair")
+                .domain([0.0; 3], [0.02; 3])
+                .gravity([0.0; 3])
+                .dt_auto(0.2)
+                .duration(0.002)
+                .material(glass.clone())
+                .particle([0.01, 0.01, 0.01], [0.0; 3], r, "glass")
+                .particle([0.01 + 2.0 * r - gap, 0.01, 0.01], [0.0; 3], r, "glass"),
+        )
+    };
+    let deep = pair(0.45 * r);
+    let est = talus::timestep::estimate(&deep);
+    // ½ m* v² = 8/15 E* √R* δ^{5/2}
+    let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+    let e_star = 5e6 / (2.0 * (1.0 - 0.25 * 0.25));
+    let energy = 8.0 / 15.0 * e_star * (0.5 * r).sqrt() * (0.45 * r).powf(2.5);
+    let v = (2.0 * energy / (0.5 * m)).sqrt();
+    assert!(
+        (est.release_speed - v).abs() < 1e-9 * v,
+        "{} vs {v}",
+        est.release_speed
+    );
+    assert_eq!(est.impact_speed, est.release_speed);
+    let apart = talus::timestep::estimate(&pair(-0.5 * r));
+    assert_eq!(apart.release_speed, 0.0);
+    assert!(
+        est.auto_dt < 0.5 * apart.auto_dt,
+        "{} {}",
+        est.auto_dt,
+        apart.auto_dt
+    );
+    // the pair flies apart: the largest balance error over the run
+    let residual = |dt: f64| {
+        let mut scene = deep.clone();
+        scene.simulation.dt = talus::scene::Dt::Fixed(dt);
+        let setup = Arc::new(talus::Setup::new(scene).unwrap());
+        let cpu = CpuBackend::from_setup(&setup).unwrap();
+        let mut sim = talus::run::Simulation::new(setup.clone(), cpu);
+        let mut worst: f64 = 0.0;
+        // the reference at step 1, as the run's first energy row
+        sim.advance(1).unwrap();
+        sim.balance();
+        while sim.step() < setup.steps {
+            sim.advance(5).unwrap();
+            worst = worst.max(sim.balance().residual_ratio);
+        }
+        worst
+    };
+    let (now, before) = (residual(est.auto_dt), residual(apart.auto_dt));
+    assert!(now < 0.005, "{now}");
+    assert!(
+        before > 3.0 * now,
+        "the scene's speeds alone: {before}, with the overlap: {now}"
+    );
+}
+
+/// `talus check`'s accuracy line: a head-on impact of the scene's smallest
+/// pair at its impact speed, measured at the scene's dt. At the auto step
+/// (~20 steps per contact) it stays within the run's warning threshold; at
+/// a dt just under the stability limit (4 steps) the error during contact
+/// passes it, though the run would be stable.
+#[test]
+fn the_accuracy_check_measures_a_pair_impact() {
+    use talus::run::accuracy::pair_impact;
+    use talus::run::driver::WARN_RESIDUAL;
+    let scene = |dt: Option<f64>| {
+        let b = SceneBuilder::new("bed")
+            .domain([0.0; 3], [0.02, 0.02, 0.04])
+            .material(Material::new("glass", 2500.0, 5e6))
+            .steps(10)
+            .particle([0.01, 0.01, 0.01], [0.0; 3], 0.001, "glass")
+            .particle([0.01, 0.01, 0.02], [0.0; 3], 0.0015, "glass");
+        let b = match dt {
+            Some(dt) => b.dt(dt),
+            None => b.dt_auto(0.2),
+        };
+        talus::Setup::new(common::build(b)).unwrap()
+    };
+    let auto = scene(None);
+    let p = pair_impact(&auto).unwrap();
+    assert_eq!((p.radius, p.speed), (0.001, auto.estimate.impact_speed));
+    assert!(p.steps_in_contact >= 18, "{p:?}");
+    assert!(
+        p.residual_peak < WARN_RESIDUAL && p.residual < p.residual_peak,
+        "{p:?}"
+    );
+    let near = scene(Some(0.95 * auto.estimate.stable_limit));
+    let q = pair_impact(&near).unwrap();
+    assert!(q.steps_in_contact <= 5, "{q:?}");
+    assert!(q.residual_peak > WARN_RESIDUAL, "{q:?}");
+}

@@ -96,10 +96,11 @@ pub struct GpuInit<'a> {
 
 impl GpuInit<'_> {
     /// Particles the buffers will hold: the capacity asked for, at least
-    /// the state's count.
+    /// the state's count, and at least one (a scene of FEM bodies alone
+    /// holds none, and a binding must hold one of its structs).
     pub fn capacity(&self) -> u64 {
         let n = self.state.len() as u64;
-        self.capacity.unwrap_or(n).max(n)
+        self.capacity.unwrap_or(n).max(n).max(1)
     }
 }
 

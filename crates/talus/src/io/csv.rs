@@ -180,7 +180,7 @@ pub fn write_particles(
 ) -> std::io::Result<()> {
     let mut s = String::with_capacity(particles.len() * 210 + 64);
     s.push_str(&COLUMNS.join(","));
-    s.push_str(",");
+    s.push(',');
     s.push_str(ID_COLUMN);
     s.push('\n');
     for (k, p) in particles.iter().enumerate() {

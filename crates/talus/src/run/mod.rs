@@ -4,6 +4,7 @@
 //! of `talus run` that joins them with checkpoints, progress and the
 //! summary ([`drive`]).
 
+pub mod accuracy;
 pub mod any;
 pub mod driver;
 pub mod folder;

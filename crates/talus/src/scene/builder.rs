@@ -464,7 +464,8 @@ mod tests {
         // nothing at all to simulate
         let e = hopper().build().unwrap_err();
         assert!(
-            e.to_string().contains("no particles and no [[insert]]"),
+            e.to_string()
+                .contains("no particles, no [[insert]] and no [[bodies]]"),
             "{e}"
         );
         // a shelf through the insertion region

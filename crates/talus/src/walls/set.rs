@@ -282,9 +282,19 @@ impl WallSet {
         // those triangles were 40 % of a coupled step); straying past it
         // costs one binning, O(triangles), at an exchange
         let _ = (lo, hi);
-        let margin = 2.0 * reach_r;
+        // no grain can ever touch it (a scene of FEM bodies alone: reach
+        // 0): never binned again
+        let margin = if reach_r > 0.0 {
+            2.0 * reach_r
+        } else {
+            f64::INFINITY
+        };
         let end = self.prims.len() as u32;
-        let grid = super::mesh_grid::build(&self.prims[first as usize..], first, reach_r + margin);
+        let grid = super::mesh_grid::build(
+            &self.prims[first as usize..],
+            first,
+            reach_r + if margin.is_finite() { margin } else { 0.0 },
+        );
         s.walls.push(SurfaceWall {
             wall,
             nodes: (n0, n0 + nodes.len() as u32),
@@ -342,7 +352,8 @@ impl WallSet {
     /// surfaces posed there first; call [`WallSet::pose_surfaces`] after).
     pub fn rebin_surface(&mut self, k: usize) {
         let w = &self.surfaces.walls[k];
-        let (first, body, reach) = (w.first_prim as usize, w.wall as usize, w.reach + w.margin);
+        let margin = if w.margin.is_finite() { w.margin } else { 0.0 };
+        let (first, body, reach) = (w.first_prim as usize, w.wall as usize, w.reach + margin);
         let end = self.bodies[body].end as usize;
         let mut prims = self.prims[first..end].to_vec();
         for (p, t) in prims.iter_mut().zip(w.tris.0..w.tris.1) {

@@ -133,11 +133,11 @@ impl Reader<'_> {
             bodies.push(self.body(&mut t, &materials)?);
             self.finish(t)?;
         }
-        if sources.is_empty() && inserts.is_empty() {
+        if sources.is_empty() && inserts.is_empty() && bodies.is_empty() {
             return Err(self.err(
                 None,
                 "particles",
-                "no [[particles]] and no [[insert]] table: give a CSV file, a generator or an insertion",
+                "no [[particles]], [[insert]] or [[bodies]] table: give a CSV file, a generator, an insertion or an FEM body",
             ));
         }
         self.finish(root)?;

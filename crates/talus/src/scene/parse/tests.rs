@@ -48,7 +48,10 @@ fn scenes_without_flow_keys_parse_as_before() {
     );
     // no particles and no insertion: still refused while reading
     let e = parse("").unwrap_err();
-    assert!(e.contains("no [[particles]] and no [[insert]]"), "{e}");
+    assert!(
+        e.contains("no [[particles]], [[insert]] or [[bodies]]"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -12,8 +12,11 @@ use crate::walls::primitive::Primitive;
 use glam::DVec3;
 
 pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
-    if s.particles.is_empty() && s.inserts.is_empty() {
-        return Err(s.error("particles", "the scene has no particles and no [[insert]]"));
+    if s.particles.is_empty() && s.inserts.is_empty() && s.bodies.is_empty() {
+        return Err(s.error(
+            "particles",
+            "the scene has no particles, no [[insert]] and no [[bodies]]: nothing to simulate",
+        ));
     }
     if s.particles.len() > MAX_PARTICLES {
         return Err(s.error(
