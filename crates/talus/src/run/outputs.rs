@@ -239,7 +239,7 @@ impl Outputs {
             csv.row(t, &rows)?;
         }
         let mut rows = String::new();
-        for (name, c) in sim.outlets().names.iter().zip(&sim.flow().removed) {
+        for (name, c) in sim.outlets().names.iter().zip(&sim.flow_at_row().removed) {
             rows += &format!("{t:e},{name},{},{:e}\n", c.count, c.mass);
         }
         self.flow.write(&rows)?;

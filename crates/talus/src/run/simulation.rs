@@ -73,6 +73,9 @@ pub struct Simulation<B: Backend = Box<dyn Backend>> {
     setup: Arc<Setup>,
     backend: B,
     flow: FlowTally,
+    /// The tally as of the step before the last (what a row written now,
+    /// dated a step back, counts: [`flow_at_row`](Self::flow_at_row)).
+    flow_lag: FlowTally,
     /// Total and moving energy at the first balance.
     e0: Option<(f64, f64)>,
     residual_ratio: f64,
@@ -86,6 +89,7 @@ impl<B: Backend> Simulation<B> {
         let s = &setup.scene;
         let flow = FlowTally::new(s.inserts.len(), s.outlets.len());
         Simulation {
+            flow_lag: flow.clone(),
             flow,
             e0: None,
             residual_ratio: 0.0,
@@ -101,6 +105,7 @@ impl<B: Backend> Simulation<B> {
     pub fn resume(setup: Arc<Setup>, backend: B, driver: &DriverState) -> Self {
         let mut sim = Simulation::new(setup, backend);
         sim.flow = driver.flow.clone();
+        sim.flow_lag = driver.flow.clone();
         sim.e0 = driver.e0;
         sim.residual_ratio = driver.residual_ratio;
         sim
@@ -158,8 +163,22 @@ impl<B: Backend> Simulation<B> {
             None => self.backend.advance(steps),
         };
         let mut events = self.backend.flow_events();
+        // the events of the last step apart: a row written now is dated
+        // the step before (its energies are that state's)
+        let last = self.backend.steps_done();
+        let mut early: Vec<_> = events.iter().filter(|e| e.step < last).copied().collect();
+        self.flow_lag = self.flow.clone();
+        self.flow_lag.add(&mut early);
         self.flow.add(&mut events);
         res
+    }
+
+    /// What was inserted and removed up to the step before the last: the
+    /// tally of the time `(step − 1) dt` an output row is dated (a
+    /// particle an outlet takes at the end of step 1 is not yet gone at
+    /// t = 0).
+    pub fn flow_at_row(&self) -> &FlowTally {
+        &self.flow_lag
     }
 
     /// Runs to the first step at or after time `t` (nothing when already
