@@ -3089,3 +3089,46 @@ fn generators_too_large_for_the_memory_are_refused_at_once() {
         ],
     );
 }
+
+/// A mesh wall cutting through the starting particles: `talus check`
+/// refuses it as `talus run` does, naming the wall, the particle and the
+/// overlap (the run used to stop at step 0 blaming dt).
+#[test]
+fn a_mesh_through_the_starting_particles() {
+    let dir = TempDir::new("mesh-through");
+    dir.write("mesh.stl", SQUARE_STL);
+    // the lattice's third layer of sites is at z = 5.5 mm (± 0.1 mm)
+    let scene = format!(
+        "{BASE}\n[[walls]]\ntype = \"mesh\"\nname = \"shelf\"\nfile = \"mesh.stl\"\nscale = 0.001\ntranslate = [0.0, 0.0, 0.0055]\nmaterial = \"glass\"\n"
+    );
+    let path = dir.write("scene.toml", &scene);
+    let line = nth_line_of(&scene, "[[walls]]", 1);
+    let fragments = [
+        "cuts through particle 32 of particles[0] (lattice)",
+        "more than 0.5 of its radius 1.000e-3 m",
+        "move the surface or the particles",
+    ];
+    let said = expect_error(&check(&path), &path, Some(line), "walls[1]", &fragments);
+    let out_dir = dir.0.join("out");
+    let run = talus(&[
+        "run",
+        path.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        expect_error(&run, &path, Some(line), "walls[1]", &fragments),
+        said,
+        "the same verdict from check and run"
+    );
+    // just clear of them: accepted
+    let clear = edit(&scene, "0.0055]", "0.0099]");
+    let out = check(&dir.write("clear.toml", &clear));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -135,6 +135,7 @@ impl Setup {
         let output_every = scene.output_every_for(dt, steps);
         let grid = Grid::for_scene(&scene).map_err(|m| scene.error("domain", m))?;
         let walls = WallSet::new(&scene, &body_meshes);
+        refuse_cut_particles(&scene, &walls)?;
         let inserts = InsertPlan::resolved(&scene, dt, walls.clone());
         Ok(Setup {
             dt,
@@ -151,6 +152,41 @@ impl Setup {
             scene,
         })
     }
+}
+
+/// Refuses particles a mesh wall, or an FEM body's surface, cuts through
+/// at the start (deeper than the run's overlap limit): `talus check` and
+/// `talus run` then give the same verdict, with its cause, instead of a
+/// run that stops at its first step blaming dt.
+fn refuse_cut_particles(scene: &Scene, walls: &WallSet) -> Result<(), SceneError> {
+    let pos: Vec<[f64; 4]> = scene
+        .particles
+        .iter()
+        .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
+        .collect();
+    let limit = crate::backend::MAX_OVERLAP_RATIO;
+    let Some((k, i, overlap)) = crate::walls::set::first_cut_by_mesh(walls, &pos, limit) else {
+        return Ok(());
+    };
+    let n_walls = scene.walls.len();
+    let key = if k < n_walls {
+        format!("walls[{k}]")
+    } else {
+        // the bodies' surfaces follow the scene's walls, one a body
+        format!("bodies[{}]", k - n_walls)
+    };
+    let p = &scene.particles[i];
+    let from = scene
+        .sources
+        .get(p.source)
+        .map_or(String::new(), |s| format!(" of {}", s.label));
+    Err(scene.error(
+        &key,
+        format!(
+            "cuts through particle {i}{from} at [{:.4e}, {:.4e}, {:.4e}]: it overlaps the surface by {overlap:.3e} m, more than {limit} of its radius {:.3e} m (the most a run accepts); move the surface or the particles",
+            p.position[0], p.position[1], p.position[2], p.radius
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -497,7 +497,12 @@ fn the_first_flow_row_counts_nothing_yet() {
         .steps(20)
         .output_interval(1e-9);
     for k in 0..3 {
-        sb = sb.particle([0.005 + 0.005 * k as f64, 0.01, 0.002], [0.0; 3], 0.001, "glass");
+        sb = sb.particle(
+            [0.005 + 0.005 * k as f64, 0.01, 0.002],
+            [0.0; 3],
+            0.001,
+            "glass",
+        );
     }
     sb = sb.particle([0.01, 0.01, 0.015], [0.0; 3], 0.001, "glass");
     let scene = sb.build().unwrap();

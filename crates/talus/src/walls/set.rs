@@ -13,6 +13,7 @@
 //! particle does (each side moves at most skin / 2, so nothing within
 //! reach is missed).
 
+use super::geometry::gap;
 use super::mesh_grid::MeshGrid;
 use super::motion::{pose_at, reach, Pose};
 use super::primitive::Primitive;
@@ -460,4 +461,35 @@ pub fn primitives(scene: &Scene) -> Vec<Primitive> {
     let meshes = crate::fem::build::body_meshes(scene)
         .unwrap_or_else(|e| panic!("a validated scene's body mesh: {e}"));
     WallSet::new(scene, &meshes).prims
+}
+
+/// The first particle (by index) a mesh wall (or an FEM body's surface)
+/// cuts through at the start: overlapping its nearest triangle by more
+/// than `limit` of its radius (the run's overlap limit: it would stop on
+/// its first step, as if dt were too large). Returns (wall body, particle,
+/// overlap in m). Analytic walls are checked with the scene
+/// (`scene::validate`).
+pub fn first_cut_by_mesh(
+    walls: &WallSet,
+    pos_rad: &[[f64; 4]],
+    limit: f64,
+) -> Option<(usize, usize, f64)> {
+    for (i, p) in pos_rad.iter().enumerate() {
+        let x = [p[0], p[1], p[2]];
+        for (k, b) in walls.bodies.iter().enumerate() {
+            let Some(grid) = &b.grid else { continue };
+            let xb = if b.pose.moving {
+                b.pose.to_body(DVec3::from(x)).to_array()
+            } else {
+                x
+            };
+            for &w in grid.candidates(xb) {
+                let overlap = p[3] - gap(&walls.prims[w as usize], xb).dist;
+                if overlap > limit * p[3] {
+                    return Some((k, i, overlap));
+                }
+            }
+        }
+    }
+    None
 }
