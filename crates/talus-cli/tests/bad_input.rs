@@ -3066,7 +3066,10 @@ fn generators_too_large_for_the_memory_are_refused_at_once() {
         &[
             "lattice: 100000000 particles need about",
             "TALUS_MEMORY allows 1.00 GiB",
-            "at most 7456540 particles fit",
+            &format!(
+                "at most {} particles fit",
+                (1u64 << 30) / talus::memory::LOAD_BYTES_PER_PARTICLE
+            ),
         ],
     );
     assert!(
@@ -3086,6 +3089,21 @@ fn generators_too_large_for_the_memory_are_refused_at_once() {
         &[
             "1000 × 1000 × 17 divisions: 102000000 tetrahedra",
             "TALUS_MEMORY allows 1.00 GiB",
+        ],
+    );
+    // a particle file, by its size, before it is read
+    let text = edit(BASE, GENERATOR, "file = \"particles.csv\"\n");
+    let scene = dir.write("csv.toml", &text);
+    dir.write("particles.csv", CSV);
+    let out = talus_capped("512", &["check", scene.to_str().unwrap()]);
+    expect_error(
+        &out,
+        &scene,
+        Some(line_of(&text, "file = ")),
+        "particles[0].file",
+        &[
+            &format!("reading {} bytes of particles need about", CSV.len()),
+            "TALUS_MEMORY allows 0.5 KiB",
         ],
     );
 }

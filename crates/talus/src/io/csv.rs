@@ -29,6 +29,22 @@ pub fn read_particles(
         key,
         message,
     };
+    // its size before it is read: the text, and at most a particle per 22
+    // bytes (the shortest row, `0,0,0,0,0,0,0,0,0,1,m` and its line break)
+    if let Ok(m) = std::fs::metadata(path) {
+        let rows = m.len() / 22;
+        let need = m
+            .len()
+            .saturating_add(rows.saturating_mul(crate::memory::LOAD_BYTES_PER_PARTICLE));
+        crate::memory::admit(
+            &format!("reading {} bytes of particles", m.len()),
+            need,
+            0,
+            1,
+            "bytes",
+        )
+        .map_err(|e| err(None, String::new(), e))?;
+    }
     let text = std::fs::read_to_string(path).map_err(|e| {
         err(
             None,
