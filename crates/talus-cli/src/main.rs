@@ -530,7 +530,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     let poured = plan.max_inserted(steps);
     let n_max = n as f64 + poured as f64;
     // the plan `talus run` admits each path with
-    let mem_plan = talus::memory::MemoryPlan::of(&setup);
+    let mem_plan = talus::setup::MemoryPlan::of(&setup);
     let cpu_mem = (mem_plan.cpu_bytes() + mem_plan.scene) as f64;
     let gpu_per = talus::gpu::data::bytes_per_particle(PLANNED_ENTRIES as u64);
     let gpu_mem = n_max * gpu_per as f64 + cells + walls;

@@ -7,9 +7,7 @@
 use crate::state::Particles;
 use std::fmt;
 
-/// Overlap / smaller radius above which a run stops (both backends; the
-/// GPU gets it through `Params`).
-pub const MAX_OVERLAP_RATIO: f64 = 0.5;
+pub use crate::state::MAX_OVERLAP_RATIO;
 
 /// The stages of a step, in order, with their names: the CPU's stage
 /// timers, the GPU's timestamp passes and the benchmark's columns all use

@@ -8,15 +8,12 @@
 //!   cache), capped by `TALUS_MEMORY` when set (`8G`, `512M`, `1.5GiB` or
 //!   bytes: an operator's share of a shared machine, and how the tests
 //!   play a small one). Unknown elsewhere: nothing is refused there.
-//! - The estimates ([`MemoryPlan`]): bytes per particle of each path at
-//!   the list size `talus check` plans for ([`PLANNED_ENTRIES`]), the
-//!   scene's own particle list, the grid's cells, the FEM bodies. The same
-//!   plan and the same [`admit`] give `talus check` and `talus run` the
-//!   same verdict. The GPU's device memory is admitted by
-//!   `gpu::data::admit` (against the adapter's).
-
-use crate::setup::Setup;
-use crate::state::Particles;
+//! - The estimates (`setup::MemoryPlan`, from a resolved scene): bytes
+//!   per particle of each path at the list size `talus check` plans for
+//!   ([`PLANNED_ENTRIES`]), the scene's own particle list, the grid's
+//!   cells, the FEM bodies. The same plan and the same [`admit`] give
+//!   `talus check` and `talus run` the same verdict. The GPU's device
+//!   memory is admitted by `gpu::data::admit` (against the adapter's).
 
 /// The environment variable that caps the memory talus counts on.
 pub const LIMIT_ENV: &str = "TALUS_MEMORY";
@@ -170,81 +167,6 @@ pub fn admit_list(what: &str, count: u64) -> Result<(), String> {
         LOAD_BYTES_PER_PARTICLE,
         "particles",
     )
-}
-
-/// What a run of a resolved scene holds, per path.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MemoryPlan {
-    /// The most particles the run can hold (the scene's plus what its
-    /// `[[insert]]` entries pour by the end, no removal counted).
-    pub particles: u64,
-    /// Bytes whatever the count: the grid's cells, the walls' primitives,
-    /// the FEM bodies.
-    pub fixed: u64,
-    /// The scene's own particle list (kept while the run goes on; loaded
-    /// before the plan is made, so not admitted again).
-    pub scene: u64,
-    /// Bytes per particle of the CPU path's run (f64).
-    pub cpu_per: u64,
-}
-
-impl MemoryPlan {
-    /// The plan of `setup`'s run.
-    pub fn of(setup: &Setup) -> MemoryPlan {
-        let scene = &setup.scene;
-        let n = scene.particles.len() as u64;
-        let poured = setup.inserts.max_inserted(setup.steps);
-        let cells = 8 * setup.grid.n_cells() as u64;
-        let walls = 64 * setup.walls.bodies.len() as u64;
-        let bodies: u64 = setup
-            .body_meshes
-            .iter()
-            .map(|m| {
-                let q = usize::from(m.order == crate::fem::mesh::Order::Quadratic);
-                m.tets.len() as u64 * FEM_BYTES_PER_TET[q]
-                    + m.nodes.len() as u64 * FEM_BYTES_PER_NODE
-            })
-            .sum();
-        MemoryPlan {
-            particles: n + poured,
-            fixed: cells + walls + bodies,
-            scene: n * SCENE_BYTES_PER_PARTICLE,
-            cpu_per: Particles::<f64>::bytes_per_particle(8, PLANNED_ENTRIES) as u64,
-        }
-    }
-
-    /// Host bytes the CPU path's run allocates (the scene's list aside).
-    pub fn cpu_bytes(&self) -> u64 {
-        self.particles * self.cpu_per + self.fixed
-    }
-
-    /// Host bytes the GPU path allocates as it starts (its device memory
-    /// is the adapter's, admitted by `gpu::data::admit`).
-    pub fn gpu_host_bytes(&self) -> u64 {
-        self.particles * GPU_HOST_BYTES_PER_PARTICLE + self.fixed
-    }
-
-    /// Refuses the CPU path's run where it does not fit this machine.
-    pub fn admit_cpu(&self) -> Result<(), String> {
-        admit(
-            &format!("the CPU path's {} particles", self.particles),
-            self.cpu_bytes(),
-            self.fixed,
-            self.cpu_per,
-            "particles",
-        )
-    }
-
-    /// Refuses the GPU path's host side where it does not fit.
-    pub fn admit_gpu_host(&self) -> Result<(), String> {
-        admit(
-            &format!("the GPU path's {} particles (host side)", self.particles),
-            self.gpu_host_bytes(),
-            self.fixed,
-            GPU_HOST_BYTES_PER_PARTICLE,
-            "particles",
-        )
-    }
 }
 
 #[cfg(test)]

@@ -154,6 +154,84 @@ impl Setup {
     }
 }
 
+/// What a run of a resolved scene holds, per path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryPlan {
+    /// The most particles the run can hold (the scene's plus what its
+    /// `[[insert]]` entries pour by the end, no removal counted).
+    pub particles: u64,
+    /// Bytes whatever the count: the grid's cells, the walls' primitives,
+    /// the FEM bodies.
+    pub fixed: u64,
+    /// The scene's own particle list (kept while the run goes on; loaded
+    /// before the plan is made, so not admitted again).
+    pub scene: u64,
+    /// Bytes per particle of the CPU path's run (f64).
+    pub cpu_per: u64,
+}
+
+impl MemoryPlan {
+    /// The plan of `setup`'s run.
+    pub fn of(setup: &Setup) -> MemoryPlan {
+        let scene = &setup.scene;
+        let n = scene.particles.len() as u64;
+        let poured = setup.inserts.max_inserted(setup.steps);
+        let cells = 8 * setup.grid.n_cells() as u64;
+        let walls = 64 * setup.walls.bodies.len() as u64;
+        let bodies: u64 = setup
+            .body_meshes
+            .iter()
+            .map(|m| {
+                let q = usize::from(m.order == crate::fem::mesh::Order::Quadratic);
+                m.tets.len() as u64 * crate::memory::FEM_BYTES_PER_TET[q]
+                    + m.nodes.len() as u64 * crate::memory::FEM_BYTES_PER_NODE
+            })
+            .sum();
+        MemoryPlan {
+            particles: n + poured,
+            fixed: cells + walls + bodies,
+            scene: n * crate::memory::SCENE_BYTES_PER_PARTICLE,
+            cpu_per: crate::state::Particles::<f64>::bytes_per_particle(
+                8,
+                crate::memory::PLANNED_ENTRIES,
+            ) as u64,
+        }
+    }
+
+    /// Host bytes the CPU path's run allocates (the scene's list aside).
+    pub fn cpu_bytes(&self) -> u64 {
+        self.particles * self.cpu_per + self.fixed
+    }
+
+    /// Host bytes the GPU path allocates as it starts (its device memory
+    /// is the adapter's, admitted by `gpu::data::admit`).
+    pub fn gpu_host_bytes(&self) -> u64 {
+        self.particles * crate::memory::GPU_HOST_BYTES_PER_PARTICLE + self.fixed
+    }
+
+    /// Refuses the CPU path's run where it does not fit this machine.
+    pub fn admit_cpu(&self) -> Result<(), String> {
+        crate::memory::admit(
+            &format!("the CPU path's {} particles", self.particles),
+            self.cpu_bytes(),
+            self.fixed,
+            self.cpu_per,
+            "particles",
+        )
+    }
+
+    /// Refuses the GPU path's host side where it does not fit.
+    pub fn admit_gpu_host(&self) -> Result<(), String> {
+        crate::memory::admit(
+            &format!("the GPU path's {} particles (host side)", self.particles),
+            self.gpu_host_bytes(),
+            self.fixed,
+            crate::memory::GPU_HOST_BYTES_PER_PARTICLE,
+            "particles",
+        )
+    }
+}
+
 /// Refuses particles a mesh wall, or an FEM body's surface, cuts through
 /// at the start (deeper than the run's overlap limit): `talus check` and
 /// `talus run` then give the same verdict, with its cause, instead of a
@@ -164,7 +242,7 @@ fn refuse_cut_particles(scene: &Scene, walls: &WallSet) -> Result<(), SceneError
         .iter()
         .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
         .collect();
-    let limit = crate::backend::MAX_OVERLAP_RATIO;
+    let limit = crate::state::MAX_OVERLAP_RATIO;
     let Some((k, i, overlap)) = crate::walls::set::first_cut_by_mesh(walls, &pos, limit) else {
         return Ok(());
     };

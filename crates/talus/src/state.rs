@@ -45,6 +45,11 @@ pub const WALL: u32 = 1 << 30;
 /// The partner's index in a list entry (a particle's, or with [`WALL`] a
 /// primitive's). Particle counts stay below 2³⁰ ([`MAX_PARTICLES`]).
 pub const INDEX: u32 = WALL - 1;
+/// Overlap / smaller radius above which a run stops (both backends; the
+/// GPU gets it through `Params`; the set-up refuses particles a mesh cuts
+/// deeper).
+pub const MAX_OVERLAP_RATIO: f64 = 0.5;
+
 /// The largest particle id an input may give (`final.csv`'s `id` column):
 /// the ids above are left to particles inserted later.
 pub const MAX_GIVEN_ID: u32 = (1 << 31) - 1;

@@ -159,8 +159,8 @@ fn the_run_loop_drives_a_borrowed_backend() {
     assert!(dir.join("final.csv").exists() && dir.join("checkpoint.bin").exists());
 
     // the same folder again, a snapshot's path taken by a folder: the run
-    // fails on writing it, and the last run's summary.json ("ok") is gone
-    // (a run that did not end has no summary)
+    // fails on writing it, and summary.json says so (not the last run's
+    // "ok")
     assert!(dir.join("summary.json").exists());
     let taken = dir.join("particles_00001.vtu");
     std::fs::remove_file(&taken).unwrap();
@@ -169,9 +169,10 @@ fn the_run_loop_drives_a_borrowed_backend() {
     let cfg = RunConfig::new(&Setup::new(scene.clone()).unwrap(), dir.clone(), 120);
     let e = run::run(&scene, &mut cpu, &cfg).unwrap_err();
     assert!(e.to_string().contains("particles_00001.vtu"), "{e}");
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     assert!(
-        !dir.join("summary.json").exists(),
-        "a stale summary says ok"
+        summary.contains("\"status\": \"failed\"") && summary.contains("particles_00001.vtu"),
+        "{summary}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

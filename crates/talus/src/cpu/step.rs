@@ -266,7 +266,7 @@ impl CpuBackend {
     /// bodies started with their surfaces on their first interval.
     pub fn from_setup(setup: &Setup) -> Result<Self, String> {
         // before anything large is allocated
-        crate::memory::MemoryPlan::of(setup).admit_cpu()?;
+        crate::setup::MemoryPlan::of(setup).admit_cpu()?;
         let mut st = Step::from_setup(setup)?;
         let mut bodies = BodySet::new(setup)?;
         if let Some(b) = bodies.as_mut() {

@@ -347,7 +347,7 @@ impl GpuBackend {
         let grid = setup.grid;
         // the host side, before anything large is allocated (the device's
         // memory is admitted with the buffers)
-        crate::memory::MemoryPlan::of(setup)
+        crate::setup::MemoryPlan::of(setup)
             .admit_gpu_host()
             .map_err(GpuError::TooLarge)?;
         let exact = Particles::from_scene(scene);

@@ -133,8 +133,7 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// The run's summary, written when it ends (ok, interrupted or failed).
-pub const SUMMARY_FILE: &str = "summary.json";
+pub use super::folder::SUMMARY_FILE;
 
 /// The energy-balance error (`energy_residual_relative`) beyond which a run
 /// is flagged: a dt too large for the contacts, or energy stored in
@@ -400,6 +399,24 @@ pub fn drive<B: Backend>(
     if resumed.is_none() && !cleared.is_empty() {
         watch.notice(&folder::cleared_notice(&cfg.out_dir, &cleared));
     }
+    let ended = run_loop(sim, cfg, hook, watch);
+    if let Err(RunFailure::Io(e, path)) = &ended {
+        // the outputs could not be written (a full disk, a folder gone):
+        // say so where the summary stands, if anything can be written
+        failed_summary(sim, cfg, &format!("{}: {e}", path.display()));
+    }
+    drop(lock);
+    ended
+}
+
+/// The loop of [`drive`] once the folder is held and cleared.
+fn run_loop<B: Backend>(
+    sim: &mut Simulation<B>,
+    cfg: &RunConfig,
+    hook: Option<&mut SnapshotHook>,
+    watch: &mut dyn Watch,
+) -> Result<Summary, RunFailure> {
+    let resumed = cfg.resume.as_ref();
     let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
     let walls = hook.is_some().then(|| {
         let s = sim.scene();
@@ -494,9 +511,27 @@ pub fn drive<B: Backend>(
         }
     }
     watch.finish();
-    let ended = finish(sim, cfg, &out, pg, pre_end, failure, stop_signal);
-    drop(lock);
-    ended
+    finish(sim, cfg, &out, pg, pre_end, failure, stop_signal)
+}
+
+/// `summary.json` of a run whose outputs could not be written: its status
+/// "failed" and why, the step it reached (best effort: the disk that
+/// refused the outputs may refuse this too).
+fn failed_summary<B: Backend>(sim: &mut Simulation<B>, cfg: &RunConfig, error: &str) {
+    let scene = sim.scene();
+    let json = serde_json::json!({
+        "scene": scene.name,
+        "scene_file": scene.file.as_ref().map(|f| f.display().to_string()),
+        "status": "failed",
+        "error": error,
+        "steps": sim.step(),
+        "dt": sim.dt(),
+        "simulated_time": sim.step() as f64 * sim.dt(),
+        "backend": sim.backend().name(),
+        "adapter": sim.backend().adapter(),
+    });
+    let text = serde_json::to_string_pretty(&json).expect("summary serialises");
+    let _ = std::fs::write(cfg.out_dir.join(SUMMARY_FILE), text + "\n");
 }
 
 /// The end of a run: its checkpoint (none after a failure: the last good

@@ -18,6 +18,9 @@ use std::path::{Path, PathBuf};
 /// The lock file's name in a run folder.
 pub const LOCK_FILE: &str = "talus.lock";
 
+/// The run's summary, written when it ends (ok, interrupted or failed).
+pub const SUMMARY_FILE: &str = "summary.json";
+
 /// Why a folder cannot be claimed.
 #[derive(Debug, thiserror::Error)]
 pub enum FolderError {
@@ -292,7 +295,7 @@ pub fn owns(name: &str) -> bool {
         "walls.csv",
         "bodies.csv",
         "final.csv",
-        super::driver::SUMMARY_FILE,
+        SUMMARY_FILE,
         "particles.pvd",
         "walls.pvd",
         crate::io::bodies::BODIES_PVD,
@@ -386,7 +389,7 @@ pub fn is_frame(name: &str) -> bool {
 pub fn clear_after_checkpoint(dir: &Path, snapshots: usize) -> Result<Vec<String>, FolderError> {
     remove_owned(dir, |n| match snapshot_number(n) {
         Some(k) => k < snapshots,
-        None => n != "final.csv" && n != super::driver::SUMMARY_FILE,
+        None => n != "final.csv" && n != SUMMARY_FILE,
     })
 }
 
