@@ -1733,18 +1733,19 @@ fn assert_close(got: [f64; 3], want: [f64; 3]) {
 fn binary_stl_loads_scaled_rotated_translated() {
     let a = [[0.0f32, 0.0, 0.0], [10.0, 0.0, 0.0], [0.0, 5.0, 0.0]];
     let b = [[0.0f32, 0.0, 1.0], [10.0, 0.0, 1.0], [0.0, 5.0, 1.0]];
-    // scale 1e-3, then 90° about +z (x → y, y → −x), then +[0.01, 0, 0.002]
+    // scale 1e-3, then 90° about +z (x → y, y → −x), then +[0.01, 0,
+    // 0.0092] (above the beads: a mesh through them is refused)
     let (t, degenerate, stdout) = load_mesh(
         "load-binary",
         "part.stl",
         &binary_stl(&[a, b]),
-        "scale = 0.001\nrotate = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }\ntranslate = [0.01, 0.0, 0.002]\n",
+        "scale = 0.001\nrotate = { axis = [0.0, 0.0, 1.0], angle_deg = 90.0 }\ntranslate = [0.01, 0.0, 0.0092]\n",
     );
     assert_eq!((t.len(), degenerate), (2, 0));
-    assert_close(t[0][0], [0.01, 0.0, 0.002]);
-    assert_close(t[0][1], [0.01, 0.01, 0.002]);
-    assert_close(t[0][2], [0.005, 0.0, 0.002]);
-    assert_close(t[1][2], [0.005, 0.0, 0.003]);
+    assert_close(t[0][0], [0.01, 0.0, 0.0092]);
+    assert_close(t[0][1], [0.01, 0.01, 0.0092]);
+    assert_close(t[0][2], [0.005, 0.0, 0.0092]);
+    assert_close(t[1][2], [0.005, 0.0, 0.0102]);
     assert!(stdout.contains("part.stl (2 triangles)"), "{stdout}");
 }
 
