@@ -3,18 +3,21 @@
 // dispatched once per array: `gather_words` (one thread per particle,
 // looping over its words) gathers an array of the working set B into the
 // scratch array in the new cell order, S[j] = B[order[j]]; `copy_words`
-// (one thread per word) copies it back, B[j] = S[j]. An array is
-// `G.words` u32 words per particle; adding one binds nothing new here.
+// (one thread per word) copies it back, B[j] = S[j]. A dispatch moves one
+// part of an array: `G.words` u32 words of each particle's record of
+// `G.stride` words, from word `G.offset` (an array wider than the
+// scratch, REORDER_WORDS, goes in parts); adding one binds nothing new.
 // Part of the sort stage (src/gpu/sort.rs); runs only on a step that
 // rebuilds the neighbour list.
 
-// One array: words per particle (the words in all are words · the active
-// count, ctl[CTL_COUNT]).
+// One part of an array: words per particle (the words in all are words ·
+// the active count, ctl[CTL_COUNT]), of records `stride` words long, from
+// word `offset`.
 struct Gather {
     words: u32,
+    stride: u32,
+    offset: u32,
     pad0: u32,
-    pad1: u32,
-    pad2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> ctl: array<u32, CTL_LEN>;
@@ -36,7 +39,7 @@ fn gather_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     if (j >= ctl[CTL_COUNT] || idle()) { return; }
     let w = G.words;
     let d = j * w;
-    let s = order[j] * w;
+    let s = order[j] * G.stride + G.offset;
     for (var k = 0u; k < w; k++) {
         dst[d + k] = src[s + k];
     }
@@ -47,5 +50,5 @@ fn copy_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
               @builtin(local_invocation_index) lid: u32) {
     let t = flat_index(wid, nwg, lid);
     if (t >= G.words * ctl[CTL_COUNT] || idle()) { return; }
-    dst[t] = src[t];
+    dst[(t / G.words) * G.stride + G.offset + t % G.words] = src[t];
 }

@@ -1021,7 +1021,7 @@ fn gpu_spare_capacity_changes_nothing() {
         (&d.b.pos, 4),
         (&d.b.motion, 16),
         (&d.force, 4),
-        (&d.scratch, 16),
+        (&d.scratch, talus::gpu::layout::REORDER_WORDS),
     ] {
         roomy.ctx.queue.write_buffer(
             buf,

@@ -7,7 +7,8 @@
 use super::context::{GpuContext, GpuError};
 use super::layout::{
     ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, SurfInfo,
-    ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, WALL_ACC_WORDS, WG,
+    ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, REORDER_WORDS,
+    WALL_ACC_WORDS, WG,
 };
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
@@ -584,13 +585,30 @@ impl ParticleBuffers {
     pub fn bytes_per_particle(&self) -> u64 {
         self.arrays().iter().map(|a| 4 * a.2).sum()
     }
+
+    /// The reorder's parts of [`arrays`](Self::arrays): (name, buffer,
+    /// words moved, the record's words, the first word moved), at most
+    /// [`REORDER_WORDS`] words each, so the scratch array is that wide and
+    /// not as wide as the widest array.
+    pub fn reorder_parts(&self) -> Vec<(&'static str, &wgpu::Buffer, u64, u64, u64)> {
+        let mut parts = Vec::new();
+        for (name, b, stride) in self.arrays() {
+            let mut offset = 0;
+            while offset < stride {
+                let words = (stride - offset).min(REORDER_WORDS);
+                parts.push((name, b, words, stride, offset));
+                offset += words;
+            }
+        }
+        parts
+    }
 }
 
-/// One per-particle array, as the reorder moves it.
+/// One part of a per-particle array, as the reorder moves it.
 pub struct ParticleArray<'a> {
     pub name: &'static str,
     pub b: &'a wgpu::Buffer,
-    /// u32 words per particle (0: the array is empty, nothing to move).
+    /// u32 words per particle of this part (0: nothing to move).
     pub words: u64,
     /// Its `Gather` uniform.
     pub gather: &'a wgpu::Buffer,
@@ -600,18 +618,19 @@ pub struct ParticleArray<'a> {
 /// particle (particle partners and the wall primitives within reach): the
 /// set (pos 16, dissipated 4, motion 64, pos_fx 32; v*, ω*, 1/m, 1/I,
 /// material and id only in the motion record) and the reorder's scratch
-/// (64, the widest array), force, torque, key and order (40), the reference
+/// (32: [`REORDER_WORDS`], the motion record moved in two parts), force,
+/// torque, key and order (40), the reference
 /// positions (16), the list's count and start, the old start and the maps
 /// between the previous and the new order (20), the flow log's record (32:
 /// each particle present can leave once per `advance`, see `gpu::flow`),
 /// and per entry the partner and the history (20), twice (the list and the
 /// one a build moves the history from). Cells add 8 bytes each, wall
-/// primitives 64. (Before: a whole second set as the reorder's scratch,
-/// 52 more; the arrays that duplicated the motion record, 2 × 40 + 4 more,
+/// primitives 64. (Before: a scratch as wide as the motion record, 32
+/// more; a whole second set as the reorder's scratch, 52 more; the arrays that duplicated the motion record, 2 × 40 + 4 more,
 /// and the identity order of the old copy-back; before walls became list
 /// entries, 16 B × walls per set and 4 for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64) -> u64 {
-    116 + 64 + 40 + 16 + 20 + 32 + 2 * 20 * entries
+    116 + 4 * REORDER_WORDS + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
 /// Refuses a run whose largest per-particle buffer (the list's history at
@@ -636,8 +655,8 @@ pub fn admit(
     n_cells: u64,
 ) -> Result<(), String> {
     // the history at the fewest entries a scene is admitted with, over its
-    // pages; a particle array in one binding (the motion record and the
-    // reorder's scratch, 64 B, are the widest)
+    // pages; a particle array in one binding (the motion record, 64 B, is
+    // the widest)
     let history = 16 * MIN_LIST_ENTRIES_PER_PARTICLE;
     if cap * history > max_history {
         let fits = max_history / history;
@@ -710,15 +729,17 @@ fn dispatch_slots(
     // the reorder: the gather a thread per particle, the copy back a
     // thread per word of each array
     let gathers = a
-        .arrays()
+        .reorder_parts()
         .iter()
-        .map(|(name, _, w)| {
-            slots.push(Over::Words(*w));
+        .map(|&(name, _, w, stride, offset)| {
+            slots.push(Over::Words(w));
             let g = Gather {
-                words: *w as u32,
-                pad: [0; 3],
+                words: w as u32,
+                stride: stride as u32,
+                offset: offset as u32,
+                pad: 0,
             };
-            let label = format!("gather {name}");
+            let label = format!("gather {name}[{offset}..{}]", offset + w);
             init(
                 ctx,
                 &label,
@@ -733,14 +754,15 @@ fn dispatch_slots(
 }
 
 impl GpuData {
-    /// Every per-particle array of set B with its word count and `Gather`
-    /// uniform ([`ParticleBuffers::arrays`]).
+    /// Every part of a per-particle array of set B the reorder moves, with
+    /// its word count and `Gather` uniform
+    /// ([`ParticleBuffers::reorder_parts`]).
     pub fn particle_arrays(&self) -> Vec<ParticleArray<'_>> {
         self.b
-            .arrays()
+            .reorder_parts()
             .into_iter()
             .zip(&self.gathers)
-            .map(|((name, b, words), gather)| ParticleArray {
+            .map(|((name, b, words, _, _), gather)| ParticleArray {
                 name,
                 b,
                 words,
@@ -808,8 +830,8 @@ impl GpuData {
         let n_cells = params.dims[3] as u64;
         refuse_too_large(ctx, cap, n_cells)?;
         let b = ParticleBuffers::new(ctx, "B", init0, cap);
-        // the reorder's one scratch array: the widest per-particle array
-        let widest = b.arrays().iter().map(|a| a.2).max().unwrap_or(1);
+        // the reorder's one scratch array: as wide as its widest part
+        let widest = b.reorder_parts().iter().map(|a| a.2).max().unwrap_or(1);
         let scratch = zeroed(ctx, "reorder scratch", 4 * widest * cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)

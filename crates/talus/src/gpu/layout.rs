@@ -515,15 +515,23 @@ pub struct ScanParams {
     pub pad: [u32; 3],
 }
 
-/// One per-particle array's uniform for the reorder (`Gather` in
-/// `shaders/reorder.wgsl`): u32 words per particle (the words in all
+/// One part of a per-particle array for the reorder (`Gather` in
+/// `shaders/reorder.wgsl`): `words` u32 words of each particle's record,
+/// from word `offset` of a record `stride` words long (the words in all
 /// follow the active count on the device).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct Gather {
     pub words: u32,
-    pub pad: [u32; 3],
+    pub stride: u32,
+    pub offset: u32,
+    pub pad: u32,
 }
+
+/// The most u32 words of a particle the reorder moves at once: an array
+/// wider than this (the 16-word motion record) is moved in parts, so the
+/// one scratch array holds this many words per particle (32 B, not 64).
+pub const REORDER_WORDS: u64 = 8;
 
 /// What one indirect dispatch runs over (`ArgSlot` in `shaders/common.wgsl`,
 /// read by `arm_rebuild` and `finish_step`): `scale` × the active
@@ -660,7 +668,11 @@ pub fn rust_layouts() -> Vec<StructLayout> {
         }),
         layout!(SurfInfo { sizes, scale }),
         layout!(ScanParams { len }),
-        layout!(Gather { words }),
+        layout!(Gather {
+            words,
+            stride,
+            offset
+        }),
         layout!(ArgSlot { scale, fixed, when }),
     ]
 }
