@@ -3151,3 +3151,65 @@ fn a_mesh_through_the_starting_particles() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A folder another run holds (its `talus.lock` names a live process: this
+/// test's own) is refused in one line naming that run, and nothing in it
+/// is touched; a lock that names no pid is refused too.
+#[test]
+fn a_folder_in_use_by_another_run() {
+    let dir = TempDir::new("folder-in-use");
+    let scene = dir.write("scene.toml", BASE);
+    let out_dir = dir.0.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let comm = std::fs::read_to_string("/proc/self/comm")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let me = std::process::id();
+    let lock = out_dir.join("talus.lock");
+    std::fs::write(
+        &lock,
+        format!("pid {me}\nprocess {comm}\nhost {host}\nstarted 1795833812\n"),
+    )
+    .unwrap();
+    std::fs::write(out_dir.join("energy.csv"), "the other run's rows\n").unwrap();
+    let run = |out: &Path| {
+        talus(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let o = run(&out_dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: {}: the run of pid {me}",
+            out_dir.display()
+        )) && err.contains("started 2026-11-28 02:43:32 UTC")
+            && err.contains("is writing into this folder"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("energy.csv")).unwrap(),
+        "the other run's rows\n",
+        "a refused run touches nothing"
+    );
+    assert!(lock.exists(), "and leaves the other run's lock");
+    // a lock that names no pid: refused, saying what to delete
+    std::fs::write(&lock, "garbage").unwrap();
+    let o = run(&out_dir);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("names no pid; delete it if no run is writing here"),
+        "{err}"
+    );
+}
