@@ -519,21 +519,18 @@ fn cmd_check(path: &Path) -> ExitCode {
     let (rmin, rmax) = scene.radius_range();
     let n = scene.particles.len();
     let (dt, steps) = (setup.dt, setup.steps);
-    let n_walls = scene.walls.len();
     let grid = &setup.grid;
-    let cells = grid.n_cells() as f64 * 8.0;
-    // 64 B per wall primitive
-    let walls = 64.0 * n_walls as f64;
-    // pouring: the most particles the run can hold (the rate's total, no
-    // removal counted), what memory is planned for
     let plan = &setup.inserts;
     let poured = plan.max_inserted(steps);
-    let n_max = n as f64 + poured as f64;
-    // the plan `talus run` admits each path with
+    // the plan `talus run` admits each path with: the most particles the
+    // run can hold (pouring's total, no removal counted), the bytes
+    // whatever the count (cells, walls, FEM bodies)
     let mem_plan = talus::setup::MemoryPlan::of(&setup);
+    let n_max = mem_plan.particles as f64;
+    let fixed = mem_plan.fixed as f64;
     let cpu_mem = (mem_plan.cpu_bytes() + mem_plan.scene) as f64;
     let gpu_per = talus::gpu::data::bytes_per_particle(PLANNED_ENTRIES as u64);
-    let gpu_mem = n_max * gpu_per as f64 + cells + walls;
+    let gpu_mem = n_max * gpu_per as f64 + fixed;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
     for s in &scene.sources {
@@ -709,7 +706,6 @@ fn cmd_check(path: &Path) -> ExitCode {
     );
     // what fits, on this machine's memory and on each usable adapter's:
     // the verdicts `talus run` gives (the same plan, the same admission)
-    let fixed = cells + walls;
     let fits_in = |memory: f64, per: f64| ((memory - fixed) / per).max(0.0).floor();
     let mut any_fits = false;
     let host = match talus::memory::host() {

@@ -237,11 +237,7 @@ impl MemoryPlan {
 /// `talus run` then give the same verdict, with its cause, instead of a
 /// run that stops at its first step blaming dt.
 fn refuse_cut_particles(scene: &Scene, walls: &WallSet) -> Result<(), SceneError> {
-    let pos: Vec<[f64; 4]> = scene
-        .particles
-        .iter()
-        .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
-        .collect();
+    let pos = scene.pos_rad();
     let limit = crate::state::MAX_OVERLAP_RATIO;
     let Some((k, i, overlap)) = crate::walls::set::first_cut_by_mesh(walls, &pos, limit) else {
         return Ok(());

@@ -115,18 +115,12 @@ pub fn release_speed(scene: &Scene, table: &PairTable) -> f64 {
     let Ok(grid) = crate::grid::Grid::for_scene(scene) else {
         return 0.0;
     };
-    let pos: Vec<[f64; 4]> = scene
-        .particles
-        .iter()
-        .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
-        .collect();
     let mut v: f64 = 0.0;
-    for (i, j) in crate::grid::pairs::contact_pairs(&pos, &grid) {
+    crate::grid::pairs::for_each_contact(&scene.pos_rad(), &grid, |i, j, d| {
         let (a, b) = (&scene.particles[i], &scene.particles[j]);
-        let d = (DVec3::from(a.position) - DVec3::from(b.position)).length();
         let delta = a.radius + b.radius - d;
         if delta <= 0.0 || delta.is_nan() {
-            continue;
+            return;
         }
         let (ma, mb) = (scene.particle_mass(a), scene.particle_mass(b));
         let m_star = ma * mb / (ma + mb);
@@ -145,7 +139,7 @@ pub fn release_speed(scene: &Scene, table: &PairTable) -> f64 {
             }
         };
         v = v.max((2.0 * energy / m_star).sqrt());
-    }
+    });
     v
 }
 

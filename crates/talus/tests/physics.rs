@@ -1102,6 +1102,20 @@ fn initial_overlaps_set_the_auto_time_step() {
         est.release_speed
     );
     assert_eq!(est.impact_speed, est.release_speed);
+    // the same pair across a periodic face: the minimum image's overlap
+    let wrapped = common::build(
+        SceneBuilder::new("wrapped")
+            .domain([0.0; 3], [0.02; 3])
+            .periodic([true, false, false])
+            .gravity([0.0; 3])
+            .dt_auto(0.2)
+            .duration(0.002)
+            .material(glass.clone())
+            .particle([0.0005, 0.01, 0.01], [0.0; 3], r, "glass")
+            .particle([0.0205 - 1.55 * r, 0.01, 0.01], [0.0; 3], r, "glass"),
+    );
+    let across = talus::timestep::estimate(&wrapped).release_speed;
+    assert!((across - v).abs() < 1e-6 * v, "{across} vs {v}");
     let apart = talus::timestep::estimate(&pair(-0.5 * r));
     assert_eq!(apart.release_speed, 0.0);
     assert!(

@@ -8,13 +8,20 @@ use crate::grid::Grid;
 /// found through the grid; sorted. Used for input checks and as the twin of
 /// the brute-force search in tests.
 pub fn contact_pairs(pos_rad: &[[f64; 4]], grid: &Grid) -> Vec<(usize, usize)> {
-    let (starts, order) = cell_order(pos_rad, grid);
     let mut out = Vec::new();
-    for i in 0..pos_rad.len() {
-        touching(pos_rad, grid, (&starts, &order), i, |j, _| out.push((i, j)));
-    }
+    for_each_contact(pos_rad, grid, |i, j, _| out.push((i, j)));
     out.sort_unstable();
     out
+}
+
+/// Calls `f(i, j, distance)` for every pair (i < j) of spheres that
+/// overlap or touch, the distance the minimum image's (periodic axes),
+/// without collecting them.
+pub fn for_each_contact(pos_rad: &[[f64; 4]], grid: &Grid, mut f: impl FnMut(usize, usize, f64)) {
+    let (starts, order) = cell_order(pos_rad, grid);
+    for i in 0..pos_rad.len() {
+        touching(pos_rad, grid, (&starts, &order), i, |j, d| f(i, j, d));
+    }
 }
 
 /// The first pair (i < j, in [`contact_pairs`]' order) that overlaps or

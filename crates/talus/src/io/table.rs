@@ -24,12 +24,6 @@ pub fn at_path<T>(r: std::io::Result<T>, path: &Path) -> Result<T, WriteError> {
     })
 }
 
-/// Bytes in `path` now (0 when it is missing): what a checkpoint records
-/// of each table.
-pub fn file_len(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
-}
-
 /// One table file, open for appending rows.
 pub struct Table {
     path: PathBuf,
@@ -93,7 +87,7 @@ mod tests {
         let path = dir.join("t.csv");
         let mut t = Table::open(&path, "a,b", 0).unwrap();
         t.write("1,2\n").unwrap();
-        let at = file_len(&path);
+        let at = std::fs::metadata(&path).unwrap().len();
         t.write("3,4\n").unwrap();
         drop(t);
         let mut t = Table::open(&path, "a,b", at).unwrap();

@@ -17,7 +17,7 @@ use crate::checkpoint::{hash64, DriverState};
 use crate::fem::coupling::BodyNow;
 use crate::io::bodies::{BodiesCsv, BodyFrame, BodyRow, BodySeries};
 use crate::io::series::{one_part, Series};
-use crate::io::table::{at_path, file_len, Table, WriteError};
+use crate::io::table::{at_path, Table, WriteError};
 use crate::io::vtk;
 use crate::io::walls::{WallSeries, WallsCsv};
 use crate::state::Particles;
@@ -305,7 +305,8 @@ impl Outputs {
                     st.table_hashes
                         .push((t.to_string(), format!("{:016x}", hash64(&bytes))));
                 }
-                Err(_) => st.tables.push((t.to_string(), file_len(&path))),
+                // not written (e.g. walls.csv of a run without walls)
+                Err(_) => st.tables.push((t.to_string(), 0)),
             }
         }
     }

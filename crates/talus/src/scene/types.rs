@@ -774,6 +774,15 @@ impl Scene {
         self.particles.iter().map(|p| self.particle_mass(p)).sum()
     }
 
+    /// Every particle's [x, y, z, radius], in order (what the pair search
+    /// and the wall checks take).
+    pub fn pos_rad(&self) -> Vec<[f64; 4]> {
+        self.particles
+            .iter()
+            .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
+            .collect()
+    }
+
     /// (smallest, largest) radius of the particles present at the start
     /// and of every `[[insert]]`'s distribution: what the grid, the skin
     /// and the walls' reach are sized for; (0, 0) without either.

@@ -283,19 +283,9 @@ impl WallSet {
         // those triangles were 40 % of a coupled step); straying past it
         // costs one binning, O(triangles), at an exchange
         let _ = (lo, hi);
-        // no grain can ever touch it (a scene of FEM bodies alone: reach
-        // 0): never binned again
-        let margin = if reach_r > 0.0 {
-            2.0 * reach_r
-        } else {
-            f64::INFINITY
-        };
+        let margin = 2.0 * reach_r;
         let end = self.prims.len() as u32;
-        let grid = super::mesh_grid::build(
-            &self.prims[first as usize..],
-            first,
-            reach_r + if margin.is_finite() { margin } else { 0.0 },
-        );
+        let grid = super::mesh_grid::build(&self.prims[first as usize..], first, reach_r + margin);
         s.walls.push(SurfaceWall {
             wall,
             nodes: (n0, n0 + nodes.len() as u32),
@@ -353,8 +343,7 @@ impl WallSet {
     /// surfaces posed there first; call [`WallSet::pose_surfaces`] after).
     pub fn rebin_surface(&mut self, k: usize) {
         let w = &self.surfaces.walls[k];
-        let margin = if w.margin.is_finite() { w.margin } else { 0.0 };
-        let (first, body, reach) = (w.first_prim as usize, w.wall as usize, w.reach + margin);
+        let (first, body, reach) = (w.first_prim as usize, w.wall as usize, w.reach + w.margin);
         let end = self.bodies[body].end as usize;
         let mut prims = self.prims[first..end].to_vec();
         for (p, t) in prims.iter_mut().zip(w.tris.0..w.tris.1) {
@@ -390,6 +379,11 @@ impl WallSet {
         let strays: Vec<usize> = (0..s.walls.len())
             .filter(|&k| {
                 let w = &s.walls[k];
+                // no grain can ever reach it (FEM bodies alone: reach 0):
+                // never binned again
+                if w.reach <= 0.0 {
+                    return false;
+                }
                 let (a, b) = (w.nodes.0 as usize, w.nodes.1 as usize);
                 (a..b).any(|i| {
                     let end = x0[i] + v[i] * (steps * dt);

@@ -11,11 +11,7 @@ use crate::scene::types::{ParticleInit, Scene};
 /// reported (the lowest i, then j), found without listing every touching
 /// pair (a file of many copies of one row would hold ~N²/2).
 pub(super) fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
-    let pos: Vec<[f64; 4]> = s
-        .particles
-        .iter()
-        .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
-        .collect();
+    let pos = s.pos_rad();
     let generated = |p: &ParticleInit| s.sources.get(p.source).is_some_and(|src| src.generated);
     let limit = |i: usize, j: usize| {
         let (a, b) = (&s.particles[i], &s.particles[j]);
