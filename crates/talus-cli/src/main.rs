@@ -733,25 +733,37 @@ fn cmd_check(path: &Path) -> ExitCode {
         if a.lacks.is_some() {
             continue;
         }
-        // the list's history at the planned entries in its binding pages,
-        // and the motion records (64 B) in one binding
-        use talus::gpu::data::{max_list_entries, HIST_PAGES};
+        // the list at the planned entries in as many binding pages as the
+        // adapter can bind, and the motion records (64 B) in one binding
+        use talus::gpu::data::{max_entry_pages, max_list_entries};
         let binding = talus::gpu::context::max_binding(&a.limits);
-        let entries = max_list_entries(&a.limits);
-        let by_binding = (entries / PLANNED_ENTRIES as u64).min(binding / 64) as f64;
+        let by_list = max_list_entries(&a.limits) / PLANNED_ENTRIES as u64;
+        let by_motion = binding / 64;
+        let (by_binding, bound) = if by_list <= by_motion {
+            (
+                by_list as f64,
+                format!(
+                    "the list's history in {} storage bindings of {} MiB",
+                    max_entry_pages(&a.limits),
+                    binding >> 20
+                ),
+            )
+        } else {
+            (
+                by_motion as f64,
+                format!(
+                    "the motion records in one storage binding of {} MiB",
+                    binding >> 20
+                ),
+            )
+        };
         let by_host = host_fit(talus::memory::GPU_HOST_BYTES_PER_PARTICLE);
         let (most, limit) = match a.memory {
             Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (
                 fits_in(m as f64, gpu_per as f64),
                 format!("{} memory", human_bytes(m as f64)),
             ),
-            _ => (
-                by_binding,
-                format!(
-                    "the list's history in {HIST_PAGES} storage bindings of {} MiB",
-                    binding >> 20
-                ),
-            ),
+            _ => (by_binding, bound),
         };
         let (most, limit) = match (by_host, host) {
             (Some(x), Some(h)) if x < most => (x, format!("the host side: {}", h.describe())),

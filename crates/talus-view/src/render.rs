@@ -294,7 +294,12 @@ impl Renderer {
             multiview_mask: None,
             cache: None,
         });
-        let scalar_module = module("view_scalar.wgsl");
+        let scalar_module = talus::gpu::kernel::Module::from_source(
+            ctx,
+            "view_scalar.wgsl",
+            shader_source("view_scalar.wgsl"),
+            &talus::gpu::pages::Paging::single(),
+        );
         let scalar_kernel = Kernel::new(ctx, &scalar_module, &SCALAR_DECL);
         let globals = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("view globals"),

@@ -29,7 +29,8 @@
 @group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
 @group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
 // The history beside each list entry: only the entry's particle reads or
-// writes it.
+// writes it. The list's arrays may span several buffers: reached through
+// nbr_at, nbr_put, nbr_hist_at, nbr_hist_put (src/gpu/pages.rs).
 @group(2) @binding(2) var<storage, read_write> nbr_hist: array<vec4<f32>>;
 // The FEM bodies' deforming surfaces (surfaces.wgsl): their sizes, step0
 // and force unit; the nodes' x0, then v, then built; per surface triangle its nodes
@@ -40,8 +41,6 @@
 @group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
 @group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
 @group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
-// The history's second page (hist.wgsl, prepended: `hist_get`, `hist_set`).
-@group(2) @binding(7) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
@@ -127,14 +126,14 @@ struct RunOut {
 // contact counts, and an edge or vertex contact unless its closest point
 // lies on another triangle of the run in contact (no distances compared).
 fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
-    let g = wall_gap(walls[nbr[e] & PRIM], xb);
+    let g = wall_gap(walls[nbr_at(e) & PRIM], xb);
     if (g.dist >= ri) { return false; }
     let face = g.feature == 0u;
     let tol = MESH_TIE * ri;
     let cp = xb + g.normal * g.dist;
     for (var q = lo; q < hi; q++) {
         if (q == e) { continue; }
-        let wq = walls[nbr[q] & PRIM];
+        let wq = walls[nbr_at(q) & PRIM];
         let gq = wall_gap(wq, xb);
         if (gq.dist >= ri) { continue; }
         // the same point (a shared edge or vertex): the earlier entry
@@ -150,7 +149,7 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
         // it carries the contact, unless the two hold each other's points
         // and this entry is the earlier
         if (!face && on_triangle(wq, cp, tol)
-            && !(gq.feature != 0u && e < q && on_triangle(walls[nbr[e] & PRIM], cq, tol))) {
+            && !(gq.feature != 0u && e < q && on_triangle(walls[nbr_at(e) & PRIM], cq, tol))) {
             return false;
         }
     }
@@ -165,7 +164,7 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
 fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry: bool,
             acc_in: RunOut) -> RunOut {
     var o = acc_in;
-    let first = walls[nbr[lo] & PRIM];
+    let first = walls[nbr_at(lo) & PRIM];
     let b = first.wall;
     let pose = wall_pose[b];
     let moving = pose.rot.z != 0.0;
@@ -173,7 +172,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
     var xb = xi;
     if (moving) { xb = to_body(pose, wall_motion[b], xi); }
     for (var e = lo; e < hi; e++) {
-        let entry = nbr[e];
+        let entry = nbr_at(e);
         let j = entry & PRIM;
         let had = (entry & HAS_HISTORY) != 0u;
         let wall = walls[j];
@@ -184,20 +183,20 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
             // an analytic wall's entry out of contact loses its history
             // now; a mesh's in the second pass (it may be a donor)
             if (!dry && !mesh && had) {
-                hist_set(e, vec4<f32>(0.0));
-                nbr[e] = entry & ~HAS_HISTORY;
+                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_put(e, entry & ~HAS_HISTORY);
             }
             continue;
         }
         var hist = vec4<f32>(0.0);
         if (had) {
-            hist = hist_get(e);
+            hist = nbr_hist_at(e);
         } else if (mesh) {
             for (var q = lo; q < hi; q++) {
-                let eq = nbr[q];
+                let eq = nbr_at(q);
                 if (q != e && (eq & HAS_HISTORY) != 0u && (eq & KEPT) == 0u
                     && !mesh_keeps(q, lo, hi, xb, ri)) {
-                    hist = hist_get(q);
+                    hist = nbr_hist_at(q);
                     break;
                 }
             }
@@ -245,23 +244,23 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
         }
         if (!dry) {
             let h = vec4<f32>(r.xi, r.kt);
-            hist_set(e, h);
+            nbr_hist_put(e, h);
             let has = any(h != vec4<f32>(0.0));
             var ne = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has);
             if (mesh) { ne = ne | KEPT; }
-            if (ne != entry) { nbr[e] = ne; }
+            if (ne != entry) { nbr_put(e, ne); }
         }
     }
     if (!dry && mesh) {
         // the mesh's entries that do not count lose their history, after
         // the new contacts took it over
         for (var e = lo; e < hi; e++) {
-            let entry = nbr[e];
+            let entry = nbr_at(e);
             if ((entry & KEPT) != 0u) {
-                nbr[e] = entry & ~KEPT;
+                nbr_put(e, entry & ~KEPT);
             } else if ((entry & HAS_HISTORY) != 0u) {
-                hist_set(e, vec4<f32>(0.0));
-                nbr[e] = entry & ~HAS_HISTORY;
+                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_put(e, entry & ~HAS_HISTORY);
             }
         }
     }
@@ -386,7 +385,7 @@ fn sums_energy_value(s: Sums, k: u32, eu: f32) -> f32 {
 // primitives trail the particle entries.
 fn walls_start(begin: u32, end: u32) -> u32 {
     var w = end;
-    while (w > begin && (nbr[w - 1u] & WALL) != 0u) { w--; }
+    while (w > begin && (nbr_at(w - 1u) & WALL) != 0u) { w--; }
     return w;
 }
 
@@ -398,7 +397,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let ri = me.r;
         let id_i = me.id;
         let mat_i = me.mat;
-        let entry = nbr[e];
+        let entry = nbr_at(e);
         let j = entry & INDEX;
         let had = (entry & HAS_HISTORY) != 0u;
         let pj = pos_rad[j];
@@ -408,8 +407,8 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         if (d2 >= rsum * rsum) {
             // not in contact: no history (written only when there was some)
             if (had) {
-                hist_set(e, vec4<f32>(0.0));
-                nbr[e] = j;
+                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_put(e, j);
             }
             return;
         }
@@ -421,7 +420,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let overlap = rsum - dist;
         // without the flag the entry's history is zero: not read
         var hist = vec4<f32>(0.0);
-        if (had) { hist = hist_get(e); }
+        if (had) { hist = nbr_hist_at(e); }
         var r: PairResult;
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
@@ -435,9 +434,9 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         sums_energy(s, 0.5 * r.elastic, 0.5 * r.dissipated, me.eu);
         (*s).max_ratio = max((*s).max_ratio, overlap / min(ri, pj.w));
         let h = vec4<f32>(r.xi, r.kt);
-        hist_set(e, h);
+        nbr_hist_put(e, h);
         let has = any(h != vec4<f32>(0.0));
-        if (has != had) { nbr[e] = select(j, j | HAS_HISTORY, has); }
+        if (has != had) { nbr_put(e, select(j, j | HAS_HISTORY, has)); }
 }
 
 // The end of i's row: its wall entries (walls_from..end, a run of entries
@@ -450,9 +449,9 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
                      sums_energy_value(s, 1u, me.eu), s.max_ratio);
     var e0 = walls_from;
     while (e0 < end) {
-        let w = walls[nbr[e0] & PRIM].wall;
+        let w = walls[nbr_at(e0) & PRIM].wall;
         var e1 = e0 + 1u;
-        while (e1 < end && walls[nbr[e1] & PRIM].wall == w) { e1++; }
+        while (e1 < end && walls[nbr_at(e1) & PRIM].wall == w) { e1++; }
         acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, acc);
         e0 = e1;
     }
@@ -625,17 +624,17 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         let begin = nbr_start[i];
         end = nbr_start[i + 1u];
         walls_from = end;
-        while (walls_from > begin && (nbr[walls_from - 1u] & WALL) != 0u) { walls_from--; }
+        while (walls_from > begin && (nbr_at(walls_from - 1u) & WALL) != 0u) { walls_from--; }
     }
     let zero = RunOut(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 0.0, 0.0, 0.0);
     // the row's wall entries come in runs of one wall each, by wall index
     var lo = walls_from;
     for (var w0 = 0u; w0 < P.sizes.y; w0 += LOAD_CHUNK) {
         if (valid) {
-            while (lo < end && walls[nbr[lo] & PRIM].wall < w0 + LOAD_CHUNK) {
-                let w = walls[nbr[lo] & PRIM].wall;
+            while (lo < end && walls[nbr_at(lo) & PRIM].wall < w0 + LOAD_CHUNK) {
+                let w = walls[nbr_at(lo) & PRIM].wall;
                 var hi = lo + 1u;
-                while (hi < end && walls[nbr[hi] & PRIM].wall == w) { hi++; }
+                while (hi < end && walls[nbr_at(hi) & PRIM].wall == w) { hi++; }
                 let o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero);
                 let at = (w - w0) * WALL_ACC_WORDS;
                 for (var c = 0u; c < 3u; c++) {

@@ -40,22 +40,9 @@
 // room runs bin and sort again, and that second order is the identity
 // (the particles are already sorted), so the fill needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
-// Each history is one buffer bound as two pages: entries below
-// P.level_count.z in the first binding, the rest in the second
-// (hist.wgsl, prepended, for the list's; the previous list's here).
-@group(1) @binding(11) var<storage, read_write> nbr_hist_hi: array<vec4<f32>>;
-@group(1) @binding(12) var<storage, read_write> old_hist_hi: array<vec4<f32>>;
-
-fn old_hist_set(e: u32, h: vec4<f32>) {
-    let page = P.level_count.z;
-    if (e < page) { old_hist[e] = h; } else { old_hist_hi[e - page] = h; }
-}
-
-fn old_hist_get(e: u32) -> vec4<f32> {
-    let page = P.level_count.z;
-    if (e < page) { return old_hist[e]; }
-    return old_hist_hi[e - page];
-}
+// The list's arrays (nbr, nbr_hist, old_nbr, old_hist) may span several
+// buffers: reached through NAME_at and NAME_put, generated for the run's
+// pages (src/gpu/pages.rs).
 
 fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
@@ -76,14 +63,14 @@ fn carry_into(o: u32, lo: u32, hi: u32) {
 // `fill_large` carries them in parallel: an entry another thread flags
 // (its partner | HAS_HISTORY) never equals the partner sought here.
 fn carry_entry(e: u32, lo: u32, hi: u32) {
-    let ob = old_nbr[e];
+    let ob = old_nbr_at(e);
     if ((ob & HAS_HISTORY) == 0u) { return; }
     var jn = ob & ~HAS_HISTORY;
     if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
     for (var k = lo; k < hi; k++) {
-        if (nbr[k] == jn) {
-            hist_set(k, old_hist_get(e));
-            nbr[k] = jn | HAS_HISTORY;
+        if (nbr_at(k) == jn) {
+            nbr_hist_put(k, old_hist_at(e));
+            nbr_put(k, jn | HAS_HISTORY);
             break;
         }
     }
@@ -110,8 +97,8 @@ fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, 
             let cut = ri + pj.w + skin;
             if (dot(d, d) < cut * cut) {
                 if (write) {
-                    nbr[out + k] = j;
-                    hist_set(out + k, vec4<f32>(0.0));
+                    nbr_put(out + k, j);
+                    nbr_hist_put(out + k, vec4<f32>(0.0));
                 }
                 k++;
             }
@@ -166,8 +153,8 @@ fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
             if (listed) { w = mesh_cells[q]; }
             if (wall_gap(walls[w], xb).dist < ri + skin) {
                 if (write) {
-                    nbr[out + k] = w | WALL;
-                    hist_set(out + k, vec4<f32>(0.0));
+                    nbr_put(out + k, w | WALL);
+                    nbr_hist_put(out + k, vec4<f32>(0.0));
                 }
                 k++;
             }
@@ -290,8 +277,8 @@ fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     old_start[o] = lo;
     if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
     for (var e = lo; e < hi; e++) {
-        old_nbr[e] = nbr[e];
-        old_hist_set(e, hist_get(e));
+        old_nbr_put(e, nbr_at(e));
+        old_hist_put(e, nbr_hist_at(e));
     }
 }
 
@@ -323,8 +310,8 @@ fn keep_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
             if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
         }
         for (var e = lo + lid; e < hi; e += WG) {
-            old_nbr[e] = nbr[e];
-            old_hist_set(e, hist_get(e));
+            old_nbr_put(e, nbr_at(e));
+            old_hist_put(e, nbr_hist_at(e));
         }
     }
 }

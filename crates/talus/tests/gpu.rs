@@ -707,7 +707,7 @@ fn gpu_neighbour_list_grows() {
 /// freeze survives the growth), so after the step the GPU holds the same
 /// pairs with the same spring forces k_t ξ (1e-4 norm-wise) as the CPU.
 /// Then again with the binding limit lowered so that the grown list spans
-/// both history pages (`data::HIST_PAGES`): growth works across the split.
+/// two pages (`gpu::pages`): growth works across the split.
 #[test]
 fn gpu_list_growth_keeps_history() {
     let scene = dense_scene(false);
@@ -728,7 +728,7 @@ fn gpu_list_growth_keeps_history() {
         let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
         println!(
             "capacity {cap0} -> {} ({len} listed, pages of {}); {pairs} pairs with history, k_t ξ differs by {eh:e}",
-            g.data.nbr_cap, g.data.hist_page
+            g.data.nbr_cap, g.data.paging.entry_page
         );
         assert!(g.data.nbr_cap > cap0, "the list did not grow");
         assert!(pairs > 500, "only {pairs} pairs with history");
@@ -1215,11 +1215,13 @@ fn gpu_settling_column_matches_cpu_statistically() {
 
 /// Walls cost nothing per particle (their history lives in the list, only
 /// where a particle is near one): 64 walls and as many particles as the
-/// list's history (its two binding pages) allows still fit. One
-/// particle-chunk more, and the scene is refused with one line naming the
-/// limit and the particle count that fits (not a wgpu validation panic).
-/// A run of more steps than the device's 32-bit step counter holds is
-/// refused too: past it the time would start again at 0.
+/// list's pages allow still fit. One particle-chunk more, and the scene is
+/// refused with one line naming the limit and the particle count that fits
+/// (not a wgpu validation panic). With the binding limit lowered to 4 MiB
+/// (cheap scenes): one page of list (19 storage bindings a stage) binds
+/// first; with four pages (the default 32), the motion records' one
+/// binding. A run of more steps than the device's 32-bit step counter
+/// holds is refused too: past it the time would start again at 0.
 #[test]
 fn gpu_refuses_scenes_over_the_binding_limit() {
     let long = build(
@@ -1238,19 +1240,7 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
             "{e}"
         );
     }
-    let Some(ctx) = test_context() else { return };
     let walls = 64u64;
-    let per = 16 * talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
-    let fits = 16 * talus::gpu::data::max_list_entries(&ctx.limits) / per;
-    // (the motion records' one binding must not bind first)
-    assert!(fits * 64 <= ctx.max_binding(), "the history binds first");
-    if fits > 2_000_000 {
-        eprintln!(
-            "skipping: {} allows {fits} particles at {walls} walls, too many to build cheaply",
-            ctx.info.name
-        );
-        return;
-    }
     let scene_of = |n: usize| {
         let side = (n as f64).cbrt().ceil() as usize + 1;
         let l = side as f64 * 2.2e-3;
@@ -1272,23 +1262,34 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
             [0.0; 3],
         ))
     };
-    // as many as fit, with 64 walls: allocated
-    let g = GpuBackend::new(&scene_of(fits as usize), ctx)
-        .unwrap_or_else(|e| panic!("{fits} particles at {walls} walls should fit: {e}"));
-    assert_eq!(g.data.n_walls, walls);
-    let ctx = g.ctx;
-    let n = fits as usize + 1000;
-    let scene = scene_of(n);
-    let err = match GpuBackend::new(&scene, ctx) {
-        Ok(_) => panic!("{n} particles at {walls} walls should not fit"),
-        Err(e) => e.to_string(),
-    };
-    println!("{err}");
-    assert!(
-        err.contains(&format!("at most {fits} particles fit")),
-        "{err}"
-    );
-    assert!(err.contains("list history") && !err.contains('\n'), "{err}");
+    for (bindings, what) in [(19, "list history"), (32, "(motion)")] {
+        let Some(mut ctx) = test_context() else {
+            return;
+        };
+        ctx.limits.max_storage_buffer_binding_size = 4 << 20;
+        ctx.limits.max_storage_buffers_per_shader_stage = bindings;
+        let per = talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
+        let by_list = talus::gpu::data::max_list_entries(&ctx.limits) / per;
+        let by_motion = ctx.max_binding() / 64;
+        let fits = by_list.min(by_motion);
+        println!("{bindings} bindings: {by_list} particles by the list, {by_motion} by the motion records");
+        // as many as fit, with 64 walls: allocated
+        let g = GpuBackend::new(&scene_of(fits as usize), ctx)
+            .unwrap_or_else(|e| panic!("{fits} particles at {walls} walls should fit: {e}"));
+        assert_eq!(g.data.n_walls, walls);
+        let ctx = g.ctx;
+        let n = fits as usize + 1000;
+        let err = match GpuBackend::new(&scene_of(n), ctx) {
+            Ok(_) => panic!("{n} particles at {walls} walls should not fit"),
+            Err(e) => e.to_string(),
+        };
+        println!("{err}");
+        assert!(
+            err.contains(&format!("at most {fits} particles fit")),
+            "{err}"
+        );
+        assert!(err.contains(what) && !err.contains('\n'), "{err}");
+    }
 }
 
 /// A GPU run that blows up freezes at the failing step and reports the same
@@ -2038,13 +2039,14 @@ fn gpu_copy_kernel_copies_every_word() {
     );
 }
 
-/// The list's history spans two storage bindings (`data::HIST_PAGES`: one
-/// buffer bound as two ranges): with the binding limit lowered to 128 KiB
-/// (8 192 history entries a page) the dense bed's list (a skin of 0.4 d:
-/// ~10 entries per particle) lies across both pages, and 300 steps give
-/// the same bits as with the adapter's own limit (one page).
+/// The list's arrays span several storage bindings (`gpu::pages`: each a
+/// list of buffers of one binding at most, the shaders generated for the
+/// pages): with the binding limit lowered to 76 KiB (4 864 entries a page)
+/// the dense bed's list (a skin of 0.4 d: ~10 entries per particle) lies
+/// across three pages, and 300 steps give the same bits as with the
+/// adapter's own limit (one page).
 #[test]
-fn gpu_history_pages_change_no_bit() {
+fn gpu_list_pages_change_no_bit() {
     let mut scene = dense_scene(false);
     scene.simulation.neighbour_skin = Some(0.0004);
     let Some(ctx) = test_context() else { return };
@@ -2052,25 +2054,27 @@ fn gpu_history_pages_change_no_bit() {
     let Some(mut ctx) = test_context() else {
         return;
     };
-    ctx.limits.max_storage_buffer_binding_size = 128 << 10;
-    let mut two = GpuBackend::new(&scene, ctx).unwrap();
-    assert_eq!(two.data.hist_page, 8_192);
-    assert!(one.data.hist_page > one.data.nbr_cap, "one page holds it");
+    ctx.limits.max_storage_buffer_binding_size = 76 << 10;
+    let mut three = GpuBackend::new(&scene, ctx).unwrap();
+    let page = three.data.paging.entry_page;
+    assert_eq!(page, 4_864);
+    assert_eq!(one.data.paging.entry_pages, 1, "one page holds it");
     one.advance(300).unwrap();
-    two.advance(300).unwrap();
-    let len = two.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+    three.advance(300).unwrap();
+    let len = three.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
     println!(
-        "list of {len} entries, capacity {}, pages of {}",
-        two.data.nbr_cap, two.data.hist_page
+        "list of {len} entries, capacity {}, {} pages of {page}",
+        three.data.nbr_cap, three.data.paging.entry_pages
     );
-    assert!(len > two.data.hist_page, "the list reaches the second page");
+    assert!(three.data.nbr.pages.len() >= 3);
+    assert!(len > 2 * page, "the list reaches the third page");
     assert!(one.list_stats().contacts > 1000, "a bed in contact");
     assert_eq!(
         one.state_f32(),
-        two.state_f32(),
+        three.state_f32(),
         "the pages changed the run"
     );
-    assert_eq!(one.diagnostics(), two.diagnostics());
+    assert_eq!(one.diagnostics(), three.diagnostics());
 }
 
 /// Issue 34's check: a touching lattice of 1.5·10⁶ spheres on a floor
@@ -2119,8 +2123,8 @@ fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
     println!(
         "{} particles, list of {len} entries in pages of {} ({} on this adapter)",
         scene.particles.len(),
-        gpu.data.hist_page,
-        if len > gpu.data.hist_page {
+        gpu.data.paging.entry_page,
+        if len > gpu.data.paging.entry_page {
             "two pages"
         } else {
             "one page"

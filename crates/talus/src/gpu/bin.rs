@@ -29,7 +29,7 @@ impl BinKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         BinKernels {
             arm: k(0),

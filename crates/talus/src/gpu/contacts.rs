@@ -12,7 +12,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
 pub use super::layout::LARGE_GROUPS;
 
@@ -27,6 +27,8 @@ pub struct ContactBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
     pub g2: wgpu::BindGroup,
+    /// Pages 1.. of the list's arrays (None: one page each).
+    pub g3: Option<wgpu::BindGroup>,
 }
 
 impl ContactKernels {
@@ -35,8 +37,8 @@ impl ContactKernels {
     /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
-    /// adds its force to them), and the history's second page
-    /// (`data::HIST_PAGES`): 17 storage buffers.
+    /// adds its force to them): 16 storage buffers; group 3: the pages
+    /// past the first of nbr and nbr_hist (`pages`), if any.
     /// One layout for the three (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
     pub const DECLS: [KernelDecl; 4] = {
@@ -44,7 +46,7 @@ impl ContactKernels {
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
             &[R, R],
-            &[RW, RW, RW, U, R, R, RW, RW],
+            &[RW, RW, RW, U, R, R, RW],
         ];
         [
             KernelDecl::new(S, "contacts", G),
@@ -54,7 +56,7 @@ impl ContactKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         ContactKernels {
             contacts: k(0),
@@ -70,7 +72,7 @@ impl ContactKernels {
             &d.params,
             &d.ctl,
             &d.nbr_start,
-            &d.nbr,
+            &d.nbr.pages[0],
             &d.pairs,
             &d.walls,
             &d.wall_motion,
@@ -78,27 +80,29 @@ impl ContactKernels {
             &d.wall_acc,
         ];
         let g1 = [&b.pos, &b.motion];
-        let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
         let g2 = [
-            whole(&d.force),
-            whole(&d.torque),
-            hist,
-            whole(&d.surf_info),
-            whole(&d.surf_nodes),
-            whole(&d.surf_tris),
-            whole(&d.surf_force),
-            hist_hi,
+            &d.force,
+            &d.torque,
+            &d.nbr_hist.pages[0],
+            &d.surf_info,
+            &d.surf_nodes,
+            &d.surf_tris,
+            &d.surf_force,
         ];
         let k = &self.contacts;
         ContactBinds {
             g0: k.bind(ctx, 0, &g0),
             g1: k.bind(ctx, 1, &g1),
-            g2: k.bind_ranges(ctx, 2, &g2),
+            g2: k.bind(ctx, 2, &g2),
+            g3: k.bind_pages(ctx, &[("nbr", &d.nbr), ("nbr_hist", &d.nbr_hist)]),
         }
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
+        let mut groups = vec![(0, &c.g0), (1, &c.g1), (2, &c.g2)];
+        if let Some(g3) = &c.g3 {
+            groups.push((3, g3));
+        }
         if d.n_bodies > 0 {
             // only on a step that wants the loads: no launch on the others
             let each = d.args_for(Over::LOAD_PARTICLES);
@@ -107,19 +111,14 @@ impl ContactKernels {
             let walls = d.args_for(Over::load_walls(d.n_bodies));
             dispatch_indirect(pass, &self.loads_sum, &groups, walls);
         }
-        dispatch_indirect(
-            pass,
-            &self.contacts,
-            &[(0, &c.g0), (1, &c.g1), (2, &c.g2)],
-            d.args_for(Over::EveryStep),
-        );
+        dispatch_indirect(pass, &self.contacts, &groups, d.args_for(Over::EveryStep));
         // the large particles' rows, a workgroup each (only a grid with
         // large levels has any)
         if d.large_levels > 0 {
             pass.set_pipeline(&self.large.pipeline);
-            pass.set_bind_group(0, &c.g0, &[]);
-            pass.set_bind_group(1, &c.g1, &[]);
-            pass.set_bind_group(2, &c.g2, &[]);
+            for (g, bg) in &groups {
+                pass.set_bind_group(*g, *bg, &[]);
+            }
             pass.dispatch_workgroups(LARGE_GROUPS, 1, 1);
         }
     }

@@ -2,7 +2,7 @@
 //! queue. Nothing else creates a device; stages and data take `&GpuContext`.
 
 use std::any::Any;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 /// Errors of the GPU path, each one line for the user.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -37,12 +37,15 @@ pub struct GpuContext {
     /// Held while this context (or a share of it) is lent out of the test
     /// pool (`test_context`); `None` for a context made by `new`.
     lease: Option<Arc<()>>,
-    /// The device's compiled kernels, built by the first backend on it and
-    /// shared by its shares (`GpuPipelines::shared`: ~0.6 s of shader
-    /// compilation each on lavapipe). Opaque here: the kernels' module
-    /// imports this one.
-    pub(crate) kernels: Arc<OnceLock<Arc<dyn Any + Send + Sync>>>,
+    /// The device's compiled kernels, one set per paging (`Paging::key`),
+    /// built by the first backend on it that needs them and shared by its
+    /// shares (`GpuPipelines::shared`: ~0.6 s of shader compilation each on
+    /// lavapipe). Opaque here: the kernels' module imports this one.
+    pub(crate) kernels: Arc<Mutex<Vec<Built>>>,
 }
+
+/// One paging's key and compiled kernels, opaque here (`GpuPipelines`).
+type Built = (Vec<u64>, Arc<dyn Any + Send + Sync>);
 
 /// Vulkan, Metal and DX12 unless `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
 /// says otherwise.

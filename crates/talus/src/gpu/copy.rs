@@ -16,12 +16,12 @@ impl CopyKernel {
         [KernelDecl::new("copy.wgsl", "bandwidth_copy", &[&[R, RW]])];
 
     pub fn new(ctx: &GpuContext) -> Self {
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("copy.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(super::shaders::source("copy.wgsl").into()),
-            });
+        let module = super::kernel::Module::from_source(
+            ctx,
+            "copy.wgsl",
+            super::shaders::source("copy.wgsl").to_string(),
+            &super::pages::Paging::single(),
+        );
         CopyKernel {
             kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
         }

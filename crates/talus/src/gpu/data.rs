@@ -10,6 +10,7 @@ use super::layout::{
     ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, REORDER_WORDS,
     WALL_ACC_WORDS, WG,
 };
+use super::pages::{self, Family, Paged, Paging};
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
 use std::mem::size_of;
@@ -285,27 +286,28 @@ pub struct GpuData {
     /// Positions at the last list build (the rebuild test).
     pub pos_ref: wgpu::Buffer,
     /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
-    /// last stays 0), their exclusive scan, and the list itself.
+    /// last stays 0), their exclusive scan, and the list itself (paged,
+    /// as every per-entry array: [`Paging`]).
     pub nbr_count: wgpu::Buffer,
     pub nbr_start: wgpu::Buffer,
-    pub nbr: wgpu::Buffer,
+    pub nbr: Paged,
     /// Tangential history beside each entry (ξ xyz, k_t; zero: no contact).
-    pub nbr_hist: wgpu::Buffer,
+    pub nbr_hist: Paged,
     /// The previous list during a build, which the history moves over
     /// from: start (n + 1), entries, history, and `new_at[o]`, where the
     /// particle that stood at `o` in the previous order stands now.
     pub old_start: wgpu::Buffer,
-    pub old_nbr: wgpu::Buffer,
-    pub old_hist: wgpu::Buffer,
+    pub old_nbr: Paged,
+    pub old_hist: Paged,
     pub new_at: wgpu::Buffer,
     /// `order` as the build's `keep` saw it (new index → previous index):
     /// a build that froze for list room sorts again, into the identity.
     pub old_index: wgpu::Buffer,
     /// Entries `nbr` (and the other per-entry buffers) hold.
     pub nbr_cap: u64,
-    /// History entries per binding: each history buffer is bound as
-    /// [`HIST_PAGES`] consecutive ranges of this many (`Params::level_count[2]`).
-    pub hist_page: u64,
+    /// How the per-entry arrays are split into pages (the kernels are
+    /// built for it).
+    pub paging: Paging,
     /// Scan of `nbr_count`.
     pub list_scan: Vec<ScanLevel>,
     /// Workgroup counts of every indirect dispatch, one (x, y, z) per slot
@@ -475,27 +477,33 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 /// at its first builds, so such a scene is refused up front.
 pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
 
-/// Storage bindings each history buffer (the list's and the previous
-/// list's, 16 B per entry: the largest per-entry arrays) is bound as: one
-/// buffer, bound as consecutive ranges of [`hist_page`] entries, so one
-/// binding's limit (NVIDIA 2047 MiB, lavapipe 128 MiB) does not cap the
-/// list; the shaders pick the page (`hist_get`, `hist_set`).
-pub const HIST_PAGES: u64 = 2;
-
-/// History entries per page for an adapter whose largest binding is
-/// `max_binding` bytes: whole 256-byte blocks (a binding offset's
-/// alignment), 16 bytes per entry.
-pub fn hist_page(max_binding: u64) -> u64 {
-    (max_binding / 256 * 256 / 16).min(u32::MAX as u64)
+/// The most list entries a run holds on an adapter with `limits`: as many
+/// pages as its storage bindings per stage allow the neighbour stage
+/// (which binds the four per-entry arrays: [`ENTRY_ARRAYS_BOUND`] more
+/// bindings a page), at most [`pages::MAX_PAGES`], and what a u32 index
+/// reaches.
+pub fn max_list_entries(limits: &wgpu::Limits) -> u64 {
+    let page = pages::per_page(super::context::max_binding(limits), Family::Entries);
+    (max_entry_pages(limits) as u64 * page).min(u32::MAX as u64)
 }
 
-/// The most list entries a run holds on an adapter with `limits`:
-/// [`HIST_PAGES`] pages of history, in one buffer of at most
-/// `max_buffer_size`.
-pub fn max_list_entries(limits: &wgpu::Limits) -> u64 {
-    (HIST_PAGES * hist_page(super::context::max_binding(limits)))
-        .min(limits.max_buffer_size / 16)
-        .min(u32::MAX as u64)
+/// The per-entry arrays the widest stage binds (neighbours: the list, its
+/// history, the previous list and its history): each page past the first
+/// costs that many storage bindings.
+pub const ENTRY_ARRAYS_BOUND: u32 = 4;
+
+/// Pages of the per-entry arrays an adapter with `limits` can bind: the
+/// storage bindings per stage past the widest kernel's own
+/// ([`super::STORAGE_BINDINGS_NEEDED`]), [`ENTRY_ARRAYS_BOUND`] a page,
+/// and a fourth bind group for them ([`pages::PAGE_GROUP`]).
+pub fn max_entry_pages(limits: &wgpu::Limits) -> u32 {
+    if limits.max_bind_groups <= pages::PAGE_GROUP {
+        return 1;
+    }
+    let spare = limits
+        .max_storage_buffers_per_shader_stage
+        .saturating_sub(super::STORAGE_BINDINGS_NEEDED);
+    (1 + spare / ENTRY_ARRAYS_BOUND).min(pages::MAX_PAGES)
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -661,7 +669,7 @@ pub fn admit(
     if cap * history > max_history {
         let fits = max_history / history;
         return Err(format!(
-            "{cap} particles need {:.1} MiB of list history (nbr_hist, {HIST_PAGES} storage bindings), but {adapter} allows {:.1} MiB: at most {fits} particles fit",
+            "{cap} particles need {:.1} MiB of list history (nbr_hist), but {adapter} binds at most {:.1} MiB of it (in pages of one storage binding): at most {fits} particles fit",
             (cap * history) as f64 / 1048576.0,
             max_history as f64 / 1048576.0
         ));
@@ -771,27 +779,6 @@ impl GpuData {
             .collect()
     }
 
-    /// `buf` (a history: 16 B per entry) as its [`HIST_PAGES`] bindings:
-    /// consecutive ranges of [`GpuData::hist_page`] entries; a page past
-    /// the buffer's end binds its first 16 bytes (never read).
-    pub fn hist_pages<'a>(&self, buf: &'a wgpu::Buffer) -> [wgpu::BufferBinding<'a>; 2] {
-        let page = 16 * self.hist_page;
-        let size = buf.size();
-        let range = |offset: u64| {
-            let (offset, len) = if offset < size {
-                (offset, (size - offset).min(page))
-            } else {
-                (0, 16)
-            };
-            wgpu::BufferBinding {
-                buffer: buf,
-                offset,
-                size: wgpu::BufferSize::new(len),
-            }
-        };
-        [range(0), range(page)]
-    }
-
     /// The indirect arguments of a dispatch over `over`: (buffer, byte
     /// offset), for `kernel::dispatch_indirect`.
     pub fn args_for(&self, over: Over) -> (&wgpu::Buffer, u64) {
@@ -821,10 +808,6 @@ impl GpuData {
         let n = state.len() as u64;
         // buffers hold `cap` particles; n are active
         let cap = init0.capacity();
-        let hist_page = hist_page(ctx.max_binding());
-        let mut params = *params;
-        params.level_count[2] = hist_page as u32;
-        let params = &params;
         let n_walls = walls.prims.len() as u64;
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
@@ -846,6 +829,10 @@ impl GpuData {
             .map_or(0, |&m| m + 1);
         let mut ctl = ctl_init(nbr_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
+        let paging = Paging::new(ctx.max_binding(), nbr_cap);
+        let entries = |label: &str, elem: u64, bytes: &[u8]| {
+            Paged::new(ctx, label, elem, nbr_cap, paging.entry_page, bytes)
+        };
         // the list, or an empty one (all starts 0)
         let list_buf = |label: &str, bytes: Option<&[u8]>, size: u64| match bytes {
             Some(b) if !b.is_empty() => {
@@ -922,19 +909,19 @@ impl GpuData {
                 l.map(|l| bytemuck::cast_slice(l.start)),
                 4 * (cap + 1),
             ),
-            nbr: list_buf("nbr", l.map(|l| bytemuck::cast_slice(l.nbr)), 4 * nbr_cap),
-            nbr_hist: list_buf(
+            nbr: entries("nbr", 4, l.map_or(&[], |l| bytemuck::cast_slice(l.nbr))),
+            nbr_hist: entries(
                 "nbr_hist",
-                l.map(|l| bytemuck::cast_slice(l.hist)),
-                16 * nbr_cap,
+                16,
+                l.map_or(&[], |l| bytemuck::cast_slice(l.hist)),
             ),
             old_start: zeroed(ctx, "old_start", 4 * (cap + 1)),
-            old_nbr: zeroed(ctx, "old_nbr", 4 * nbr_cap),
-            old_hist: zeroed(ctx, "old_hist", 16 * nbr_cap),
+            old_nbr: entries("old_nbr", 4, &[]),
+            old_hist: entries("old_hist", 16, &[]),
             new_at: zeroed(ctx, "new_at", 4 * cap),
             old_index: zeroed(ctx, "old_index", 4 * cap),
             nbr_cap,
-            hist_page,
+            paging,
             list_scan,
             args: init(
                 ctx,
@@ -1054,15 +1041,15 @@ impl GpuData {
         let old_cap = self.nbr_cap;
         self.nbr_cap = (need + need / 4).min(max);
         let cap = self.nbr_cap;
-        self.nbr = zeroed(ctx, "nbr", 4 * cap);
-        self.nbr_hist = zeroed(ctx, "nbr_hist", 16 * cap);
-        let (old_nbr, old_hist) = (
-            zeroed(ctx, "old_nbr", 4 * cap),
-            zeroed(ctx, "old_hist", 16 * cap),
-        );
+        self.paging = Paging::new(ctx.max_binding(), cap);
+        let page = self.paging.entry_page;
+        let entries = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
+        self.nbr = entries("nbr", 4);
+        self.nbr_hist = entries("nbr_hist", 16);
+        let (old_nbr, old_hist) = (entries("old_nbr", 4), entries("old_hist", 16));
         let mut enc = ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.old_nbr, 0, &old_nbr, 0, 4 * old_cap);
-        enc.copy_buffer_to_buffer(&self.old_hist, 0, &old_hist, 0, 16 * old_cap);
+        self.old_nbr.copy_into(&mut enc, &old_nbr, old_cap);
+        self.old_hist.copy_into(&mut enc, &old_hist, old_cap);
         ctx.queue.submit([enc.finish()]);
         self.old_nbr = old_nbr;
         self.old_hist = old_hist;
@@ -1096,7 +1083,7 @@ mod tests {
     #[test]
     fn admission_compares_the_whole_with_the_device_memory() {
         let binding = 2047 << 20;
-        let history = 16 * HIST_PAGES * hist_page(binding);
+        let history = 16 * 2 * pages::per_page(binding, Family::Entries);
         let mem = 80u64 << 30;
         let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
         let fits = mem / per;
@@ -1112,7 +1099,7 @@ mod tests {
         );
         assert!(ok(fits_1g, Some(1 << 30)));
         assert!(!ok(fits_1g + 1, Some(1 << 30)));
-        // the history's two pages, then one binding of motion records
+        // the history's pages (two here), then one binding of motion records
         let err = admit("card", binding, history, Some(mem), 27_000_000, 0).unwrap_err();
         assert!(err.contains("list history"), "{err}");
         let err = admit("card", binding, 4 * history, Some(mem), 34_000_000, 0).unwrap_err();

@@ -18,7 +18,7 @@ impl DiagnosticsKernels {
         &[&[U, R, R, R, R, R, RW, R]],
     )];
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         DiagnosticsKernels {
             diagnostics: Kernel::new(ctx, module, &Self::DECLS[0]),
         }

@@ -53,7 +53,7 @@ impl FlowKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         FlowKernels {
             check: k(0),

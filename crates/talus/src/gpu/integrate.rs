@@ -39,7 +39,7 @@ impl IntegrateKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         IntegrateKernels {
             integrate: Kernel::new(ctx, module, &Self::DECLS[0]),
             finish: Kernel::new(ctx, module, &Self::DECLS[1]),

@@ -4,6 +4,38 @@
 
 use super::context::GpuContext;
 use super::layout::WG;
+use super::pages::{self, Found, Paged, PagedDecl, Paging, PAGE_GROUP};
+
+/// A compiled shader module, with the paged arrays its source declares
+/// and the paging it was generated for.
+pub struct Module {
+    pub module: wgpu::ShaderModule,
+    pub paged: Vec<Found>,
+    pub paging: Paging,
+}
+
+impl Module {
+    /// Compiles shader file `name` for `paging`.
+    pub fn new(ctx: &GpuContext, name: &str, paging: &Paging) -> Module {
+        Module::from_source(ctx, name, super::shaders::source_for(name, paging), paging)
+    }
+
+    /// Compiles a full source (`label` names it) generated for `paging`.
+    pub fn from_source(ctx: &GpuContext, label: &str, src: String, paging: &Paging) -> Module {
+        let paged = pages::find(&src);
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(src.into()),
+            });
+        Module {
+            module,
+            paged,
+            paging: *paging,
+        }
+    }
+}
 
 /// How a binding is used by the shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,13 +83,16 @@ pub struct Kernel {
     pub layouts: Vec<Option<wgpu::BindGroupLayout>>,
     /// The declared access per group and binding.
     pub groups: &'static [&'static [Access]],
+    /// The paged arrays whose pages 1.. it binds in [`PAGE_GROUP`], and
+    /// their pages (more than one each).
+    pub paged: Vec<(PagedDecl, u32)>,
 }
 
 impl Kernel {
     /// The pipeline of `decl` from `module` (built from `decl.shader`).
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule, decl: &KernelDecl) -> Kernel {
+    pub fn new(ctx: &GpuContext, m: &Module, decl: &KernelDecl) -> Kernel {
         let (entry, groups) = (decl.entry, decl.groups);
-        let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
+        let mut layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
             .iter()
             .enumerate()
             .map(|(g, acc)| {
@@ -98,6 +133,46 @@ impl Kernel {
                 )
             })
             .collect();
+        // pages 1.. of the paged arrays the entry point binds, with the
+        // access of page 0
+        let mut paged = Vec::new();
+        let mut page_entries = Vec::new();
+        for f in &m.paged {
+            let access = groups
+                .get(f.group as usize)
+                .and_then(|g| g.get(f.binding as usize))
+                .copied()
+                .unwrap_or(Access::Unused);
+            let (_, count) = m.paging.of(f.decl.family);
+            if access == Access::Unused || count < 2 {
+                continue;
+            }
+            paged.push((f.decl, count));
+            for p in 1..count {
+                page_entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: pages::page_binding(&f.decl, p),
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage {
+                            read_only: access == Access::Read,
+                        },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                });
+            }
+        }
+        if !page_entries.is_empty() {
+            layouts.resize_with(PAGE_GROUP as usize, || None);
+            let label = format!("{entry} pages");
+            layouts.push(Some(ctx.device.create_bind_group_layout(
+                &wgpu::BindGroupLayoutDescriptor {
+                    label: Some(&label),
+                    entries: &page_entries,
+                },
+            )));
+        }
         let refs: Vec<Option<&wgpu::BindGroupLayout>> =
             layouts.iter().map(|l| l.as_ref()).collect();
         let layout = ctx
@@ -112,7 +187,7 @@ impl Kernel {
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(entry),
                 layout: Some(&layout),
-                module,
+                module: &m.module,
                 entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,
@@ -122,24 +197,56 @@ impl Kernel {
             pipeline,
             layouts,
             groups,
+            paged,
         }
+    }
+
+    /// The bind group of pages 1.. of the paged arrays it binds (`arrays`:
+    /// each by its shader name), None when it binds none.
+    pub fn bind_pages(
+        &self,
+        ctx: &GpuContext,
+        arrays: &[(&str, &Paged)],
+    ) -> Option<wgpu::BindGroup> {
+        if self.paged.is_empty() {
+            return None;
+        }
+        let mut entries = Vec::new();
+        for (decl, count) in &self.paged {
+            let a = arrays
+                .iter()
+                .find(|(n, _)| *n == decl.name)
+                .unwrap_or_else(|| panic!("{}: no pages given for {}", self.label, decl.name))
+                .1;
+            assert_eq!(
+                a.pages.len() as u32,
+                *count,
+                "{}: {} has {} pages, the kernel was built for {count}",
+                self.label,
+                decl.name,
+                a.pages.len()
+            );
+            for p in 1..*count {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: pages::page_binding(decl, p),
+                    resource: wgpu::BindingResource::Buffer(whole(&a.pages[p as usize])),
+                });
+            }
+        }
+        let layout = self.layouts[PAGE_GROUP as usize]
+            .as_ref()
+            .expect("a page layout");
+        Some(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout,
+            entries: &entries,
+        }))
     }
 
     /// A bind group for group `g` over `buffers` (in binding order).
     /// `buffers` in binding order; those of `Unused` bindings are left out.
     pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        let whole: Vec<wgpu::BufferBinding> = buffers.iter().map(|b| whole(b)).collect();
-        self.bind_ranges(ctx, g, &whole)
-    }
-
-    /// [`Kernel::bind`] over buffer ranges (a buffer larger than one
-    /// binding is bound as several: `data::hist_pages`).
-    pub fn bind_ranges(
-        &self,
-        ctx: &GpuContext,
-        g: usize,
-        ranges: &[wgpu::BufferBinding],
-    ) -> wgpu::BindGroup {
+        let ranges: Vec<wgpu::BufferBinding> = buffers.iter().map(|b| whole(b)).collect();
         let layout = self.layouts[g]
             .as_ref()
             .unwrap_or_else(|| panic!("{}: group {g} is not used", self.label));

@@ -28,12 +28,12 @@ impl LawEval {
     /// of the law to show that it would notice).
     pub fn from_source(ctx: &GpuContext, src: &str) -> Self {
         let src = src.to_string();
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("law_eval.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(src.into()),
-            });
+        let module = super::kernel::Module::from_source(
+            ctx,
+            "law_eval.wgsl",
+            src.to_string(),
+            &super::pages::Paging::single(),
+        );
         LawEval {
             kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
         }

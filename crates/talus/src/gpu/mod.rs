@@ -17,6 +17,7 @@ pub mod kernel;
 pub mod law;
 pub mod layout;
 pub mod neighbours;
+pub mod pages;
 pub mod save;
 pub mod shaders;
 pub mod sort;
@@ -38,6 +39,7 @@ use crate::walls::WallSet;
 pub use context::{GpuContext, GpuError};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{FlowRecord, GridLevel, Pair, Params};
+use pages::Readable;
 use std::sync::Arc;
 use walls::WallTables;
 
@@ -48,7 +50,7 @@ use walls::WallTables;
 /// `neighbours::NeighbourKernels::DECLS`; checked against every
 /// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
 /// adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 21;
+pub const STORAGE_BINDINGS_NEEDED: u32 = 19;
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
@@ -78,28 +80,25 @@ pub struct GpuPipelines {
 }
 
 impl GpuPipelines {
-    /// The device's kernels: built on the first call on `ctx` (or a share
-    /// of it), the same ones after.
-    pub fn shared(ctx: &GpuContext) -> Arc<GpuPipelines> {
-        let any = ctx
-            .kernels
-            .get_or_init(|| {
-                Arc::new(GpuPipelines::new(ctx)) as Arc<dyn std::any::Any + Send + Sync>
-            })
-            .clone();
-        any.downcast::<GpuPipelines>()
-            .expect("the context's kernels are GpuPipelines")
+    /// The device's kernels for `paging`: built on the first call on `ctx`
+    /// (or a share of it) with that paging, the same ones after.
+    pub fn shared(ctx: &GpuContext, paging: &pages::Paging) -> Arc<GpuPipelines> {
+        let mut built = ctx.kernels.lock().expect("the kernels' lock");
+        let key = paging.key();
+        if let Some((_, k)) = built.iter().find(|(p, _)| *p == key) {
+            return k
+                .clone()
+                .downcast::<GpuPipelines>()
+                .expect("the context's kernels are GpuPipelines");
+        }
+        let k = Arc::new(GpuPipelines::new(ctx, paging));
+        built.push((key, k.clone() as Arc<dyn std::any::Any + Send + Sync>));
+        k
     }
 
-    /// Compiles every kernel (see [`GpuPipelines::shared`]).
-    pub fn new(ctx: &GpuContext) -> Self {
-        let module = |name: &str| {
-            ctx.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(name),
-                    source: wgpu::ShaderSource::Wgsl(shaders::source(name).into()),
-                })
-        };
+    /// Compiles every kernel for `paging` (see [`GpuPipelines::shared`]).
+    pub fn new(ctx: &GpuContext, paging: &pages::Paging) -> Self {
+        let module = |name: &str| kernel::Module::new(ctx, name, paging);
         GpuPipelines {
             bin: bin::BinKernels::new(ctx, &module("bin.wgsl")),
             sort: sort::SortKernels::new(ctx, &module("sort.wgsl"), &module("reorder.wgsl")),
@@ -409,17 +408,15 @@ impl GpuBackend {
                 ctx.info.name
             )));
         }
-        let pipes = GpuPipelines::shared(&ctx);
-        Self::assemble(setup, grid, init, ctx, pipes, walls)
+        Self::assemble(setup, grid, init, ctx, walls)
     }
 
-    /// The buffers of `init` under `pipes` (built on `ctx`).
+    /// The buffers of `init` and the kernels for their paging (on `ctx`).
     pub(crate) fn assemble(
         setup: &Setup,
         grid: &Grid,
         init: &GpuInit,
         ctx: GpuContext,
-        pipes: Arc<GpuPipelines>,
         walls: Option<WallSet>,
     ) -> Result<GpuBackend, GpuError> {
         // the bodies start (one interval ahead of the grains) and the
@@ -446,6 +443,7 @@ impl GpuBackend {
         };
         let flow = flow::GpuFlow::new(setup);
         let data = Self::allocate(&ctx, &tables, &flow, init, None)?;
+        let pipes = GpuPipelines::shared(&ctx, &data.paging);
         let binds = GpuBindings::new(&ctx, &pipes, &data);
         Ok(GpuBackend {
             fixed: FixedPoint::new(grid),
@@ -562,20 +560,26 @@ impl GpuBackend {
 
     /// Reads buffers back through the persistent staging buffer: each
     /// `(buffer, bytes)` is copied at consecutive offsets, then mapped.
-    pub fn read(&self, parts: &[(&wgpu::Buffer, u64)]) -> Vec<Vec<u8>> {
+    pub fn read(&self, parts: &[(&dyn Readable, u64)]) -> Vec<Vec<u8>> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         let mut off = 0;
+        // per part, its pieces' ranges in the staging buffer (a paged
+        // array's pages, in order)
         let mut ranges = Vec::new();
-        for (buf, bytes) in parts {
-            assert!(
-                off + bytes <= self.data.staging.size(),
-                "staging buffer too small"
-            );
-            if *bytes > 0 {
-                enc.copy_buffer_to_buffer(buf, 0, &self.data.staging, off, *bytes);
+        for (src, bytes) in parts {
+            let mut part = Vec::new();
+            for (buf, bytes) in src.pieces(*bytes) {
+                assert!(
+                    off + bytes <= self.data.staging.size(),
+                    "staging buffer too small"
+                );
+                if bytes > 0 {
+                    enc.copy_buffer_to_buffer(buf, 0, &self.data.staging, off, bytes);
+                }
+                part.push((off, bytes));
+                off += bytes.next_multiple_of(256);
             }
-            ranges.push((off, *bytes));
-            off += bytes.next_multiple_of(256);
+            ranges.push(part);
         }
         self.ctx.queue.submit([enc.finish()]);
         let slice = self.data.staging.slice(..off.max(4));
@@ -588,7 +592,11 @@ impl GpuBackend {
             let view = slice.get_mapped_range().expect("mapped staging");
             ranges
                 .iter()
-                .map(|&(o, b)| view[o as usize..(o + b) as usize].to_vec())
+                .map(|part| {
+                    part.iter()
+                        .flat_map(|&(o, b)| view[o as usize..(o + b) as usize].iter().copied())
+                        .collect()
+                })
                 .collect()
         };
         self.data.staging.unmap();
@@ -596,7 +604,7 @@ impl GpuBackend {
     }
 
     /// A whole buffer of `count` `T`s.
-    pub fn read_vec<T: bytemuck::Pod>(&self, buf: &wgpu::Buffer, count: u64) -> Vec<T> {
+    pub fn read_vec<T: bytemuck::Pod>(&self, buf: &dyn Readable, count: u64) -> Vec<T> {
         let bytes = count * std::mem::size_of::<T>() as u64;
         bytemuck::pod_collect_to_vec(&self.read(&[(buf, bytes)])[0])
     }
@@ -723,12 +731,19 @@ impl GpuBackend {
     /// groups over it and unfreezes the run (the rebuild flag is still set,
     /// so the frozen step builds again).
     /// False when the list would not fit one storage binding.
+    /// The kernels for the buffers' paging (built for it once per device)
+    /// and the bind groups over the buffers, after they changed.
+    pub(crate) fn rebind(&mut self) {
+        self.pipes = GpuPipelines::shared(&self.ctx, &self.data.paging);
+        self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+    }
+
     pub fn grow_list(&mut self, need: u64) -> bool {
         use data::*;
         if !self.data.grow_list(&self.ctx, need) {
             return false;
         }
-        self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+        self.rebind();
         let q = &self.ctx.queue;
         let word = |k: usize| (4 * k) as u64;
         q.write_buffer(
@@ -943,7 +958,7 @@ impl GpuBackend {
         let bytes: &[u8] = bytemuck::cast_slice(&t.mesh_cells);
         if bytes.len() as u64 > self.data.mesh_cells.size() {
             self.data.mesh_cells = data::storage_init(&self.ctx, "mesh_cells", bytes);
-            self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+            self.rebind();
         } else {
             q.write_buffer(&self.data.mesh_cells, 0, bytes);
         }

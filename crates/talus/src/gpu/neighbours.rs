@@ -15,7 +15,7 @@
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
-use super::kernel::{dispatch_indirect, whole, Access, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 use super::layout::LARGE_GROUPS;
 use super::sort::{ScanBinds, SortBinds, SortKernels};
 use super::surfaces::{SurfaceBinds, SurfaceKernels};
@@ -32,9 +32,11 @@ pub struct NeighbourKernels {
     pub fill_large: Kernel,
 }
 
-/// Groups 0 and 1, shared by every kernel of the stage.
+/// Groups 0 and 1 (and 3, the list's pages past the first, if any),
+/// shared by every kernel of the stage.
 pub struct NeighbourBinds {
     pub groups: [wgpu::BindGroup; 2],
+    pub pages: Option<wgpu::BindGroup>,
     /// The scan of `nbr_count` into `nbr_start`.
     pub scan: ScanBinds,
 }
@@ -45,8 +47,8 @@ impl NeighbourKernels {
     /// (group 0: params, ctl, starts, order, walls, wall_info,
     /// wall_motion, wall_pose, mesh_cells; group 1: pos, nbr_count,
     /// nbr_start, nbr, pos_ref, nbr_hist, old_start, old_nbr, old_hist,
-    /// new_at, old_index, and the histories' second pages: `HIST_PAGES`):
-    /// 21 storage buffers. The kernels of a stage share
+    /// new_at, old_index): 19 storage buffers; group 3: the pages past the
+    /// first of the four per-entry arrays (`pages`), if any. The kernels of a stage share
     /// their bind groups so that a pass never rebinds between them: with a
     /// layout (and bind groups) per kernel, each binding only what it
     /// used, lavapipe spent ~2.7 ms and ~0.5 MB per rebinding dispatch of
@@ -57,7 +59,7 @@ impl NeighbourKernels {
         const S: &str = "neighbours.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, R, R, R, R, RW, R],
-            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
+            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
         ];
         [
             KernelDecl::new(S, "drop_removed", G),
@@ -72,7 +74,7 @@ impl NeighbourKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         let k = |i: usize| Kernel::new(ctx, module, &Self::DECLS[i]);
         NeighbourKernels {
             drop_removed: k(0),
@@ -99,28 +101,28 @@ impl NeighbourKernels {
             &d.wall_pose,
             &d.mesh_cells,
         ];
-        let [hist, hist_hi] = d.hist_pages(&d.nbr_hist);
-        let [old_hist, old_hist_hi] = d.hist_pages(&d.old_hist);
         let g1 = [
-            whole(&d.b.pos),
-            whole(&d.nbr_count),
-            whole(&d.nbr_start),
-            whole(&d.nbr),
-            whole(&d.pos_ref),
-            hist,
-            whole(&d.old_start),
-            whole(&d.old_nbr),
-            old_hist,
-            whole(&d.new_at),
-            whole(&d.old_index),
-            hist_hi,
-            old_hist_hi,
+            &d.b.pos,
+            &d.nbr_count,
+            &d.nbr_start,
+            &d.nbr.pages[0],
+            &d.pos_ref,
+            &d.nbr_hist.pages[0],
+            &d.old_start,
+            &d.old_nbr.pages[0],
+            &d.old_hist.pages[0],
+            &d.new_at,
+            &d.old_index,
+        ];
+        let paged = [
+            ("nbr", &d.nbr),
+            ("nbr_hist", &d.nbr_hist),
+            ("old_nbr", &d.old_nbr),
+            ("old_hist", &d.old_hist),
         ];
         NeighbourBinds {
-            groups: [
-                self.fill.bind(ctx, 0, &g0),
-                self.fill.bind_ranges(ctx, 1, &g1),
-            ],
+            groups: [self.fill.bind(ctx, 0, &g0), self.fill.bind(ctx, 1, &g1)],
+            pages: self.fill.bind_pages(ctx, &paged),
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -137,7 +139,10 @@ impl NeighbourKernels {
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
     ) {
-        let g = [(0, &b.groups[0]), (1, &b.groups[1])];
+        let mut g = vec![(0, &b.groups[0]), (1, &b.groups[1])];
+        if let Some(p) = &b.pages {
+            g.push((3, p));
+        }
         let particles = d.args_for(Over::Particles);
         // the one-thread kernels, launched on a rebuild step only
         let one = d.args_for(Over::Fixed(1));

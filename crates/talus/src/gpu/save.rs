@@ -26,8 +26,9 @@
 
 use super::data::{self, GpuInit};
 use super::layout::{WallPose, NONE};
+use super::pages::Readable;
 use super::walls::WallTables;
-use super::{default_capacity, GpuBackend, GpuBindings, GpuContext, GpuError};
+use super::{default_capacity, GpuBackend, GpuContext, GpuError};
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::scene::Scene;
 use crate::setup::Setup;
@@ -59,7 +60,7 @@ impl GpuBackend {
         let total: u64 = sizes.iter().map(|b| b.next_multiple_of(256)).sum();
         self.data.reserve_staging(&self.ctx, total);
         let d = &self.data;
-        let bufs = [
+        let bufs: [&dyn Readable; 9] = [
             &d.b.pos,
             &d.b.diss,
             &d.b.motion,
@@ -70,7 +71,7 @@ impl GpuBackend {
             &d.nbr_hist,
             &d.wall_pose,
         ];
-        let parts: Vec<(&wgpu::Buffer, u64)> = bufs.into_iter().zip(sizes).collect();
+        let parts: Vec<(&dyn Readable, u64)> = bufs.into_iter().zip(sizes).collect();
         let r = self.read(&parts);
         let fx: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&r[3]);
         let exact: Vec<[f64; 3]> = fx.iter().map(|w| self.fixed.decode(w)).collect();
@@ -391,7 +392,7 @@ impl GpuBackend {
             q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));
         }
         self.data = data;
-        self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+        self.rebind();
         self.steps = sc.step;
         self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
         self.flow.inserted = sc.inserted.clone();

@@ -1,37 +1,41 @@
 //! The WGSL sources, each stage file with `common.wgsl` prepended,
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
-//! walls, `law.wgsl` (the pair law) before those that evaluate contacts and
-//! `hist.wgsl` (the list's history over its binding pages) before those
-//! that bind the history.
+//! walls and `law.wgsl` (the pair law) before those that evaluate
+//! contacts; then, appended, the page declarations and accessors of the
+//! paged arrays each declares, for a run's [`Paging`] (`pages::generate`).
+
+use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 4] = ["common.wgsl", "law.wgsl", "walls.wgsl", "hist.wgsl"];
+pub const INCLUDES: [&str; 3] = ["common.wgsl", "law.wgsl", "walls.wgsl"];
 
-/// `(stage file name, full source)` for every shader module.
+/// `(stage file name, full source)` for every shader module, with one
+/// page of every paged array.
 pub fn sources() -> Vec<(&'static str, String)> {
+    sources_for(&Paging::single())
+}
+
+/// [`sources`] for `paging`.
+pub fn sources_for(paging: &Paging) -> Vec<(&'static str, String)> {
     let common = include_str!("../../shaders/common.wgsl");
     let law = include_str!("../../shaders/law.wgsl");
     let walls = include_str!("../../shaders/walls.wgsl");
-    let hist = include_str!("../../shaders/hist.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
     #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
     let with_walls = |name: &'static str, src: &str| (name, format!("{common}\n{walls}\n{src}"));
-    vec![
+    let all = vec![
         stage("bin.wgsl", include_str!("../../shaders/bin.wgsl")),
         stage("sort.wgsl", include_str!("../../shaders/sort.wgsl")),
         stage("reorder.wgsl", include_str!("../../shaders/reorder.wgsl")),
-        (
+        with_walls(
             "neighbours.wgsl",
-            format!(
-                "{common}\n{walls}\n{hist}\n{}",
-                include_str!("../../shaders/neighbours.wgsl")
-            ),
+            include_str!("../../shaders/neighbours.wgsl"),
         ),
         (
             "contacts.wgsl",
             format!(
-                "{common}\n{walls}\n{law}\n{hist}\n{}",
+                "{common}\n{walls}\n{law}\n{}",
                 include_str!("../../shaders/contacts.wgsl")
             ),
         ),
@@ -53,12 +57,23 @@ pub fn sources() -> Vec<(&'static str, String)> {
             "diagnostics.wgsl",
             include_str!("../../shaders/diagnostics.wgsl"),
         ),
-    ]
+    ];
+    all.into_iter()
+        .map(|(name, src)| {
+            let pages = generate(&src, paging);
+            (name, format!("{src}\n{pages}"))
+        })
+        .collect()
 }
 
-/// Source of one module by file name.
+/// Source of one module by file name, with one page of everything.
 pub fn source(name: &str) -> String {
-    sources()
+    source_for(name, &Paging::single())
+}
+
+/// Source of one module by file name for `paging`.
+pub fn source_for(name: &str, paging: &Paging) -> String {
+    sources_for(paging)
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, s)| s)

@@ -71,7 +71,11 @@ impl SortKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, sort: &wgpu::ShaderModule, reorder: &wgpu::ShaderModule) -> Self {
+    pub fn new(
+        ctx: &GpuContext,
+        sort: &super::kernel::Module,
+        reorder: &super::kernel::Module,
+    ) -> Self {
         let k = |m, i: usize| Kernel::new(ctx, m, &Self::DECLS[i]);
         SortKernels {
             scan_block: k(sort, 0),

@@ -41,7 +41,7 @@ impl SurfaceKernels {
         ]
     };
 
-    pub fn new(ctx: &GpuContext, module: &wgpu::ShaderModule) -> Self {
+    pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
         SurfaceKernels {
             move_surfaces: Kernel::new(ctx, module, &Self::DECLS[0]),
             mark_built: Kernel::new(ctx, module, &Self::DECLS[1]),

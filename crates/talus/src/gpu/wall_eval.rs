@@ -21,12 +21,12 @@ impl WallEval {
 
     pub fn new(ctx: &GpuContext) -> Self {
         let src = super::shaders::source("wall_eval.wgsl");
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("wall_eval.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(src.into()),
-            });
+        let module = super::kernel::Module::from_source(
+            ctx,
+            "wall_eval.wgsl",
+            src.to_string(),
+            &super::pages::Paging::single(),
+        );
         WallEval {
             kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
         }

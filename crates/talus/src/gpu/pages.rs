@@ -1,0 +1,376 @@
+//! Arrays larger than one storage binding. A [`Paged`] array is a list of
+//! buffers (pages) of at most one binding each (NVIDIA: 2047 MiB through
+//! wgpu; lavapipe 128 MiB), so no binding caps how much a run holds: the
+//! device's memory does. Page 0 is bound where the shader declares the
+//! array; pages 1.. are bound in group [`PAGE_GROUP`], declared by code
+//! generated for the run's page counts ([`Paging`], [`generate`]), which
+//! also writes the array's accessors `NAME_at(i)` and `NAME_put(i, v)`
+//! (with one page, a plain index). Shaders reach a paged array only
+//! through them.
+//!
+//! Which arrays are paged: the list's (`nbr`, `nbr_hist`, `old_nbr`,
+//! `old_hist`), all with one page size in entries (the 16-byte history's:
+//! one division finds the page of an entry for all four).
+
+use super::context::GpuContext;
+
+/// The bind group of pages 1.. (groups 0–2 hold the stages' own bindings).
+pub const PAGE_GROUP: u32 = 3;
+
+/// Pages an array may have (binding numbers `slot × MAX_PAGES + p - 1`).
+pub const MAX_PAGES: u32 = 32;
+
+/// Which page size an array follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// The neighbour list's per-entry arrays.
+    Entries,
+}
+
+/// A paged array as the shaders declare it.
+#[derive(Debug, Clone, Copy)]
+pub struct PagedDecl {
+    /// The WGSL variable of page 0.
+    pub name: &'static str,
+    /// The element type.
+    pub ty: &'static str,
+    pub family: Family,
+    /// Its range of binding numbers in [`PAGE_GROUP`].
+    pub slot: u32,
+}
+
+/// Every paged array (a shader declaring one of these names pages it).
+pub const PAGED: [PagedDecl; 4] = [
+    PagedDecl {
+        name: "nbr",
+        ty: "u32",
+        family: Family::Entries,
+        slot: 0,
+    },
+    PagedDecl {
+        name: "nbr_hist",
+        ty: "vec4<f32>",
+        family: Family::Entries,
+        slot: 1,
+    },
+    PagedDecl {
+        name: "old_nbr",
+        ty: "u32",
+        family: Family::Entries,
+        slot: 2,
+    },
+    PagedDecl {
+        name: "old_hist",
+        ty: "vec4<f32>",
+        family: Family::Entries,
+        slot: 3,
+    },
+];
+
+/// Bytes of the widest element of each family: its page size in elements
+/// is what one binding holds of it.
+fn widest(f: Family) -> u64 {
+    match f {
+        Family::Entries => 16,
+    }
+}
+
+/// How the paged arrays of a run are split: the shaders are generated for
+/// it (the kernels of each `Paging` built once per device).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Paging {
+    /// List entries per page.
+    pub entry_page: u64,
+    /// Pages of the list's arrays (1: one binding holds them).
+    pub entry_pages: u32,
+}
+
+impl Paging {
+    /// The paging of a list of `entries` on an adapter whose largest
+    /// binding is `max_binding` bytes.
+    pub fn new(max_binding: u64, entries: u64) -> Paging {
+        let entry_page = per_page(max_binding, Family::Entries);
+        Paging {
+            entry_page,
+            entry_pages: entries.div_ceil(entry_page).max(1) as u32,
+        }
+    }
+
+    /// One page of everything (the sources the plain tests check).
+    pub fn single() -> Paging {
+        Paging {
+            entry_page: u32::MAX as u64,
+            entry_pages: 1,
+        }
+    }
+
+    /// The words that tell pagings apart (the context keys its kernels by
+    /// them).
+    pub fn key(&self) -> Vec<u64> {
+        vec![self.entry_page, self.entry_pages as u64]
+    }
+
+    pub fn of(&self, f: Family) -> (u64, u32) {
+        match f {
+            Family::Entries => (self.entry_page, self.entry_pages),
+        }
+    }
+}
+
+/// Elements of family `f` a page holds: what one binding of `max_binding`
+/// bytes holds of its widest array, in whole 256-byte blocks, at most what
+/// a u32 index reaches.
+pub fn per_page(max_binding: u64, f: Family) -> u64 {
+    let w = widest(f);
+    (max_binding / 256 * 256 / w).clamp(1, u32::MAX as u64)
+}
+
+/// One paged declaration found in a shader: the array, its group and
+/// binding (page 0) and whether the shader writes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Found {
+    pub decl: PagedDecl,
+    pub group: u32,
+    pub binding: u32,
+    pub write: bool,
+}
+
+/// The paged arrays `src` declares (`@group(g) @binding(b) var<storage,
+/// ACCESS> NAME: array<...>;` on one line).
+pub fn find(src: &str) -> Vec<Found> {
+    let num = |s: &str, key: &str| -> Option<u32> {
+        let at = s.find(key)? + key.len();
+        let end = s[at..].find(')')? + at;
+        s[at..end].trim().parse().ok()
+    };
+    src.lines()
+        .filter_map(|line| {
+            let line = line.trim();
+            if !line.starts_with("@group(") || !line.contains("var<storage") {
+                return None;
+            }
+            let after = &line[line.find('>')? + 1..];
+            let name = after.split(':').next()?.trim();
+            let decl = *PAGED.iter().find(|d| d.name == name)?;
+            Some(Found {
+                decl,
+                group: num(line, "@group(")?,
+                binding: num(line, "@binding(")?,
+                write: line.contains("read_write"),
+            })
+        })
+        .collect()
+}
+
+/// The binding number of page `p` (≥ 1) of `d` in [`PAGE_GROUP`].
+pub fn page_binding(d: &PagedDecl, p: u32) -> u32 {
+    d.slot * MAX_PAGES + p - 1
+}
+
+/// The declarations of pages 1.. and the accessors of every paged array
+/// `src` declares, for `paging`: appended to the shader (WGSL declares in
+/// any order).
+pub fn generate(src: &str, paging: &Paging) -> String {
+    let mut out = String::new();
+    for f in find(src) {
+        let (name, ty) = (f.decl.name, f.decl.ty);
+        let (page, pages) = paging.of(f.decl.family);
+        let access = if f.write { "read_write" } else { "read" };
+        for p in 1..pages {
+            out += &format!(
+                "@group({PAGE_GROUP}) @binding({}) var<storage, {access}> {name}_p{p}: array<{ty}>;\n",
+                page_binding(&f.decl, p)
+            );
+        }
+        if pages == 1 {
+            out += &format!("fn {name}_at(i: u32) -> {ty} {{ return {name}[i]; }}\n");
+            if f.write {
+                out += &format!("fn {name}_put(i: u32, v: {ty}) {{ {name}[i] = v; }}\n");
+            }
+            continue;
+        }
+        // page 0 first (the common case of a small list), then the others
+        // by the page number
+        let pick = |write: bool| {
+            let mut s = String::new();
+            for p in 1..pages {
+                let body = if write {
+                    format!("{name}_p{p}[o] = v; return;")
+                } else {
+                    format!("return {name}_p{p}[o];")
+                };
+                if p + 1 < pages {
+                    s += &format!("    if (p == {p}u) {{ {body} }}\n");
+                } else {
+                    s += &format!("    {body}\n");
+                }
+            }
+            s
+        };
+        out += &format!(
+            "fn {name}_at(i: u32) -> {ty} {{\n    if (i < {page}u) {{ return {name}[i]; }}\n    let p = i / {page}u;\n    let o = i - p * {page}u;\n{}}}\n",
+            pick(false)
+        );
+        if f.write {
+            out += &format!(
+                "fn {name}_put(i: u32, v: {ty}) {{\n    if (i < {page}u) {{ {name}[i] = v; return; }}\n    let p = i / {page}u;\n    let o = i - p * {page}u;\n{}}}\n",
+                pick(true)
+            );
+        }
+    }
+    out
+}
+
+/// An array of `len` elements of `elem` bytes in pages of `per_page`
+/// elements, each its own buffer (a buffer, too, is capped: Mesa's at
+/// 2 GiB).
+pub struct Paged {
+    pub pages: Vec<wgpu::Buffer>,
+    pub elem: u64,
+    pub per_page: u64,
+    pub len: u64,
+}
+
+const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+    .union(wgpu::BufferUsages::COPY_SRC)
+    .union(wgpu::BufferUsages::COPY_DST);
+
+impl Paged {
+    /// `len` elements (at least one), the first `bytes` as given, the rest
+    /// zero.
+    pub fn new(
+        ctx: &GpuContext,
+        label: &str,
+        elem: u64,
+        len: u64,
+        per_page: u64,
+        bytes: &[u8],
+    ) -> Paged {
+        let len = len.max(1);
+        let pages = len.div_ceil(per_page);
+        let page_bytes = elem * per_page;
+        let pages = (0..pages)
+            .map(|p| {
+                let n = (len - p * per_page).min(per_page);
+                let buf = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("{label} page {p}")),
+                    size: (elem * n).max(16),
+                    usage: STORAGE,
+                    mapped_at_creation: false,
+                });
+                let from = (p * page_bytes) as usize;
+                if from < bytes.len() {
+                    let to = bytes.len().min(from + (elem * n) as usize);
+                    ctx.queue.write_buffer(&buf, 0, &bytes[from..to]);
+                }
+                buf
+            })
+            .collect();
+        Paged {
+            pages,
+            elem,
+            per_page,
+            len,
+        }
+    }
+
+    /// Bytes held.
+    pub fn size(&self) -> u64 {
+        self.pages.iter().map(|b| b.size()).sum()
+    }
+
+    /// The buffer pieces of its first `bytes` bytes (from each page's
+    /// start), in order.
+    pub fn pieces(&self, bytes: u64) -> Vec<(&wgpu::Buffer, u64)> {
+        let page = self.elem * self.per_page;
+        let mut left = bytes;
+        let mut out = Vec::new();
+        for b in &self.pages {
+            if left == 0 {
+                break;
+            }
+            let n = left.min(page).min(b.size());
+            out.push((b, n));
+            left -= n;
+        }
+        assert!(
+            left == 0,
+            "{bytes} bytes asked of a paged array of {}",
+            self.size()
+        );
+        out
+    }
+
+    /// Records copies of the first `count` elements into `dst` (the same
+    /// page size).
+    pub fn copy_into(&self, enc: &mut wgpu::CommandEncoder, dst: &Paged, count: u64) {
+        assert_eq!(self.per_page, dst.per_page);
+        for (p, (src, bytes)) in self.pieces(count * self.elem).into_iter().enumerate() {
+            enc.copy_buffer_to_buffer(src, 0, &dst.pages[p], 0, bytes);
+        }
+    }
+}
+
+/// Something read back from the device by parts: a buffer, or a paged
+/// array's pages in order.
+pub trait Readable {
+    /// The (buffer, bytes from its start) pieces of the first `bytes`.
+    fn pieces(&self, bytes: u64) -> Vec<(&wgpu::Buffer, u64)>;
+}
+
+impl Readable for wgpu::Buffer {
+    fn pieces(&self, bytes: u64) -> Vec<(&wgpu::Buffer, u64)> {
+        vec![(self, bytes)]
+    }
+}
+
+impl Readable for Paged {
+    fn pieces(&self, bytes: u64) -> Vec<(&wgpu::Buffer, u64)> {
+        Paged::pieces(self, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_paged_declarations() {
+        let src = "@group(1) @binding(3) var<storage, read_write> nbr: array<u32>;\n\
+                   @group(2) @binding(0) var<storage, read> old_hist: array<vec4<f32>>;\n\
+                   @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;\n";
+        let f = find(src);
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            (f[0].decl.name, f[0].group, f[0].binding, f[0].write),
+            ("nbr", 1, 3, true)
+        );
+        assert_eq!(
+            (f[1].decl.name, f[1].group, f[1].binding, f[1].write),
+            ("old_hist", 2, 0, false)
+        );
+        let one = generate(src, &Paging::single());
+        assert!(one.contains("fn nbr_at(i: u32) -> u32 { return nbr[i]; }"));
+        assert!(!one.contains("@group(3)"));
+        let three = generate(
+            src,
+            &Paging {
+                entry_page: 1000,
+                entry_pages: 3,
+            },
+        );
+        assert!(
+            three.contains("@group(3) @binding(0) var<storage, read_write> nbr_p1: array<u32>;")
+        );
+        assert!(three.contains("@group(3) @binding(97) var<storage, read> old_hist_p2"));
+        assert!(!three.contains("fn old_hist_put"), "read-only: no writer");
+    }
+
+    #[test]
+    fn pages_follow_the_binding() {
+        assert_eq!(per_page(128 << 10, Family::Entries), 8192);
+        let p = Paging::new(128 << 10, 20_000);
+        assert_eq!((p.entry_page, p.entry_pages), (8192, 3));
+        assert_eq!(Paging::new(128 << 10, 0).entry_pages, 1);
+    }
+}
