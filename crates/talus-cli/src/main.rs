@@ -733,30 +733,15 @@ fn cmd_check(path: &Path) -> ExitCode {
         if a.lacks.is_some() {
             continue;
         }
-        // the list at the planned entries in as many binding pages as the
-        // adapter can bind, and the motion records (64 B) in one binding
-        use talus::gpu::data::{max_entry_pages, max_list_entries};
-        let binding = talus::gpu::context::max_binding(&a.limits);
-        let by_list = max_list_entries(&a.limits) / PLANNED_ENTRIES as u64;
-        let by_motion = binding / 64;
-        let (by_binding, bound) = if by_list <= by_motion {
-            (
-                by_list as f64,
-                format!(
-                    "the list's history in {} storage bindings of {} MiB",
-                    max_entry_pages(&a.limits),
-                    binding >> 20
-                ),
-            )
-        } else {
-            (
-                by_motion as f64,
-                format!(
-                    "the motion records in one storage binding of {} MiB",
-                    binding >> 20
-                ),
-            )
-        };
+        // the particles' and the list's arrays (at the planned entries) in
+        // as many pages of one storage binding as the adapter binds
+        let by_binding =
+            talus::gpu::data::max_particles_by_bindings(&a.limits, PLANNED_ENTRIES as u64) as f64;
+        let bound = format!(
+            "the pages its {} storage bindings a stage hold, {} MiB each",
+            a.limits.max_storage_buffers_per_shader_stage,
+            talus::gpu::context::max_binding(&a.limits) >> 20
+        );
         let by_host = host_fit(talus::memory::GPU_HOST_BYTES_PER_PARTICLE);
         let (most, limit) = match a.memory {
             Some(m) if fits_in(m as f64, gpu_per as f64) < by_binding => (

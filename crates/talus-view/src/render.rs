@@ -149,6 +149,9 @@ pub struct Renderer {
     scalar_cap: u64,
     host_bind: wgpu::BindGroup,
     source: Source,
+    /// Whether the live view has said that it draws only the first page
+    /// of a simulation's particles.
+    said_first_page: bool,
     walls: wgpu::Buffer,
     wall_cap: u64,
     wall_vertices: u32,
@@ -361,6 +364,7 @@ impl Renderer {
             scalar,
             scalar_cap: 1,
             source: Source::Host,
+            said_first_page: false,
             walls,
             wall_cap: 1,
             wall_vertices: 0,
@@ -497,11 +501,22 @@ impl Renderer {
     /// `data.n` (the host's, known after each `advance`); particles marked
     /// removed are not drawn. Call again after every `advance` (the
     /// backend may have reallocated its buffers). Walls: [`Self::set_walls`].
+    /// A simulation whose particles span several pages (more than one
+    /// storage binding holds: ~3·10⁷ on an NVIDIA card) shows its first
+    /// page's, and says so once.
     pub fn bind_simulation(&mut self, sim: &GpuBackend, by: ColorBy, legend: &Legend) {
         let d = &sim.data;
-        let n = d.n;
-        self.ensure_scalar(d.cap.max(n).max(1));
-        self.source = Source::Simulation(self.sphere_bind(&d.b.pos));
+        let page = d.b.pos.per_page;
+        if d.n > page && !self.said_first_page {
+            eprintln!(
+                "the live view draws the first {page} of {} particles (one storage binding); the snapshots hold all",
+                d.n
+            );
+            self.said_first_page = true;
+        }
+        let n = d.n.min(page);
+        self.ensure_scalar(d.cap.min(page).max(n).max(1));
+        self.source = Source::Simulation(self.sphere_bind(d.b.pos.first()));
         self.count = n as u32;
         self.set_legend(by, legend);
         if n == 0 {
@@ -517,7 +532,12 @@ impl Renderer {
         let bind = self.scalar_kernel.bind(
             &sim.ctx,
             0,
-            &[&self.scalar_params, &d.b.pos, &d.b.motion, &self.scalar],
+            &[
+                &self.scalar_params,
+                d.b.pos.first(),
+                d.b.motion.first(),
+                &self.scalar,
+            ],
         );
         let mut enc = self
             .device

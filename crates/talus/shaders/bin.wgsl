@@ -53,10 +53,10 @@ fn bin(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3
        @builtin(local_invocation_index) lid: u32) {
     let i = flat_index(wid, nwg, lid);
     if (i >= ctl[CTL_COUNT] || idle()) { return; }
-    var k = particle_key(P, pos_rad[i]);
+    var k = particle_key(P, pos_rad_at(i));
     // a removed particle (id NONE) goes to the bin past the last cell: the
     // sort moves it behind every live one, and the build drops it
-    if (bitcast<u32>(motion[i].omega_half.w) == NONE) { k = P.dims.w; }
+    if (bitcast<u32>(motion_at(i).omega_half.w) == NONE) { k = P.dims.w; }
     keys[i] = k;
     atomicAdd(&counts[k], 1u);
 }

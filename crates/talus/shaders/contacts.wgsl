@@ -361,9 +361,9 @@ fn energy_unit(inv_m: f32, r: f32) -> f32 {
 }
 
 fn me_of(i: u32) -> Me {
-    let mi = motion[i];
-    let ri = pos_rad[i].w;
-    return Me(pos_rad[i].xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
+    let mi = motion_at(i);
+    let ri = pos_rad_at(i).w;
+    return Me(pos_rad_at(i).xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
               bitcast<u32>(mi.vel_half.w), energy_unit(mi.vel_invm.w, ri));
 }
 
@@ -400,7 +400,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let entry = nbr_at(e);
         let j = entry & INDEX;
         let had = (entry & HAS_HISTORY) != 0u;
-        let pj = pos_rad[j];
+        let pj = pos_rad_at(j);
         let d = min_image(P, xi_pos, pj.xyz);
         let d2 = dot(d, d);
         let rsum = ri + pj.w;
@@ -412,7 +412,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
             }
             return;
         }
-        let mj = motion[j];
+        let mj = motion_at(j);
         let id_j = bitcast<u32>(mj.omega_half.w);
         let mat_j = bitcast<u32>(mj.vel_half.w);
         let i_is_a = id_i < id_j;
@@ -455,8 +455,8 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
         acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, acc);
         e0 = e1;
     }
-    force[i] = vec4<f32>(acc.f, acc.elastic);
-    torque[i] = vec4<f32>(acc.t, acc.diss);
+    force_put(i, vec4<f32>(acc.f, acc.elastic));
+    torque_put(i, vec4<f32>(acc.t, acc.diss));
     atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(acc.max_ratio));
     if (acc.max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], me.id); }
 }
@@ -616,9 +616,9 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     var end = 0u;
     var me = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), 1.0, 0.0, 0.0);
     if (valid) {
-        xi = pos_rad[i].xyz;
-        ri = pos_rad[i].w;
-        let mi = motion[i];
+        xi = pos_rad_at(i).xyz;
+        ri = pos_rad_at(i).w;
+        let mi = motion_at(i);
         mat_i = bitcast<u32>(mi.vel_half.w);
         me = body(mi, ri);
         let begin = nbr_start[i];

@@ -44,22 +44,22 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     workgroupBarrier();
     let i = flat_index(wid, nwg, lid);
     var live = i < ctl[CTL_COUNT];
-    if (live) { live = bitcast<u32>(motion[i].omega_half.w) != NONE; }
+    if (live) { live = bitcast<u32>(motion_at(i).omega_half.w) != NONE; }
     if (live) {
         let dt = P.gravity_dt.w;
         let g = gravity_at(P, ctl[CTL_STEP]);
-        let m = motion[i];
+        let m = motion_at(i);
         let v = m.vel_invm;
         let om = m.omega_invi;
-        let f = force[i];
-        let t = torque[i];
+        let f = force_at(i);
+        let t = torque_at(i);
         let a = f.xyz * v.w + g;
         let v_half = m.vel_half.xyz;
         let vn = v_half - 0.5 * dt * a;
         let wn = m.omega_half.xyz - 0.5 * dt * t.xyz * om.w;
-        let xn = pos_rad[i].xyz - v_half * dt;
+        let xn = pos_rad_at(i).xyz - v_half * dt;
         let e = array<f32, 5>(0.5 / v.w * dot(vn, vn), 0.5 / om.w * dot(wn, wn),
-                              -dot(g, xn) / v.w, f.w, dissipated[i]);
+                              -dot(g, xn) / v.w, f.w, dissipated_at(i));
         for (var k = 0u; k < 5u; k++) {
             let x = exact_of(e[k]);
             acc_add(4u * k, x.w);

@@ -57,14 +57,14 @@ fn frozen() -> bool {
 }
 
 fn is_removed(j: u32) -> bool {
-    return bitcast<u32>(motion[j].omega_half.w) == NONE;
+    return bitcast<u32>(motion_at(j).omega_half.w) == NONE;
 }
 
 // Whether present particle j overlaps the sphere x (|x - x_j| < r + r_j,
 // the plain difference as on the CPU).
 fn overlaps(x: vec4<f32>, j: u32) -> bool {
     if (is_removed(j)) { return false; }
-    let y = pos[j];
+    let y = pos_at(j);
     let d = x.xyz - y.xyz;
     let reach = x.w + y.w;
     return dot(d, d) < reach * reach;
@@ -181,9 +181,9 @@ fn insert_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     let id = fstate[FS_ID] + (dest - fstate[FS_BASE]);
     var m = cand_motion[g];
     m.omega_half.w = bitcast<f32>(id);
-    pos[dest] = cand_pos[g];
-    diss[dest] = 0.0;
-    motion[dest] = m;
-    posfx[dest] = cand_fx[g];
+    pos_put(dest, cand_pos[g]);
+    diss_put(dest, 0.0);
+    motion_put(dest, m);
+    posfx_put(dest, cand_fx[g]);
     nbr_start[dest + 1u] = atomicLoad(&ctl[CTL_LIST_LEN]);
 }

@@ -96,10 +96,10 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;
     let g = gravity_at(P, atomicLoad(&ctl[CTL_STEP]));
-    let f = force[i];
-    let t = torque[i];
-    let x = pos[i];
-    var m = motion[i];
+    let f = force_at(i);
+    let t = torque_at(i);
+    let x = pos_at(i);
+    var m = motion_at(i);
     // v* and 1/m, ω* and 1/I: the state's own (no other copy)
     let v = m.vel_invm;
     let om = m.omega_invi;
@@ -115,7 +115,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let v_half = v_prev + a * dt;
     // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly
     // 2^40 units (the domain length), i.e. 256 in the high word
-    var fx = posfx[i];
+    var fx = posfx_at(i);
     var p = vec3<f32>(0.0);
     for (var k = 0u; k < 3u; k++) {
         let q = round(v_half[k] * dt * (TWO40 / P.grid_len[k]));
@@ -132,13 +132,13 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let v_new = v_half + 0.5 * a * dt;
     let w_half = w_prev + al * dt;
     let om_new = w_half + 0.5 * al * dt;
-    pos[i] = vec4<f32>(p, x.w);
+    pos_put(i, vec4<f32>(p, x.w));
     m.vel_invm = vec4<f32>(v_new, v.w);
     m.omega_invi = vec4<f32>(om_new, om.w);
     m.vel_half = vec4<f32>(v_half, m.vel_half.w);
     m.omega_half = vec4<f32>(w_half, m.omega_half.w);
     let id = bitcast<u32>(m.omega_half.w);
-    let d_new = diss[i] + t.w;
+    let d_new = diss_at(i) + t.w;
     // an outlet takes it (a particle already marked is not taken twice)
     var out = NONE;
     if (id != NONE) { out = outlet_of(p); }
@@ -161,15 +161,15 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
                                      1.0 / v.w, e, NONE, 0u, 0u);
         }
     }
-    motion[i] = m;
-    diss[i] = d_new;
-    posfx[i] = fx;
+    motion_put(i, m);
+    diss_put(i, d_new);
+    posfx_put(i, fx);
     var ok = true;
     for (var k = 0u; k < 3u; k++) {
         ok = ok && is_finite(p[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
     }
     if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], id); }
-    let moved = min_image(P, pos_ref[i].xyz, p);
+    let moved = min_image(P, pos_ref_at(i).xyz, p);
     if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }
 

@@ -92,7 +92,7 @@ fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, 
         let end = starts[row + u32(pcs.hi[rg]) + 1u];
         for (var j = starts[row + u32(pcs.lo[rg])]; j < end; j++) {
             if (j == i) { continue; }
-            let pj = pos_rad[j];
+            let pj = pos_rad_at(j);
             let d = min_image(P, xi, pj.xyz);
             let cut = ri + pj.w + skin;
             if (dot(d, d) < cut * cut) {
@@ -167,8 +167,8 @@ fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
 // reach: counts them, and when `write` is set stores them from
 // nbr[nbr_start[i]] on, with zero history. Returns the count.
 fn candidates(i: u32, write: bool) -> u32 {
-    let xi = pos_rad[i].xyz;
-    let ri = pos_rad[i].w;
+    let xi = pos_rad_at(i).xyz;
+    let ri = pos_rad_at(i).w;
     var k = 0u;
     var out = 0u;
     if (write) { out = nbr_start[i]; }
@@ -325,8 +325,8 @@ fn count_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let large = large_rows(lid);
     let groups = nwg.x * nwg.y;
     for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
-        let xi = pos_rad[i].xyz;
-        let ri = pos_rad[i].w;
+        let xi = pos_rad_at(i).xyz;
+        let ri = pos_rad_at(i).w;
         let lr = large_reach(xi, ri);
         var k = 0u;
         for (var r = lid; r < lr.first[MAX_LEVELS]; r += WG) { k += flat_row(i, xi, ri, lr, r, false, 0u); }
@@ -365,7 +365,7 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let k = candidates(i, true);
     let lo = nbr_start[i];
     carry_into(old_index[i], lo, lo + k);
-    pos_ref[i] = pos_rad[i];
+    pos_ref_put(i, pos_rad_at(i));
 }
 
 // The large particles' rows, a workgroup each, in the order of `fill`:
@@ -380,8 +380,8 @@ fn fill_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let large = large_rows(lid);
     let groups = nwg.x * nwg.y;
     for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
-        let xi = pos_rad[i].xyz;
-        let ri = pos_rad[i].w;
+        let xi = pos_rad_at(i).xyz;
+        let ri = pos_rad_at(i).w;
         let lr = large_reach(xi, ri);
         let rows = lr.first[MAX_LEVELS];
         let chunk = (rows + WG - 1u) / WG;
@@ -406,7 +406,7 @@ fn fill_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         for (var r = r0; r < r1; r++) { out += flat_row(i, xi, ri, lr, r, true, out); }
         if (lid == 0u) {
             wall_candidates(xi, ri, true, lo + large_sh);
-            pos_ref[i] = pos_rad[i];
+            pos_ref_put(i, pos_rad_at(i));
         }
         // the whole row written before any thread looks for partners in it
         storageBarrier();

@@ -40,10 +40,18 @@ impl BinKernels {
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> BinBinds {
         BinBinds {
-            group: self.bin.bind(
+            group: self.bin.bind_paged(
                 ctx,
                 0,
-                &[&d.params, &d.ctl, &d.b.pos, &d.keys, &d.counts, &d.b.motion],
+                &[
+                    &d.params,
+                    &d.ctl,
+                    d.b.pos.first(),
+                    &d.keys,
+                    &d.counts,
+                    d.b.motion.first(),
+                ],
+                &[("pos_rad", &d.b.pos), ("motion", &d.b.motion)],
             ),
             arm: self.arm.bind(ctx, 1, &[&d.arg_slots, &d.args]),
         }

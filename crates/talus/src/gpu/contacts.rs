@@ -27,8 +27,6 @@ pub struct ContactBinds {
     pub g0: wgpu::BindGroup,
     pub g1: wgpu::BindGroup,
     pub g2: wgpu::BindGroup,
-    /// Pages 1.. of the list's arrays (None: one page each).
-    pub g3: Option<wgpu::BindGroup>,
 }
 
 impl ContactKernels {
@@ -37,8 +35,8 @@ impl ContactKernels {
     /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
-    /// adds its force to them): 16 storage buffers; group 3: the pages
-    /// past the first of nbr and nbr_hist (`pages`), if any.
+    /// adds its force to them): 16 storage buffers, and the pages past the
+    /// first of its paged arrays beside them (`pages`).
     /// One layout for the three (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
     pub const DECLS: [KernelDecl; 4] = {
@@ -72,37 +70,41 @@ impl ContactKernels {
             &d.params,
             &d.ctl,
             &d.nbr_start,
-            &d.nbr.pages[0],
+            d.nbr.first(),
             &d.pairs,
             &d.walls,
             &d.wall_motion,
             &d.wall_pose,
             &d.wall_acc,
         ];
-        let g1 = [&b.pos, &b.motion];
+        let g1 = [b.pos.first(), b.motion.first()];
         let g2 = [
-            &d.force,
-            &d.torque,
-            &d.nbr_hist.pages[0],
+            d.force.first(),
+            d.torque.first(),
+            d.nbr_hist.first(),
             &d.surf_info,
             &d.surf_nodes,
             &d.surf_tris,
             &d.surf_force,
         ];
         let k = &self.contacts;
+        let pages = [
+            ("nbr", &d.nbr),
+            ("nbr_hist", &d.nbr_hist),
+            ("pos_rad", &b.pos),
+            ("motion", &b.motion),
+            ("force", &d.force),
+            ("torque", &d.torque),
+        ];
         ContactBinds {
-            g0: k.bind(ctx, 0, &g0),
-            g1: k.bind(ctx, 1, &g1),
-            g2: k.bind(ctx, 2, &g2),
-            g3: k.bind_pages(ctx, &[("nbr", &d.nbr), ("nbr_hist", &d.nbr_hist)]),
+            g0: k.bind_paged(ctx, 0, &g0, &pages),
+            g1: k.bind_paged(ctx, 1, &g1, &pages),
+            g2: k.bind_paged(ctx, 2, &g2, &pages),
         }
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        let mut groups = vec![(0, &c.g0), (1, &c.g1), (2, &c.g2)];
-        if let Some(g3) = &c.g3 {
-            groups.push((3, g3));
-        }
+        let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
         if d.n_bodies > 0 {
             // only on a step that wants the loads: no launch on the others
             let each = d.args_for(Over::LOAD_PARTICLES);

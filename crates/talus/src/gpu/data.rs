@@ -22,20 +22,21 @@ use wgpu::util::DeviceExt;
 /// readback rebuilds `vel_invm`, `omega_invi`, `material` and `id` from
 /// it, see `GpuBackend::state_f32`). Every array is listed once in
 /// [`ParticleBuffers::arrays`].
+/// Each array is [`Paged`] by particles ([`Paging`]).
 pub struct ParticleBuffers {
-    pub pos: wgpu::Buffer,
-    pub diss: wgpu::Buffer,
+    pub pos: Paged,
+    pub diss: Paged,
     /// What contacts read of a partner, written by integrate
     /// ([`crate::state::Motion`], 64 bytes): v* and 1/m, ω* and 1/I,
     /// v(n−½) and the material bits, ω(n−½) and the id bits.
-    pub motion: wgpu::Buffer,
+    pub motion: Paged,
     /// The exact position as 64-bit fixed point per axis (hi, lo u32 words,
     /// biased by 2⁶³; unit = domain length / 2⁴⁰, see [`FixedPoint`]). An f32
     /// coordinate drops up to 1 % of a small step v·dt (ulp 5e-10 m at 5 mm
     /// vs steps of 1e-7 m); integer adds drop nothing and no compiler can
     /// fold them away (Mesa folded a Kahan compensation to zero). `pos` is
     /// derived from it each step for the kernels that read positions.
-    pub pos_fx: wgpu::Buffer,
+    pub pos_fx: Paged,
 }
 
 /// 64-bit fixed-point coordinates of the GPU path: per axis
@@ -269,10 +270,10 @@ pub struct GpuData {
     /// The rebuild's reorder: each per-particle array in turn is gathered
     /// from B into it and copied back (words of the widest array per
     /// particle).
-    pub scratch: wgpu::Buffer,
+    pub scratch: Paged,
     pub b: ParticleBuffers,
-    pub force: wgpu::Buffer,
-    pub torque: wgpu::Buffer,
+    pub force: Paged,
+    pub torque: Paged,
     pub keys: wgpu::Buffer,
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
@@ -284,7 +285,7 @@ pub struct GpuData {
     /// Scan of the cell counts (n_cells + 1 entries).
     pub scan: Vec<ScanLevel>,
     /// Positions at the last list build (the rebuild test).
-    pub pos_ref: wgpu::Buffer,
+    pub pos_ref: Paged,
     /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
     /// last stays 0), their exclusive scan, and the list itself (paged,
     /// as every per-entry array: [`Paging`]).
@@ -477,33 +478,83 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 /// at its first builds, so such a scene is refused up front.
 pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
 
-/// The most list entries a run holds on an adapter with `limits`: as many
-/// pages as its storage bindings per stage allow the neighbour stage
-/// (which binds the four per-entry arrays: [`ENTRY_ARRAYS_BOUND`] more
-/// bindings a page), at most [`pages::MAX_PAGES`], and what a u32 index
-/// reaches.
-pub fn max_list_entries(limits: &wgpu::Limits) -> u64 {
-    let page = pages::per_page(super::context::max_binding(limits), Family::Entries);
-    (max_entry_pages(limits) as u64 * page).min(u32::MAX as u64)
+/// The most list entries a run with `particle_pages` pages of particles
+/// holds on an adapter with `limits`: as many pages as it can bind
+/// ([`bindings_fit`]), and what a u32 index reaches.
+pub fn max_list_entries(limits: &wgpu::Limits, particle_pages: u32) -> u64 {
+    let max_binding = super::context::max_binding(limits);
+    let page = pages::per_page(max_binding, Family::Entries);
+    let pages = (1..=pages::MAX_PAGES)
+        .rev()
+        .find(|&k| {
+            let paging = Paging {
+                entry_pages: k,
+                particle_pages,
+                ..Paging::new(max_binding, 1, 1)
+            };
+            bindings_fit(limits, &paging).is_ok()
+        })
+        .unwrap_or(1);
+    (pages as u64 * page).min(u32::MAX as u64)
 }
 
-/// The per-entry arrays the widest stage binds (neighbours: the list, its
-/// history, the previous list and its history): each page past the first
-/// costs that many storage bindings.
-pub const ENTRY_ARRAYS_BOUND: u32 = 4;
+/// The storage bindings the widest kernel binds under `paging` (its own,
+/// and each page past the first of each paged array it binds), and its
+/// name. From the kernels' declarations and their shaders, no device.
+pub fn bindings_needed(paging: &Paging) -> (u32, &'static str) {
+    use super::kernel::Access;
+    let sources = super::shaders::sources();
+    super::kernel_decls()
+        .iter()
+        .map(|d| {
+            let used = |g: u32, b: u32| {
+                d.groups
+                    .get(g as usize)
+                    .and_then(|grp| grp.get(b as usize))
+                    .is_some_and(|a| !matches!(a, Access::Uniform | Access::Unused))
+            };
+            let own = d
+                .groups
+                .iter()
+                .flat_map(|g| g.iter())
+                .filter(|a| !matches!(**a, Access::Uniform | Access::Unused))
+                .count() as u32;
+            let src = &sources
+                .iter()
+                .find(|(n, _)| *n == d.shader)
+                .expect("a shader")
+                .1;
+            let pages: u32 = pages::find(src)
+                .iter()
+                .filter(|f| used(f.group, f.binding))
+                .map(|f| paging.of(f.decl.family).1 - 1)
+                .sum();
+            (own + pages, d.entry)
+        })
+        .max()
+        .unwrap_or((0, ""))
+}
 
-/// Pages of the per-entry arrays an adapter with `limits` can bind: the
-/// storage bindings per stage past the widest kernel's own
-/// ([`super::STORAGE_BINDINGS_NEEDED`]), [`ENTRY_ARRAYS_BOUND`] a page,
-/// and a fourth bind group for them ([`pages::PAGE_GROUP`]).
-pub fn max_entry_pages(limits: &wgpu::Limits) -> u32 {
-    if limits.max_bind_groups <= pages::PAGE_GROUP {
-        return 1;
+/// Whether an adapter with `limits` binds the pages of `paging`: at most
+/// [`pages::MAX_PAGES`] an array and the widest kernel's storage bindings;
+/// else the line saying why not.
+pub fn bindings_fit(limits: &wgpu::Limits, paging: &Paging) -> Result<(), String> {
+    let most = paging.entry_pages.max(paging.particle_pages);
+    if most > pages::MAX_PAGES {
+        return Err(format!(
+            "{most} pages of one storage binding for one array, at most {} are bound",
+            pages::MAX_PAGES
+        ));
     }
-    let spare = limits
-        .max_storage_buffers_per_shader_stage
-        .saturating_sub(super::STORAGE_BINDINGS_NEEDED);
-    (1 + spare / ENTRY_ARRAYS_BOUND).min(pages::MAX_PAGES)
+    let (need, entry) = bindings_needed(paging);
+    let have = limits.max_storage_buffers_per_shader_stage;
+    if need > have {
+        return Err(format!(
+            "{} and {} pages of one storage binding (particles, list) need {need} storage buffers in `{entry}`, the adapter offers {have} per shader stage",
+            paging.particle_pages, paging.entry_pages
+        ));
+    }
+    Ok(())
 }
 
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
@@ -556,16 +607,13 @@ fn staging(ctx: &GpuContext, size: u64) -> wgpu::Buffer {
 }
 
 impl ParticleBuffers {
-    /// Buffers for `cap` particles, the first ones `init0`'s.
-    fn new(ctx: &GpuContext, set: &str, init0: &GpuInit, cap: u64) -> Self {
+    /// Buffers for `cap` particles in pages of `page`, the first ones
+    /// `init0`'s.
+    fn new(ctx: &GpuContext, set: &str, init0: &GpuInit, cap: u64, page: u64) -> Self {
         let s = init0.state;
         // (bytes per particle: known however many particles start)
         let b = |name: &str, bytes: &[u8], per: u64| {
-            let buf = zeroed(ctx, &format!("{set}.{name}"), per * cap);
-            if !bytes.is_empty() {
-                ctx.queue.write_buffer(&buf, 0, bytes);
-            }
-            buf
+            Paged::new(ctx, &format!("{set}.{name}"), per, cap, page, bytes)
         };
         ParticleBuffers {
             pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad), 16),
@@ -580,7 +628,7 @@ impl ParticleBuffers {
     /// reorder (one generic dispatch per entry), the readback size and the
     /// byte counts are made from: a new per-particle array is one line
     /// here (and its field).
-    pub fn arrays(&self) -> [(&'static str, &wgpu::Buffer, u64); 4] {
+    pub fn arrays(&self) -> [(&'static str, &Paged, u64); 4] {
         [
             ("pos_rad", &self.pos, 4),
             ("dissipated", &self.diss, 1),
@@ -598,7 +646,7 @@ impl ParticleBuffers {
     /// words moved, the record's words, the first word moved), at most
     /// [`REORDER_WORDS`] words each, so the scratch array is that wide and
     /// not as wide as the widest array.
-    pub fn reorder_parts(&self) -> Vec<(&'static str, &wgpu::Buffer, u64, u64, u64)> {
+    pub fn reorder_parts(&self) -> Vec<(&'static str, &Paged, u64, u64, u64)> {
         let mut parts = Vec::new();
         for (name, b, stride) in self.arrays() {
             let mut offset = 0;
@@ -615,7 +663,7 @@ impl ParticleBuffers {
 /// One part of a per-particle array, as the reorder moves it.
 pub struct ParticleArray<'a> {
     pub name: &'static str,
-    pub b: &'a wgpu::Buffer,
+    pub b: &'a Paged,
     /// u32 words per particle of this part (0: nothing to move).
     pub words: u64,
     /// Its `Gather` uniform.
@@ -641,44 +689,68 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
     116 + 4 * REORDER_WORDS + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
-/// Refuses a run whose largest per-particle buffer (the list's history at
-/// the fewest entries a scene is admitted with) or cell array exceeds the
-/// adapter's largest storage binding, or whose buffers exceed the device's
-/// memory (where its API says), naming the count that fits.
+/// Refuses a run whose pages the adapter cannot bind (at the fewest list
+/// entries a scene is admitted with), whose cell array exceeds a binding,
+/// or whose buffers exceed the device's memory (where its API says),
+/// naming the count that fits.
 fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    let binding = ctx.max_binding();
-    let history = 16 * max_list_entries(&ctx.limits);
-    admit(&ctx.info.name, binding, history, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
+    admit(&ctx.info.name, &ctx.limits, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
 }
 
-/// [`refuse_too_large`] on an adapter named `adapter` with its largest
-/// binding, the most bytes a history may hold (`16 ×`
-/// [`max_list_entries`]) and its memory: the refusal's line, if any.
+/// The paging of `cap` particles with `per` list entries each, if the
+/// adapter with `limits` binds it.
+fn bindings_admit(limits: &wgpu::Limits, cap: u64, per: u64) -> Result<Paging, String> {
+    let entries = per * cap;
+    if entries > u32::MAX as u64 {
+        return Err(format!(
+            "{entries} list entries, more than a u32 index reaches"
+        ));
+    }
+    let paging = Paging::new(super::context::max_binding(limits), cap, entries);
+    bindings_fit(limits, &paging).map(|_| paging)
+}
+
+/// The most particles with `per` list entries each whose pages an adapter
+/// with `limits` binds.
+pub fn max_particles_by_bindings(limits: &wgpu::Limits, per: u64) -> u64 {
+    let (mut lo, mut hi) = (1u64, u32::MAX as u64 / per + 1);
+    if bindings_admit(limits, lo, per).is_err() {
+        return 0;
+    }
+    // lo fits, hi does not
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if bindings_admit(limits, mid, per).is_ok() {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// [`refuse_too_large`] on an adapter named `adapter` with `limits` and
+/// its memory: the refusal's line, if any.
 pub fn admit(
     adapter: &str,
-    max_binding: u64,
-    max_history: u64,
+    limits: &wgpu::Limits,
     memory: Option<u64>,
     cap: u64,
     n_cells: u64,
 ) -> Result<(), String> {
-    // the history at the fewest entries a scene is admitted with, over its
-    // pages; a particle array in one binding (the motion record, 64 B, is
-    // the widest)
-    let history = 16 * MIN_LIST_ENTRIES_PER_PARTICLE;
-    if cap * history > max_history {
-        let fits = max_history / history;
+    let max_binding = super::context::max_binding(limits);
+    let per = MIN_LIST_ENTRIES_PER_PARTICLE;
+    if let Err(why) = bindings_admit(limits, cap, per) {
+        let fits = max_particles_by_bindings(limits, per);
         return Err(format!(
-            "{cap} particles need {:.1} MiB of list history (nbr_hist), but {adapter} binds at most {:.1} MiB of it (in pages of one storage binding): at most {fits} particles fit",
-            (cap * history) as f64 / 1048576.0,
-            max_history as f64 / 1048576.0
+            "{cap} particles need more than {adapter} binds ({why}): at most {fits} particles fit"
         ));
     }
-    if cap * 64 > max_binding || (n_cells + 1) * 4 > max_binding {
-        let fits = max_binding / 64;
+    if (n_cells + 1) * 4 > max_binding {
         return Err(format!(
-            "{cap} particles need {:.1} MiB in one buffer (motion), but {adapter} allows {:.1} MiB per storage binding: at most {fits} particles fit",
-            (cap * 64) as f64 / 1048576.0,
+            "{} grid cells need {:.1} MiB in one buffer (cell starts), but {adapter} allows {:.1} MiB per storage binding: a coarser grid (fewer levels or a smaller domain) fits",
+            n_cells,
+            ((n_cells + 1) * 4) as f64 / 1048576.0,
             max_binding as f64 / 1048576.0
         ));
     }
@@ -812,15 +884,19 @@ impl GpuData {
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
         refuse_too_large(ctx, cap, n_cells)?;
-        let b = ParticleBuffers::new(ctx, "B", init0, cap);
-        // the reorder's one scratch array: as wide as its widest part
-        let widest = b.reorder_parts().iter().map(|a| a.2).max().unwrap_or(1);
-        let scratch = zeroed(ctx, "reorder scratch", 4 * widest * cap);
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
+        let particle_pages = Paging::new(ctx.max_binding(), cap, 0).particle_pages;
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
-            .min(max_list_entries(&ctx.limits))
+            .min(max_list_entries(&ctx.limits, particle_pages))
             .max(given)
             .max(1);
+        let paging = Paging::new(ctx.max_binding(), cap, nbr_cap);
+        let page = paging.particle_page;
+        let b = ParticleBuffers::new(ctx, "B", init0, cap, page);
+        // the reorder's one scratch array: as wide as its widest part
+        let widest = b.reorder_parts().iter().map(|a| a.2).max().unwrap_or(1);
+        let scratch = Paged::new(ctx, "reorder scratch", 4 * widest, cap, page, &[]);
+        let per_particle = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
         let next_id = state
             .id
             .iter()
@@ -829,7 +905,6 @@ impl GpuData {
             .map_or(0, |&m| m + 1);
         let mut ctl = ctl_init(nbr_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
-        let paging = Paging::new(ctx.max_binding(), nbr_cap);
         let entries = |label: &str, elem: u64, bytes: &[u8]| {
             Paged::new(ctx, label, elem, nbr_cap, paging.entry_page, bytes)
         };
@@ -894,15 +969,15 @@ impl GpuData {
             wall_acc: zeroed(ctx, "wall_acc", 4 * WALL_ACC_WORDS as u64 * n_bodies.max(1)),
             scratch,
             b,
-            force: zeroed(ctx, "force", 16 * cap),
-            torque: zeroed(ctx, "torque", 16 * cap),
+            force: per_particle("force", 16),
+            torque: per_particle("torque", 16),
             keys: zeroed(ctx, "keys", 4 * cap),
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
             order: zeroed(ctx, "order", 4 * cap),
             gathers,
             scan,
-            pos_ref: zeroed(ctx, "pos_ref", 16 * cap),
+            pos_ref: per_particle("pos_ref", 16),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (cap + 1)),
             nbr_start: list_buf(
                 "nbr_start",
@@ -1034,14 +1109,14 @@ impl GpuData {
     /// be rebuilt. False (nothing changed) for a list larger than
     /// [`max_list_entries`].
     pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
-        let max = max_list_entries(&ctx.limits);
+        let max = max_list_entries(&ctx.limits, self.paging.particle_pages);
         if need > max {
             return false;
         }
         let old_cap = self.nbr_cap;
         self.nbr_cap = (need + need / 4).min(max);
         let cap = self.nbr_cap;
-        self.paging = Paging::new(ctx.max_binding(), cap);
+        self.paging = Paging::new(ctx.max_binding(), self.cap, cap);
         let page = self.paging.entry_page;
         let entries = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
         self.nbr = entries("nbr", 4);
@@ -1061,12 +1136,24 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
-        self.b.bytes_per_particle() * self.cap
-            + self.scratch.size()
-            + self.cap * (16 + 16 + 4 + 4 + 16)
+        let paged = [
+            &self.b.pos,
+            &self.b.diss,
+            &self.b.motion,
+            &self.b.pos_fx,
+            &self.scratch,
+            &self.force,
+            &self.torque,
+            &self.pos_ref,
+            &self.nbr,
+            &self.nbr_hist,
+            &self.old_nbr,
+            &self.old_hist,
+        ];
+        paged.iter().map(|p| p.size()).sum::<u64>()
+            + self.cap * (4 + 4)
             + 12 * (self.cap + 1)
             + 8 * self.cap
-            + 40 * self.nbr_cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()
             + self.flow.log_cap * size_of::<FlowRecord>() as u64
@@ -1078,19 +1165,39 @@ impl GpuData {
 mod tests {
     use super::*;
 
+    /// Limits like an NVIDIA card's through wgpu (2047 MiB a binding, many
+    /// bindings) and like lavapipe's (128 MiB, 32 a stage).
+    fn limits(binding: u64, per_stage: u32) -> wgpu::Limits {
+        wgpu::Limits {
+            max_storage_buffer_binding_size: binding as _,
+            max_buffer_size: 1 << 40,
+            max_storage_buffers_per_shader_stage: per_stage,
+            max_bind_groups: 8,
+            ..wgpu::Limits::default()
+        }
+    }
+
     /// The memory test refuses what the binding test admits, and names a
-    /// count that itself passes.
+    /// count that itself passes; the bindings cap only past what a u32
+    /// index reaches on a card with many bindings.
     #[test]
     fn admission_compares_the_whole_with_the_device_memory() {
-        let binding = 2047 << 20;
-        let history = 16 * 2 * pages::per_page(binding, Family::Entries);
+        let card = limits(2047 << 20, 1 << 20);
         let mem = 80u64 << 30;
         let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
-        let fits = mem / per;
-        let ok = |cap, mem| admit("card", binding, history, mem, cap, 0).is_ok();
-        assert!(ok(20_000_000, Some(mem)));
-        assert!(ok(26_000_000, None));
-        let err = admit("card", binding, history, Some(1 << 30), 12_000_000, 0).unwrap_err();
+        let ok = |cap, mem| admit("card", &card, mem, cap, 0).is_ok();
+        assert!(ok(100_000_000, Some(mem)), "10^8 on 80 GB");
+        assert!(ok(120_000_000, None));
+        // 32 pages of list: 4.29·10⁸ particles at 10 entries, just short
+        // of what a u32 entry index reaches
+        let by_bindings = max_particles_by_bindings(&card, MIN_LIST_ENTRIES_PER_PARTICLE);
+        let entry_page = pages::per_page(2047 << 20, Family::Entries);
+        assert_eq!(
+            by_bindings,
+            pages::MAX_PAGES as u64 * entry_page / MIN_LIST_ENTRIES_PER_PARTICLE
+        );
+        assert!(by_bindings > 4 * 100_000_000);
+        let err = admit("card", &card, Some(1 << 30), 12_000_000, 0).unwrap_err();
         assert!(err.contains("GiB of GPU memory"), "{err}");
         let fits_1g = (1u64 << 30) / per;
         assert!(
@@ -1099,11 +1206,29 @@ mod tests {
         );
         assert!(ok(fits_1g, Some(1 << 30)));
         assert!(!ok(fits_1g + 1, Some(1 << 30)));
-        // the history's pages (two here), then one binding of motion records
-        let err = admit("card", binding, history, Some(mem), 27_000_000, 0).unwrap_err();
-        assert!(err.contains("list history"), "{err}");
-        let err = admit("card", binding, 4 * history, Some(mem), 34_000_000, 0).unwrap_err();
-        assert!(err.contains("per storage binding"), "{err}");
-        assert!(fits > 34_000_000);
+    }
+
+    /// With few bindings a stage, the pages are what caps: the count named
+    /// fits, one more does not, and the line says why.
+    #[test]
+    fn admission_counts_the_pages_an_adapter_binds() {
+        let lavapipe = limits(128 << 20, 32);
+        let fits = max_particles_by_bindings(&lavapipe, MIN_LIST_ENTRIES_PER_PARTICLE);
+        // more than one page of particles (2.1·10⁶ each), the list in
+        // pages of 8.4·10⁶ entries
+        assert!(fits > (128 << 20) / 64, "{fits}");
+        assert!(admit("lavapipe", &lavapipe, None, fits, 0).is_ok());
+        let err = admit("lavapipe", &lavapipe, None, fits + 1, 0).unwrap_err();
+        assert!(
+            err.contains("storage buffers")
+                && err.ends_with(&format!("at most {fits} particles fit")),
+            "{err}"
+        );
+        let p = bindings_admit(&lavapipe, fits, MIN_LIST_ENTRIES_PER_PARTICLE).unwrap();
+        assert!(bindings_needed(&p).0 <= 32);
+        assert_eq!(
+            bindings_needed(&Paging::single()).0,
+            super::super::STORAGE_BINDINGS_NEEDED
+        );
     }
 }

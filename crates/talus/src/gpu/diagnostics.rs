@@ -26,18 +26,25 @@ impl DiagnosticsKernels {
 
     pub fn bind(&self, ctx: &GpuContext, d: &GpuData) -> wgpu::BindGroup {
         let a = &d.b;
-        self.diagnostics.bind(
+        self.diagnostics.bind_paged(
             ctx,
             0,
             &[
                 &d.params,
-                &a.pos,
-                &a.diss,
-                &a.motion,
-                &d.force,
-                &d.torque,
+                a.pos.first(),
+                a.diss.first(),
+                a.motion.first(),
+                d.force.first(),
+                d.torque.first(),
                 &d.partials,
                 &d.ctl,
+            ],
+            &[
+                ("pos_rad", &a.pos),
+                ("dissipated", &a.diss),
+                ("motion", &a.motion),
+                ("force", &d.force),
+                ("torque", &d.torque),
             ],
         )
     }

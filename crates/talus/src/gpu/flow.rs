@@ -74,18 +74,25 @@ impl FlowKernels {
             &d.nbr_start,
         ];
         let g1 = [
-            &d.b.pos,
-            &d.b.diss,
-            &d.b.motion,
-            &d.b.pos_fx,
+            d.b.pos.first(),
+            d.b.diss.first(),
+            d.b.motion.first(),
+            d.b.pos_fx.first(),
             &f.cand_pos,
             &f.cand_fx,
             &f.cand_motion,
             &f.cand_slot,
         ];
+        let b = &d.b;
+        let pages = [
+            ("pos", &b.pos),
+            ("diss", &b.diss),
+            ("motion", &b.motion),
+            ("posfx", &b.pos_fx),
+        ];
         FlowBinds {
             g0: self.check.bind(ctx, 0, &g0),
-            g1: self.check.bind(ctx, 1, &g1),
+            g1: self.check.bind_paged(ctx, 1, &g1, &pages),
         }
     }
 

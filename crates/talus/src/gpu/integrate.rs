@@ -52,17 +52,36 @@ impl IntegrateKernels {
         let g0 = [
             &d.params,
             &d.ctl,
-            &d.force,
-            &d.torque,
-            &d.pos_ref,
+            d.force.first(),
+            d.torque.first(),
+            d.pos_ref.first(),
             &d.wall_motion,
             &d.wall_pose,
             &d.flow.outlets,
             &d.flow.log,
         ];
+        let pages = [
+            ("force", &d.force),
+            ("torque", &d.torque),
+            ("pos_ref", &d.pos_ref),
+            ("pos", &b.pos),
+            ("diss", &b.diss),
+            ("motion", &b.motion),
+            ("posfx", &b.pos_fx),
+        ];
         IntegrateBinds {
-            g0: k.bind(ctx, 0, &g0),
-            g1: k.bind(ctx, 1, &[&b.pos, &b.diss, &b.motion, &b.pos_fx]),
+            g0: k.bind_paged(ctx, 0, &g0, &pages),
+            g1: k.bind_paged(
+                ctx,
+                1,
+                &[
+                    b.pos.first(),
+                    b.diss.first(),
+                    b.motion.first(),
+                    b.pos_fx.first(),
+                ],
+                &pages,
+            ),
             arm: self.finish.bind(ctx, 2, &[&d.arg_slots, &d.args]),
         }
     }

@@ -4,7 +4,7 @@
 
 use super::context::GpuContext;
 use super::layout::WG;
-use super::pages::{self, Found, Paged, PagedDecl, Paging, PAGE_GROUP};
+use super::pages::{self, Found, Paged, PagedDecl, Paging};
 
 /// A compiled shader module, with the paged arrays its source declares
 /// and the paging it was generated for.
@@ -76,6 +76,18 @@ impl KernelDecl {
     }
 }
 
+/// Pages 1.. of a paged array a kernel binds: in the group of page 0, at
+/// bindings `first`, `first + 1`, ...
+#[derive(Debug, Clone, Copy)]
+pub struct PagedBinding {
+    pub decl: PagedDecl,
+    /// Pages in all.
+    pub count: u32,
+    pub group: u32,
+    pub first: u32,
+    pub read_only: bool,
+}
+
 pub struct Kernel {
     pub label: &'static str,
     pub pipeline: wgpu::ComputePipeline,
@@ -83,46 +95,79 @@ pub struct Kernel {
     pub layouts: Vec<Option<wgpu::BindGroupLayout>>,
     /// The declared access per group and binding.
     pub groups: &'static [&'static [Access]],
-    /// The paged arrays whose pages 1.. it binds in [`PAGE_GROUP`], and
-    /// their pages (more than one each).
-    pub paged: Vec<(PagedDecl, u32)>,
+    /// The paged arrays whose pages 1.. it binds (beside page 0).
+    pub paged: Vec<PagedBinding>,
 }
 
 impl Kernel {
     /// The pipeline of `decl` from `module` (built from `decl.shader`).
     pub fn new(ctx: &GpuContext, m: &Module, decl: &KernelDecl) -> Kernel {
         let (entry, groups) = (decl.entry, decl.groups);
-        let mut layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
+        let storage = |read_only: bool| wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        // pages 1.. of the paged arrays the entry point binds, in the group
+        // of page 0 with its access
+        let mut paged = Vec::new();
+        let firsts = pages::first_bindings(&m.paged, &m.paging);
+        for (f, &first) in m.paged.iter().zip(&firsts) {
+            let access = groups
+                .get(f.group as usize)
+                .and_then(|g| g.get(f.binding as usize))
+                .copied()
+                .unwrap_or(Access::Unused);
+            let (_, count) = m.paging.of(f.decl.family);
+            if access != Access::Unused && count > 1 {
+                paged.push(PagedBinding {
+                    decl: f.decl,
+                    count,
+                    group: f.group,
+                    first,
+                    read_only: access == Access::Read,
+                });
+            }
+        }
+        let layouts: Vec<Option<wgpu::BindGroupLayout>> = groups
             .iter()
             .enumerate()
             .map(|(g, acc)| {
                 if acc.iter().all(|a| *a == Access::Unused) {
                     return None;
                 }
-                let entries: Vec<wgpu::BindGroupLayoutEntry> = acc
+                let mut entries: Vec<wgpu::BindGroupLayoutEntry> = acc
                     .iter()
                     .enumerate()
                     .filter_map(|(b, a)| {
                         let ty = match a {
-                            Access::Uniform => wgpu::BufferBindingType::Uniform,
-                            Access::Read => wgpu::BufferBindingType::Storage { read_only: true },
-                            Access::ReadWrite => {
-                                wgpu::BufferBindingType::Storage { read_only: false }
-                            }
+                            Access::Uniform => wgpu::BindingType::Buffer {
+                                ty: wgpu::BufferBindingType::Uniform,
+                                has_dynamic_offset: false,
+                                min_binding_size: None,
+                            },
+                            Access::Read => storage(true),
+                            Access::ReadWrite => storage(false),
                             Access::Unused => return None,
                         };
                         Some(wgpu::BindGroupLayoutEntry {
                             binding: b as u32,
                             visibility: wgpu::ShaderStages::COMPUTE,
-                            ty: wgpu::BindingType::Buffer {
-                                ty,
-                                has_dynamic_offset: false,
-                                min_binding_size: None,
-                            },
+                            ty,
                             count: None,
                         })
                     })
                     .collect();
+                for pb in paged.iter().filter(|pb| pb.group == g as u32) {
+                    for p in 1..pb.count {
+                        entries.push(wgpu::BindGroupLayoutEntry {
+                            binding: pb.first + p - 1,
+                            visibility: wgpu::ShaderStages::COMPUTE,
+                            ty: storage(pb.read_only),
+                            count: None,
+                        });
+                    }
+                }
                 let label = format!("{entry} group {g}");
                 Some(
                     ctx.device
@@ -133,46 +178,6 @@ impl Kernel {
                 )
             })
             .collect();
-        // pages 1.. of the paged arrays the entry point binds, with the
-        // access of page 0
-        let mut paged = Vec::new();
-        let mut page_entries = Vec::new();
-        for f in &m.paged {
-            let access = groups
-                .get(f.group as usize)
-                .and_then(|g| g.get(f.binding as usize))
-                .copied()
-                .unwrap_or(Access::Unused);
-            let (_, count) = m.paging.of(f.decl.family);
-            if access == Access::Unused || count < 2 {
-                continue;
-            }
-            paged.push((f.decl, count));
-            for p in 1..count {
-                page_entries.push(wgpu::BindGroupLayoutEntry {
-                    binding: pages::page_binding(&f.decl, p),
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage {
-                            read_only: access == Access::Read,
-                        },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                });
-            }
-        }
-        if !page_entries.is_empty() {
-            layouts.resize_with(PAGE_GROUP as usize, || None);
-            let label = format!("{entry} pages");
-            layouts.push(Some(ctx.device.create_bind_group_layout(
-                &wgpu::BindGroupLayoutDescriptor {
-                    label: Some(&label),
-                    entries: &page_entries,
-                },
-            )));
-        }
         let refs: Vec<Option<&wgpu::BindGroupLayout>> =
             layouts.iter().map(|l| l.as_ref()).collect();
         let layout = ctx
@@ -201,51 +206,21 @@ impl Kernel {
         }
     }
 
-    /// The bind group of pages 1.. of the paged arrays it binds (`arrays`:
-    /// each by its shader name), None when it binds none.
-    pub fn bind_pages(
-        &self,
-        ctx: &GpuContext,
-        arrays: &[(&str, &Paged)],
-    ) -> Option<wgpu::BindGroup> {
-        if self.paged.is_empty() {
-            return None;
-        }
-        let mut entries = Vec::new();
-        for (decl, count) in &self.paged {
-            let a = arrays
-                .iter()
-                .find(|(n, _)| *n == decl.name)
-                .unwrap_or_else(|| panic!("{}: no pages given for {}", self.label, decl.name))
-                .1;
-            assert_eq!(
-                a.pages.len() as u32,
-                *count,
-                "{}: {} has {} pages, the kernel was built for {count}",
-                self.label,
-                decl.name,
-                a.pages.len()
-            );
-            for p in 1..*count {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: pages::page_binding(decl, p),
-                    resource: wgpu::BindingResource::Buffer(whole(&a.pages[p as usize])),
-                });
-            }
-        }
-        let layout = self.layouts[PAGE_GROUP as usize]
-            .as_ref()
-            .expect("a page layout");
-        Some(ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(self.label),
-            layout,
-            entries: &entries,
-        }))
-    }
-
     /// A bind group for group `g` over `buffers` (in binding order).
     /// `buffers` in binding order; those of `Unused` bindings are left out.
     pub fn bind(&self, ctx: &GpuContext, g: usize, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        self.bind_paged(ctx, g, buffers, &[])
+    }
+
+    /// [`Kernel::bind`] with the pages 1.. of the paged arrays group `g`
+    /// holds (`arrays`: each by its shader name; `buffers` give page 0).
+    pub fn bind_paged(
+        &self,
+        ctx: &GpuContext,
+        g: usize,
+        buffers: &[&wgpu::Buffer],
+        arrays: &[(&str, &Paged)],
+    ) -> wgpu::BindGroup {
         let ranges: Vec<wgpu::BufferBinding> = buffers.iter().map(|b| whole(b)).collect();
         let layout = self.layouts[g]
             .as_ref()
@@ -260,6 +235,29 @@ impl Kernel {
                 resource: wgpu::BindingResource::Buffer(r.clone()),
             })
             .collect();
+        let mut entries = entries;
+        for pb in self.paged.iter().filter(|pb| pb.group == g as u32) {
+            let a = arrays
+                .iter()
+                .find(|(n, _)| *n == pb.decl.name)
+                .unwrap_or_else(|| panic!("{}: no pages given for {}", self.label, pb.decl.name))
+                .1;
+            assert_eq!(
+                a.pages.len() as u32,
+                pb.count,
+                "{}: {} has {} pages, the kernel was built for {}",
+                self.label,
+                pb.decl.name,
+                a.pages.len(),
+                pb.count
+            );
+            for p in 1..pb.count {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: pb.first + p - 1,
+                    resource: wgpu::BindingResource::Buffer(whole(&a.pages[p as usize])),
+                });
+            }
+        }
         ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(self.label),
             layout,

@@ -675,10 +675,11 @@ impl GpuBackend {
             .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
             .collect();
         let (q, d) = (&self.ctx.queue, &self.data);
-        q.write_buffer(&d.b.pos, 16 * n, bytemuck::cast_slice(&f.pos_rad));
-        q.write_buffer(&d.b.diss, 4 * n, bytemuck::cast_slice(&f.dissipated));
-        q.write_buffer(&d.b.motion, 64 * n, bytemuck::cast_slice(&motion));
-        q.write_buffer(&d.b.pos_fx, 32 * n, bytemuck::cast_slice(&fx));
+        d.b.pos.write(q, 16 * n, bytemuck::cast_slice(&f.pos_rad));
+        d.b.diss
+            .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
+        d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
+        d.b.pos_fx.write(q, 32 * n, bytemuck::cast_slice(&fx));
         // empty rows at the end of the current list
         let end = vec![ctl[CTL_LIST_LEN]; k as usize];
         q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
@@ -715,7 +716,10 @@ impl GpuBackend {
         for (i, r) in m.iter().enumerate() {
             if ids.contains(&r[3][3].to_bits()) {
                 let at = (64 * i + 60) as u64;
-                q.write_buffer(&self.data.b.motion, at, bytemuck::bytes_of(&layout::NONE));
+                self.data
+                    .b
+                    .motion
+                    .write(q, at, bytemuck::bytes_of(&layout::NONE));
                 k += 1;
             }
         }

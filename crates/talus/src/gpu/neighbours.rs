@@ -32,11 +32,9 @@ pub struct NeighbourKernels {
     pub fill_large: Kernel,
 }
 
-/// Groups 0 and 1 (and 3, the list's pages past the first, if any),
-/// shared by every kernel of the stage.
+/// Groups 0 and 1, shared by every kernel of the stage.
 pub struct NeighbourBinds {
     pub groups: [wgpu::BindGroup; 2],
-    pub pages: Option<wgpu::BindGroup>,
     /// The scan of `nbr_count` into `nbr_start`.
     pub scan: ScanBinds,
 }
@@ -47,8 +45,8 @@ impl NeighbourKernels {
     /// (group 0: params, ctl, starts, order, walls, wall_info,
     /// wall_motion, wall_pose, mesh_cells; group 1: pos, nbr_count,
     /// nbr_start, nbr, pos_ref, nbr_hist, old_start, old_nbr, old_hist,
-    /// new_at, old_index): 19 storage buffers; group 3: the pages past the
-    /// first of the four per-entry arrays (`pages`), if any. The kernels of a stage share
+    /// new_at, old_index): 19 storage buffers, and the pages past the
+    /// first of its paged arrays beside them (`pages`). The kernels of a stage share
     /// their bind groups so that a pass never rebinds between them: with a
     /// layout (and bind groups) per kernel, each binding only what it
     /// used, lavapipe spent ~2.7 ms and ~0.5 MB per rebinding dispatch of
@@ -102,15 +100,15 @@ impl NeighbourKernels {
             &d.mesh_cells,
         ];
         let g1 = [
-            &d.b.pos,
+            d.b.pos.first(),
             &d.nbr_count,
             &d.nbr_start,
-            &d.nbr.pages[0],
-            &d.pos_ref,
-            &d.nbr_hist.pages[0],
+            d.nbr.first(),
+            d.pos_ref.first(),
+            d.nbr_hist.first(),
             &d.old_start,
-            &d.old_nbr.pages[0],
-            &d.old_hist.pages[0],
+            d.old_nbr.first(),
+            d.old_hist.first(),
             &d.new_at,
             &d.old_index,
         ];
@@ -119,10 +117,14 @@ impl NeighbourKernels {
             ("nbr_hist", &d.nbr_hist),
             ("old_nbr", &d.old_nbr),
             ("old_hist", &d.old_hist),
+            ("pos_rad", &d.b.pos),
+            ("pos_ref", &d.pos_ref),
         ];
         NeighbourBinds {
-            groups: [self.fill.bind(ctx, 0, &g0), self.fill.bind(ctx, 1, &g1)],
-            pages: self.fill.bind_pages(ctx, &paged),
+            groups: [
+                self.fill.bind(ctx, 0, &g0),
+                self.fill.bind_paged(ctx, 1, &g1, &paged),
+            ],
             scan: sort.bind_scan(ctx, &d.list_scan, &d.nbr_count, &d.nbr_start),
         }
     }
@@ -139,10 +141,7 @@ impl NeighbourKernels {
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
     ) {
-        let mut g = vec![(0, &b.groups[0]), (1, &b.groups[1])];
-        if let Some(p) = &b.pages {
-            g.push((3, p));
-        }
+        let g = [(0, &b.groups[0]), (1, &b.groups[1])];
         let particles = d.args_for(Over::Particles);
         // the one-thread kernels, launched on a rebuild step only
         let one = d.args_for(Over::Fixed(1));

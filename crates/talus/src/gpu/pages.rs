@@ -2,22 +2,31 @@
 //! buffers (pages) of at most one binding each (NVIDIA: 2047 MiB through
 //! wgpu; lavapipe 128 MiB), so no binding caps how much a run holds: the
 //! device's memory does. Page 0 is bound where the shader declares the
-//! array; pages 1.. are bound in group [`PAGE_GROUP`], declared by code
-//! generated for the run's page counts ([`Paging`], [`generate`]), which
+//! array; pages 1.. in the same group from binding [`PAGE_BINDINGS`] on,
+//! declared by code generated for the run's page counts ([`Paging`],
+//! [`generate`]; a group of their own, after two empty ones, read another
+//! group's buffers on lavapipe), which
 //! also writes the array's accessors `NAME_at(i)` and `NAME_put(i, v)`
 //! (with one page, a plain index). Shaders reach a paged array only
 //! through them.
 //!
 //! Which arrays are paged: the list's (`nbr`, `nbr_hist`, `old_nbr`,
 //! `old_hist`), all with one page size in entries (the 16-byte history's:
-//! one division finds the page of an entry for all four).
+//! one division finds the page of an entry for all four), and the
+//! particles' of more than 4 bytes each and those the reorder moves
+//! (`pos`, `diss`, `motion`, `pos_fx`, `force`, `torque`, `pos_ref`, the
+//! reorder's scratch), with one page size in particles (the 64-byte motion
+//! record's). The reorder reaches its two arrays by words
+//! (`arr_word(p, w)`, records of `G.stride` words, and `scr_word`, of
+//! `G.words`).
 
 use super::context::GpuContext;
 
-/// The bind group of pages 1.. (groups 0–2 hold the stages' own bindings).
-pub const PAGE_GROUP: u32 = 3;
+/// The first binding number of pages 1.. in a group (a stage's own
+/// bindings are below it).
+pub const PAGE_BINDINGS: u32 = 32;
 
-/// Pages an array may have (binding numbers `slot × MAX_PAGES + p - 1`).
+/// Pages an array may have.
 pub const MAX_PAGES: u32 = 32;
 
 /// Which page size an array follows.
@@ -25,6 +34,18 @@ pub const MAX_PAGES: u32 = 32;
 pub enum Family {
     /// The neighbour list's per-entry arrays.
     Entries,
+    /// The particles' arrays.
+    Particles,
+}
+
+/// How a shader reaches a paged array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// By element: `NAME_at(i)`, `NAME_put(i, v)`.
+    Element,
+    /// By word of a particle's record of `stride` words (an expression):
+    /// `NAME_word(p, w)`, `NAME_word_put(p, w, v)`.
+    Words(&'static str),
 }
 
 /// A paged array as the shaders declare it.
@@ -35,43 +56,57 @@ pub struct PagedDecl {
     /// The element type.
     pub ty: &'static str,
     pub family: Family,
-    /// Its range of binding numbers in [`PAGE_GROUP`].
-    pub slot: u32,
+    pub reach: Reach,
 }
 
-/// Every paged array (a shader declaring one of these names pages it).
-pub const PAGED: [PagedDecl; 4] = [
+const fn paged(name: &'static str, ty: &'static str, family: Family) -> PagedDecl {
     PagedDecl {
-        name: "nbr",
-        ty: "u32",
-        family: Family::Entries,
-        slot: 0,
-    },
-    PagedDecl {
-        name: "nbr_hist",
-        ty: "vec4<f32>",
-        family: Family::Entries,
-        slot: 1,
-    },
-    PagedDecl {
-        name: "old_nbr",
-        ty: "u32",
-        family: Family::Entries,
-        slot: 2,
-    },
-    PagedDecl {
-        name: "old_hist",
-        ty: "vec4<f32>",
-        family: Family::Entries,
-        slot: 3,
-    },
-];
+        name,
+        ty,
+        family,
+        reach: Reach::Element,
+    }
+}
+
+/// Every paged array (a shader declaring one of these names pages it;
+/// several names may be one array, as each shader calls it).
+pub const PAGED: [PagedDecl; 15] = {
+    use Family::{Entries as E, Particles as P};
+    [
+        paged("nbr", "u32", E),
+        paged("nbr_hist", "vec4<f32>", E),
+        paged("old_nbr", "u32", E),
+        paged("old_hist", "vec4<f32>", E),
+        paged("pos_rad", "vec4<f32>", P),
+        paged("pos", "vec4<f32>", P),
+        paged("motion", "Motion", P),
+        paged("posfx", "array<u32, 8>", P),
+        paged("force", "vec4<f32>", P),
+        paged("torque", "vec4<f32>", P),
+        paged("pos_ref", "vec4<f32>", P),
+        paged("diss", "f32", P),
+        paged("dissipated", "f32", P),
+        PagedDecl {
+            name: "arr",
+            ty: "u32",
+            family: P,
+            reach: Reach::Words("G.stride"),
+        },
+        PagedDecl {
+            name: "scr",
+            ty: "u32",
+            family: P,
+            reach: Reach::Words("G.words"),
+        },
+    ]
+};
 
 /// Bytes of the widest element of each family: its page size in elements
 /// is what one binding holds of it.
 fn widest(f: Family) -> u64 {
     match f {
         Family::Entries => 16,
+        Family::Particles => 64,
     }
 }
 
@@ -83,16 +118,23 @@ pub struct Paging {
     pub entry_page: u64,
     /// Pages of the list's arrays (1: one binding holds them).
     pub entry_pages: u32,
+    /// Particles per page.
+    pub particle_page: u64,
+    /// Pages of the particles' arrays.
+    pub particle_pages: u32,
 }
 
 impl Paging {
-    /// The paging of a list of `entries` on an adapter whose largest
-    /// binding is `max_binding` bytes.
-    pub fn new(max_binding: u64, entries: u64) -> Paging {
+    /// The paging of `particles` and a list of `entries` on an adapter
+    /// whose largest binding is `max_binding` bytes.
+    pub fn new(max_binding: u64, particles: u64, entries: u64) -> Paging {
         let entry_page = per_page(max_binding, Family::Entries);
+        let particle_page = per_page(max_binding, Family::Particles);
         Paging {
             entry_page,
             entry_pages: entries.div_ceil(entry_page).max(1) as u32,
+            particle_page,
+            particle_pages: particles.div_ceil(particle_page).max(1) as u32,
         }
     }
 
@@ -101,18 +143,26 @@ impl Paging {
         Paging {
             entry_page: u32::MAX as u64,
             entry_pages: 1,
+            particle_page: u32::MAX as u64,
+            particle_pages: 1,
         }
     }
 
     /// The words that tell pagings apart (the context keys its kernels by
     /// them).
     pub fn key(&self) -> Vec<u64> {
-        vec![self.entry_page, self.entry_pages as u64]
+        vec![
+            self.entry_page,
+            self.entry_pages as u64,
+            self.particle_page,
+            self.particle_pages as u64,
+        ]
     }
 
     pub fn of(&self, f: Family) -> (u64, u32) {
         match f {
             Family::Entries => (self.entry_page, self.entry_pages),
+            Family::Particles => (self.particle_page, self.particle_pages),
         }
     }
 }
@@ -162,9 +212,20 @@ pub fn find(src: &str) -> Vec<Found> {
         .collect()
 }
 
-/// The binding number of page `p` (≥ 1) of `d` in [`PAGE_GROUP`].
-pub fn page_binding(d: &PagedDecl, p: u32) -> u32 {
-    d.slot * MAX_PAGES + p - 1
+/// The binding number of page 1 of each array `found` in a shader (its
+/// pages 2.. follow), in the group of its page 0: numbered from
+/// [`PAGE_BINDINGS`] on in each group, in the shader's order.
+pub fn first_bindings(found: &[Found], paging: &Paging) -> Vec<u32> {
+    let mut next = std::collections::HashMap::new();
+    found
+        .iter()
+        .map(|f| {
+            let at = next.entry(f.group).or_insert(PAGE_BINDINGS);
+            let first = *at;
+            *at += paging.of(f.decl.family).1 - 1;
+            first
+        })
+        .collect()
 }
 
 /// The declarations of pages 1.. and the accessors of every paged array
@@ -172,15 +233,22 @@ pub fn page_binding(d: &PagedDecl, p: u32) -> u32 {
 /// any order).
 pub fn generate(src: &str, paging: &Paging) -> String {
     let mut out = String::new();
-    for f in find(src) {
+    let found = find(src);
+    let firsts = first_bindings(&found, paging);
+    for (f, first) in found.into_iter().zip(firsts) {
         let (name, ty) = (f.decl.name, f.decl.ty);
         let (page, pages) = paging.of(f.decl.family);
         let access = if f.write { "read_write" } else { "read" };
         for p in 1..pages {
             out += &format!(
-                "@group({PAGE_GROUP}) @binding({}) var<storage, {access}> {name}_p{p}: array<{ty}>;\n",
-                page_binding(&f.decl, p)
+                "@group({}) @binding({}) var<storage, {access}> {name}_p{p}: array<{ty}>;\n",
+                f.group,
+                first + p - 1
             );
+        }
+        if let Reach::Words(stride) = f.decl.reach {
+            out += &words(name, stride, page, pages, f.write);
+            continue;
         }
         if pages == 1 {
             out += &format!("fn {name}_at(i: u32) -> {ty} {{ return {name}[i]; }}\n");
@@ -217,6 +285,51 @@ pub fn generate(src: &str, paging: &Paging) -> String {
                 pick(true)
             );
         }
+    }
+    out
+}
+
+/// The word accessors of `name`, records of `stride` words a particle,
+/// `page` particles a page.
+fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String {
+    let mut out = String::new();
+    if pages == 1 {
+        out += &format!(
+            "fn {name}_word(p: u32, w: u32) -> u32 {{ return {name}[p * {stride} + w]; }}\n"
+        );
+        if write {
+            out += &format!(
+                "fn {name}_word_put(p: u32, w: u32, v: u32) {{ {name}[p * {stride} + w] = v; }}\n"
+            );
+        }
+        return out;
+    }
+    let pick = |write: bool| {
+        let mut s = String::new();
+        for p in 1..pages {
+            let body = if write {
+                format!("{name}_p{p}[o] = v; return;")
+            } else {
+                format!("return {name}_p{p}[o];")
+            };
+            if p + 1 < pages {
+                s += &format!("    if (g == {p}u) {{ {body} }}\n");
+            } else {
+                s += &format!("    {body}\n");
+            }
+        }
+        s
+    };
+    let head = format!("    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n");
+    out += &format!(
+        "fn {name}_word(p: u32, w: u32) -> u32 {{\n    if (p < {page}u) {{ return {name}[p * {stride} + w]; }}\n{head}{}}}\n",
+        pick(false)
+    );
+    if write {
+        out += &format!(
+            "fn {name}_word_put(p: u32, w: u32, v: u32) {{\n    if (p < {page}u) {{ {name}[p * {stride} + w] = v; return; }}\n{head}{}}}\n",
+            pick(true)
+        );
     }
     out
 }
@@ -271,6 +384,25 @@ impl Paged {
             elem,
             per_page,
             len,
+        }
+    }
+
+    /// Page 0, bound where the shader declares the array.
+    pub fn first(&self) -> &wgpu::Buffer {
+        &self.pages[0]
+    }
+
+    /// Writes `bytes` from byte `at` of the array on (across pages as
+    /// they fall).
+    pub fn write(&self, queue: &wgpu::Queue, at: u64, bytes: &[u8]) {
+        let page = self.elem * self.per_page;
+        let (mut at, mut rest) = (at, bytes);
+        while !rest.is_empty() {
+            let (p, off) = (at / page, at % page);
+            let n = rest.len().min((page - off) as usize);
+            queue.write_buffer(&self.pages[p as usize], off, &rest[..n]);
+            rest = &rest[n..];
+            at += n as u64;
         }
     }
 
@@ -338,9 +470,9 @@ mod tests {
     fn finds_the_paged_declarations() {
         let src = "@group(1) @binding(3) var<storage, read_write> nbr: array<u32>;\n\
                    @group(2) @binding(0) var<storage, read> old_hist: array<vec4<f32>>;\n\
-                   @group(0) @binding(1) var<storage, read> pos: array<vec4<f32>>;\n";
+                   @group(0) @binding(1) var<storage, read> cand_pos: array<vec4<f32>>;\n";
         let f = find(src);
-        assert_eq!(f.len(), 2);
+        assert_eq!(f.len(), 2, "cand_pos is not paged");
         assert_eq!(
             (f[0].decl.name, f[0].group, f[0].binding, f[0].write),
             ("nbr", 1, 3, true)
@@ -351,26 +483,28 @@ mod tests {
         );
         let one = generate(src, &Paging::single());
         assert!(one.contains("fn nbr_at(i: u32) -> u32 { return nbr[i]; }"));
-        assert!(!one.contains("@group(3)"));
+        assert!(!one.contains("_p1"));
         let three = generate(
             src,
             &Paging {
                 entry_page: 1000,
                 entry_pages: 3,
+                ..Paging::single()
             },
         );
         assert!(
-            three.contains("@group(3) @binding(0) var<storage, read_write> nbr_p1: array<u32>;")
+            three.contains("@group(1) @binding(32) var<storage, read_write> nbr_p1: array<u32>;")
         );
-        assert!(three.contains("@group(3) @binding(97) var<storage, read> old_hist_p2"));
+        assert!(three.contains("@group(2) @binding(33) var<storage, read> old_hist_p2"));
         assert!(!three.contains("fn old_hist_put"), "read-only: no writer");
     }
 
     #[test]
     fn pages_follow_the_binding() {
         assert_eq!(per_page(128 << 10, Family::Entries), 8192);
-        let p = Paging::new(128 << 10, 20_000);
+        let p = Paging::new(128 << 10, 5_000, 20_000);
         assert_eq!((p.entry_page, p.entry_pages), (8192, 3));
-        assert_eq!(Paging::new(128 << 10, 0).entry_pages, 1);
+        assert_eq!((p.particle_page, p.particle_pages), (2048, 3));
+        assert_eq!(Paging::new(128 << 10, 0, 0).entry_pages, 1);
     }
 }

@@ -386,7 +386,7 @@ impl GpuBackend {
         let q = &self.ctx.queue;
         q.write_buffer(&data.ctl, 0, bytemuck::cast_slice(&ctl));
         if !l.pos_ref.is_empty() {
-            q.write_buffer(&data.pos_ref, 0, bytemuck::cast_slice(&l.pos_ref));
+            data.pos_ref.write(q, 0, bytemuck::cast_slice(&l.pos_ref));
         }
         if !l.poses.is_empty() {
             q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));

@@ -57,7 +57,7 @@ impl SortKernels {
     /// `gather_words`, `copy_words` (reorder.wgsl).
     pub const DECLS: [KernelDecl; 6] = {
         const CTL: &[Access] = &[R];
-        const ARRAY: &[Access] = &[U, R, RW];
+        const ARRAY: &[Access] = &[U, RW, RW];
         const ORDER: &[Access] = &[R];
         const S: &str = "sort.wgsl";
         const RE: &str = "reorder.wgsl";
@@ -126,10 +126,14 @@ impl SortKernels {
             .particle_arrays()
             .into_iter()
             .filter(|p| p.words > 0)
-            .map(|p| ArrayBinds {
-                words: p.words,
-                gather: self.gather.bind(ctx, 1, &[p.gather, p.b, &d.scratch]),
-                copy: self.copy.bind(ctx, 1, &[p.gather, &d.scratch, p.b]),
+            .map(|p| {
+                let g = [p.gather, p.b.first(), d.scratch.first()];
+                let pages = [("arr", p.b), ("scr", &d.scratch)];
+                ArrayBinds {
+                    words: p.words,
+                    gather: self.gather.bind_paged(ctx, 1, &g, &pages),
+                    copy: self.copy.bind_paged(ctx, 1, &g, &pages),
+                }
             })
             .collect();
         SortBinds {
