@@ -259,22 +259,7 @@ pub fn generate(src: &str, paging: &Paging) -> String {
         }
         // page 0 first (the common case of a small list), then the others
         // by the page number
-        let pick = |write: bool| {
-            let mut s = String::new();
-            for p in 1..pages {
-                let body = if write {
-                    format!("{name}_p{p}[o] = v; return;")
-                } else {
-                    format!("return {name}_p{p}[o];")
-                };
-                if p + 1 < pages {
-                    s += &format!("    if (p == {p}u) {{ {body} }}\n");
-                } else {
-                    s += &format!("    {body}\n");
-                }
-            }
-            s
-        };
+        let pick = |write: bool| pick(name, "p", pages, write);
         out += &format!(
             "fn {name}_at(i: u32) -> {ty} {{\n    if (i < {page}u) {{ return {name}[i]; }}\n    let p = i / {page}u;\n    let o = i - p * {page}u;\n{}}}\n",
             pick(false)
@@ -287,6 +272,25 @@ pub fn generate(src: &str, paging: &Paging) -> String {
         }
     }
     out
+}
+
+/// The lines of an accessor that read (or write `v` to) element `o` of
+/// page `var` (≥ 1) of `name`'s `pages`.
+fn pick(name: &str, var: &str, pages: u32, write: bool) -> String {
+    let mut s = String::new();
+    for p in 1..pages {
+        let body = if write {
+            format!("{name}_p{p}[o] = v; return;")
+        } else {
+            format!("return {name}_p{p}[o];")
+        };
+        if p + 1 < pages {
+            s += &format!("    if ({var} == {p}u) {{ {body} }}\n");
+        } else {
+            s += &format!("    {body}\n");
+        }
+    }
+    s
 }
 
 /// The word accessors of `name`, records of `stride` words a particle,
@@ -304,22 +308,7 @@ fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String
         }
         return out;
     }
-    let pick = |write: bool| {
-        let mut s = String::new();
-        for p in 1..pages {
-            let body = if write {
-                format!("{name}_p{p}[o] = v; return;")
-            } else {
-                format!("return {name}_p{p}[o];")
-            };
-            if p + 1 < pages {
-                s += &format!("    if (g == {p}u) {{ {body} }}\n");
-            } else {
-                s += &format!("    {body}\n");
-            }
-        }
-        s
-    };
+    let pick = |write: bool| pick(name, "g", pages, write);
     let head = format!("    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n");
     out += &format!(
         "fn {name}_word(p: u32, w: u32) -> u32 {{\n    if (p < {page}u) {{ return {name}[p * {stride} + w]; }}\n{head}{}}}\n",
