@@ -736,7 +736,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         // the particles' and the list's arrays (at the planned entries) in
         // as many pages of one storage binding as the adapter binds
         let by_binding =
-            talus::gpu::data::max_particles_by_bindings(&a.limits, PLANNED_ENTRIES as u64) as f64;
+            talus::gpu::fit::max_particles_by_bindings(&a.limits, PLANNED_ENTRIES as u64) as f64;
         let bound = format!(
             "the pages its {} storage bindings a stage hold, {} MiB each",
             a.limits.max_storage_buffers_per_shader_stage,

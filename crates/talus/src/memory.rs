@@ -13,7 +13,7 @@
 //!   ([`PLANNED_ENTRIES`]), the scene's own particle list, the grid's
 //!   cells, the FEM bodies. The same plan and the same [`admit`] give
 //!   `talus check` and `talus run` the same verdict. The GPU's device
-//!   memory is admitted by `gpu::data::admit` (against the adapter's).
+//!   memory is admitted by `gpu::fit::admit` (against the adapter's).
 
 /// The environment variable that caps the memory talus counts on.
 pub const LIMIT_ENV: &str = "TALUS_MEMORY";

@@ -204,7 +204,7 @@ impl MemoryPlan {
     }
 
     /// Host bytes the GPU path allocates as it starts (its device memory
-    /// is the adapter's, admitted by `gpu::data::admit`).
+    /// is the adapter's, admitted by `gpu::fit::admit`).
     pub fn gpu_host_bytes(&self) -> u64 {
         self.particles * crate::memory::GPU_HOST_BYTES_PER_PARTICLE + self.fixed
     }

@@ -1269,7 +1269,7 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
         ctx.limits.max_storage_buffer_binding_size = 4 << 20;
         ctx.limits.max_storage_buffers_per_shader_stage = bindings;
         let per = talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
-        let fits = talus::gpu::data::max_particles_by_bindings(&ctx.limits, per);
+        let fits = talus::gpu::fit::max_particles_by_bindings(&ctx.limits, per);
         // one page of each array, or more
         let page = ctx.max_binding() / 64;
         println!("{bindings} bindings a stage: {fits} particles (pages of {page})");

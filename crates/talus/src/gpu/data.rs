@@ -10,7 +10,7 @@ use super::layout::{
     ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, REORDER_WORDS,
     WALL_ACC_WORDS, WG,
 };
-use super::pages::{self, Family, Paged, Paging};
+use super::pages::{Paged, Paging};
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
 use std::mem::size_of;
@@ -478,85 +478,6 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 /// at its first builds, so such a scene is refused up front.
 pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
 
-/// The most list entries a run with `particle_pages` pages of particles
-/// holds on an adapter with `limits`: as many pages as it can bind
-/// ([`bindings_fit`]), and what a u32 index reaches.
-pub fn max_list_entries(limits: &wgpu::Limits, particle_pages: u32) -> u64 {
-    let max_binding = super::context::max_binding(limits);
-    let page = pages::per_page(max_binding, Family::Entries);
-    let pages = (1..=pages::MAX_PAGES)
-        .rev()
-        .find(|&k| {
-            let paging = Paging {
-                entry_pages: k,
-                particle_pages,
-                ..Paging::new(max_binding, 1, 1)
-            };
-            bindings_fit(limits, &paging).is_ok()
-        })
-        .unwrap_or(1);
-    (pages as u64 * page).min(u32::MAX as u64)
-}
-
-/// The storage bindings the widest kernel binds under `paging` (its own,
-/// and each page past the first of each paged array it binds), and its
-/// name. From the kernels' declarations and their shaders, no device.
-pub fn bindings_needed(paging: &Paging) -> (u32, &'static str) {
-    use super::kernel::Access;
-    let sources = super::shaders::sources();
-    super::kernel_decls()
-        .iter()
-        .map(|d| {
-            let used = |g: u32, b: u32| {
-                d.groups
-                    .get(g as usize)
-                    .and_then(|grp| grp.get(b as usize))
-                    .is_some_and(|a| !matches!(a, Access::Uniform | Access::Unused))
-            };
-            let own = d
-                .groups
-                .iter()
-                .flat_map(|g| g.iter())
-                .filter(|a| !matches!(**a, Access::Uniform | Access::Unused))
-                .count() as u32;
-            let src = &sources
-                .iter()
-                .find(|(n, _)| *n == d.shader)
-                .expect("a shader")
-                .1;
-            let pages: u32 = pages::find(src)
-                .iter()
-                .filter(|f| used(f.group, f.binding))
-                .map(|f| paging.of(f.decl.family).1 - 1)
-                .sum();
-            (own + pages, d.entry)
-        })
-        .max()
-        .unwrap_or((0, ""))
-}
-
-/// Whether an adapter with `limits` binds the pages of `paging`: at most
-/// [`pages::MAX_PAGES`] an array and the widest kernel's storage bindings;
-/// else the line saying why not.
-pub fn bindings_fit(limits: &wgpu::Limits, paging: &Paging) -> Result<(), String> {
-    let most = paging.entry_pages.max(paging.particle_pages);
-    if most > pages::MAX_PAGES {
-        return Err(format!(
-            "{most} pages of one storage binding for one array, at most {} are bound",
-            pages::MAX_PAGES
-        ));
-    }
-    let (need, entry) = bindings_needed(paging);
-    let have = limits.max_storage_buffers_per_shader_stage;
-    if need > have {
-        return Err(format!(
-            "{} and {} pages of one storage binding (particles, list) need {need} storage buffers in `{entry}`, the adapter offers {have} per shader stage",
-            paging.particle_pages, paging.entry_pages
-        ));
-    }
-    Ok(())
-}
-
 const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
@@ -689,88 +610,6 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
     116 + 4 * REORDER_WORDS + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
-/// Refuses a run whose pages the adapter cannot bind (at the fewest list
-/// entries a scene is admitted with), whose cell array exceeds a binding,
-/// or whose buffers exceed the device's memory (where its API says),
-/// naming the count that fits.
-fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    admit(&ctx.info.name, &ctx.limits, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
-}
-
-/// The paging of `cap` particles with `per` list entries each, if the
-/// adapter with `limits` binds it.
-fn bindings_admit(limits: &wgpu::Limits, cap: u64, per: u64) -> Result<Paging, String> {
-    let entries = per * cap;
-    if entries > u32::MAX as u64 {
-        return Err(format!(
-            "{entries} list entries, more than a u32 index reaches"
-        ));
-    }
-    let paging = Paging::new(super::context::max_binding(limits), cap, entries);
-    bindings_fit(limits, &paging).map(|_| paging)
-}
-
-/// The most particles with `per` list entries each whose pages an adapter
-/// with `limits` binds.
-pub fn max_particles_by_bindings(limits: &wgpu::Limits, per: u64) -> u64 {
-    let (mut lo, mut hi) = (1u64, u32::MAX as u64 / per + 1);
-    if bindings_admit(limits, lo, per).is_err() {
-        return 0;
-    }
-    // lo fits, hi does not
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if bindings_admit(limits, mid, per).is_ok() {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
-/// [`refuse_too_large`] on an adapter named `adapter` with `limits` and
-/// its memory: the refusal's line, if any.
-pub fn admit(
-    adapter: &str,
-    limits: &wgpu::Limits,
-    memory: Option<u64>,
-    cap: u64,
-    n_cells: u64,
-) -> Result<(), String> {
-    let max_binding = super::context::max_binding(limits);
-    let per = MIN_LIST_ENTRIES_PER_PARTICLE;
-    if let Err(why) = bindings_admit(limits, cap, per) {
-        let fits = max_particles_by_bindings(limits, per);
-        return Err(format!(
-            "{cap} particles need more than {adapter} binds ({why}): at most {fits} particles fit"
-        ));
-    }
-    if (n_cells + 1) * 4 > max_binding {
-        return Err(format!(
-            "{} grid cells need {:.1} MiB in one buffer (cell starts), but {adapter} allows {:.1} MiB per storage binding: a coarser grid (fewer levels or a smaller domain) fits",
-            n_cells,
-            ((n_cells + 1) * 4) as f64 / 1048576.0,
-            max_binding as f64 / 1048576.0
-        ));
-    }
-    // and the whole, at the list's first size, against the device's memory
-    if let Some(mem) = memory {
-        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
-        let need = per * cap + 8 * n_cells;
-        if need > mem {
-            let fits = mem.saturating_sub(8 * n_cells) / per;
-            return Err(format!(
-                "{cap} particles need {:.2} GiB of GPU memory ({per} B each, {} list entries), but {adapter} has {:.2} GiB: at most {fits} particles fit",
-                need as f64 / 1073741824.0,
-                LIST_ENTRIES_PER_PARTICLE,
-                mem as f64 / 1073741824.0
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Everything an indirect dispatch runs over, each once (the list's scan
 /// covers the capacity: entries past the active count do not reach
 /// nbr_start[count], all the build reads), and the reorder's `Gather`
@@ -875,6 +714,7 @@ impl GpuData {
         pairs: &[Pair],
         walls: &WallTables,
         init0: &GpuInit,
+        max_list: impl Fn(u32) -> u64,
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
         let n = state.len() as u64;
@@ -883,11 +723,10 @@ impl GpuData {
         let n_walls = walls.prims.len() as u64;
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
-        refuse_too_large(ctx, cap, n_cells)?;
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let particle_pages = Paging::new(ctx.max_binding(), cap, 0).particle_pages;
         let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
-            .min(max_list_entries(&ctx.limits, particle_pages))
+            .min(max_list(particle_pages))
             .max(given)
             .max(1);
         let paging = Paging::new(ctx.max_binding(), cap, nbr_cap);
@@ -1108,8 +947,13 @@ impl GpuData {
     /// history from is copied over. Bind groups over the old buffers must
     /// be rebuilt. False (nothing changed) for a list larger than
     /// [`max_list_entries`].
-    pub fn grow_list(&mut self, ctx: &GpuContext, need: u64) -> bool {
-        let max = max_list_entries(&ctx.limits, self.paging.particle_pages);
+    pub fn grow_list(
+        &mut self,
+        ctx: &GpuContext,
+        need: u64,
+        max_list: impl Fn(u32) -> u64,
+    ) -> bool {
+        let max = max_list(self.paging.particle_pages);
         if need > max {
             return false;
         }
@@ -1158,77 +1002,5 @@ impl GpuData {
             + self.staging.size()
             + self.flow.log_cap * size_of::<FlowRecord>() as u64
             + self.flow.cand_cap * (16 + 32 + 64 + 4)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Limits like an NVIDIA card's through wgpu (2047 MiB a binding, many
-    /// bindings) and like lavapipe's (128 MiB, 32 a stage).
-    fn limits(binding: u64, per_stage: u32) -> wgpu::Limits {
-        wgpu::Limits {
-            max_storage_buffer_binding_size: binding as _,
-            max_buffer_size: 1 << 40,
-            max_storage_buffers_per_shader_stage: per_stage,
-            max_bind_groups: 8,
-            ..wgpu::Limits::default()
-        }
-    }
-
-    /// The memory test refuses what the binding test admits, and names a
-    /// count that itself passes; the bindings cap only past what a u32
-    /// index reaches on a card with many bindings.
-    #[test]
-    fn admission_compares_the_whole_with_the_device_memory() {
-        let card = limits(2047 << 20, 1 << 20);
-        let mem = 80u64 << 30;
-        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
-        let ok = |cap, mem| admit("card", &card, mem, cap, 0).is_ok();
-        assert!(ok(100_000_000, Some(mem)), "10^8 on 80 GB");
-        assert!(ok(120_000_000, None));
-        // 32 pages of list: 4.29·10⁸ particles at 10 entries, just short
-        // of what a u32 entry index reaches
-        let by_bindings = max_particles_by_bindings(&card, MIN_LIST_ENTRIES_PER_PARTICLE);
-        let entry_page = pages::per_page(2047 << 20, Family::Entries);
-        assert_eq!(
-            by_bindings,
-            pages::MAX_PAGES as u64 * entry_page / MIN_LIST_ENTRIES_PER_PARTICLE
-        );
-        assert!(by_bindings > 4 * 100_000_000);
-        let err = admit("card", &card, Some(1 << 30), 12_000_000, 0).unwrap_err();
-        assert!(err.contains("GiB of GPU memory"), "{err}");
-        let fits_1g = (1u64 << 30) / per;
-        assert!(
-            err.ends_with(&format!("at most {fits_1g} particles fit")),
-            "{err}"
-        );
-        assert!(ok(fits_1g, Some(1 << 30)));
-        assert!(!ok(fits_1g + 1, Some(1 << 30)));
-    }
-
-    /// With few bindings a stage, the pages are what caps: the count named
-    /// fits, one more does not, and the line says why.
-    #[test]
-    fn admission_counts_the_pages_an_adapter_binds() {
-        let lavapipe = limits(128 << 20, 32);
-        let fits = max_particles_by_bindings(&lavapipe, MIN_LIST_ENTRIES_PER_PARTICLE);
-        // more than one page of particles (2.1·10⁶ each), the list in
-        // pages of 8.4·10⁶ entries
-        assert!(fits > (128 << 20) / 64, "{fits}");
-        assert!(admit("lavapipe", &lavapipe, None, fits, 0).is_ok());
-        let err = admit("lavapipe", &lavapipe, None, fits + 1, 0).unwrap_err();
-        assert!(
-            err.contains("storage buffers")
-                && err.ends_with(&format!("at most {fits} particles fit")),
-            "{err}"
-        );
-        let p = bindings_admit(&lavapipe, fits, MIN_LIST_ENTRIES_PER_PARTICLE).unwrap();
-        assert!(bindings_needed(&p).0 <= 32);
-        assert_eq!(
-            bindings_needed(&Paging::single()).0,
-            super::super::STORAGE_BINDINGS_NEEDED
-        );
     }
 }

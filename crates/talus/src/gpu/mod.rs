@@ -10,6 +10,7 @@ pub mod context;
 pub mod copy;
 pub mod data;
 pub mod diagnostics;
+pub mod fit;
 pub mod flow;
 pub mod integrate;
 pub mod kernel;
@@ -43,14 +44,7 @@ use pages::Readable;
 use std::sync::Arc;
 use walls::WallTables;
 
-/// Storage buffers the widest layout binds in one stage: 19, the
-/// neighbour list's (the list, the previous list it moves history from,
-/// and the walls: primitives, where each scene wall's are, motion, pose
-/// and the meshes' grids; the kernels of a stage share one layout, see
-/// `neighbours::NeighbourKernels::DECLS`; checked against every
-/// `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and DX12
-/// adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 19;
+pub use fit::{kernel_decls, STORAGE_BINDINGS_NEEDED};
 
 /// Steps recorded into one command buffer at most.
 const STEPS_PER_SUBMIT: u64 = 256;
@@ -110,27 +104,6 @@ impl GpuPipelines {
             surfaces: surfaces::SurfaceKernels::new(ctx, &module("surfaces.wgsl")),
         }
     }
-}
-
-/// Every kernel's declaration (shader, entry point, bindings), with no
-/// device: `tests/shaders.rs` checks them against the shaders.
-pub fn kernel_decls() -> Vec<kernel::KernelDecl> {
-    [
-        &bin::BinKernels::DECLS[..],
-        &sort::SortKernels::DECLS,
-        &neighbours::NeighbourKernels::DECLS,
-        &contacts::ContactKernels::DECLS,
-        &integrate::IntegrateKernels::DECLS,
-        &diagnostics::DiagnosticsKernels::DECLS,
-        &flow::FlowKernels::DECLS,
-        &surfaces::SurfaceKernels::DECLS,
-        #[cfg(feature = "test-kernels")]
-        &law::LawEval::DECLS,
-        #[cfg(feature = "test-kernels")]
-        &wall_eval::WallEval::DECLS,
-        &copy::CopyKernel::DECLS,
-    ]
-    .concat()
 }
 
 /// Bind groups of every kernel over one `GpuData`, built once.
@@ -476,7 +449,11 @@ impl GpuBackend {
     ) -> Result<GpuData, GpuError> {
         let mut params = t.params;
         params.sizes[0] = init.capacity() as u32;
-        let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init)?;
+        let cap = init.capacity();
+        fit::refuse_too_large(ctx, cap, params.dims[3] as u64)?;
+        let limits = &ctx.limits;
+        let max_list = |pages: u32| fit::max_list_entries(limits, pages);
+        let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init, max_list)?;
         data.flow = data::FlowBuffers::new(ctx, &flow.outlet_table(), flow.inserted.len(), fstate);
         Ok(data)
     }
@@ -744,7 +721,9 @@ impl GpuBackend {
 
     pub fn grow_list(&mut self, need: u64) -> bool {
         use data::*;
-        if !self.data.grow_list(&self.ctx, need) {
+        let limits = &self.ctx.limits;
+        let max_list = |pages: u32| fit::max_list_entries(limits, pages);
+        if !self.data.grow_list(&self.ctx, need, max_list) {
             return false;
         }
         self.rebind();
