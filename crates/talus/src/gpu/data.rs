@@ -10,7 +10,7 @@ use super::layout::{
     ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, REORDER_WORDS,
     WALL_ACC_WORDS, WG,
 };
-use super::pages::{Paged, Paging};
+use super::pages::{Paged, Paging, STORAGE};
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
 use std::mem::size_of;
@@ -478,10 +478,6 @@ pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
 /// at its first builds, so such a scene is refused up front.
 pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
 
-const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
-    .union(wgpu::BufferUsages::COPY_SRC)
-    .union(wgpu::BufferUsages::COPY_DST);
-
 /// Indirect dispatch arguments, written by a kernel.
 const ARGS: wgpu::BufferUsages = STORAGE.union(wgpu::BufferUsages::INDIRECT);
 
@@ -556,11 +552,6 @@ impl ParticleBuffers {
             ("motion", &self.motion, 16),
             ("pos_fx", &self.pos_fx, 8),
         ]
-    }
-
-    /// Bytes per particle of the set.
-    pub fn bytes_per_particle(&self) -> u64 {
-        self.arrays().iter().map(|a| 4 * a.2).sum()
     }
 
     /// The reorder's parts of [`arrays`](Self::arrays): (name, buffer,
@@ -980,11 +971,8 @@ impl GpuData {
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
+        let set: u64 = self.b.arrays().iter().map(|a| a.1.size()).sum();
         let paged = [
-            &self.b.pos,
-            &self.b.diss,
-            &self.b.motion,
-            &self.b.pos_fx,
             &self.scratch,
             &self.force,
             &self.torque,
@@ -994,7 +982,7 @@ impl GpuData {
             &self.old_nbr,
             &self.old_hist,
         ];
-        paged.iter().map(|p| p.size()).sum::<u64>()
+        set + paged.iter().map(|p| p.size()).sum::<u64>()
             + self.cap * (4 + 4)
             + 12 * (self.cap + 1)
             + 8 * self.cap

@@ -9,6 +9,7 @@ use super::data::{bytes_per_particle, LIST_ENTRIES_PER_PARTICLE, MIN_LIST_ENTRIE
 use super::kernel::KernelDecl;
 use super::pages::{self, Family, Paging};
 use super::{bin, contacts, copy, diagnostics, flow, integrate, neighbours, sort, surfaces};
+use std::sync::OnceLock;
 
 /// Storage buffers the widest layout binds in one stage with one page of
 /// everything: 19, the neighbour list's (the list, the previous list it
@@ -60,39 +61,61 @@ pub fn max_list_entries(limits: &wgpu::Limits, particle_pages: u32) -> u64 {
     (pages as u64 * page).min(u32::MAX as u64)
 }
 
+/// Per kernel: the storage bindings it binds with one page of everything,
+/// the paged arrays among them of each family (entries, particles), and
+/// its entry point. From the kernels' declarations and their shaders, no
+/// device; worked out once.
+fn binding_costs() -> &'static [(u32, u32, u32, &'static str)] {
+    use super::kernel::Access;
+    static COSTS: OnceLock<Vec<(u32, u32, u32, &'static str)>> = OnceLock::new();
+    COSTS.get_or_init(|| {
+        let sources = super::shaders::sources();
+        let storage = |a: &Access| !matches!(a, Access::Uniform | Access::Unused);
+        kernel_decls()
+            .iter()
+            .map(|d| {
+                let used = |g: u32, b: u32| {
+                    d.groups
+                        .get(g as usize)
+                        .and_then(|grp| grp.get(b as usize))
+                        .is_some_and(storage)
+                };
+                let own = d
+                    .groups
+                    .iter()
+                    .flat_map(|g| g.iter())
+                    .filter(|a| storage(a))
+                    .count();
+                let src = &sources
+                    .iter()
+                    .find(|(n, _)| *n == d.shader)
+                    .expect("a shader")
+                    .1;
+                let paged: Vec<Family> = pages::find(src)
+                    .iter()
+                    .filter(|f| used(f.group, f.binding))
+                    .map(|f| f.decl.family)
+                    .collect();
+                let of = |fam: Family| paged.iter().filter(|&&f| f == fam).count() as u32;
+                (
+                    own as u32,
+                    of(Family::Entries),
+                    of(Family::Particles),
+                    d.entry,
+                )
+            })
+            .collect()
+    })
+}
+
 /// The storage bindings the widest kernel binds under `paging` (its own,
 /// and each page past the first of each paged array it binds), and its
-/// name. From the kernels' declarations and their shaders, no device.
+/// name.
 pub fn bindings_needed(paging: &Paging) -> (u32, &'static str) {
-    use super::kernel::Access;
-    let sources = super::shaders::sources();
-    kernel_decls()
+    let (e, p) = (paging.entry_pages - 1, paging.particle_pages - 1);
+    binding_costs()
         .iter()
-        .map(|d| {
-            let used = |g: u32, b: u32| {
-                d.groups
-                    .get(g as usize)
-                    .and_then(|grp| grp.get(b as usize))
-                    .is_some_and(|a| !matches!(a, Access::Uniform | Access::Unused))
-            };
-            let own = d
-                .groups
-                .iter()
-                .flat_map(|g| g.iter())
-                .filter(|a| !matches!(**a, Access::Uniform | Access::Unused))
-                .count() as u32;
-            let src = &sources
-                .iter()
-                .find(|(n, _)| *n == d.shader)
-                .expect("a shader")
-                .1;
-            let pages: u32 = pages::find(src)
-                .iter()
-                .filter(|f| used(f.group, f.binding))
-                .map(|f| paging.of(f.decl.family).1 - 1)
-                .sum();
-            (own + pages, d.entry)
-        })
+        .map(|&(own, entries, particles, entry)| (own + entries * e + particles * p, entry))
         .max()
         .unwrap_or((0, ""))
 }

@@ -323,17 +323,17 @@ fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String
     out
 }
 
-/// An array of `len` elements of `elem` bytes in pages of `per_page`
-/// elements, each its own buffer (a buffer, too, is capped: Mesa's at
-/// 2 GiB).
+/// An array of elements of `elem` bytes in pages of `per_page` elements,
+/// each its own buffer (a buffer, too, is capped: Mesa's at 2 GiB).
 pub struct Paged {
     pub pages: Vec<wgpu::Buffer>,
     pub elem: u64,
     pub per_page: u64,
-    pub len: u64,
 }
 
-const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
+/// How the run's storage buffers are used: bound as storage, copied from
+/// (readback, growth) and to (uploads).
+pub const STORAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)
     .union(wgpu::BufferUsages::COPY_DST);
 
@@ -372,7 +372,6 @@ impl Paged {
             pages,
             elem,
             per_page,
-            len,
         }
     }
 
