@@ -6,18 +6,19 @@
 #   device run:  carry [".gl", ".carry"], command:
 #                bash bench/gpu.sh 1e5,1e6,1e7
 #
-# Leaves in $OUT (or .), seven files (a device call returns eight at
-# most): info.txt (nvidia-smi, talus info), gpu_tests.txt (the GPU test
+# Leaves in $OUT (or .), at most eight files (what a device call
+# returns): info.txt (nvidia-smi, talus info), gpu_tests.txt (the GPU test
 # suites against their CPU twins, on this GPU), bench_gpu.md (the table,
 # with per-stage shares from timestamp queries and the copy bandwidth), the
 # same for the settled, chute, hopper and discharge beds (bench_gpu_beds.md;
-# sizes BED_SIZES, default 1e5,1e6) and the wide size-ratio beds
-# (bench_gpu_wide*.md; WIDE_SIZES, 1e6), and every table's JSON in
-# bench_gpu_json.tgz.
+# sizes BED_SIZES, default 1e5,1e6), settled and chute with each pair from
+# both sides (bench_gpu_both.md), the wide size-ratio beds
+# (bench_gpu_wide*.md; WIDE_SIZES, 1e6; the uniform-grid one only with
+# UNIFORM_S set), and every table's JSON in bench_gpu_json.tgz.
 # Sizes that do not fit are skipped with the reason. Each part runs under a
-# time limit (TESTS_S, BENCH_S, BEDS_S, WIDE_S, UNIFORM_S seconds, 0 to
+# time limit (TESTS_S, BENCH_S, BEDS_S, PAIRS_S, WIDE_S, UNIFORM_S seconds, 0 to
 # skip; by
-# default 585 s in all, ~300 s used on an H200 with 1e5,1e6,1e7) so the
+# default 570 s in all, ~300 s used on an H200 with 1e5,1e6,1e7) so the
 # whole stays inside one device call's 600 s.
 # Without .carry it uses target/release/talus and runs no tests.
 set -euo pipefail
@@ -72,8 +73,14 @@ bench "${BENCH_S:-150}" bench_gpu --sizes "$SIZES"
 # pouring and outlets) at the sizes that fit the call's time
 bench "${BEDS_S:-90}" bench_gpu_beds --sizes "${BED_SIZES:-1e5,1e6}" \
   --beds settled,chute,hopper,discharge
+# each pair from both sides (a gather, no atomics), against the beds
+# above, which a GPU runs each pair once: which is faster on this card
+# decides the default (gpu::context::Pairs)
+export TALUS_GPU_PAIRS=both
+bench "${PAIRS_S:-80}" bench_gpu_both --sizes "${BED_SIZES:-1e5,1e6}" --beds settled,chute
+unset TALUS_GPU_PAIRS
 # the broad phase's rows: size ratios 1:1 to 1:35, settled and flowing
 # (1:35 needs ~4e5 particles or more), beside the uniform grid at 1:10
-bench "${WIDE_S:-110}" bench_gpu_wide --sizes "${WIDE_SIZES:-1e6}" --beds wide
-bench "${UNIFORM_S:-45}" bench_gpu_wide_uniform --sizes "${WIDE_SIZES:-1e6}" \
+bench "${WIDE_S:-60}" bench_gpu_wide --sizes "${WIDE_SIZES:-1e6}" --beds wide
+bench "${UNIFORM_S:-0}" bench_gpu_wide_uniform --sizes "${WIDE_SIZES:-1e6}" \
   --beds chute-1:10 --grid-levels auto,1

@@ -529,7 +529,15 @@ fn cmd_check(path: &Path) -> ExitCode {
     let n_max = mem_plan.particles as f64;
     let fixed = mem_plan.fixed as f64;
     let cpu_mem = (mem_plan.cpu_bytes() + mem_plan.scene) as f64;
-    let gpu_per = talus::gpu::data::bytes_per_particle(PLANNED_ENTRIES as u64);
+    // a GPU's bytes as its adapter sums pairs (a discrete one each once)
+    let gpu_bytes = |pairs: talus::gpu::Pairs| {
+        let entries = pairs.entries_of(PLANNED_ENTRIES as u64);
+        (
+            talus::gpu::data::bytes_per_particle(entries, pairs),
+            entries,
+        )
+    };
+    let (gpu_per, gpu_entries) = gpu_bytes(talus::gpu::Pairs::Once);
     let gpu_mem = n_max * gpu_per as f64 + fixed;
     outln!("scene        {} ({})", scene.name, path.display());
     outln!("particles    {n} from {} source(s)", scene.sources.len());
@@ -682,7 +690,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         );
     }
     outln!(
-        "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {PLANNED_ENTRIES} list entries)",
+        "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {gpu_entries} list entries, each pair once)",
         human_bytes(cpu_mem),
         human_bytes(gpu_mem)
     );
@@ -735,8 +743,12 @@ fn cmd_check(path: &Path) -> ExitCode {
         }
         // the particles' and the list's arrays (at the planned entries) in
         // as many pages of one storage binding as the adapter binds
-        let by_binding =
-            talus::gpu::fit::max_particles_by_bindings(&a.limits, PLANNED_ENTRIES as u64) as f64;
+        let pairs = match talus::gpu::Pairs::for_adapter(&a.info) {
+            Ok(p) => p,
+            Err(e) => return fail(e),
+        };
+        let (gpu_per, entries) = gpu_bytes(pairs);
+        let by_binding = talus::gpu::fit::max_particles_by_bindings(&a.limits, entries) as f64;
         let bound = format!(
             "the pages its {} storage bindings a stage hold, {} MiB each",
             a.limits.max_storage_buffers_per_shader_stage,
@@ -757,8 +769,9 @@ fn cmd_check(path: &Path) -> ExitCode {
         let too_long = steps > talus::gpu::GPU_MAX_STEPS;
         any_fits |= most >= n_max && gpu_host.is_ok() && !too_long;
         outln!(
-            "             {}: at most {most:.3e} particles ({limit}){}",
+            "             {}: at most {most:.3e} particles ({limit}; {gpu_per} B each, {}){}",
             a.info.name,
+            pairs.describe(),
             if too_long {
                 format!(
                     ": the run's {steps} steps are more than the GPU path counts ({})",

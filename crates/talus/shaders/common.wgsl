@@ -307,6 +307,7 @@ struct Exact {
 // Per scene wall, its load's exact sums: force x, y, z, torque x, y, z,
 // four words each, then an error word (non-zero: a term was out of range).
 const WALL_ACC_WORDS: u32 = 25u;
+const ACC_WORDS: u32 = 16u;
 // Per workgroup, the diagnostics' exact sums: kinetic (translation,
 // rotation), potential, elastic and dissipated energy, four words each,
 // then an error word and the largest speed's f32 bits.
@@ -400,4 +401,13 @@ fn exact_value(a: vec4<u32>) -> f32 {
     let m = f32(w.w) * 65536.0 + f32(w.z) * (1.0 / 65536.0)
         + f32(w.y) * (1.0 / 281474976710656.0) + f32(w.x) * (1.0 / 1208925819614629174706176.0);
     return select(m, -m, neg);
+}
+
+// Whether the list holds each pair once (the lower id's row; contacts.wgsl
+// adds each pair to both partners' sums) rather than from both sides
+// (each particle gathers its own): `gpu::context::Pairs`, the constant
+// PAIRS_ONCE appended to every module (src/gpu/shaders.rs), so a variant
+// carries none of the other's code. The same bits either way.
+fn pairs_once() -> bool {
+    return PAIRS_ONCE;
 }

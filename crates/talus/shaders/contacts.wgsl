@@ -1,11 +1,18 @@
-// Stage 4, contacts: each particle gathers over its neighbour-list row,
-// the particle candidates and then the wall primitives within reach (WALL
-// entries), and sums its own force and torque. Pairs are evaluated in their
-// canonical orientation (lower id first; walls from the particle) so both
-// partners compute the same numbers. A contact's tangential history sits
-// beside its list entry (each partner of a pair keeps a copy, the same
-// bits). Twin of src/cpu/contacts.rs; the
-// law itself is law.wgsl (prepended), twin of src/cpu/law.rs.
+// Stage 4, contacts. Each pair once (`pairs_once`): a particle's
+// neighbour-list row holds its partners of higher id (the build's
+// `holds`), then the wall primitives within reach (WALL entries).
+// `contacts` evaluates each pair of the row in its canonical orientation
+// (lower id first) and adds the result to both partners' sums (`acc`) as
+// 64-bit fixed point through integer atomics: exact, so a sum is the same
+// whatever the order the pairs arrive in. `contacts_walls` then takes each
+// particle's sums, adds its wall entries and writes force and torque. A
+// contact's tangential history sits beside its list entry (one copy: the
+// pair's). Else each pair from both sides: a row holds every partner,
+// `contacts` sums a particle's own pairs (the same numbers, the same fixed
+// point: the same bits) and writes it at once; each side keeps a copy of
+// the history, with the same bits. Twin of src/cpu/contacts.rs (both
+// sides, f64); the law itself is law.wgsl (prepended), twin of
+// src/cpu/law.rs.
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
@@ -41,6 +48,14 @@
 @group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
 @group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
 @group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
+// Each particle's pair sums (ACC_WORDS words: Sums.q's 12 and Sums.e's
+// 4), added to by both partners of each of its pairs through integer
+// atomics, taken (and so zeroed for the next step) by `contacts_walls`.
+// Reached through acc_add and acc_take (src/gpu/pages.rs).
+@group(2) @binding(7) var<storage, read_write> acc: array<atomic<u32>>;
+// Two bits a particle, 16 particles a word: a force or torque term out of
+// range (bit 0), an energy term out of range (bit 1).
+@group(2) @binding(8) var<storage, read_write> acc_bad: array<atomic<u32>>;
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
@@ -390,8 +405,9 @@ fn walls_start(begin: u32, end: u32) -> u32 {
 }
 
 // One particle entry e of i's row: the pair through the law (in its
-// canonical orientation) when in contact, into `s`; the history beside the
-// entry and its flag kept up to date.
+// canonical orientation) when in contact, its share into `s` and the
+// partner's into the partner's sums (`acc`); the history beside the entry
+// and its flag kept up to date.
 fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let xi_pos = me.x;
         let ri = me.r;
@@ -422,21 +438,77 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         var hist = vec4<f32>(0.0);
         if (had) { hist = nbr_hist_at(e); }
         var r: PairResult;
+        // force on i, torques on i and on j
+        var fi: vec3<f32>;
+        var ti: vec3<f32>;
+        var tj: vec3<f32>;
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
             r = pair_law(pp, me.b, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
-            sums_add(s, r.force_a, r.torque_a);
+            fi = r.force_a;
+            ti = r.torque_a;
+            tj = r.torque_b;
         } else {
             let pp = pairs[mat_j * P.sizes.w + mat_i];
             r = pair_law(pp, body(mj, pj.w), me.b, -d * (1.0 / dist), overlap, hist);
-            sums_add(s, -r.force_a, r.torque_b);
+            fi = -r.force_a;
+            ti = r.torque_b;
+            tj = r.torque_a;
         }
+        sums_add(s, fi, ti);
         sums_energy(s, 0.5 * r.elastic, 0.5 * r.dissipated, me.eu);
-        (*s).max_ratio = max((*s).max_ratio, overlap / min(ri, pj.w));
+        if (pairs_once()) {
+            // the partner's share in its own energy unit, the same numbers
+            // it would have summed evaluating the pair itself
+            var sj = NO_SUMS;
+            sums_add(&sj, -fi, tj);
+            sums_energy(&sj, 0.5 * r.elastic, 0.5 * r.dissipated, energy_unit(mj.vel_invm.w, pj.w));
+            acc_add_sums(j, sj);
+        }
+        let ratio = overlap / min(ri, pj.w);
+        (*s).max_ratio = max((*s).max_ratio, ratio);
+        if (ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], min(id_i, id_j)); }
         let h = vec4<f32>(r.xi, r.kt);
         nbr_hist_put(e, h);
         let has = any(h != vec4<f32>(0.0));
         if (has != had) { nbr_put(e, select(j, j | HAS_HISTORY, has)); }
+}
+
+// Adds v (a 64-bit fixed-point word pair) to words w, w + 1 of particle
+// p's sums: the carry by hand, so the total is exact in any order.
+fn acc_add64(p: u32, w: u32, v: vec2<u32>) {
+    var carry = 0u;
+    if (v.x != 0u) {
+        let old = acc_add(p, w, v.x);
+        carry = select(0u, 1u, old + v.x < old);
+    }
+    let hi = v.y + carry;
+    if (hi != 0u) { acc_add(p, w + 1u, hi); }
+}
+
+// Adds `s` (all but its overlap ratio) to particle p's sums.
+fn acc_add_sums(p: u32, s: Sums) {
+    for (var c = 0u; c < 6u; c++) { acc_add64(p, 2u * c, s.q[c]); }
+    for (var c = 0u; c < 2u; c++) { acc_add64(p, 12u + 2u * c, s.e[c]); }
+    let bits = select(0u, 1u, s.bad != 0u) | select(0u, 2u, s.ebad != 0u);
+    if (bits != 0u) { atomicOr(&acc_bad[p >> 4u], bits << (2u * (p & 15u))); }
+}
+
+// Particle p's pair sums, taken: its words are zero again for the next
+// step.
+fn acc_take_sums(p: u32) -> Sums {
+    var s = NO_SUMS;
+    for (var c = 0u; c < 6u; c++) {
+        s.q[c] = vec2<u32>(acc_take(p, 2u * c), acc_take(p, 2u * c + 1u));
+    }
+    for (var c = 0u; c < 2u; c++) {
+        s.e[c] = vec2<u32>(acc_take(p, 12u + 2u * c), acc_take(p, 13u + 2u * c));
+    }
+    let sh = 2u * (p & 15u);
+    let bits = (atomicAnd(&acc_bad[p >> 4u], ~(3u << sh)) >> sh) & 3u;
+    s.bad = bits & 1u;
+    s.ebad = bits >> 1u;
+    return s;
 }
 
 // The end of i's row: its wall entries (walls_from..end, a run of entries
@@ -464,10 +536,8 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
 const NO_SUMS = Sums(array<vec2<u32>, 6>(), 0u, array<vec2<u32>, 2>(), 0u, 0.0);
 
 // A thread per particle, but the large ones (the first ctl[CTL_LARGE] in
-// cell order: `contacts_large`). The row: particle entries, then the wall
-// primitives within reach (WALL, in primitive order): two loops, so the
-// particles' loop carries no branch on the kind (a branch there cost 15 %
-// of the stage on lavapipe).
+// cell order: `contacts_large`): the pairs of its row into both partners'
+// sums; from both sides, its own sums, walls, force and torque at once.
 @compute @workgroup_size(256)
 fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
             @builtin(local_invocation_index) lid: u32) {
@@ -480,24 +550,23 @@ fn contacts(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     let walls_from = walls_start(begin, end);
     var s = NO_SUMS;
     for (var e = begin; e < walls_from; e++) { particle_entry(e, me, &s); }
-    finish_row(i, me, walls_from, end, s);
+    if (!pairs_once()) {
+        finish_row(i, me, walls_from, end, s);
+        return;
+    }
+    acc_add_sums(i, s);
+    if (s.max_ratio > 0.0) { atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(s.max_ratio)); }
 }
 
-var<workgroup> red_max: array<f32, 256>;
 var<workgroup> large_sh: u32;
-// A large row's fixed-point sums (Sums.q's 12 words, `bad`, Sums.e's 4
-// words, `ebad`): integer atomics, exact in any order.
-var<workgroup> large_q: array<atomic<u32>, 18>;
 
 // The large particles' rows (a particle of 25 mm among 1 mm ones lists
-// ~3000 partners: as one thread it held its workgroup, and on a GPU its
+// up to ~3000 partners: as one thread it held its workgroup, and on a GPU its
 // warp, ~300 times as long as the others). A workgroup per row (the
 // workgroups take the rows g, g + groups, ...): each thread takes the
-// entries begin + lid, begin + lid + 256, ..., the force and torque sums
-// and energy sums meet through workgroup integer atomics (exact: the thread
-// path's bits), the overlap in a tree, and thread 0 adds the wall
-// entries and writes. Same law, same entries, same history as the thread
-// path.
+// entries begin + lid, begin + lid + 256, ... and adds its sums to the
+// particle's like any partner (exact: the thread path's bits). Same law,
+// same entries, same history as the thread path.
 @compute @workgroup_size(256)
 fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                   @builtin(local_invocation_index) lid: u32) {
@@ -507,46 +576,27 @@ fn contacts_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups
     let large = workgroupUniformLoad(&large_sh);
     let groups = nwg.x * nwg.y;
     for (var i = wid.y * nwg.x + wid.x; i < large; i += groups) {
-        if (lid < 18u) { atomicStore(&large_q[lid], 0u); }
-        workgroupBarrier();
         let me = me_of(i);
         let begin = nbr_start[i];
-        let end = nbr_start[i + 1u];
-        let walls_from = walls_start(begin, end);
+        let walls_from = walls_start(begin, nbr_start[i + 1u]);
         var s = NO_SUMS;
         for (var e = begin + lid; e < walls_from; e += WG) { particle_entry(e, me, &s); }
-        for (var c = 0u; c < 6u; c++) {
-            let old = atomicAdd(&large_q[2u * c], s.q[c].x);
-            let carry = select(0u, 1u, old + s.q[c].x < old);
-            atomicAdd(&large_q[2u * c + 1u], s.q[c].y + carry);
-        }
-        if (s.bad != 0u) { atomicStore(&large_q[12], 1u); }
-        for (var c = 0u; c < 2u; c++) {
-            let old = atomicAdd(&large_q[13u + 2u * c], s.e[c].x);
-            let carry = select(0u, 1u, old + s.e[c].x < old);
-            atomicAdd(&large_q[14u + 2u * c], s.e[c].y + carry);
-        }
-        if (s.ebad != 0u) { atomicStore(&large_q[17], 1u); }
-        red_max[lid] = s.max_ratio;
-        workgroupBarrier();
-        for (var h = 128u; h > 0u; h >>= 1u) {
-            if (lid < h) { red_max[lid] = max(red_max[lid], red_max[lid + h]); }
-            workgroupBarrier();
-        }
-        if (lid == 0u) {
-            var total = Sums(array<vec2<u32>, 6>(), atomicLoad(&large_q[12]), array<vec2<u32>, 2>(),
-                             atomicLoad(&large_q[17]), red_max[0]);
-            for (var c = 0u; c < 6u; c++) {
-                total.q[c] = vec2<u32>(atomicLoad(&large_q[2u * c]), atomicLoad(&large_q[2u * c + 1u]));
-            }
-            for (var c = 0u; c < 2u; c++) {
-                total.e[c] = vec2<u32>(atomicLoad(&large_q[13u + 2u * c]),
-                                       atomicLoad(&large_q[14u + 2u * c]));
-            }
-            finish_row(i, me, walls_from, end, total);
-        }
-        workgroupBarrier();
+        acc_add_sums(i, s);
+        if (s.max_ratio > 0.0) { atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(s.max_ratio)); }
     }
+}
+
+// A thread per particle, after the pairs: its sums taken, its wall entries
+// added (in f32, in the row's order), force and torque written and the
+// overlap checked. From both sides, only the large rows wait for it.
+@compute @workgroup_size(256)
+fn contacts_walls(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                  @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    if (!pairs_once() && i >= atomicLoad(&ctl[CTL_LARGE])) { return; }
+    let end = nbr_start[i + 1u];
+    finish_row(i, me_of(i), walls_start(nbr_start[i], end), end, acc_take_sums(i));
 }
 
 // The wall loads, on the steps that want them (every step when a wall has a

@@ -3,6 +3,10 @@
 // passes (count, exclusive scan, fill) and the same candidate order (level
 // by level, the cells within reach in z, y, x order, each row's x-cells as
 // one range: Grid::for_ranges).
+// A row lists each pair once, the candidates of higher id than its
+// particle (`holds`; contacts.wgsl adds each pair to both partners), or,
+// on adapters where atomics are slow, from both sides (`pairs_once`; the
+// CPU's rows always list both sides).
 // After its particle candidates, each row lists the wall primitives within
 // r + skin, in primitive order, flagged WALL. Each entry carries its
 // contact's tangential history, moved over from the previous list by the
@@ -40,6 +44,8 @@
 // room runs bin and sort again, and that second order is the identity
 // (the particles are already sorted), so the fill needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
+// the motion records, read for the partners' ids (`holds`)
+@group(1) @binding(11) var<storage, read> motion: array<Motion>;
 // The list's arrays (nbr, nbr_hist, old_nbr, old_hist) may span several
 // buffers: reached through NAME_at and NAME_put, generated for the run's
 // pages (src/gpu/pages.rs).
@@ -76,10 +82,23 @@ fn carry_entry(e: u32, lo: u32, hi: u32) {
     }
 }
 
-// The particle candidates of i (at xi, radius ri) in the x-range row (y, z)
-// of its reach c in level l: counted, and stored from nbr[out] on with zero
-// history when `write` is set.
-fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, z: i32,
+// The id of particle j.
+fn id_of(j: u32) -> u32 {
+    return bitcast<u32>(motion_at(j).omega_half.w);
+}
+
+// Whether the row of the particle of id `id_i` holds the pair with j:
+// when each pair is listed once, the lower id's row does, so the pair
+// stays in the same row from build to build (its history with it); else
+// both rows do.
+fn holds(id_i: u32, j: u32) -> bool {
+    return !pairs_once() || id_i < id_of(j);
+}
+
+// The particle candidates of i (at xi, radius ri, id id_i) in the x-range
+// row (y, z) of its reach c in level l that its row holds: counted, and
+// stored from nbr[out] on with zero history when `write` is set.
+fn row_candidates(i: u32, id_i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, z: i32,
                   write: bool, out: u32) -> u32 {
     let lv = P.levels[l];
     let n = vec3<i32>(lv.dims.xyz);
@@ -95,7 +114,7 @@ fn row_candidates(i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRange, y: i32, 
             let pj = pos_rad_at(j);
             let d = min_image(P, xi, pj.xyz);
             let cut = ri + pj.w + skin;
-            if (dot(d, d) < cut * cut) {
+            if (dot(d, d) < cut * cut && holds(id_i, j)) {
                 if (write) {
                     nbr_put(out + k, j);
                     nbr_hist_put(out + k, vec4<f32>(0.0));
@@ -169,6 +188,7 @@ fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
 fn candidates(i: u32, write: bool) -> u32 {
     let xi = pos_rad_at(i).xyz;
     let ri = pos_rad_at(i).w;
+    let id_i = id_of(i);
     var k = 0u;
     var out = 0u;
     if (write) { out = nbr_start[i]; }
@@ -178,7 +198,7 @@ fn candidates(i: u32, write: bool) -> u32 {
         let c = reach_in(l, xi, ri);
         for (var z = c.lo.z; z <= c.hi.z; z++) {
             for (var y = c.lo.y; y <= c.hi.y; y++) {
-                k += row_candidates(i, xi, ri, l, c, y, z, write, out + k);
+                k += row_candidates(i, id_i, xi, ri, l, c, y, z, write, out + k);
             }
         }
     }
@@ -226,7 +246,7 @@ fn flat_row(i: u32, xi: vec3<f32>, ri: f32, lr: LargeReach, r: u32, write: bool,
     let c = rr.c[l];
     let q = i32(r - rr.first[l]);
     let ny = c.hi.y - c.lo.y + 1;
-    return row_candidates(i, xi, ri, l, c, c.lo.y + q % ny, c.lo.z + q / ny, write, out);
+    return row_candidates(i, id_of(i), xi, ri, l, c, c.lo.y + q % ny, c.lo.z + q / ny, write, out);
 }
 
 var<workgroup> large_sh: u32;

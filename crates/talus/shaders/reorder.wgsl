@@ -6,8 +6,9 @@
 // `copy_words` (one thread per word) copies it back, B[j] = S[j]. A
 // dispatch moves one part of an array: `G.words` u32 words of each
 // particle's record of `G.stride` words, from word `G.offset` (an array
-// wider than the scratch, REORDER_WORDS, goes in parts); adding one binds
-// nothing new. Both arrays are paged by particles (src/gpu/pages.rs:
+// wider than the scratch goes in parts); adding one binds nothing new. The
+// copy leaves the scratch zero: it may be the pair sums (contacts.wgsl,
+// `acc`), zero between steps. Both arrays are paged by particles (src/gpu/pages.rs:
 // `arr_word`, `scr_word`). Part of the sort stage (src/gpu/sort.rs); runs
 // only on a step that rebuilds the neighbour list.
 
@@ -52,4 +53,6 @@ fn copy_words(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let j = t / G.words;
     let k = t % G.words;
     arr_word_put(j, G.offset + k, scr_word(j, k));
+    // left zero: the scratch may be the pair sums (src/gpu/data.rs)
+    scr_word_put(j, k, 0u);
 }

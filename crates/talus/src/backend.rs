@@ -276,16 +276,37 @@ forward_backend!([T: Backend + ?Sized] &mut T);
 pub struct ListStats {
     /// Builds since the start (the first step builds).
     pub builds: u64,
-    /// Candidates in the list now (each pair counted twice: full list).
+    /// Candidates in the list now (each particle pair counted twice, as a
+    /// list of both sides holds it).
     pub entries: u64,
     /// Contacts now: list entries with tangential history (each pair
     /// counted twice) plus particle–wall contacts.
     pub contacts: u64,
 }
 
-/// History entries in use (a contact has non-zero history): how both
-/// backends count contacts for [`ListStats`].
-pub fn contacts_in<T: bytemuck::Pod + Default + PartialEq>(hist: &[[T; 4]]) -> u64 {
+/// Entries and contacts (entries with non-zero history) of a list, each
+/// particle pair counted twice however the list holds it: `pair_weight`
+/// is 1 for a list of both sides (the CPU's), 2 for one of each pair once
+/// (the GPU's). How both backends count for [`ListStats`].
+pub fn list_counts<T: bytemuck::Pod + Default + PartialEq>(
+    nbr: &[u32],
+    hist: &[[T; 4]],
+    pair_weight: u64,
+) -> (u64, u64) {
     let zero = [T::default(); 4];
-    hist.iter().filter(|h| **h != zero).count() as u64
+    let weight = |e: u32| {
+        if e & crate::state::WALL != 0 {
+            1
+        } else {
+            pair_weight
+        }
+    };
+    let entries = nbr.iter().map(|&e| weight(e)).sum();
+    let contacts = nbr
+        .iter()
+        .zip(hist)
+        .filter(|(_, h)| **h != zero)
+        .map(|(&e, _)| weight(e))
+        .sum();
+    (entries, contacts)
 }

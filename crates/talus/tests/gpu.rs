@@ -9,7 +9,7 @@ use talus::backend::Backend;
 use talus::backend::Stage;
 use talus::cpu::neighbours::flag_mismatch;
 use talus::cpu::{CpuBackend, Step};
-use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListInit};
+use talus::gpu::{context::test_context, FixedPoint, GpuBackend, GpuInit, ListInit, Pairs};
 use talus::grid::Grid;
 use talus::rng::Rng;
 use talus::scene::{Material, Scene, SceneBuilder};
@@ -205,8 +205,10 @@ fn dense_scene(model_linear: bool) -> Scene {
     build(b)
 }
 
-/// The GPU's pair history by ids: (particle, partner) → ξ xyz, k_t for
-/// every list entry with history.
+/// The GPU's pair history by ids: (lower id, higher id) → ξ xyz, k_t for
+/// every list entry with history (a list of both sides holds each pair
+/// twice, with the same bits: the lower id's copy; one of each pair once,
+/// only that one).
 fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
     let n = g.data.n;
     let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
@@ -217,8 +219,9 @@ fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
     let mut out = HashMap::new();
     for i in 0..n as usize {
         for e in start[i] as usize..start[i + 1] as usize {
-            if hist[e] != [0.0; 4] && nbr[e] & WALL == 0 {
-                out.insert((ids[i], ids[(nbr[e] & INDEX) as usize]), hist[e]);
+            let partner = ids[(nbr[e] & INDEX) as usize];
+            if hist[e] != [0.0; 4] && nbr[e] & WALL == 0 && ids[i] < partner {
+                out.insert((ids[i], partner), hist[e]);
             }
         }
     }
@@ -263,7 +266,8 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
 /// off by ~1e-3 relative while carrying almost no force.
 fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
     let gpu_hist = gpu_pair_history(g);
-    let cpu_hist = st.pair_history();
+    let mut cpu_hist = st.pair_history();
+    cpu_hist.retain(|&(a, b, _)| a < b);
     assert_eq!(
         gpu_hist.len(),
         cpu_hist.len(),
@@ -291,8 +295,15 @@ fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
 /// the same pairs and the same spring forces k_t ξ within 1e-4 (norm-wise).
 #[test]
 fn gpu_one_step_forces_match_cpu() {
-    for linear in [false, true] {
-        let Some(ctx) = test_context() else { return };
+    for (linear, pairs) in [
+        (false, Pairs::Once),
+        (true, Pairs::Once),
+        (false, Pairs::Both),
+    ] {
+        let Some(mut ctx) = test_context() else {
+            return;
+        };
+        ctx.pairs = pairs;
         let scene = dense_scene(linear);
         // settle a while on the CPU so contacts carry history
         let mut cpu = CpuBackend::new(&scene).unwrap();
@@ -338,7 +349,7 @@ fn gpu_one_step_forces_match_cpu() {
         // history: the same pairs, k_t ξ close
         let (hist_pairs, eh) = history_difference(&st, &g);
         let (ef, et) = ((df / nf).sqrt(), (dt_ / nt).sqrt());
-        println!("linear = {linear}: force {ef:e}, torque {et:e}, history {eh:e} over {hist_pairs} entries");
+        println!("linear = {linear}, {pairs:?}: force {ef:e}, torque {et:e}, history {eh:e} over {hist_pairs} pairs");
         assert!(ef < 1e-4, "force differs by {ef:e} (norm-wise)");
         assert!(et < 1e-4, "torque differs by {et:e} (norm-wise)");
         assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
@@ -442,9 +453,12 @@ fn compare_lists(scene: &Scene, ctx: talus::gpu::GpuContext) -> ListComparison {
             st.work.nbr_start[i] as usize,
             st.work.nbr_start[i + 1] as usize,
         );
+        // a list of each pair once holds the CPU's partners of higher id
+        let once = g.data.pair_mode == Pairs::Once;
         let cpu: Vec<u32> = st.work.nbr[lo..hi]
             .iter()
             .map(|&k| entry_code(k, &p.id))
+            .filter(|&c| !once || c & WALL != 0 || c > id)
             .collect();
         if gpu == cpu {
             same += 1;
@@ -469,7 +483,16 @@ fn compare_lists(scene: &Scene, ctx: talus::gpu::GpuContext) -> ListComparison {
 
 #[test]
 fn gpu_neighbour_list_matches_cpu() {
-    let Some(ctx) = test_context() else { return };
+    for pairs in [Pairs::Once, Pairs::Both] {
+        neighbour_list_matches_cpu(pairs);
+    }
+}
+
+fn neighbour_list_matches_cpu(pairs: Pairs) {
+    let Some(mut ctx) = test_context() else {
+        return;
+    };
+    ctx.pairs = pairs;
     let ListComparison {
         n,
         len,
@@ -479,7 +502,7 @@ fn gpu_neighbour_list_matches_cpu() {
         ..
     } = compare_lists(&dense_scene(false), ctx);
     let st = Step::new(&dense_scene(false)).unwrap();
-    println!("{n} particles, {len} list entries: {same} lists identical, {borderline} differ only at the cutoff");
+    println!("{pairs:?}: {n} particles, {len} list entries: {same} lists identical, {borderline} differ only at the cutoff");
 
     println!("{walls_near} (particle, wall) pairs within reach");
     // the packing's outer layers reach the walls, its inside does not
@@ -489,9 +512,11 @@ fn gpu_neighbour_list_matches_cpu() {
         "{walls_near} of {} (particle, wall) pairs within reach",
         n * n_walls
     );
-    // a jittered simple-cubic packing: 6 lattice neighbours, ~5 within the skin
+    // a jittered simple-cubic packing: 6 lattice neighbours, ~5 within the
+    // skin (each pair in one row of two when listed once)
+    let sides = if pairs == Pairs::Once { 2 } else { 1 };
     assert!(
-        len > 4 * n,
+        len * sides > 4 * n,
         "a dense packing lists its neighbours ({len} entries)"
     );
     assert!(
@@ -605,7 +630,16 @@ fn spinning_1_35(name: &str, seed: u64, spin_seed: u64, floor: bool) -> Scene {
 /// large ones and over all).
 #[test]
 fn gpu_large_rows_forces_match_cpu() {
-    let Some(ctx) = test_context() else { return };
+    for pairs in [Pairs::Once, Pairs::Both] {
+        large_rows_forces_match_cpu(pairs);
+    }
+}
+
+fn large_rows_forces_match_cpu(pairs: Pairs) {
+    let Some(mut ctx) = test_context() else {
+        return;
+    };
+    ctx.pairs = pairs;
     let scene = spinning_1_35("large rows", 21, 5, false);
     let (mut st, g) = fresh_pair(&scene, ctx);
     assert!(st.grid.large_levels() > 0, "1:35 has large levels");
@@ -647,7 +681,7 @@ fn gpu_large_rows_forces_match_cpu() {
     let (fa, ta) = diff(0..n as usize);
     let rows: Vec<u32> = g.read_vec(&g.data.nbr_start, large as u64 + 1);
     println!(
-        "large rows {:?} entries: force {fl:e}, torque {tl:e}; all {n}: force {fa:e}, torque {ta:e}",
+        "{pairs:?}: large rows {:?} entries: force {fl:e}, torque {tl:e}; all {n}: force {fa:e}, torque {ta:e}",
         rows.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
     );
     // longer than a workgroup: every thread takes entries, some two
@@ -735,17 +769,23 @@ fn gpu_list_growth_keeps_history() {
         assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
         len
     };
-    let Some(ctx) = test_context() else { return };
-    let len = grow(ctx);
-    // pages of 0.6 of that list: its grown capacity (5/4 of it) fits two
-    let Some(mut ctx) = test_context() else {
-        return;
-    };
-    let page = (len * 6 / 10).next_multiple_of(16);
-    ctx.limits.max_storage_buffer_binding_size = 16 * page;
-    let len2 = grow(ctx);
-    assert_eq!(len2, len);
-    assert!(len2 > page, "the grown list spans both pages");
+    for pairs in [Pairs::Once, Pairs::Both] {
+        let Some(mut ctx) = test_context() else {
+            return;
+        };
+        ctx.pairs = pairs;
+        let len = grow(ctx);
+        // pages of 0.6 of that list: its grown capacity (5/4 of it) fits two
+        let Some(mut ctx) = test_context() else {
+            return;
+        };
+        ctx.pairs = pairs;
+        let page = (len * 6 / 10).next_multiple_of(16);
+        ctx.limits.max_storage_buffer_binding_size = 16 * page;
+        let len2 = grow(ctx);
+        assert_eq!(len2, len);
+        assert!(len2 > page, "the grown list spans both pages");
+    }
 }
 
 /// A colliding cloud, a few hundred steps: positions within 1e-3 of the
@@ -1021,7 +1061,7 @@ fn gpu_spare_capacity_changes_nothing() {
         (&d.b.pos, 4),
         (&d.b.motion, 16),
         (&d.force, 4),
-        (&d.scratch, talus::gpu::layout::REORDER_WORDS),
+        (&d.scratch, d.reorder_width),
     ] {
         buf.write(
             &roomy.ctx.queue,
@@ -1052,6 +1092,113 @@ fn gpu_spare_capacity_changes_nothing() {
     let c = roomy.ctl();
     assert_eq!(c[talus::gpu::data::CTL_COUNT] as u64, n);
     assert_eq!(c[talus::gpu::data::CTL_NEXT_ID] as u64, n, "ids 0..n taken");
+}
+
+/// Each pair once (a row lists the partners of higher id, the pair's
+/// force goes to both partners' 64-bit fixed-point sums by integer
+/// atomics) and each pair from both sides (each particle gathers its own)
+/// give the same bits: positions, motion records, energies, the list's
+/// pairs and contacts after 300 steps of a dense bed between walls with
+/// friction and rolling friction; and force, torque and every pair's
+/// history after one step of a 1:35 mixture, whose large rows take
+/// `contacts_large` (overlapping far past what a run accepts: no
+/// integrate). The list of each pair once holds ~half the entries.
+#[test]
+fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
+    let scene = dense_scene(false);
+    let run = |pairs: Pairs| {
+        let mut ctx = test_context()?;
+        ctx.pairs = pairs;
+        let mut g = GpuBackend::new(&scene, ctx).unwrap();
+        g.advance(300).unwrap();
+        let fx: Vec<[u32; 8]> = g.read_vec(&g.data.b.pos_fx, g.data.n);
+        let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN];
+        Some((g.state_f32(), fx, g.diagnostics(), g.list_stats(), len))
+    };
+    let Some(once) = run(Pairs::Once) else { return };
+    let Some(both) = run(Pairs::Both) else { return };
+    println!(
+        "dense bed, 300 steps: list {} entries once, {} from both sides; {:?}",
+        once.4, both.4, once.3
+    );
+    assert!(once.3.contacts > once.3.entries / 8, "{:?}", once.3);
+    assert_eq!(once.0, both.0, "states differ");
+    assert_eq!(once.1, both.1, "fixed-point positions differ");
+    assert_eq!(once.2, both.2, "diagnostics differ");
+    assert_eq!(once.3, both.3, "the list's pairs differ");
+    assert!(once.4 < both.4 * 3 / 4, "{} entries once", once.4);
+
+    let scene = spinning_1_35("pairs once", 22, 7, true);
+    let step = |pairs: Pairs| {
+        let mut ctx = test_context()?;
+        ctx.pairs = pairs;
+        let g = GpuBackend::new(&scene, ctx).unwrap();
+        g.submit("build and contacts", |pass| {
+            for s in &Stage::STEP[..4] {
+                g.encode_stage(*s, pass);
+            }
+        });
+        assert_eq!(g.ctl()[talus::gpu::data::CTL_LARGE], 4, "large rows");
+        let n = g.data.n;
+        let ids = g.ids();
+        let bits = |v: Vec<[f32; 4]>| -> HashMap<u32, [u32; 4]> {
+            ids.iter()
+                .zip(v)
+                .map(|(&id, x)| (id, x.map(f32::to_bits)))
+                .collect()
+        };
+        let hist: HashMap<(u32, u32), [u32; 4]> = gpu_pair_history(&g)
+            .into_iter()
+            .map(|(k, h)| (k, h.map(f32::to_bits)))
+            .collect();
+        Some((
+            bits(g.read_vec(&g.data.force, n)),
+            bits(g.read_vec(&g.data.torque, n)),
+            hist,
+        ))
+    };
+    let Some(once) = step(Pairs::Once) else {
+        return;
+    };
+    let Some(both) = step(Pairs::Both) else {
+        return;
+    };
+    println!("1:35 mixture: {} pairs with history", once.2.len());
+    assert!(once.2.len() > 1000, "{} pairs with history", once.2.len());
+    assert!(once.0 == both.0, "1:35: forces differ");
+    assert!(once.1 == both.1, "1:35: torques differ");
+    assert!(once.2 == both.2, "1:35: histories differ");
+}
+
+/// A readback larger than the staging buffer goes through it in chunks
+/// (a 10⁸-particle checkpoint is ~12 GB; the buffer stops at
+/// `data::STAGING_MAX`): with the buffer cut to 1 KiB, a checkpoint of a
+/// dense bed and its list read back in ~1 KiB chunks are the bytes read in
+/// one go, and the run restored from it goes on with the same bits.
+#[test]
+fn gpu_reads_larger_than_the_staging_buffer_go_in_chunks() {
+    let scene = dense_scene(false);
+    let Some(ctx) = test_context() else { return };
+    let mut g = GpuBackend::new(&scene, ctx).unwrap();
+    g.advance(60).unwrap();
+    let whole = g.save();
+    let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
+    let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+    g.data.limit_staging(&g.ctx, 1000);
+    assert_eq!(g.data.staging.size(), 1024);
+    let chunked = g.save();
+    assert!(
+        whole.sections.iter().map(|s| s.1.len()).sum::<usize>() > 100 * 1024,
+        "a read of many chunks"
+    );
+    assert_eq!(whole, chunked, "the checkpoint read in chunks differs");
+    assert_eq!(hist, g.read_vec::<[f32; 4]>(&g.data.nbr_hist, len));
+    assert_eq!(g.data.staging.size(), 1024, "the cap holds");
+    let Some(ctx) = test_context() else { return };
+    let mut resumed = GpuBackend::restore(&scene, ctx, &chunked).unwrap();
+    g.advance(40).unwrap();
+    resumed.advance(40).unwrap();
+    assert_eq!(g.state_f32(), resumed.state_f32());
 }
 
 /// Insertion on the GPU, as on the CPU (`insertion_and_removal_leave_the_
@@ -1218,8 +1365,9 @@ fn gpu_settling_column_matches_cpu_statistically() {
 /// list's pages allow still fit. One particle-chunk more, and the scene is
 /// refused with one line naming the limit and the particle count that fits
 /// (not a wgpu validation panic). With the binding limit lowered to 4 MiB
-/// (cheap scenes), and 19 storage bindings a stage (one page of each
-/// array) or lavapipe's 32 (pages of the particles' arrays too). A run of
+/// (cheap scenes), and 20 storage bindings a stage (one page of each
+/// array; each pair from both sides) or lavapipe's 32 (pages of the
+/// particles' arrays too; each pair once). A run of
 /// more steps than the device's 32-bit step counter
 /// holds is refused too: past it the time would start again at 0.
 #[test]
@@ -1262,13 +1410,14 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
             [0.0; 3],
         ))
     };
-    for bindings in [19, 32] {
+    for (bindings, pairs) in [(20, Pairs::Both), (32, Pairs::Once)] {
         let Some(mut ctx) = test_context() else {
             return;
         };
         ctx.limits.max_storage_buffer_binding_size = 4 << 20;
         ctx.limits.max_storage_buffers_per_shader_stage = bindings;
-        let per = talus::gpu::data::MIN_LIST_ENTRIES_PER_PARTICLE;
+        ctx.pairs = pairs;
+        let per = pairs.list_entries();
         let fits = talus::gpu::fit::max_particles_by_bindings(&ctx.limits, per);
         // one page of each array, or more
         let page = ctx.max_binding() / 64;

@@ -8,7 +8,7 @@ use common::build;
 use talus::backend::Backend;
 use talus::cpu::CpuBackend;
 use talus::flow::{FlowEvent, FlowKind};
-use talus::gpu::{context::test_context, GpuBackend};
+use talus::gpu::{context::test_context, GpuBackend, Pairs};
 use talus::scene::types::WallMotion;
 use talus::scene::{Insert, InsertRate, Material, Outlet, RadiusDist, Region, Scene, SceneBuilder};
 use talus::state::Particles;
@@ -538,11 +538,13 @@ fn gpu_and_cpu_checkpoints_cross_over() {
 }
 
 /// The particles' and the list's arrays split into pages of one lowered
-/// binding each (60 KiB: 960 particles, 3 840 list entries a page): a bed
-/// of 1 000 particles in two pages, a pour adding 100 more into the second
-/// (the capacity, 1 100, is what lavapipe's 32 storage bindings a stage
-/// allow beside three pages of list at 10 entries a particle; a skin of
-/// 0.25 d lists ~6 a particle, in two pages). The run
+/// binding each (60 KiB: 960 particles, 3 840 list entries a page; 40 KiB,
+/// 640 and 2 560, for a list of each pair once): a bed of 1 000 particles
+/// in two pages, a pour adding 100 more into the second (the capacity,
+/// 1 100, is what lavapipe's 32 storage bindings a stage allow beside the
+/// pages of the list's first size; a skin of 0.25 d lists ~6 a particle
+/// from both sides, ~3 once, in two pages). Each pair once and from both
+/// sides. The run
 /// keeps every bit of an unpaged one; saved (read back a page at a time)
 /// and restored into paged buffers, it continues on the same bits.
 #[test]
@@ -580,11 +582,26 @@ fn gpu_pages_keep_bits_through_insertion_and_restart() {
     let mut scene = build(b);
     // a skin of 0.25 d: ~6 entries a particle, the list over two pages
     scene.simulation.neighbour_skin = Some(0.5 * R);
-    let Some(ctx) = test_context() else { return };
+    for pairs in [Pairs::Once, Pairs::Both] {
+        paged_run(&scene, pairs);
+    }
+}
+
+fn paged_run(scene: &talus::scene::Scene, pairs: Pairs) {
+    let scene = scene.clone();
+    let Some(mut ctx) = test_context() else {
+        return;
+    };
+    ctx.pairs = pairs;
     let mut plain = GpuBackend::new(&scene, ctx).unwrap();
     let paged_ctx = || {
         let mut ctx = test_context()?;
-        ctx.limits.max_storage_buffer_binding_size = 60 << 10;
+        // each pair once: half the list, so smaller pages split it
+        ctx.limits.max_storage_buffer_binding_size = match pairs {
+            Pairs::Once => 40 << 10,
+            Pairs::Both => 60 << 10,
+        };
+        ctx.pairs = pairs;
         Some(ctx)
     };
     let Some(ctx) = paged_ctx() else { return };
@@ -597,7 +614,7 @@ fn gpu_pages_keep_bits_through_insertion_and_restart() {
     }
     let len = paged.ctl()[talus::gpu::data::CTL_LIST_LEN];
     println!(
-        "{} particles in {} pages of {}, a list of {len} in {} pages of {}",
+        "{pairs:?}: {} particles in {} pages of {}, a list of {len} in {} pages of {}",
         paged.data.n,
         paged.data.b.pos.pages.len(),
         paged.data.paging.particle_page,

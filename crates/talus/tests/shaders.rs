@@ -15,6 +15,15 @@ fn every_shader_parses_and_validates() {
     for (name, src) in &all {
         module(name, src);
     }
+    // and each pair from both sides, with pages of the paged arrays
+    let paged = talus::gpu::pages::Paging {
+        entry_pages: 3,
+        particle_pages: 2,
+        ..talus::gpu::pages::Paging::new(1 << 20, 1, 1)
+    };
+    for (name, src) in shaders::sources_for(&paged, talus::gpu::Pairs::Both) {
+        module(name, &src);
+    }
     // every file in shaders/ is one of them (or an included file)
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
     for entry in std::fs::read_dir(dir).unwrap() {

@@ -9,7 +9,7 @@
 
 use super::data::Step;
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
-use crate::state::{Motion, Particles};
+use crate::state::{Motion, Particles, HAS_HISTORY, INDEX, WALL};
 
 /// Converts a list-entry history or position array between precisions.
 fn widen4(v: &[[f32; 4]]) -> Vec<[f64; 4]> {
@@ -112,6 +112,20 @@ impl Step {
                 start.last()
             ));
         }
+        if let Some(bad) = nbr
+            .iter()
+            .find(|&&e| e & WALL == 0 && (e & INDEX) as usize >= n)
+        {
+            return Err(format!(
+                "the neighbour list names particle {} of {n}",
+                bad & INDEX
+            ));
+        }
+        // the GPU lists each pair once: both sides here, the same history
+        let (start, nbr, hist) = match sc.precision {
+            Precision::F64 => (start, nbr, hist),
+            Precision::F32 => both_sides(&start, &nbr, &hist),
+        };
         let walls: Vec<f64> = saved.array("walls", WALL_WORDS * self.walls.bodies.len())?;
         if sc.inserted.len() != self.flow.inserted.len() {
             return Err(format!(
@@ -145,5 +159,64 @@ impl Step {
             self.remove(&std::collections::HashSet::from([u32::MAX]));
         }
         Ok(())
+    }
+}
+
+/// A list of each pair once (the GPU's: the lower id's row) as a list of
+/// both sides (the CPU's): each particle entry i → j also as j → i, with
+/// the same history and flag; in each row the particle entries (its own,
+/// then those given to it), then its wall entries.
+pub(crate) fn both_sides(
+    start: &[u32],
+    nbr: &[u32],
+    hist: &[[f64; 4]],
+) -> (Vec<u32>, Vec<u32>, Vec<[f64; 4]>) {
+    let n = start.len() - 1;
+    let row = |i: usize| start[i] as usize..start[i + 1] as usize;
+    let mut given: Vec<Vec<(u32, [f64; 4])>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for e in row(i) {
+            if nbr[e] & WALL == 0 {
+                let j = (nbr[e] & INDEX) as usize;
+                given[j].push((i as u32 | (nbr[e] & HAS_HISTORY), hist[e]));
+            }
+        }
+    }
+    let (mut s, mut out, mut h) = (vec![0u32], Vec::new(), Vec::new());
+    for (i, mine) in given.iter().enumerate() {
+        let (walls, parts): (Vec<usize>, Vec<usize>) = row(i).partition(|&e| nbr[e] & WALL != 0);
+        for e in parts {
+            out.push(nbr[e]);
+            h.push(hist[e]);
+        }
+        for &(e, x) in mine {
+            out.push(e);
+            h.push(x);
+        }
+        for e in walls {
+            out.push(nbr[e]);
+            h.push(hist[e]);
+        }
+        s.push(out.len() as u32);
+    }
+    (s, out, h)
+}
+
+#[cfg(test)]
+mod both_sides_tests {
+    use super::*;
+
+    /// Three particles, pairs (0, 1) with history and (0, 2) without, a
+    /// wall entry on 1: each pair in both rows, walls last.
+    #[test]
+    fn each_pair_goes_to_both_rows() {
+        let h = [1.0, 2.0, 3.0, 4.0];
+        let start = [0, 2, 3, 3];
+        let nbr = [1 | HAS_HISTORY, 2, 5 | WALL];
+        let hist = [h, [0.0; 4], [9.0; 4]];
+        let (s, e, x) = both_sides(&start, &nbr, &hist);
+        assert_eq!(s, vec![0, 2, 4, 5]);
+        assert_eq!(e, vec![1 | HAS_HISTORY, 2, HAS_HISTORY, 5 | WALL, 0]);
+        assert_eq!(x, vec![h, [0.0; 4], h, [9.0; 4], [0.0; 4]]);
     }
 }

@@ -5,7 +5,7 @@ use super::data::{Step, Work};
 use super::law::LawParams;
 use super::{bin, contacts, diagnostics, integrate, neighbours, sort};
 use crate::backend::{
-    body_error, contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
+    body_error, list_counts, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
 };
 use crate::fem::coupling::BodySet;
 use crate::scene::Scene;
@@ -403,10 +403,12 @@ impl Backend for CpuBackend {
     }
 
     fn list_stats(&mut self) -> ListStats {
+        let w = &self.st.work;
+        let (entries, contacts) = list_counts(&w.nbr, &w.nbr_hist, 1);
         ListStats {
             builds: self.st.builds,
-            entries: self.st.work.nbr.len() as u64,
-            contacts: contacts_in(&self.st.work.nbr_hist),
+            entries,
+            contacts,
         }
     }
 }

@@ -1,7 +1,10 @@
-//! Stage 4, contacts (`shaders/contacts.wgsl`): gather over the neighbour
-//! list, particle candidates and the wall primitives within reach; reads
-//! set B, updates the history beside each list entry in place, writes
-//! force and torque. On the steps that want the wall loads (every step
+//! Stage 4, contacts (`shaders/contacts.wgsl`): each pair once.
+//! `contacts` evaluates the pairs of each particle's row (its partners of
+//! higher id) and adds each to both partners' sums (`acc`: 64-bit fixed
+//! point, integer atomics, exact in any order); `contacts_walls` takes
+//! each particle's sums, adds its wall entries and writes force and
+//! torque. Reads set B, updates the history beside each list entry in
+//! place. On the steps that want the wall loads (every step
 //! with a servo, else the last step of an `advance`) `wall_loads` runs
 //! first, the same wall contacts without writing, each particle's load
 //! added to its wall's exact sums (integer atomics: the total does not
@@ -10,7 +13,7 @@
 //! levels, first in cell order) take `contacts_large`: a workgroup per
 //! row.
 
-use super::context::GpuContext;
+use super::context::{GpuContext, Pairs};
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
@@ -19,6 +22,7 @@ pub use super::layout::LARGE_GROUPS;
 pub struct ContactKernels {
     pub contacts: Kernel,
     pub large: Kernel,
+    pub walls: Kernel,
     pub loads: Kernel,
     pub loads_sum: Kernel,
 }
@@ -30,27 +34,30 @@ pub struct ContactBinds {
 }
 
 impl ContactKernels {
-    /// `contacts`, `wall_loads`, `wall_loads_sum`. Group 0: params, ctl,
+    /// `contacts`, `wall_loads`, `wall_loads_sum`, `contacts_large`,
+    /// `contacts_walls`. Group 0: params, ctl,
     /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_acc;
-    /// group 1: pos, motion; group 2: force, torque, nbr_hist, and the
+    /// group 1: pos, motion; group 2: force, torque, nbr_hist, the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
-    /// adds its force to them): 16 storage buffers, and the pages past the
+    /// adds its force to them), the pair sums and their error bits: 18
+    /// storage buffers, and the pages past the
     /// first of its paged arrays beside them (`pages`).
-    /// One layout for the three (and one set of bind groups: see
+    /// One layout for the five (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
-    pub const DECLS: [KernelDecl; 4] = {
+    pub const DECLS: [KernelDecl; 5] = {
         const S: &str = "contacts.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
             &[R, R],
-            &[RW, RW, RW, U, R, R, RW],
+            &[RW, RW, RW, U, R, R, RW, RW, RW],
         ];
         [
             KernelDecl::new(S, "contacts", G),
             KernelDecl::new(S, "wall_loads", G),
             KernelDecl::new(S, "wall_loads_sum", G),
             KernelDecl::new(S, "contacts_large", G),
+            KernelDecl::new(S, "contacts_walls", G),
         ]
     };
 
@@ -61,6 +68,7 @@ impl ContactKernels {
             loads: k(1),
             loads_sum: k(2),
             large: k(3),
+            walls: k(4),
         }
     }
 
@@ -86,6 +94,8 @@ impl ContactKernels {
             &d.surf_nodes,
             &d.surf_tris,
             &d.surf_force,
+            d.acc.first(),
+            &d.acc_bad,
         ];
         let k = &self.contacts;
         let pages = [
@@ -95,6 +105,7 @@ impl ContactKernels {
             ("motion", &b.motion),
             ("force", &d.force),
             ("torque", &d.torque),
+            ("acc", &d.acc),
         ];
         ContactBinds {
             g0: k.bind_paged(ctx, 0, &g0, &pages),
@@ -122,6 +133,11 @@ impl ContactKernels {
                 pass.set_bind_group(*g, *bg, &[]);
             }
             pass.dispatch_workgroups(LARGE_GROUPS, 1, 1);
+        }
+        // every pair in: the sums, the walls, force and torque (with each
+        // pair from both sides, only the large rows' sums wait for it)
+        if d.pair_mode == Pairs::Once || d.large_levels > 0 {
+            dispatch_indirect(pass, &self.walls, &groups, d.args_for(Over::EveryStep));
         }
     }
 }

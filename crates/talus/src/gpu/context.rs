@@ -34,6 +34,8 @@ pub struct GpuContext {
     pub info: wgpu::AdapterInfo,
     /// The adapter's real limits (requested in full, not WebGPU defaults).
     pub limits: wgpu::Limits,
+    /// How the contacts stage sums pairs on this device ([`Pairs`]).
+    pub pairs: Pairs,
     /// Held while this context (or a share of it) is lent out of the test
     /// pool (`test_context`); `None` for a context made by `new`.
     lease: Option<Arc<()>>,
@@ -46,6 +48,69 @@ pub struct GpuContext {
 
 /// One paging's key and compiled kernels, opaque here (`GpuPipelines`).
 type Built = (Vec<u64>, Arc<dyn Any + Send + Sync>);
+
+/// How the GPU's contacts stage evaluates a pair: both ways give the same
+/// bits (each particle's pair sums are 64-bit fixed point, exact in any
+/// order), so this is a choice of speed and memory only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pairs {
+    /// Each pair once: a row lists the partners of higher id, and the
+    /// pair's force goes to both partners' sums by integer atomics. Half
+    /// the list, half the law evaluations and partner reads; 64 B a
+    /// particle of sums. A GPU's default.
+    Once,
+    /// Each pair from both sides: a row lists every partner and each
+    /// particle sums its own (a gather, no atomics). On lavapipe this is
+    /// ~15 % faster at 10⁵ particles (its atomics are slow): a CPU
+    /// adapter's default.
+    Both,
+}
+
+/// The environment variable that chooses [`Pairs`] for every device:
+/// `once` or `both` (unset: by the adapter).
+pub const PAIRS_ENV: &str = "TALUS_GPU_PAIRS";
+
+impl Pairs {
+    /// [`PAIRS_ENV`] if set, else `Both` on a CPU adapter and `Once` on
+    /// any other.
+    pub fn for_adapter(info: &wgpu::AdapterInfo) -> Result<Pairs, GpuError> {
+        match std::env::var(PAIRS_ENV).ok().as_deref() {
+            Some("once") => Ok(Pairs::Once),
+            Some("both") => Ok(Pairs::Both),
+            Some(other) => Err(GpuError::Device(format!(
+                "{PAIRS_ENV}={other:?}: expected \"once\" or \"both\""
+            ))),
+            None if info.device_type == wgpu::DeviceType::Cpu => Ok(Pairs::Both),
+            None => Ok(Pairs::Once),
+        }
+    }
+
+    /// List entries per particle a run starts with and the fewest a scene
+    /// is admitted with (`gpu::data`): a settled monodisperse bed lists ~9
+    /// at the default skin from both sides, ~4.5 once.
+    pub fn list_entries(self) -> u64 {
+        match self {
+            Pairs::Once => 6,
+            Pairs::Both => 10,
+        }
+    }
+
+    /// The list entries per particle of a list of both sides that `self`
+    /// holds (a dense bed's `memory::PLANNED_ENTRIES`, for one).
+    pub fn entries_of(self, both_sides: u64) -> u64 {
+        match self {
+            Pairs::Once => both_sides.div_ceil(2),
+            Pairs::Both => both_sides,
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Pairs::Once => "each pair once",
+            Pairs::Both => "each pair from both sides",
+        }
+    }
+}
 
 /// Vulkan, Metal and DX12 unless `WGPU_BACKEND` (e.g. `vulkan`, `gl`)
 /// says otherwise.
@@ -216,7 +281,9 @@ impl GpuContext {
             trace: wgpu::Trace::Off,
         }))
         .map_err(|e| GpuError::Device(format!("{}: cannot open the device: {e}", info.name)))?;
+        let pairs = Pairs::for_adapter(&info)?;
         Ok(GpuContext {
+            pairs,
             instance: inst,
             adapter,
             device,
@@ -239,6 +306,7 @@ impl GpuContext {
             queue: self.queue.clone(),
             info: self.info.clone(),
             limits: self.limits.clone(),
+            pairs: self.pairs,
             lease: self.lease.clone(),
             kernels: self.kernels.clone(),
         }

@@ -1,14 +1,15 @@
 //! `GpuData`: every buffer of the GPU path, allocated once per scene (the
 //! neighbour list grows when a build needs more room). Set B is the working
 //! state, in the cell order of the last neighbour-list build; the rebuild's
-//! reorder gathers one array at a time into a scratch array (as wide as
-//! the widest) and copies it back. Kept apart from the kernels.
+//! reorder gathers one array at a time into a scratch array (the pair
+//! sums, where a run has them) and copies it back. Kept apart from the
+//! kernels.
 
-use super::context::{GpuContext, GpuError};
+use super::context::{GpuContext, GpuError, Pairs};
 use super::layout::{
     ArgSlot, FlowRecord, Gather, InsertBatch, OutletRegion, Pair, Params, ScanParams, SurfInfo,
-    ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX, REORDER_WORDS,
-    WALL_ACC_WORDS, WG,
+    ACC_WORDS, ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX,
+    REORDER_WORDS, WALL_ACC_WORDS, WG,
 };
 use super::pages::{Paged, Paging, STORAGE};
 use super::walls::WallTables;
@@ -273,6 +274,18 @@ pub struct GpuData {
     pub scratch: Paged,
     pub b: ParticleBuffers,
     pub force: Paged,
+    /// Each particle's pair sums ([`ACC_WORDS`] words, zero between steps):
+    /// both partners of a pair add to them by integer atomics.
+    pub acc: Paged,
+    /// Their error bits, two a particle (16 a word).
+    pub acc_bad: wgpu::Buffer,
+    /// How the contacts stage sums pairs (the context's).
+    pub pair_mode: Pairs,
+    /// Whether `scratch` is `acc` (a run with pair sums for every
+    /// particle): counted once.
+    pub scratch_in_acc: bool,
+    /// Words of a particle the reorder moves at once: `scratch`'s width.
+    pub reorder_width: u64,
     pub torque: Paged,
     pub keys: wgpu::Buffer,
     pub counts: wgpu::Buffer,
@@ -341,8 +354,11 @@ pub struct GpuData {
     /// point, (lo, hi) u32 words per component (6 per node), then the
     /// overflow word; zeroed at each exchange.
     pub surf_force: wgpu::Buffer,
-    /// Persistent readback buffer, large enough for the whole state.
+    /// Persistent readback buffer: the whole state, or `staging_cap`
+    /// bytes (larger reads go in chunks: `GpuBackend::read`).
     pub staging: wgpu::Buffer,
+    /// The most bytes `staging` grows to ([`STAGING_MAX`]).
+    pub staging_cap: u64,
     /// Insertion and outlets.
     pub flow: FlowBuffers,
 }
@@ -464,20 +480,6 @@ pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     c
 }
 
-/// Neighbour-list entries a new run starts with, per particle: the fewest
-/// admitted. A settled monodisperse bed lists ~9 at the default skin (walls
-/// included), a dense lattice 11–13; a build that needs more grows the list
-/// to 5/4 of its need, so the list follows the need, not a fixed row.
-pub const LIST_ENTRIES_PER_PARTICLE: u64 = MIN_LIST_ENTRIES_PER_PARTICLE;
-
-/// The fewest list entries per particle a scene is admitted with. The list
-/// starts at [`LIST_ENTRIES_PER_PARTICLE`] or at what one storage binding
-/// holds, whichever is less, and a build that needs more than a binding
-/// holds stops the run with `ListTooLarge` (its state kept). Below 10 per
-/// particle even a loose bed (6–9 entries at the default skin) would stop
-/// at its first builds, so such a scene is refused up front.
-pub const MIN_LIST_ENTRIES_PER_PARTICLE: u64 = 10;
-
 /// Indirect dispatch arguments, written by a kernel.
 const ARGS: wgpu::BufferUsages = STORAGE.union(wgpu::BufferUsages::INDIRECT);
 
@@ -512,6 +514,11 @@ fn zeroed(ctx: &GpuContext, label: &str, size: u64) -> wgpu::Buffer {
         mapped_at_creation: false,
     })
 }
+
+/// The most bytes the readback buffer holds: a larger read goes through it
+/// in chunks (a 10⁸-particle state is ~12 GB; host-visible memory that
+/// large is neither needed nor always to be had).
+pub const STAGING_MAX: u64 = 256 << 20;
 
 /// The persistent readback buffer (`size` rounded up to 256 bytes).
 fn staging(ctx: &GpuContext, size: u64) -> wgpu::Buffer {
@@ -556,14 +563,15 @@ impl ParticleBuffers {
 
     /// The reorder's parts of [`arrays`](Self::arrays): (name, buffer,
     /// words moved, the record's words, the first word moved), at most
-    /// [`REORDER_WORDS`] words each, so the scratch array is that wide and
-    /// not as wide as the widest array.
-    pub fn reorder_parts(&self) -> Vec<(&'static str, &Paged, u64, u64, u64)> {
+    /// `width` words each (the scratch array's: [`REORDER_WORDS`], or the
+    /// pair sums' [`ACC_WORDS`] where they are the scratch), so the
+    /// scratch array need not be as wide as the widest array.
+    pub fn reorder_parts(&self, width: u64) -> Vec<(&'static str, &Paged, u64, u64, u64)> {
         let mut parts = Vec::new();
         for (name, b, stride) in self.arrays() {
             let mut offset = 0;
             while offset < stride {
-                let words = (stride - offset).min(REORDER_WORDS);
+                let words = (stride - offset).min(width);
                 parts.push((name, b, words, stride, offset));
                 offset += words;
             }
@@ -583,22 +591,31 @@ pub struct ParticleArray<'a> {
 }
 
 /// Device bytes per particle with `entries` neighbour-list entries per
-/// particle (particle partners and the wall primitives within reach): the
-/// set (pos 16, dissipated 4, motion 64, pos_fx 32; v*, ω*, 1/m, 1/I,
-/// material and id only in the motion record) and the reorder's scratch
-/// (32: [`REORDER_WORDS`], the motion record moved in two parts), force,
-/// torque, key and order (40), the reference
+/// particle (its partners, of higher id only with [`Pairs::Once`], and the
+/// wall primitives within reach): the set (pos 16, dissipated 4, motion 64,
+/// pos_fx 32; v*, ω*, 1/m, 1/I, material and id only in the motion record);
+/// the pair sums with [`Pairs::Once`] (64: [`ACC_WORDS`], and a quarter
+/// byte of error bits, not counted), which are the reorder's scratch too,
+/// else the scratch alone (32: [`REORDER_WORDS`], the motion record moved
+/// in two parts); force, torque, key and order (40), the reference
 /// positions (16), the list's count and start, the old start and the maps
 /// between the previous and the new order (20), the flow log's record (32:
 /// each particle present can leave once per `advance`, see `gpu::flow`),
 /// and per entry the partner and the history (20), twice (the list and the
 /// one a build moves the history from). Cells add 8 bytes each, wall
-/// primitives 64. (Before: a scratch as wide as the motion record, 32
-/// more; a whole second set as the reorder's scratch, 52 more; the arrays that duplicated the motion record, 2 × 40 + 4 more,
-/// and the identity order of the old copy-back; before walls became list
-/// entries, 16 B × walls per set and 4 for the walls-within-reach mask.)
-pub fn bytes_per_particle(entries: u64) -> u64 {
-    116 + 4 * REORDER_WORDS + 40 + 16 + 20 + 32 + 2 * 20 * entries
+/// primitives 64. (Before: each pair in both partners' rows, ~twice the
+/// entries; a scratch as wide as the motion record beside everything, 32
+/// more; a whole second set as the reorder's scratch, 52 more; the arrays
+/// that duplicated the motion record, 2 × 40 + 4 more, and the identity
+/// order of the old copy-back; before walls became list entries, 16 B ×
+/// walls per set and 4 for the walls-within-reach mask.)
+pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
+    // the pair sums, which are the reorder's scratch too, or the scratch
+    let sums_or_scratch = match pairs {
+        Pairs::Once => 4 * ACC_WORDS as u64,
+        Pairs::Both => 4 * REORDER_WORDS,
+    };
+    116 + sums_or_scratch + 40 + 16 + 20 + 32 + 2 * 20 * entries
 }
 
 /// Everything an indirect dispatch runs over, each once (the list's scan
@@ -608,6 +625,7 @@ pub fn bytes_per_particle(entries: u64) -> u64 {
 fn dispatch_slots(
     ctx: &GpuContext,
     a: &ParticleBuffers,
+    width: u64,
     n_cells: u64,
     sizes: &SlotSizes,
     scan: &[ScanLevel],
@@ -639,7 +657,7 @@ fn dispatch_slots(
     // the reorder: the gather a thread per particle, the copy back a
     // thread per word of each array
     let gathers = a
-        .reorder_parts()
+        .reorder_parts(width)
         .iter()
         .map(|&(name, _, w, stride, offset)| {
             slots.push(Over::Words(w));
@@ -669,7 +687,7 @@ impl GpuData {
     /// ([`ParticleBuffers::reorder_parts`]).
     pub fn particle_arrays(&self) -> Vec<ParticleArray<'_>> {
         self.b
-            .reorder_parts()
+            .reorder_parts(self.reorder_width)
             .into_iter()
             .zip(&self.gathers)
             .map(|((name, b, words, _, _), gather)| ParticleArray {
@@ -716,17 +734,40 @@ impl GpuData {
         let n_cells = params.dims[3] as u64;
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         let particle_pages = Paging::new(ctx.max_binding(), cap, 0).particle_pages;
-        let nbr_cap = (LIST_ENTRIES_PER_PARTICLE * n)
+        let nbr_cap = (ctx.pairs.list_entries() * n)
             .min(max_list(particle_pages))
             .max(given)
             .max(1);
         let paging = Paging::new(ctx.max_binding(), cap, nbr_cap);
         let page = paging.particle_page;
         let b = ParticleBuffers::new(ctx, "B", init0, cap, page);
-        // the reorder's one scratch array: as wide as its widest part
-        let widest = b.reorder_parts().iter().map(|a| a.2).max().unwrap_or(1);
-        let scratch = Paged::new(ctx, "reorder scratch", 4 * widest, cap, page, &[]);
         let per_particle = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
+        // The pair sums, where a run has them (each pair once, or large
+        // rows), are also the reorder's scratch: zero between steps, the
+        // reorder runs between a step's `contacts_walls` and the next
+        // `contacts`, and its copy back leaves them zero. Else a scratch of
+        // its own, REORDER_WORDS wide, and the sums' pages bound but never
+        // reached, one record each.
+        let sums = ctx.pairs == Pairs::Once || params.level_count[1] > 0;
+        let sum_bytes = 4 * ACC_WORDS as u64;
+        let (acc, scratch, reorder_width) = if sums {
+            let acc = per_particle("pair sums and reorder scratch", sum_bytes);
+            let scratch = Paged {
+                pages: acc.pages.clone(),
+                ..acc
+            };
+            (acc, scratch, ACC_WORDS as u64)
+        } else {
+            let acc = Paged {
+                pages: (0..paging.particle_pages)
+                    .map(|_| zeroed(ctx, "pair sums (unused)", sum_bytes))
+                    .collect(),
+                elem: sum_bytes,
+                per_page: page,
+            };
+            let scratch = per_particle("reorder scratch", 4 * REORDER_WORDS);
+            (acc, scratch, REORDER_WORDS)
+        };
         let next_id = state
             .id
             .iter()
@@ -761,7 +802,8 @@ impl GpuData {
             n_bodies,
             large_levels: params.level_count[1],
         };
-        let (slots, gathers) = dispatch_slots(ctx, &b, n_cells, &sizes, &scan, &list_scan);
+        let (slots, gathers) =
+            dispatch_slots(ctx, &b, reorder_width, n_cells, &sizes, &scan, &list_scan);
         // the first step rebuilds: what its arm_rebuild will write, so a
         // dispatch recorded before any step (diagnostics) is sized too
         let first_args: Vec<u32> = slots.iter().flat_map(|s| s.groups(n, true, true)).collect();
@@ -800,6 +842,11 @@ impl GpuData {
             scratch,
             b,
             force: per_particle("force", 16),
+            acc,
+            scratch_in_acc: sums,
+            reorder_width,
+            acc_bad: zeroed(ctx, "pair sums' errors", 4 * (cap / 16 + 1)),
+            pair_mode: ctx.pairs,
             torque: per_particle("torque", 16),
             keys: zeroed(ctx, "keys", 4 * cap),
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
@@ -881,23 +928,37 @@ impl GpuData {
                     STORAGE,
                 )
             },
+            staging_cap: STAGING_MAX,
             staging: staging(
                 ctx,
-                state_bytes
-                    .max((4 * (n_cells + 1)).next_multiple_of(256))
-                    .max(32 * cap.div_ceil(WG as u64))
-                    .max(16 * nbr_cap),
+                STAGING_MAX.min(
+                    state_bytes
+                        .max((4 * (n_cells + 1)).next_multiple_of(256))
+                        .max(32 * cap.div_ceil(WG as u64))
+                        .max(16 * nbr_cap),
+                ),
             ),
             flow: FlowBuffers::new(ctx, &[], 0, None),
         })
     }
 
     /// Makes sure the staging buffer holds `bytes` (a readback's parts,
-    /// each at a 256-byte boundary).
+    /// each at a 256-byte boundary), or `staging_cap` (a larger read goes
+    /// in chunks).
     pub fn reserve_staging(&mut self, ctx: &GpuContext, bytes: u64) {
-        if self.staging.size() < bytes {
-            self.staging = staging(ctx, bytes.max(self.staging.size() * 3 / 2));
+        let want = bytes.min(self.staging_cap);
+        if self.staging.size() < want {
+            let grown = want.max(self.staging.size() * 3 / 2).min(self.staging_cap);
+            self.staging = staging(ctx, grown);
         }
+    }
+
+    /// Caps the staging buffer at `bytes` (≥ 256) from now on, and makes
+    /// it that size: reads larger than it go in chunks. [`STAGING_MAX`]
+    /// unless a test sets less.
+    pub fn limit_staging(&mut self, ctx: &GpuContext, bytes: u64) {
+        self.staging_cap = bytes.max(256).next_multiple_of(256);
+        self.staging = staging(ctx, self.staging_cap);
     }
 
     /// Makes room for `cands` candidates, `batches` batches and `log`
@@ -963,26 +1024,31 @@ impl GpuData {
         ctx.queue.submit([enc.finish()]);
         self.old_nbr = old_nbr;
         self.old_hist = old_hist;
-        if self.staging.size() < 16 * cap {
-            self.staging = staging(ctx, 16 * cap);
-        }
+        self.reserve_staging(ctx, 16 * cap);
         true
     }
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
         let set: u64 = self.b.arrays().iter().map(|a| a.1.size()).sum();
+        let scratch = if self.scratch_in_acc {
+            None
+        } else {
+            Some(&self.scratch)
+        };
         let paged = [
-            &self.scratch,
-            &self.force,
-            &self.torque,
-            &self.pos_ref,
-            &self.nbr,
-            &self.nbr_hist,
-            &self.old_nbr,
-            &self.old_hist,
+            scratch,
+            Some(&self.force),
+            Some(&self.acc),
+            Some(&self.torque),
+            Some(&self.pos_ref),
+            Some(&self.nbr),
+            Some(&self.nbr_hist),
+            Some(&self.old_nbr),
+            Some(&self.old_hist),
         ];
-        set + paged.iter().map(|p| p.size()).sum::<u64>()
+        set + paged.iter().flatten().map(|p| p.size()).sum::<u64>()
+            + self.acc_bad.size()
             + self.cap * (4 + 4)
             + 12 * (self.cap + 1)
             + 8 * self.cap

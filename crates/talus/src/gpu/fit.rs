@@ -4,21 +4,23 @@
 //! `data` (which the stages import) because it reads every kernel's
 //! declaration.
 
+use super::context::Pairs;
 use super::context::{GpuContext, GpuError};
-use super::data::{bytes_per_particle, LIST_ENTRIES_PER_PARTICLE, MIN_LIST_ENTRIES_PER_PARTICLE};
+use super::data::bytes_per_particle;
 use super::kernel::KernelDecl;
 use super::pages::{self, Family, Paging};
 use super::{bin, contacts, copy, diagnostics, flow, integrate, neighbours, sort, surfaces};
 use std::sync::OnceLock;
 
 /// Storage buffers the widest layout binds in one stage with one page of
-/// everything: 19, the neighbour list's (the list, the previous list it
-/// moves history from, and the walls: primitives, where each scene wall's
-/// are, motion, pose and the meshes' grids; the kernels of a stage share
+/// everything: 20, the neighbour list's (the list, the previous list it
+/// moves history from, the motion records for the partners' ids, and the
+/// walls: primitives, where each scene wall's are, motion, pose and the
+/// meshes' grids; the kernels of a stage share
 /// one layout, see `neighbours::NeighbourKernels::DECLS`; checked against
 /// every `KernelDecl` in `tests/shaders.rs`). Desktop Vulkan, Metal and
 /// DX12 adapters offer more; WebGPU's default is 8.
-pub const STORAGE_BINDINGS_NEEDED: u32 = 19;
+pub const STORAGE_BINDINGS_NEEDED: u32 = 20;
 
 /// Every kernel's declaration (shader, entry point, bindings), with no
 /// device: `tests/shaders.rs` checks them against the shaders.
@@ -147,7 +149,15 @@ pub fn bindings_fit(limits: &wgpu::Limits, paging: &Paging) -> Result<(), String
 /// or whose buffers exceed the device's memory (where its API says),
 /// naming the count that fits.
 pub fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    admit(&ctx.info.name, &ctx.limits, ctx.memory(), cap, n_cells).map_err(GpuError::TooLarge)
+    admit(
+        &ctx.info.name,
+        &ctx.limits,
+        ctx.memory(),
+        cap,
+        n_cells,
+        ctx.pairs,
+    )
+    .map_err(GpuError::TooLarge)
 }
 
 /// The paging of `cap` particles with `per` list entries each, if the
@@ -190,9 +200,10 @@ pub fn admit(
     memory: Option<u64>,
     cap: u64,
     n_cells: u64,
+    pairs: Pairs,
 ) -> Result<(), String> {
     let max_binding = super::context::max_binding(limits);
-    let per = MIN_LIST_ENTRIES_PER_PARTICLE;
+    let per = pairs.list_entries();
     if let Err(why) = bindings_admit(limits, cap, per) {
         let fits = max_particles_by_bindings(limits, per);
         return Err(format!(
@@ -209,14 +220,15 @@ pub fn admit(
     }
     // and the whole, at the list's first size, against the device's memory
     if let Some(mem) = memory {
-        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
+        let entries = pairs.list_entries();
+        let per = bytes_per_particle(entries, pairs);
         let need = per * cap + 8 * n_cells;
         if need > mem {
             let fits = mem.saturating_sub(8 * n_cells) / per;
             return Err(format!(
                 "{cap} particles need {:.2} GiB of GPU memory ({per} B each, {} list entries), but {adapter} has {:.2} GiB: at most {fits} particles fit",
                 need as f64 / 1073741824.0,
-                LIST_ENTRIES_PER_PARTICLE,
+                entries,
                 mem as f64 / 1073741824.0
             ));
         }
@@ -242,33 +254,39 @@ mod tests {
 
     /// The memory test refuses what the binding test admits, and names a
     /// count that itself passes; the bindings cap only past what a u32
-    /// index reaches on a card with many bindings.
+    /// index reaches on a card with many bindings. Both ways of summing
+    /// pairs: each pair once admits 10⁸ on 80 GB with room to spare.
     #[test]
     fn admission_compares_the_whole_with_the_device_memory() {
         let card = limits(2047 << 20, 1 << 20);
         let mem = 80u64 << 30;
-        let per = bytes_per_particle(LIST_ENTRIES_PER_PARTICLE);
-        let ok = |cap, mem| admit("card", &card, mem, cap, 0).is_ok();
-        assert!(ok(100_000_000, Some(mem)), "10^8 on 80 GB");
-        assert!(ok(120_000_000, None));
-        // 32 pages of list: 4.29·10⁸ particles at 10 entries, just short
-        // of what a u32 entry index reaches
-        let by_bindings = max_particles_by_bindings(&card, MIN_LIST_ENTRIES_PER_PARTICLE);
-        let entry_page = pages::per_page(2047 << 20, Family::Entries);
-        assert_eq!(
-            by_bindings,
-            pages::MAX_PAGES as u64 * entry_page / MIN_LIST_ENTRIES_PER_PARTICLE
-        );
-        assert!(by_bindings > 4 * 100_000_000);
-        let err = admit("card", &card, Some(1 << 30), 12_000_000, 0).unwrap_err();
-        assert!(err.contains("GiB of GPU memory"), "{err}");
-        let fits_1g = (1u64 << 30) / per;
-        assert!(
-            err.ends_with(&format!("at most {fits_1g} particles fit")),
-            "{err}"
-        );
-        assert!(ok(fits_1g, Some(1 << 30)));
-        assert!(!ok(fits_1g + 1, Some(1 << 30)));
+        for pairs in [Pairs::Once, Pairs::Both] {
+            let entries = pairs.list_entries();
+            let per = bytes_per_particle(entries, pairs);
+            let ok = |cap, mem| admit("card", &card, mem, cap, 0, pairs).is_ok();
+            assert!(ok(100_000_000, Some(mem)), "10^8 on 80 GB");
+            assert!(ok(120_000_000, None));
+            // 32 pages of list, just short of what a u32 entry index
+            // reaches: 4.29·10⁸ particles at 10 entries
+            let by_bindings = max_particles_by_bindings(&card, entries);
+            let entry_page = pages::per_page(2047 << 20, Family::Entries);
+            assert_eq!(
+                by_bindings,
+                (pages::MAX_PAGES as u64 * entry_page).min(u32::MAX as u64) / entries
+            );
+            assert!(by_bindings > 4 * 100_000_000);
+            let err = admit("card", &card, Some(1 << 30), 12_000_000, 0, pairs).unwrap_err();
+            assert!(err.contains("GiB of GPU memory"), "{err}");
+            let fits_1g = (1u64 << 30) / per;
+            assert!(
+                err.ends_with(&format!("at most {fits_1g} particles fit")),
+                "{err}"
+            );
+            assert!(ok(fits_1g, Some(1 << 30)));
+            assert!(!ok(fits_1g + 1, Some(1 << 30)));
+        }
+        let once = (80u64 << 30) / bytes_per_particle(6, Pairs::Once);
+        assert!(once > 150_000_000, "{once} on 80 GB");
     }
 
     /// With few bindings a stage, the pages are what caps: the count named
@@ -276,18 +294,19 @@ mod tests {
     #[test]
     fn admission_counts_the_pages_an_adapter_binds() {
         let lavapipe = limits(128 << 20, 32);
-        let fits = max_particles_by_bindings(&lavapipe, MIN_LIST_ENTRIES_PER_PARTICLE);
+        let per = Pairs::Both.list_entries();
+        let fits = max_particles_by_bindings(&lavapipe, per);
         // more than one page of particles (2.1·10⁶ each), the list in
         // pages of 8.4·10⁶ entries
         assert!(fits > (128 << 20) / 64, "{fits}");
-        assert!(admit("lavapipe", &lavapipe, None, fits, 0).is_ok());
-        let err = admit("lavapipe", &lavapipe, None, fits + 1, 0).unwrap_err();
+        assert!(admit("lavapipe", &lavapipe, None, fits, 0, Pairs::Both).is_ok());
+        let err = admit("lavapipe", &lavapipe, None, fits + 1, 0, Pairs::Both).unwrap_err();
         assert!(
             err.contains("storage buffers")
                 && err.ends_with(&format!("at most {fits} particles fit")),
             "{err}"
         );
-        let p = bindings_admit(&lavapipe, fits, MIN_LIST_ENTRIES_PER_PARTICLE).unwrap();
+        let p = bindings_admit(&lavapipe, fits, per).unwrap();
         assert!(bindings_needed(&p).0 <= 32);
         assert_eq!(
             bindings_needed(&Paging::single()).0,

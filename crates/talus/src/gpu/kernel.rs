@@ -17,7 +17,8 @@ pub struct Module {
 impl Module {
     /// Compiles shader file `name` for `paging`.
     pub fn new(ctx: &GpuContext, name: &str, paging: &Paging) -> Module {
-        Module::from_source(ctx, name, super::shaders::source_for(name, paging), paging)
+        let src = super::shaders::source_for(name, paging, ctx.pairs);
+        Module::from_source(ctx, name, src, paging)
     }
 
     /// Compiles a full source (`label` names it) generated for `paging`.

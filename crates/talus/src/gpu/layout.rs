@@ -60,6 +60,15 @@ pub const OUTLET_OUTSIDE: u32 = 2;
 /// integer in units of 2⁻⁸⁰, `crate::sums::Exact`), then an error word.
 pub const WALL_ACC_WORDS: u32 = 25;
 
+/// Per particle, the u32 words of its pair sums on the device (`acc`):
+/// force and torque x, y, z as 64-bit fixed point (word pairs lo, hi,
+/// [`Sums`](crate::sums)' units), then its halves of the pairs' elastic and
+/// dissipated energy the same way. Each pair is evaluated once and adds to
+/// both partners by integer atomics: exact, so the sum is the same in any
+/// order. The error bits (a term out of range) are in `acc_bad`, two bits
+/// a particle (force and torque; energy).
+pub const ACC_WORDS: u32 = 16;
+
 /// Workgroups of the large particles' kernels (`contacts_large`, and the
 /// build's `*_large`): each takes every this-many-th large particle's row
 /// (enough to fill a GPU while few rows are long; a workgroup with no row
@@ -115,6 +124,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("OUTLET_OUTSIDE", OUTLET_OUTSIDE),
         ("CTL_LEN", CTL_LEN as u32),
         ("WALL_ACC_WORDS", WALL_ACC_WORDS),
+        ("ACC_WORDS", ACC_WORDS),
         ("DIAG_WORDS", DIAG_WORDS),
         ("ARM_REBUILD", ARM_REBUILD),
         ("ARM_ALWAYS", ARM_ALWAYS),
@@ -528,9 +538,11 @@ pub struct Gather {
     pub pad: u32,
 }
 
-/// The most u32 words of a particle the reorder moves at once: an array
-/// wider than this (the 16-word motion record) is moved in parts, so the
-/// one scratch array holds this many words per particle (32 B, not 64).
+/// The most u32 words of a particle the reorder moves at once with a
+/// scratch array of its own: an array wider than this (the 16-word motion
+/// record) is moved in parts, so the scratch holds this many words per
+/// particle (32 B, not 64). Where the pair sums ([`ACC_WORDS`]) are the
+/// scratch, it moves 16.
 pub const REORDER_WORDS: u64 = 8;
 
 /// What one indirect dispatch runs over (`ArgSlot` in `shaders/common.wgsl`,

@@ -28,7 +28,7 @@ pub mod wall_eval;
 pub mod walls;
 
 use crate::backend::{
-    body_error, contacts_in, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
+    body_error, list_counts, Backend, Diagnostics, ListStats, RunError, RunErrorKind, Stage,
     StageTimes, MAX_OVERLAP_RATIO,
 };
 use crate::fem::coupling::BodySet;
@@ -37,7 +37,7 @@ use crate::scene::{ContactModel, Scene};
 use crate::setup::Setup;
 use crate::state::{Motion, Particles};
 use crate::walls::WallSet;
-pub use context::{GpuContext, GpuError};
+pub use context::{GpuContext, GpuError, Pairs};
 pub use data::{FixedPoint, GpuData, GpuInit, ListInit, Over};
 use layout::{FlowRecord, GridLevel, Pair, Params};
 use pages::Readable;
@@ -78,7 +78,9 @@ impl GpuPipelines {
     /// (or a share of it) with that paging, the same ones after.
     pub fn shared(ctx: &GpuContext, paging: &pages::Paging) -> Arc<GpuPipelines> {
         let mut built = ctx.kernels.lock().expect("the kernels' lock");
-        let key = paging.key();
+        // the kernels differ by paging and by how pairs are summed
+        let mut key = paging.key();
+        key.push(ctx.pairs as u64);
         if let Some((_, k)) = built.iter().find(|(p, _)| *p == key) {
             return k
                 .clone()
@@ -536,47 +538,57 @@ impl GpuBackend {
     }
 
     /// Reads buffers back through the persistent staging buffer: each
-    /// `(buffer, bytes)` is copied at consecutive offsets, then mapped.
+    /// `(buffer, bytes)`'s pieces (a paged array's pages, in order) cut
+    /// into chunks of at most the staging buffer's size, as many chunks at
+    /// a time as it holds (at 256-byte boundaries), each batch copied,
+    /// mapped and appended to its part. One batch unless a read is larger
+    /// than the staging buffer (`GpuData::staging_cap`).
     pub fn read(&self, parts: &[(&dyn Readable, u64)]) -> Vec<Vec<u8>> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let mut off = 0;
-        // per part, its pieces' ranges in the staging buffer (a paged
-        // array's pages, in order)
-        let mut ranges = Vec::new();
-        for (src, bytes) in parts {
-            let mut part = Vec::new();
+        let staging = &self.data.staging;
+        let room = staging.size();
+        // (part, buffer, offset in it, bytes), each at most `room`
+        let mut chunks = Vec::new();
+        for (k, (src, bytes)) in parts.iter().enumerate() {
             for (buf, bytes) in src.pieces(*bytes) {
-                assert!(
-                    off + bytes <= self.data.staging.size(),
-                    "staging buffer too small"
-                );
-                if bytes > 0 {
-                    enc.copy_buffer_to_buffer(buf, 0, &self.data.staging, off, bytes);
+                let mut at = 0;
+                while at < bytes {
+                    let len = (bytes - at).min(room);
+                    chunks.push((k, buf, at, len));
+                    at += len;
                 }
-                part.push((off, bytes));
-                off += bytes.next_multiple_of(256);
             }
-            ranges.push(part);
         }
-        self.ctx.queue.submit([enc.finish()]);
-        let slice = self.data.staging.slice(..off.max(4));
-        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map staging buffer"));
-        self.ctx
-            .device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("GPU device lost while reading back");
-        let out = {
-            let view = slice.get_mapped_range().expect("mapped staging");
-            ranges
-                .iter()
-                .map(|part| {
-                    part.iter()
-                        .flat_map(|&(o, b)| view[o as usize..(o + b) as usize].iter().copied())
-                        .collect()
-                })
-                .collect()
-        };
-        self.data.staging.unmap();
+        let mut out: Vec<Vec<u8>> = parts
+            .iter()
+            .map(|p| Vec::with_capacity(p.1 as usize))
+            .collect();
+        let mut next = 0;
+        while next < chunks.len() {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            let mut off = 0;
+            let mut batch = Vec::new();
+            while next < chunks.len() && off + chunks[next].3 <= room {
+                let (k, buf, at, len) = chunks[next];
+                enc.copy_buffer_to_buffer(buf, at, staging, off, len);
+                batch.push((k, off, len));
+                off += len.next_multiple_of(256);
+                next += 1;
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            let slice = staging.slice(..off.max(4));
+            slice.map_async(wgpu::MapMode::Read, |r| r.expect("map staging buffer"));
+            self.ctx
+                .device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .expect("GPU device lost while reading back");
+            {
+                let view = slice.get_mapped_range().expect("mapped staging");
+                for &(k, o, len) in &batch {
+                    out[k].extend_from_slice(&view[o as usize..(o + len) as usize]);
+                }
+            }
+            staging.unmap();
+        }
         out
     }
 
@@ -1286,11 +1298,18 @@ impl Backend for GpuBackend {
         let c = self.ctl();
         let d = &self.data;
         let len = c[data::CTL_LIST_LEN] as u64;
+        let nbr: Vec<u32> = self.read_vec(&d.nbr, len);
         let hist: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
+        // a pair listed once counted as a list of both sides holds it
+        let weight = match d.pair_mode {
+            Pairs::Once => 2,
+            Pairs::Both => 1,
+        };
+        let (entries, contacts) = list_counts(&nbr, &hist, weight);
         ListStats {
             builds: c[data::CTL_BUILDS] as u64,
-            entries: len,
-            contacts: contacts_in(&hist),
+            entries,
+            contacts,
         }
     }
 }

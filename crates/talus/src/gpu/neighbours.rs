@@ -45,7 +45,7 @@ impl NeighbourKernels {
     /// (group 0: params, ctl, starts, order, walls, wall_info,
     /// wall_motion, wall_pose, mesh_cells; group 1: pos, nbr_count,
     /// nbr_start, nbr, pos_ref, nbr_hist, old_start, old_nbr, old_hist,
-    /// new_at, old_index): 19 storage buffers, and the pages past the
+    /// new_at, old_index, motion): 20 storage buffers, and the pages past the
     /// first of its paged arrays beside them (`pages`). The kernels of a stage share
     /// their bind groups so that a pass never rebinds between them: with a
     /// layout (and bind groups) per kernel, each binding only what it
@@ -57,7 +57,7 @@ impl NeighbourKernels {
         const S: &str = "neighbours.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, R, R, R, R, RW, R],
-            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW],
+            &[R, RW, RW, RW, RW, RW, RW, RW, RW, RW, RW, R],
         ];
         [
             KernelDecl::new(S, "drop_removed", G),
@@ -111,6 +111,7 @@ impl NeighbourKernels {
             d.old_hist.first(),
             &d.new_at,
             &d.old_index,
+            d.b.motion.first(),
         ];
         let paged = [
             ("nbr", &d.nbr),
@@ -119,6 +120,7 @@ impl NeighbourKernels {
             ("old_hist", &d.old_hist),
             ("pos_rad", &d.b.pos),
             ("pos_ref", &d.pos_ref),
+            ("motion", &d.b.motion),
         ];
         NeighbourBinds {
             groups: [

@@ -46,6 +46,10 @@ pub enum Reach {
     /// By word of a particle's record of `stride` words (an expression):
     /// `NAME_word(p, w)`, `NAME_word_put(p, w, v)`.
     Words(&'static str),
+    /// By integer atomics on a word of a particle's record of `stride`
+    /// words: `NAME_add(p, w, v)` (atomicAdd, the old value) and
+    /// `NAME_take(p, w)` (atomicExchange with 0, the value).
+    Atomics(&'static str),
 }
 
 /// A paged array as the shaders declare it.
@@ -70,7 +74,7 @@ const fn paged(name: &'static str, ty: &'static str, family: Family) -> PagedDec
 
 /// Every paged array (a shader declaring one of these names pages it;
 /// several names may be one array, as each shader calls it).
-pub const PAGED: [PagedDecl; 15] = {
+pub const PAGED: [PagedDecl; 16] = {
     use Family::{Entries as E, Particles as P};
     [
         paged("nbr", "u32", E),
@@ -97,6 +101,12 @@ pub const PAGED: [PagedDecl; 15] = {
             ty: "u32",
             family: P,
             reach: Reach::Words("G.words"),
+        },
+        PagedDecl {
+            name: "acc",
+            ty: "atomic<u32>",
+            family: P,
+            reach: Reach::Atomics("ACC_WORDS"),
         },
     ]
 };
@@ -250,6 +260,10 @@ pub fn generate(src: &str, paging: &Paging) -> String {
             out += &words(name, stride, page, pages, f.write);
             continue;
         }
+        if let Reach::Atomics(stride) = f.decl.reach {
+            out += &atomics(name, stride, page, pages);
+            continue;
+        }
         if pages == 1 {
             out += &format!("fn {name}_at(i: u32) -> {ty} {{ return {name}[i]; }}\n");
             if f.write {
@@ -319,6 +333,39 @@ fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String
             "fn {name}_word_put(p: u32, w: u32, v: u32) {{\n    if (p < {page}u) {{ {name}[p * {stride} + w] = v; return; }}\n{head}{}}}\n",
             pick(true)
         );
+    }
+    out
+}
+
+/// The atomic accessors of `name`, records of `stride` words a particle,
+/// `page` particles a page: `NAME_add(p, w, v)` and `NAME_take(p, w)`.
+fn atomics(name: &str, stride: &str, page: u64, pages: u32) -> String {
+    let mut out = String::new();
+    for (f, args, op) in [
+        ("add", ", v: u32", "atomicAdd(&{}, v)"),
+        ("take", "", "atomicExchange(&{}, 0u)"),
+    ] {
+        let on = |arr: &str, at: &str| op.replace("{}", &format!("{arr}[{at}]"));
+        if pages == 1 {
+            out += &format!(
+                "fn {name}_{f}(p: u32, w: u32{args}) -> u32 {{ return {}; }}\n",
+                on(name, &format!("p * {stride} + w"))
+            );
+            continue;
+        }
+        let mut body = format!(
+            "    if (p < {page}u) {{ return {}; }}\n    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n",
+            on(name, &format!("p * {stride} + w"))
+        );
+        for p in 1..pages {
+            let r = format!("return {};", on(&format!("{name}_p{p}"), "o"));
+            if p + 1 < pages {
+                body += &format!("    if (g == {p}u) {{ {r} }}\n");
+            } else {
+                body += &format!("    {r}\n");
+            }
+        }
+        out += &format!("fn {name}_{f}(p: u32, w: u32{args}) -> u32 {{\n{body}}}\n");
     }
     out
 }

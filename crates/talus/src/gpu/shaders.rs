@@ -2,21 +2,24 @@
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
 //! walls and `law.wgsl` (the pair law) before those that evaluate
 //! contacts; then, appended, the page declarations and accessors of the
-//! paged arrays each declares, for a run's [`Paging`] (`pages::generate`).
+//! paged arrays each declares, for a run's [`Paging`] (`pages::generate`),
+//! and `PAIRS_ONCE`, the device's [`Pairs`] as a constant (so each variant
+//! compiles without the other's code).
 
+use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
 pub const INCLUDES: [&str; 3] = ["common.wgsl", "law.wgsl", "walls.wgsl"];
 
 /// `(stage file name, full source)` for every shader module, with one
-/// page of every paged array.
+/// page of every paged array, each pair once.
 pub fn sources() -> Vec<(&'static str, String)> {
-    sources_for(&Paging::single())
+    sources_for(&Paging::single(), Pairs::Once)
 }
 
-/// [`sources`] for `paging`.
-pub fn sources_for(paging: &Paging) -> Vec<(&'static str, String)> {
+/// [`sources`] for `paging` and `pairs`.
+pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)> {
     let common = include_str!("../../shaders/common.wgsl");
     let law = include_str!("../../shaders/law.wgsl");
     let walls = include_str!("../../shaders/walls.wgsl");
@@ -61,19 +64,24 @@ pub fn sources_for(paging: &Paging) -> Vec<(&'static str, String)> {
     all.into_iter()
         .map(|(name, src)| {
             let pages = generate(&src, paging);
-            (name, format!("{src}\n{pages}"))
+            let once = pairs == Pairs::Once;
+            (
+                name,
+                format!("{src}\n{pages}const PAIRS_ONCE: bool = {once};\n"),
+            )
         })
         .collect()
 }
 
-/// Source of one module by file name, with one page of everything.
+/// Source of one module by file name, with one page of everything, each
+/// pair once.
 pub fn source(name: &str) -> String {
-    source_for(name, &Paging::single())
+    source_for(name, &Paging::single(), Pairs::Once)
 }
 
-/// Source of one module by file name for `paging`.
-pub fn source_for(name: &str, paging: &Paging) -> String {
-    sources_for(paging)
+/// Source of one module by file name for `paging` and `pairs`.
+pub fn source_for(name: &str, paging: &Paging, pairs: Pairs) -> String {
+    sources_for(paging, pairs)
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, s)| s)
