@@ -52,11 +52,10 @@ if [ -x .carry/gpu_tests ]; then
     many_fresh_instances_in_one_process many_contexts_in_one_process >"$out/gpu_tests.txt" 2>&1
   grep -E "^test |^test result|panicked|fresh instances|contexts," "$out/gpu_tests.txt" || true
   # a failing test is reported and the bench still runs
-  part "${TESTS_S:-100}" env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 >>"$out/gpu_tests.txt" 2>&1
+  # (the engine's test binary: its modules gpu:: and gpu_flow::)
+  part "${TESTS_S:-100}" env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu:: >>"$out/gpu_tests.txt" 2>&1
   grep -E "^test result|FAILED|panicked" "$out/gpu_tests.txt" || true
-fi
-if [ -x .carry/gpu_flow_tests ]; then
-  part 45 env TALUS_REQUIRE_GPU=1 .carry/gpu_flow_tests --test-threads 1 >"$js/gpu_flow_tests.txt" 2>&1
+  part 45 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu_flow:: >"$js/gpu_flow_tests.txt" 2>&1
   cat "$js/gpu_flow_tests.txt" >>"$out/gpu_tests.txt"
   grep -E "^test result|FAILED|panicked" "$js/gpu_flow_tests.txt" || true
 fi

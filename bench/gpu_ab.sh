@@ -3,7 +3,7 @@
 # tool): `talus bench` alternated A, B, A, B, ... ROUNDS times, so that the
 # card's warm-up and a neighbour's load fall on both; the medians per row
 # and their ratio in $OUT/ab.md. With the GPU tests of B first when they
-# are carried (.carry/gpu_tests, .carry/gpu_flow_tests; see gpu_pack.sh).
+# are carried (.carry/gpu_tests, the engine's tests; see gpu_pack.sh).
 #
 #   here:        bench/gpu_pack.sh; cp OLD_BINARY .carry/talus_a
 #   device run:  carry [".gl", ".carry"], command:
@@ -22,8 +22,8 @@ b=$talus
 js=$(mktemp -d)
 "$b" info | tee "$out/ab_info.txt"
 if [ -x .carry/gpu_tests ]; then
-  timeout 120 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 >"$out/ab_tests.txt" 2>&1 || true
-  timeout 60 env TALUS_REQUIRE_GPU=1 .carry/gpu_flow_tests --test-threads 1 >>"$out/ab_tests.txt" 2>&1 || true
+  timeout 120 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu:: >"$out/ab_tests.txt" 2>&1 || true
+  timeout 60 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu_flow:: >>"$out/ab_tests.txt" 2>&1 || true
   grep -E "^test result|FAILED|panicked" "$out/ab_tests.txt" || true
 fi
 for r in $(seq "$ROUNDS"); do

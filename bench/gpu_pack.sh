@@ -3,9 +3,9 @@
 # machine into two folders git ignores. .gl holds the Vulkan loader (Debian
 # packages libvulkan1 and glvnd's libglvnd0, libglx0, libgl1, libegl1,
 # libopengl0, libgles2, for x86_64: without glvnd the NVIDIA ICD,
-# libGLX_nvidia, gives the loader no vkCreateInstance); .carry holds the release binary and the
-# GPU test binaries, stripped (about 8 MB each against 50 MB with debug info:
-# a device call carries 64 MiB at most).
+# libGLX_nvidia, gives the loader no vkCreateInstance); .carry holds the
+# release binary and the engine's test binary (tests/engine.rs: gpu.sh runs
+# its GPU modules), stripped (a device call carries 64 MiB at most).
 #
 #   bench/gpu_pack.sh
 #   then one device run: carry [".gl", ".carry"],
@@ -25,8 +25,8 @@ if ! ls .gl/libvulkan1_*.deb .gl/libglvnd0_*.deb >/dev/null 2>&1; then
   (cd .gl && apt-get "${o[@]}" download libvulkan1 libglvnd0 libglx0 libgl1 libegl1 libopengl0 libgles2 >&2)
 fi
 cargo build --release
-# the GPU test binaries (the stages against their CPU twins; pouring,
-# outlets and checkpoints): name -> path of the newest build
+# the engine's test binary (the GPU stages against their CPU twins;
+# pouring, outlets and checkpoints): name -> path of the newest build
 exe() {
   cargo test --release -p talus --test "$1" --no-run --message-format=json 2>/dev/null |
     python3 -c 'import json, sys
@@ -38,8 +38,7 @@ print(exe[-1])' "$1"
 }
 mkdir -p .carry
 strip -o .carry/talus target/release/talus
-strip -o .carry/gpu_tests "$(exe gpu)"
-strip -o .carry/gpu_flow_tests "$(exe gpu_flow)"
+strip -o .carry/gpu_tests "$(exe engine)"
 # the jammed cell the settled beds tile, if this machine has made it
 # (saves its ~20 s there)
 cell=${TALUS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/talus}/jammed-cell-v1-2000-seed1.csv

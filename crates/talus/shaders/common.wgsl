@@ -38,8 +38,6 @@ struct FlowRecord {
     mass: f32,    // a removal's (an insertion's comes from the host's f64 candidate)
     energy: f32,  // a removal's: what the diagnostics counted for it
     cand: u32,    // an insertion's candidate (the host's list)
-    pad0: u32,
-    pad1: u32,
 }
 
 // An outlet's test (src/gpu/layout.rs, OutletRegion; flow::OutletShape):
@@ -308,6 +306,7 @@ struct Exact {
 // four words each, then an error word (non-zero: a term was out of range).
 const WALL_ACC_WORDS: u32 = 25u;
 const ACC_WORDS: u32 = 16u;
+const FX_WORDS: u32 = 6u;
 // Per workgroup, the diagnostics' exact sums: kinetic (translation,
 // rotation), potential, elastic and dissipated energy, four words each,
 // then an error word and the largest speed's f32 bits.

@@ -26,9 +26,9 @@
 @group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> diss: array<f32>;
 @group(1) @binding(2) var<storage, read_write> motion: array<Motion>;
-@group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, 8>>;
+@group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, FX_WORDS>>;
 @group(1) @binding(4) var<storage, read> cand_pos: array<vec4<f32>>;
-@group(1) @binding(5) var<storage, read> cand_fx: array<array<u32, 8>>;
+@group(1) @binding(5) var<storage, read> cand_fx: array<array<u32, FX_WORDS>>;
 @group(1) @binding(6) var<storage, read> cand_motion: array<Motion>;
 // insert_check: 1 free, 0 not; then insert_pick: the slot, or NONE
 @group(1) @binding(7) var<storage, read_write> cand_slot: array<u32>;
@@ -147,7 +147,7 @@ fn insert_pick() {
             slot = count + k;
             let r = atomicAdd(&ctl[CTL_LOG], 1u);
             if (r < arrayLength(&flow_log)) {
-                flow_log[r] = FlowRecord(next + k, b.entry, step, 0.0, 0.0, b.tag + c, 0u, 0u);
+                flow_log[r] = FlowRecord(next + k, b.entry, step, 0.0, 0.0, b.tag + c);
             }
             k++;
         }

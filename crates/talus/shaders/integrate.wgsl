@@ -30,7 +30,7 @@
 @group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
 @group(1) @binding(1) var<storage, read_write> diss: array<f32>;
 @group(1) @binding(2) var<storage, read_write> motion: array<Motion>;
-@group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, 8>>;
+@group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, FX_WORDS>>;
 
 // finish_step only: the indirect dispatches' slots and workgroup counts,
 // armed for the next step (as bin.wgsl's `arm_rebuild`)
@@ -158,7 +158,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         let k = atomicAdd(&ctl[CTL_LOG], 1u);
         if (k < arrayLength(&flow_log)) {
             flow_log[k] = FlowRecord(id, LOG_REMOVED | out, atomicLoad(&ctl[CTL_STEP]) + 1u,
-                                     1.0 / v.w, e, NONE, 0u, 0u);
+                                     1.0 / v.w, e, NONE);
         }
     }
     motion_put(i, m);

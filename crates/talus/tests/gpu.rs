@@ -1,7 +1,7 @@
 //! The GPU path against its CPU twin. Each test skips with a printed reason
 //! when no adapter exists, unless TALUS_REQUIRE_GPU=1 (CI, on lavapipe).
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::HashMap;
@@ -32,7 +32,7 @@ fn rounded(p: &Particles<f64>) -> Particles<f64> {
 }
 
 /// Fixed-point positions of an f32 state.
-fn fixed(grid: &Grid, s: &Particles<f32>) -> Vec<[u32; 8]> {
+fn fixed(grid: &Grid, s: &Particles<f32>) -> Vec<talus::gpu::data::FixedWords> {
     let fp = FixedPoint::new(grid);
     s.pos_rad
         .iter()
@@ -1111,7 +1111,7 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
         ctx.pairs = pairs;
         let mut g = GpuBackend::new(&scene, ctx).unwrap();
         g.advance(300).unwrap();
-        let fx: Vec<[u32; 8]> = g.read_vec(&g.data.b.pos_fx, g.data.n);
+        let fx: Vec<talus::gpu::data::FixedWords> = g.read_vec(&g.data.b.pos_fx, g.data.n);
         let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN];
         Some((g.state_f32(), fx, g.diagnostics(), g.list_stats(), len))
     };
@@ -1174,7 +1174,9 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
 /// (a 10⁸-particle checkpoint is ~12 GB; the buffer stops at
 /// `data::STAGING_MAX`): with the buffer cut to 1 KiB, a checkpoint of a
 /// dense bed and its list read back in ~1 KiB chunks are the bytes read in
-/// one go, and the run restored from it goes on with the same bits.
+/// one go, and the run restored from it goes on with the same bits (also
+/// from the checkpoint as written before 2026-11-28, its fixed-point
+/// positions padded to 8 words).
 #[test]
 fn gpu_reads_larger_than_the_staging_buffer_go_in_chunks() {
     let scene = dense_scene(false);
@@ -1194,11 +1196,28 @@ fn gpu_reads_larger_than_the_staging_buffer_go_in_chunks() {
     assert_eq!(whole, chunked, "the checkpoint read in chunks differs");
     assert_eq!(hist, g.read_vec::<[f32; 4]>(&g.data.nbr_hist, len));
     assert_eq!(g.data.staging.size(), 1024, "the cap holds");
+    // a checkpoint from before the fixed-point words lost their padding
+    // (8 words a particle, the last two zero) restores the same
+    let mut old = chunked.clone();
+    for (name, bytes) in &mut old.sections {
+        if name == "pos_fx" {
+            let fx: Vec<talus::gpu::data::FixedWords> = bytemuck::pod_collect_to_vec(bytes);
+            let padded: Vec<[u32; 8]> = fx
+                .iter()
+                .map(|w| std::array::from_fn(|k| if k < 6 { w[k] } else { 0 }))
+                .collect();
+            *bytes = bytemuck::cast_slice(&padded).to_vec();
+        }
+    }
     let Some(ctx) = test_context() else { return };
     let mut resumed = GpuBackend::restore(&scene, ctx, &chunked).unwrap();
+    let Some(ctx) = test_context() else { return };
+    let mut from_old = GpuBackend::restore(&scene, ctx, &old).unwrap();
     g.advance(40).unwrap();
     resumed.advance(40).unwrap();
+    from_old.advance(40).unwrap();
     assert_eq!(g.state_f32(), resumed.state_f32());
+    assert_eq!(g.state_f32(), from_old.state_f32());
 }
 
 /// Insertion on the GPU, as on the CPU (`insertion_and_removal_leave_the_
@@ -1328,13 +1347,24 @@ fn gpu_settling_column_matches_cpu_statistically() {
     let every = scene.steps() / rows as u64;
     let mut cpu = CpuBackend::new(&scene).unwrap();
     let mut gpu = GpuBackend::new(&scene, ctx).unwrap();
-    let (mut kc, mut kg) = (Vec::new(), Vec::new());
-    for _ in 0..rows {
-        cpu.advance(every).unwrap();
-        gpu.advance(every).unwrap();
-        kc.push(cpu.diagnostics().kinetic_translational);
-        kg.push(gpu.diagnostics().kinetic_translational);
-    }
+    // the two paths side by side (the test's time is the longer one's)
+    let (kc, kg) = std::thread::scope(|s| {
+        let c = s.spawn(|| {
+            (0..rows)
+                .map(|_| {
+                    cpu.advance(every).unwrap();
+                    cpu.diagnostics().kinetic_translational
+                })
+                .collect::<Vec<f64>>()
+        });
+        let kg: Vec<f64> = (0..rows)
+            .map(|_| {
+                gpu.advance(every).unwrap();
+                gpu.diagnostics().kinetic_translational
+            })
+            .collect();
+        (c.join().unwrap(), kg)
+    });
     let peak = kc.iter().copied().fold(0.0, f64::max);
     let worst = kc
         .iter()
@@ -2280,8 +2310,11 @@ fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
     };
     let mut cpu = CpuBackend::new(&scene).unwrap();
     let steps = 40;
-    gpu.advance(steps).unwrap();
-    cpu.advance(steps).unwrap();
+    // the two paths side by side (the test's time is the longer one's)
+    std::thread::scope(|s| {
+        s.spawn(|| cpu.advance(steps).unwrap());
+        gpu.advance(steps).unwrap();
+    });
     let len = gpu.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
     println!(
         "{} particles, list of {len} entries in pages of {} ({} on this adapter)",

@@ -112,7 +112,7 @@ fn gpu_with(scene: &Scene, set: &WallSet) -> Option<GpuBackend> {
     let grid = Grid::for_scene(scene).unwrap();
     let exact = Particles::from_scene(scene);
     let fp = FixedPoint::new(&grid);
-    let fx: Vec<[u32; 8]> = exact
+    let fx: Vec<talus::gpu::data::FixedWords> = exact
         .pos_rad
         .iter()
         .map(|p| fp.encode([p[0], p[1], p[2]]))

@@ -2,7 +2,7 @@
 //! (`cpu/flow.rs`, `cpu/save.rs`). Each test skips with a printed reason
 //! when no adapter exists, unless TALUS_REQUIRE_GPU=1 (CI, on lavapipe).
 
-mod common;
+use crate::common;
 
 use common::build;
 use talus::backend::Backend;
@@ -355,7 +355,7 @@ fn gpu_outlets_remove_like_cpu() {
 /// size, and the step the wall loads were last reduced at).
 struct DeviceState {
     state: Particles<f32>,
-    pos_fx: Vec<[u32; 8]>,
+    pos_fx: Vec<talus::gpu::data::FixedWords>,
     nbr_start: Vec<u32>,
     nbr: Vec<u32>,
     hist: Vec<[f32; 4]>,

@@ -12,7 +12,7 @@
 //! backend (checked every step against all triangles). Skips without an
 //! adapter unless TALUS_REQUIRE_GPU=1.
 
-mod common;
+use crate::common;
 
 use common::*;
 use glam::DVec3;

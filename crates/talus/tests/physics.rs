@@ -1,6 +1,6 @@
 //! Physics of the CPU reference path against theory.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeSet;

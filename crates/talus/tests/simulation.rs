@@ -4,7 +4,7 @@
 //! without changing the state; a simulation saved and resumed goes on bit
 //! for bit; an observer sees every advance and the flow is still tallied.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::Arc;

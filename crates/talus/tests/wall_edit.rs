@@ -6,7 +6,7 @@
 //! moving starts where it stood and pushes what it meets; a bad edit is
 //! refused and leaves the simulation as it was.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::sync::Arc;

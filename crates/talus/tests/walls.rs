@@ -5,7 +5,7 @@
 //! on the CPU and, where a GPU (or lavapipe) is present, on the GPU with a
 //! tolerance that f32 explains.
 
-mod common;
+use crate::common;
 
 use common::*;
 use talus::backend::Backend;

@@ -11,6 +11,7 @@ use super::layout::{
     ACC_WORDS, ARM_ALWAYS, ARM_LOADS, ARM_REBUILD, DIAG_WORDS, LARGE_GROUPS, OUTLET_BOX,
     REORDER_WORDS, WALL_ACC_WORDS, WG,
 };
+pub use super::layout::{FixedWords, FX_WORDS};
 use super::pages::{Paged, Paging, STORAGE};
 use super::walls::WallTables;
 use crate::state::{Motion, Particles};
@@ -59,9 +60,9 @@ impl FixedPoint {
         }
     }
 
-    /// `[xhi, xlo, yhi, ylo, zhi, zlo, 0, 0]` of a position.
-    pub fn encode(&self, p: [f64; 3]) -> [u32; 8] {
-        let mut out = [0u32; 8];
+    /// `[xhi, xlo, yhi, ylo, zhi, zlo]` of a position.
+    pub fn encode(&self, p: [f64; 3]) -> FixedWords {
+        let mut out = [0u32; FX_WORDS];
         for k in 0..3 {
             let x = ((p[k] - self.min[k]) / self.unit[k]).round() as i64;
             let u = (x as u64) ^ (1u64 << 63);
@@ -71,7 +72,7 @@ impl FixedPoint {
         out
     }
 
-    pub fn decode(&self, w: &[u32; 8]) -> [f64; 3] {
+    pub fn decode(&self, w: &FixedWords) -> [f64; 3] {
         let mut p = [0.0; 3];
         for k in 0..3 {
             let u = ((w[2 * k] as u64) << 32) | w[2 * k + 1] as u64;
@@ -86,7 +87,7 @@ impl FixedPoint {
 pub struct GpuInit<'a> {
     pub state: &'a Particles<f32>,
     /// Fixed-point positions ([`FixedPoint::encode`]).
-    pub pos_fx: &'a [[u32; 8]],
+    pub pos_fx: &'a [FixedWords],
     /// The motion records ([`Particles::initial_motion`] for a new run).
     pub motion: &'a [Motion<f32>],
     /// A neighbour list over `state`'s order (CSR start with n + 1
@@ -439,7 +440,7 @@ impl FlowBuffers {
             ),
             batch_cap,
             cand_pos: zeroed(ctx, "candidates pos_rad", 16 * cand_cap),
-            cand_fx: zeroed(ctx, "candidates pos_fx", 32 * cand_cap),
+            cand_fx: zeroed(ctx, "candidates pos_fx", 4 * FX_WORDS as u64 * cand_cap),
             cand_motion: zeroed(ctx, "candidates motion", 64 * cand_cap),
             cand_slot: zeroed(ctx, "candidates slot", 4 * cand_cap),
             cand_cap,
@@ -543,7 +544,11 @@ impl ParticleBuffers {
             pos: b("pos_rad", bytemuck::cast_slice(&s.pos_rad), 16),
             diss: b("dissipated", bytemuck::cast_slice(&s.dissipated), 4),
             motion: b("motion", bytemuck::cast_slice(init0.motion), 64),
-            pos_fx: b("pos_fx", bytemuck::cast_slice(init0.pos_fx), 32),
+            pos_fx: b(
+                "pos_fx",
+                bytemuck::cast_slice(init0.pos_fx),
+                4 * FX_WORDS as u64,
+            ),
         }
     }
 
@@ -557,7 +562,7 @@ impl ParticleBuffers {
             ("pos_rad", &self.pos, 4),
             ("dissipated", &self.diss, 1),
             ("motion", &self.motion, 16),
-            ("pos_fx", &self.pos_fx, 8),
+            ("pos_fx", &self.pos_fx, FX_WORDS as u64),
         ]
     }
 
@@ -593,18 +598,19 @@ pub struct ParticleArray<'a> {
 /// Device bytes per particle with `entries` neighbour-list entries per
 /// particle (its partners, of higher id only with [`Pairs::Once`], and the
 /// wall primitives within reach): the set (pos 16, dissipated 4, motion 64,
-/// pos_fx 32; v*, ω*, 1/m, 1/I, material and id only in the motion record);
+/// pos_fx 24; v*, ω*, 1/m, 1/I, material and id only in the motion record);
 /// the pair sums with [`Pairs::Once`] (64: [`ACC_WORDS`], and a quarter
 /// byte of error bits, not counted), which are the reorder's scratch too,
 /// else the scratch alone (32: [`REORDER_WORDS`], the motion record moved
 /// in two parts); force, torque, key and order (40), the reference
 /// positions (16), the list's count and start, the old start and the maps
-/// between the previous and the new order (20), the flow log's record (32:
+/// between the previous and the new order (20), the flow log's record (24:
 /// each particle present can leave once per `advance`, see `gpu::flow`),
 /// and per entry the partner and the history (20), twice (the list and the
 /// one a build moves the history from). Cells add 8 bytes each, wall
 /// primitives 64. (Before: each pair in both partners' rows, ~twice the
-/// entries; a scratch as wide as the motion record beside everything, 32
+/// entries; flow records and fixed-point positions padded to 32 bytes; a
+/// scratch as wide as the motion record beside everything, 32
 /// more; a whole second set as the reorder's scratch, 52 more; the arrays
 /// that duplicated the motion record, 2 × 40 + 4 more, and the identity
 /// order of the old copy-back; before walls became list entries, 16 B ×
@@ -615,7 +621,7 @@ pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
         Pairs::Once => 4 * ACC_WORDS as u64,
         Pairs::Both => 4 * REORDER_WORDS,
     };
-    116 + sums_or_scratch + 40 + 16 + 20 + 32 + 2 * 20 * entries
+    108 + sums_or_scratch + 40 + 16 + 20 + 24 + 2 * 20 * entries
 }
 
 /// Everything an indirect dispatch runs over, each once (the list's scan
@@ -971,7 +977,7 @@ impl GpuData {
         if cands > f.cand_cap {
             let cap = cands.max(2 * f.cand_cap);
             f.cand_pos = zeroed(ctx, "candidates pos_rad", 16 * cap);
-            f.cand_fx = zeroed(ctx, "candidates pos_fx", 32 * cap);
+            f.cand_fx = zeroed(ctx, "candidates pos_fx", 4 * FX_WORDS as u64 * cap);
             f.cand_motion = zeroed(ctx, "candidates motion", 64 * cap);
             f.cand_slot = zeroed(ctx, "candidates slot", 4 * cap);
             f.cand_cap = cap;

@@ -110,7 +110,7 @@ impl FlowKernels {
 pub struct Window {
     pub batches: Vec<InsertBatch>,
     pub pos: Vec<[f32; 4]>,
-    pub fx: Vec<[u32; 8]>,
+    pub fx: Vec<super::data::FixedWords>,
     pub motion: Vec<Motion<f32>>,
 }
 

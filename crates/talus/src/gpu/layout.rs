@@ -69,6 +69,13 @@ pub const WALL_ACC_WORDS: u32 = 25;
 /// a particle (force and torque; energy).
 pub const ACC_WORDS: u32 = 16;
 
+/// Words of a fixed-point position on the device (`pos_fx`): x, y, z as
+/// (hi, lo) u32 pairs of a biased 64-bit integer (`data::FixedPoint`).
+pub const FX_WORDS: usize = 6;
+
+/// A fixed-point position's words.
+pub type FixedWords = [u32; FX_WORDS];
+
 /// Workgroups of the large particles' kernels (`contacts_large`, and the
 /// build's `*_large`): each takes every this-many-th large particle's row
 /// (enough to fill a GPU while few rows are long; a workgroup with no row
@@ -125,6 +132,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LEN", CTL_LEN as u32),
         ("WALL_ACC_WORDS", WALL_ACC_WORDS),
         ("ACC_WORDS", ACC_WORDS),
+        ("FX_WORDS", FX_WORDS as u32),
         ("DIAG_WORDS", DIAG_WORDS),
         ("ARM_REBUILD", ARM_REBUILD),
         ("ARM_ALWAYS", ARM_ALWAYS),
@@ -360,7 +368,6 @@ pub struct FlowRecord {
     /// batch): the host's list of the candidates uploaded since the log
     /// was last read.
     pub cand: u32,
-    pub pad: [u32; 2],
 }
 
 /// One insertion batch of a submission (`InsertBatch` in

@@ -327,7 +327,7 @@ impl GpuBackend {
         let exact = Particles::from_scene(scene);
         let state = exact.to_f32();
         let fp = FixedPoint::new(&grid);
-        let pos_fx: Vec<[u32; 8]> = exact
+        let pos_fx: Vec<data::FixedWords> = exact
             .pos_rad
             .iter()
             .map(|p| fp.encode([p[0], p[1], p[2]]))
@@ -658,7 +658,7 @@ impl GpuBackend {
         let motion: Vec<Motion<f32>> =
             crate::state::convert_motion(&add.initial_motion(self.gravity, self.dt));
         let f = add.to_f32();
-        let fx: Vec<[u32; 8]> = add
+        let fx: Vec<data::FixedWords> = add
             .pos_rad
             .iter()
             .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
@@ -668,7 +668,8 @@ impl GpuBackend {
         d.b.diss
             .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
         d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
-        d.b.pos_fx.write(q, 32 * n, bytemuck::cast_slice(&fx));
+        d.b.pos_fx
+            .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
         // empty rows at the end of the current list
         let end = vec![ctl[CTL_LIST_LEN]; k as usize];
         q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
@@ -1234,7 +1235,7 @@ impl Backend for GpuBackend {
     fn snapshot(&mut self) -> Particles<f64> {
         let mut p = self.state_f32().map_real(f64::from);
         // positions from the exact fixed-point words, not the f32 copy
-        let fx: Vec<[u32; 8]> = self.read_vec(&self.data.b.pos_fx, self.data.n);
+        let fx: Vec<data::FixedWords> = self.read_vec(&self.data.b.pos_fx, self.data.n);
         for (x, w) in p.pos_rad.iter_mut().zip(&fx) {
             let e = self.fixed.decode(w);
             x[..3].copy_from_slice(&e);

@@ -84,7 +84,7 @@ pub const PAGED: [PagedDecl; 16] = {
         paged("pos_rad", "vec4<f32>", P),
         paged("pos", "vec4<f32>", P),
         paged("motion", "Motion", P),
-        paged("posfx", "array<u32, 8>", P),
+        paged("posfx", "array<u32, FX_WORDS>", P),
         paged("force", "vec4<f32>", P),
         paged("torque", "vec4<f32>", P),
         paged("pos_ref", "vec4<f32>", P),

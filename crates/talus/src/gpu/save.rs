@@ -8,7 +8,8 @@
 //! device's count, marked-but-not-yet-dropped particles included: the
 //! restored run drops them at its next build like the straight run):
 //! `pos_rad` ([f32; 4]), `dissipated` (f32), `motion` (`Motion<f32>`),
-//! `pos_fx` ([u32; 8]), `pos_exact` ([f64; 3], decoded from `pos_fx`: what
+//! `pos_fx` ([u32; 6]; 8 before 2026-11-28, the last two zero, still
+//! read), `pos_exact` ([f64; 3], decoded from `pos_fx`: what
 //! the CPU restores), `pos_ref` ([f32; 4]), `nbr_start` (count + 1),
 //! `nbr`, `nbr_hist` ([f32; 4]), `ctl` (the raw control words),
 //! `wall_pose` (raw `WallPose`s) and the portable `walls` ([`checkpoint::WALL_WORDS`](crate::checkpoint::WALL_WORDS)
@@ -24,7 +25,7 @@
 //! history moves over as at any build), the walls posed from their servo
 //! state.
 
-use super::data::{self, GpuInit};
+use super::data::{self, FixedWords, GpuInit, FX_WORDS};
 use super::layout::{WallPose, NONE};
 use super::pages::Readable;
 use super::walls::WallTables;
@@ -50,7 +51,7 @@ impl GpuBackend {
             16 * n,
             4 * n,
             64 * n,
-            32 * n,
+            4 * FX_WORDS as u64 * n,
             16 * n,
             4 * (n + 1),
             4 * len,
@@ -73,7 +74,7 @@ impl GpuBackend {
         ];
         let parts: Vec<(&dyn Readable, u64)> = bufs.into_iter().zip(sizes).collect();
         let r = self.read(&parts);
-        let fx: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(&r[3]);
+        let fx: Vec<FixedWords> = bytemuck::pod_collect_to_vec(&r[3]);
         let exact: Vec<[f64; 3]> = fx.iter().map(|w| self.fixed.decode(w)).collect();
         let poses: Vec<WallPose> = bytemuck::pod_collect_to_vec(&r[8]);
         let walls: Vec<f64> = poses
@@ -265,7 +266,7 @@ impl GpuBackend {
             pos: Vec<[f32; 4]>,
             diss: Vec<f32>,
             motion: Vec<Motion<f32>>,
-            fx: Vec<[u32; 8]>,
+            fx: Vec<FixedWords>,
             pos_ref: Vec<[f32; 4]>,
             hist: Vec<[f32; 4]>,
             /// Control words as saved (a GPU checkpoint).
@@ -277,7 +278,7 @@ impl GpuBackend {
                 pos: saved.array("pos_rad", n).map_err(bad)?,
                 diss: saved.array("dissipated", n).map_err(bad)?,
                 motion: saved.array("motion", n).map_err(bad)?,
-                fx: saved.array("pos_fx", n).map_err(bad)?,
+                fx: fixed_words(saved, n).map_err(bad)?,
                 pos_ref: saved.array("pos_ref", n).map_err(bad)?,
                 hist: saved.array_any("nbr_hist").map_err(bad)?,
                 ctl: Some({
@@ -456,4 +457,15 @@ fn host_poses(setup: &Setup, saved: &Saved, dt: f64) -> Result<Vec<WallPose>, St
     set.set_state_words(&w);
     set.pose_at(saved.scalars.step as f64 * dt);
     Ok(WallTables::new(&set).pose)
+}
+
+/// Section `pos_fx` of `n` particles: [`FX_WORDS`] words each, or the 8
+/// of a checkpoint written before 2026-11-28 (their padding dropped).
+fn fixed_words(saved: &Saved, n: usize) -> Result<Vec<FixedWords>, String> {
+    let bytes = saved.section("pos_fx")?;
+    if bytes.len() == 32 * n && FX_WORDS != 8 {
+        let old: Vec<[u32; 8]> = bytemuck::pod_collect_to_vec(bytes);
+        return Ok(old.iter().map(|w| std::array::from_fn(|k| w[k])).collect());
+    }
+    saved.array("pos_fx", n)
 }
