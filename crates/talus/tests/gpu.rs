@@ -2287,7 +2287,10 @@ fn gpu_pages_change_no_bit() {
         3
     };
     assert!(three.data.nbr.pages.len() >= pages);
-    assert!(len > (pages as u64 - 1) * page, "the list reaches page {pages}");
+    assert!(
+        len > (pages as u64 - 1) * page,
+        "the list reaches page {pages}"
+    );
     assert!(one.list_stats().contacts > 1000, "a bed in contact");
     assert_eq!(
         one.state_f32(),
