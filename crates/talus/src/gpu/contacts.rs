@@ -13,7 +13,7 @@
 //! levels, first in cell order) take `contacts_large`: a workgroup per
 //! row.
 
-use super::context::{GpuContext, Pairs};
+use super::context::GpuContext;
 use super::data::{GpuData, Over};
 use super::kernel::{dispatch_indirect, Access, Kernel, KernelDecl, R, RW, U};
 
@@ -136,7 +136,7 @@ impl ContactKernels {
         }
         // every pair in: the sums, the walls, force and torque (with each
         // pair from both sides, only the large rows' sums wait for it)
-        if d.pair_mode == Pairs::Once || d.large_levels > 0 {
+        if d.pair_sums {
             dispatch_indirect(pass, &self.walls, &groups, d.args_for(Over::EveryStep));
         }
     }

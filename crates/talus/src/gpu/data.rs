@@ -282,9 +282,10 @@ pub struct GpuData {
     pub acc_bad: wgpu::Buffer,
     /// How the contacts stage sums pairs (the context's).
     pub pair_mode: Pairs,
-    /// Whether `scratch` is `acc` (a run with pair sums for every
-    /// particle): counted once.
-    pub scratch_in_acc: bool,
+    /// Whether the run has pair sums for every particle (each pair once,
+    /// or large rows): then `contacts_walls` runs, and `scratch` is `acc`
+    /// (counted once).
+    pub pair_sums: bool,
     /// Words of a particle the reorder moves at once: `scratch`'s width.
     pub reorder_width: u64,
     pub torque: Paged,
@@ -849,7 +850,7 @@ impl GpuData {
             b,
             force: per_particle("force", 16),
             acc,
-            scratch_in_acc: sums,
+            pair_sums: sums,
             reorder_width,
             acc_bad: zeroed(ctx, "pair sums' errors", 4 * (cap / 16 + 1)),
             pair_mode: ctx.pairs,
@@ -1037,7 +1038,7 @@ impl GpuData {
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
         let set: u64 = self.b.arrays().iter().map(|a| a.1.size()).sum();
-        let scratch = if self.scratch_in_acc {
+        let scratch = if self.pair_sums {
             None
         } else {
             Some(&self.scratch)
