@@ -121,7 +121,7 @@ impl Step {
                 bad & INDEX
             ));
         }
-        // the GPU lists each pair once: both sides here, the same history
+        // a GPU may list each pair once: both sides here, the same history
         let (start, nbr, hist) = match sc.precision {
             Precision::F64 => (start, nbr, hist),
             Precision::F32 => both_sides(&start, &nbr, &hist),
@@ -162,10 +162,12 @@ impl Step {
     }
 }
 
-/// A list of each pair once (the GPU's: the lower id's row) as a list of
-/// both sides (the CPU's): each particle entry i → j also as j → i, with
-/// the same history and flag; in each row the particle entries (its own,
-/// then those given to it), then its wall entries.
+/// A GPU's list as a list of both sides (the CPU's): each particle entry
+/// i → j whose row j does not list i (the GPU holds each pair once, in the
+/// lower id's row, unless its adapter lists both sides) also as j → i,
+/// with the same history and flag; in each row the particle entries (its
+/// own, then those given to it), then its wall entries. A list of both
+/// sides comes back unchanged.
 pub(crate) fn both_sides(
     start: &[u32],
     nbr: &[u32],
@@ -173,11 +175,16 @@ pub(crate) fn both_sides(
 ) -> (Vec<u32>, Vec<u32>, Vec<[f64; 4]>) {
     let n = start.len() - 1;
     let row = |i: usize| start[i] as usize..start[i + 1] as usize;
+    let pairs: std::collections::HashSet<(usize, usize)> = (0..n)
+        .flat_map(|i| row(i).map(move |e| (i, e)))
+        .filter(|&(_, e)| nbr[e] & WALL == 0)
+        .map(|(i, e)| (i, (nbr[e] & INDEX) as usize))
+        .collect();
     let mut given: Vec<Vec<(u32, [f64; 4])>> = vec![Vec::new(); n];
     for i in 0..n {
         for e in row(i) {
-            if nbr[e] & WALL == 0 {
-                let j = (nbr[e] & INDEX) as usize;
+            let j = (nbr[e] & INDEX) as usize;
+            if nbr[e] & WALL == 0 && !pairs.contains(&(j, i)) {
                 given[j].push((i as u32 | (nbr[e] & HAS_HISTORY), hist[e]));
             }
         }
@@ -218,5 +225,7 @@ mod both_sides_tests {
         assert_eq!(s, vec![0, 2, 4, 5]);
         assert_eq!(e, vec![1 | HAS_HISTORY, 2, HAS_HISTORY, 5 | WALL, 0]);
         assert_eq!(x, vec![h, [0.0; 4], h, [9.0; 4], [0.0; 4]]);
+        // a list of both sides (a CPU adapter's) comes back as it was
+        assert_eq!(both_sides(&s, &e, &x), (s.clone(), e.clone(), x.clone()));
     }
 }
