@@ -302,9 +302,10 @@ fn gpu_row(kind: Case, n: usize, o: &Opts, ctx: &Result<GpuContext, String>) -> 
         Ok(r) => r,
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
-    // as allocated: the list's capacity, not its length
-    let bpp =
-        talus::gpu::data::bytes_per_particle(b.data.nbr_cap.div_ceil(n as u64), b.data.pair_mode);
+    // as allocated: the list's and the kept table's capacities, not their
+    // lengths
+    let entry_bytes = (20 * (b.data.nbr_cap + b.data.kept_cap)).div_ceil(n as u64);
+    let bpp = talus::gpu::data::bytes_per_particle_held(b.data.pair_mode, entry_bytes);
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();

@@ -11,7 +11,7 @@ const ROLLING_SHARE: u32 = 16u; // pair::ROLLING_SHARE: contacts sharing the cap
 const CTL_STEP: u32 = 0u;         // completed steps
 const CTL_FROZEN: u32 = 1u;       // step that failed (NONE while running)
 const CTL_ERR_OVERLAP: u32 = 2u;  // min particle id with overlap > limit this step
-const CTL_KEPT: u32 = 3u;         // 1: this rebuild has kept the previous list (a build that froze for room does not keep again)
+const CTL_KEPT: u32 = 3u;         // 1: this rebuild has kept the previous list (a build that froze for room does not keep again); 2: keep again (the kept table grew)
 const CTL_ERR_NONFINITE: u32 = 4u;// min particle id with a non-finite value
 const CTL_MAX_OVERLAP: u32 = 5u;  // bits of the largest overlap ratio (f32 >= 0)
 const CTL_REBUILD: u32 = 6u;      // 1: this step rebuilds the neighbour list (bin, sort, neighbours)
@@ -25,7 +25,10 @@ const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count i
 const CTL_LOADS_AT: u32 = 14u;    // the step whose contacts reduce the wall loads (also every step with a servo)
 const CTL_LOG: u32 = 15u;         // records in the flow log (insertions, removals) since the host last read it
 const CTL_LARGE: u32 = 16u;       // particles in the grid's large levels: the first this many in cell order (contacts_large's rows)
-const CTL_LEN: u32 = 17u;
+const CTL_KEPT_LEN: u32 = 17u;    // entries of the previous list with history, kept by this build (`keep`)
+const CTL_KEPT_CAP: u32 = 18u;    // capacity of the kept table (entries)
+const CTL_KEPT_NEED: u32 = 19u;   // entries a build needed to keep beyond the capacity (0: none)
+const CTL_LEN: u32 = 20u;
 
 // The flow log (src/gpu/layout.rs, FlowRecord): a particle inserted by
 // entry `kind` or removed by outlet `kind & ~LOG_REMOVED`, at the start of

@@ -5,7 +5,8 @@
 // (lower id first) and adds the result to both partners' sums (`acc`) as
 // 64-bit fixed point through integer atomics: exact, so a sum is the same
 // whatever the order the pairs arrive in. `contacts_walls` then takes each
-// particle's sums, adds its wall entries and writes force and torque. A
+// particle's sums, adds its wall entries and writes force and torque
+// (into the same record, `acc`: integrate zeroes them). A
 // contact's tangential history sits beside its list entry (one copy: the
 // pair's). Else each pair from both sides: a row holds every partner,
 // `contacts` sums a particle's own pairs (the same numbers, the same fixed
@@ -33,29 +34,31 @@
 // Everything else a partner in contact is read for: one 64-byte record.
 @group(1) @binding(1) var<storage, read> motion: array<Motion>;
 
-@group(2) @binding(0) var<storage, read_write> force: array<vec4<f32>>;
-@group(2) @binding(1) var<storage, read_write> torque: array<vec4<f32>>;
 // The history beside each list entry: only the entry's particle reads or
 // writes it. The list's arrays may span several buffers: reached through
 // nbr_at, nbr_put, nbr_hist_at, nbr_hist_put (src/gpu/pages.rs).
-@group(2) @binding(2) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+@group(2) @binding(0) var<storage, read_write> nbr_hist: array<vec4<f32>>;
 // The FEM bodies' deforming surfaces (surfaces.wgsl): their sizes, step0
 // and force unit; the nodes' x0, then v, then built; per surface triangle its nodes
 // and primitive; and the grains' force on each node summed over the
 // interval as 64-bit fixed point, two words (lo, hi) per component, six
 // per node, then an error word (non-zero: a value overflowed).
-@group(2) @binding(3) var<uniform> S: SurfInfo;
-@group(2) @binding(4) var<storage, read> surf_nodes: array<vec4<f32>>;
-@group(2) @binding(5) var<storage, read> surf_tris: array<vec4<u32>>;
-@group(2) @binding(6) var<storage, read_write> surf_force: array<atomic<u32>>;
-// Each particle's pair sums (ACC_WORDS words: Sums.q's 12 and Sums.e's
-// 4), added to by both partners of each of its pairs through integer
-// atomics, taken (and so zeroed for the next step) by `contacts_walls`.
-// Reached through acc_add and acc_take (src/gpu/pages.rs).
-@group(2) @binding(7) var<storage, read_write> acc: array<atomic<u32>>;
+@group(2) @binding(1) var<uniform> S: SurfInfo;
+@group(2) @binding(2) var<storage, read> surf_nodes: array<vec4<f32>>;
+@group(2) @binding(3) var<storage, read> surf_tris: array<vec4<u32>>;
+@group(2) @binding(4) var<storage, read_write> surf_force: array<atomic<u32>>;
+// Each particle's work record (P.level_count.z words). With pair sums
+// (ACC_WORDS words: Sums.q's 12 and Sums.e's 4), both partners of each of
+// its pairs add to them through integer atomics, and `contacts_walls`
+// takes them (zero again) and writes the particle's force and torque
+// (f32, words 0..4 and 4..8: `put_force`), which integrate reads and
+// zeroes. From both sides (8 words), `contacts` writes force and torque
+// there at once. Reached through acc_add, acc_take and acc_store
+// (src/gpu/pages.rs).
+@group(2) @binding(5) var<storage, read_write> acc: array<atomic<u32>>;
 // Two bits a particle, 16 particles a word: a force or torque term out of
 // range (bit 0), an energy term out of range (bit 1).
-@group(2) @binding(8) var<storage, read_write> acc_bad: array<atomic<u32>>;
+@group(2) @binding(6) var<storage, read_write> acc_bad: array<atomic<u32>>;
 
 // How close (x the radius) a closest point must be to another triangle to
 // lie on it, and two distances to tie (src/cpu/wall_contacts.rs,
@@ -527,10 +530,18 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
         acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, acc);
         e0 = e1;
     }
-    force_put(i, vec4<f32>(acc.f, acc.elastic));
-    torque_put(i, vec4<f32>(acc.t, acc.diss));
+    put_force(i, vec4<f32>(acc.f, acc.elastic), vec4<f32>(acc.t, acc.diss));
     atomicMax(&ctl[CTL_MAX_OVERLAP], bitcast<u32>(acc.max_ratio));
     if (acc.max_ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], me.id); }
+}
+
+// Particle i's force (w: its elastic energy share) and torque (w: the
+// dissipated power share) into words 0..8 of its work record.
+fn put_force(i: u32, f: vec4<f32>, t: vec4<f32>) {
+    for (var c = 0u; c < 4u; c++) {
+        acc_store(i, c, bitcast<u32>(f[c]));
+        acc_store(i, 4u + c, bitcast<u32>(t[c]));
+    }
 }
 
 const NO_SUMS = Sums(array<vec2<u32>, 6>(), 0u, array<vec2<u32>, 2>(), 0u, 0.0);

@@ -11,14 +11,21 @@
 @group(0) @binding(1) var<storage, read> pos_rad: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> dissipated: array<f32>;
 @group(0) @binding(3) var<storage, read> motion: array<Motion>;
-// this step's force and torque (the next contact stage overwrites them)
-@group(0) @binding(4) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> torque: array<vec4<f32>>;
+// the last step's force and torque, words 0..8 of each particle's work
+// record (P.level_count.z words; integrate.wgsl keeps them on the last
+// step of an `advance`)
+@group(0) @binding(4) var<storage, read> work: array<u32>;
 // per workgroup (DIAG_WORDS): kinetic_t, kinetic_r, potential, elastic,
 // dissipated as exact sums (4 words each), an error word, the largest
 // speed's bits
-@group(0) @binding(6) var<storage, read_write> partials: array<u32>;
-@group(0) @binding(7) var<storage, read> ctl: array<u32, CTL_LEN>;
+@group(0) @binding(5) var<storage, read_write> partials: array<u32>;
+@group(0) @binding(6) var<storage, read> ctl: array<u32, CTL_LEN>;
+
+// Words w..w + 4 of particle p's work record as a vec4<f32>.
+fn work_vec4(p: u32, w: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(work_word(p, w), work_word(p, w + 1u), work_word(p, w + 2u),
+                                        work_word(p, w + 3u)));
+}
 
 var<workgroup> acc: array<atomic<u32>, DIAG_WORDS>;
 
@@ -51,8 +58,8 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         let m = motion_at(i);
         let v = m.vel_invm;
         let om = m.omega_invi;
-        let f = force_at(i);
-        let t = torque_at(i);
+        let f = work_vec4(i, 0u);
+        let t = work_vec4(i, 4u);
         let a = f.xyz * v.w + g;
         let v_half = m.vel_half.xyz;
         let vn = v_half - 0.5 * dt * a;

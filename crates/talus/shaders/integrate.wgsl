@@ -15,15 +15,19 @@
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
-@group(0) @binding(2) var<storage, read> force: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read> torque: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> pos_ref: array<vec4<f32>>;
+// each particle's work record (P.level_count.z words): this step's force
+// and torque in words 0..8 (contacts.wgsl, `put_force`); with pair sums
+// (ACC_WORDS words) zeroed here for the next step's sums, but on the last
+// step of an `advance` (ctl[CTL_LOADS_AT]), whose forces diagnostics
+// reads (the host clears them before the next: `clear_kept_forces`)
+@group(0) @binding(2) var<storage, read_write> work: array<u32>;
+@group(0) @binding(3) var<storage, read> pos_ref: array<vec4<f32>>;
 // the walls' motion and pose (`move_walls` poses them for the next step)
-@group(0) @binding(5) var<storage, read> wall_motion: array<WallMotion>;
-@group(0) @binding(6) var<storage, read_write> wall_pose: array<WallPose>;
+@group(0) @binding(4) var<storage, read> wall_motion: array<WallMotion>;
+@group(0) @binding(5) var<storage, read_write> wall_pose: array<WallPose>;
 // the outlets, in order (the open domain last), and the flow log
-@group(0) @binding(7) var<storage, read> outlets: array<OutletRegion>;
-@group(0) @binding(8) var<storage, read_write> flow_log: array<FlowRecord>;
+@group(0) @binding(6) var<storage, read> outlets: array<OutletRegion>;
+@group(0) @binding(7) var<storage, read_write> flow_log: array<FlowRecord>;
 
 // Set B, updated in place: thread i reads and writes element i only.
 // v*, ω* (with 1/m, 1/I) live in the motion record only.
@@ -36,6 +40,12 @@
 // armed for the next step (as bin.wgsl's `arm_rebuild`)
 @group(2) @binding(0) var<storage, read> slots: array<ArgSlot>;
 @group(2) @binding(1) var<storage, read_write> args: array<u32>;
+
+// Words w..w + 4 of particle p's work record as a vec4<f32>.
+fn work_vec4(p: u32, w: u32) -> vec4<f32> {
+    return bitcast<vec4<f32>>(vec4<u32>(work_word(p, w), work_word(p, w + 1u), work_word(p, w + 2u),
+                                        work_word(p, w + 3u)));
+}
 
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
@@ -96,8 +106,11 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;
     let g = gravity_at(P, atomicLoad(&ctl[CTL_STEP]));
-    let f = force_at(i);
-    let t = torque_at(i);
+    let f = work_vec4(i, 0u);
+    let t = work_vec4(i, 4u);
+    if (P.level_count.z == ACC_WORDS && atomicLoad(&ctl[CTL_STEP]) != atomicLoad(&ctl[CTL_LOADS_AT])) {
+        for (var w = 0u; w < 8u; w++) { work_word_put(i, w, 0u); }
+    }
     let x = pos_at(i);
     var m = motion_at(i);
     // v* and 1/m, ω* and 1/I: the state's own (no other copy)

@@ -10,9 +10,10 @@
 // After its particle candidates, each row lists the wall primitives within
 // r + skin, in primitive order, flagged WALL. Each entry carries its
 // contact's tangential history, moved over from the previous list by the
-// fill (`keep` saves that list first): each old entry with history finds
-// its partner among the new row (a particle by its new index, a primitive
-// by its own).
+// fill: `keep` first saves the previous list's entries that have history
+// (`kept_*`, ~the contacts, not every candidate), and each finds its
+// partner among the new row (a particle by its new index, a primitive by
+// its own).
 // Every kernel here runs only on a step that rebuilds (ctl[CTL_REBUILD]).
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -34,19 +35,27 @@
 @group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
 @group(1) @binding(4) var<storage, read_write> pos_ref: array<vec4<f32>>;
 @group(1) @binding(5) var<storage, read_write> nbr_hist: array<vec4<f32>>;
-// the previous list (start, entries, history over the previous order) and
-// new_at[o], where the particle that stood at o in that order stands now
-@group(1) @binding(6) var<storage, read_write> old_start: array<u32>;
-@group(1) @binding(7) var<storage, read_write> old_nbr: array<u32>;
-@group(1) @binding(8) var<storage, read_write> old_hist: array<vec4<f32>>;
+// The previous list's entries with history, kept by `keep`: particle j's
+// (in the new order) are kept_row[j] = (first, count) of kept_nbr (the
+// partner as the previous list had it, over the previous order) and
+// kept_hist; ctl[CTL_KEPT_LEN] counts them (their place in the table is
+// claimed by an atomicAdd: any order, the rows' contents are the same). A
+// table too small freezes the build at `check_kept` (CTL_KEPT_NEED); the
+// host grows it and the build keeps again (CTL_KEPT = 2).
+@group(1) @binding(6) var<storage, read_write> kept_row: array<vec2<u32>>;
+@group(1) @binding(7) var<storage, read_write> kept_nbr: array<u32>;
+@group(1) @binding(8) var<storage, read_write> kept_hist: array<vec4<f32>>;
+// new_at[o]: where the particle that stood at o in the previous order
+// stands now
 @group(1) @binding(9) var<storage, read_write> new_at: array<u32>;
-// old_index[j] = order[j] as `keep` saw it: a build that froze for list
-// room runs bin and sort again, and that second order is the identity
-// (the particles are already sorted), so the fill needs the first
+// old_index[j] = order[j] as the first `keep` saw it: a build that froze
+// (for room in the list or the kept table) runs bin and sort again, and
+// that second order is the identity (the particles are already sorted),
+// so keeping again needs the first
 @group(1) @binding(10) var<storage, read_write> old_index: array<u32>;
 // the motion records, read for the partners' ids (`holds`)
 @group(1) @binding(11) var<storage, read> motion: array<Motion>;
-// The list's arrays (nbr, nbr_hist, old_nbr, old_hist) may span several
+// The list's arrays (nbr, nbr_hist, kept_nbr, kept_hist) may span several
 // buffers: reached through NAME_at and NAME_put, generated for the run's
 // pages (src/gpu/pages.rs).
 
@@ -54,28 +63,26 @@ fn idle() -> bool {
     return atomicLoad(&ctl[CTL_FROZEN]) != NONE || atomicLoad(&ctl[CTL_REBUILD]) == 0u;
 }
 
-// Moves the history of particle i (at o in the previous order) into its new
-// row nbr[lo..hi] (zero history, no history flags on entry): each old entry
-// flagged HAS_HISTORY finds its partner in the row (a particle by its new
-// index, a wall primitive by its own), which gets the history and the flag.
-// Twin of `OldList::carry_into`.
-fn carry_into(o: u32, lo: u32, hi: u32) {
-    let old_hi = old_start[o + 1u];
-    for (var e = old_start[o]; e < old_hi; e++) { carry_entry(e, lo, hi); }
+// Moves the history kept for particle i into its new row nbr[lo..hi]
+// (zero history, no history flags on entry): each kept entry finds its
+// partner in the row (a particle by its new index, a wall primitive by its
+// own), which gets the history and the flag. Twin of `OldList::carry_into`.
+fn carry_into(i: u32, lo: u32, hi: u32) {
+    let r = kept_row[i];
+    for (var e = r.x; e < r.x + r.y; e++) { carry_entry(e, lo, hi); }
 }
 
-// One old entry's history into the new row nbr[lo..hi], if it has any.
-// Entries of one old row have distinct partners, so the workgroup of
-// `fill_large` carries them in parallel: an entry another thread flags
-// (its partner | HAS_HISTORY) never equals the partner sought here.
+// One kept entry's history into the new row nbr[lo..hi]. Entries of one
+// row have distinct partners, so the workgroup of `fill_large` carries them
+// in parallel: an entry another thread flags (its partner | HAS_HISTORY)
+// never equals the partner sought here.
 fn carry_entry(e: u32, lo: u32, hi: u32) {
-    let ob = old_nbr_at(e);
-    if ((ob & HAS_HISTORY) == 0u) { return; }
+    let ob = kept_nbr_at(e);
     var jn = ob & ~HAS_HISTORY;
     if ((ob & WALL) == 0u) { jn = new_at[ob & INDEX]; }
     for (var k = lo; k < hi; k++) {
         if (nbr_at(k) == jn) {
-            nbr_hist_put(k, old_hist_at(e));
+            nbr_hist_put(k, kept_hist_at(e));
             nbr_put(k, jn | HAS_HISTORY);
             break;
         }
@@ -262,43 +269,80 @@ fn large_rows(lid: u32) -> u32 {
 // sort moved past the live ones (removed: their key was the bin after the
 // last cell, so starts[n_cells] counts the live ones). They leave the
 // count; `new_at` of each says it has no new place, so no history follows
-// an entry to it; their rows of the previous list are kept like the others'
-// (`keep` keeps the live ones').
+// an entry to it. Empties the kept table unless this build has kept the
+// previous list already (it froze for room in the list).
 @compute @workgroup_size(1)
 fn drop_removed() {
     if (idle()) { return; }
     let live = starts[P.dims.w];
     let count = atomicLoad(&ctl[CTL_COUNT]);
-    let rows = atomicLoad(&ctl[CTL_ROWS]);
-    for (var j = live; j < count; j++) {
-        let o = order[j];
-        new_at[o] = NONE;
-        old_start[o] = nbr_start[o];
-        if (o + 1u == rows) { old_start[o + 1u] = nbr_start[o + 1u]; }
-    }
+    for (var j = live; j < count; j++) { new_at[order[j]] = NONE; }
     atomicStore(&ctl[CTL_COUNT], min(live, count));
+    if (atomicLoad(&ctl[CTL_KEPT]) != 1u) { atomicStore(&ctl[CTL_KEPT_LEN], 0u); }
 }
 
-// First of a build, per particle in the new order: saves the previous list
-// (over the previous order: particle j stood at order[j]) and where each
-// particle of that order stands now. Once per build: a build that froze for room (CTL_KEPT set) has
-// already kept it, and the list since holds nothing to keep.
+// The row of the previous list particle j (new order) had: its index o
+// in that order (the first sort's, `old_index`, when this build keeps
+// again after growing the table) and where o stands now.
+fn old_row(j: u32) -> u32 {
+    var o = order[j];
+    if (atomicLoad(&ctl[CTL_KEPT]) == 2u) { o = old_index[j]; }
+    new_at[o] = j;
+    old_index[j] = o;
+    return o;
+}
+
+// Claims `c` entries of the kept table for particle j: the first, or
+// NONE when they do not fit (the table's need still counts them).
+fn claim_kept(j: u32, c: u32) -> u32 {
+    var base = 0u;
+    if (c > 0u) { base = atomicAdd(&ctl[CTL_KEPT_LEN], c); }
+    kept_row[j] = vec2<u32>(base, c);
+    if (base + c > atomicLoad(&ctl[CTL_KEPT_CAP]) || base + c < base) { return NONE; }
+    return base;
+}
+
+// First of a build, per particle in the new order: keeps the entries of its
+// previous row that have history (the previous list is over the previous
+// order: particle j stood at order[j]) and records where each particle of
+// that order stands now. Once per build: a build that froze for room in
+// the list (CTL_KEPT = 1) has kept already, and the list since holds
+// nothing to keep.
 @compute @workgroup_size(256)
 fn keep(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let j = flat_index(wid, nwg, lid);
-    if (j >= atomicLoad(&ctl[CTL_COUNT]) || idle() || atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    if (j >= atomicLoad(&ctl[CTL_COUNT]) || idle() || atomicLoad(&ctl[CTL_KEPT]) == 1u) { return; }
     if (j < large_count()) { return; }
-    let o = order[j];
-    new_at[o] = j;
-    old_index[j] = o;
+    let o = old_row(j);
     let lo = nbr_start[o];
     let hi = nbr_start[o + 1u];
-    old_start[o] = lo;
-    if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
+    var c = 0u;
     for (var e = lo; e < hi; e++) {
-        old_nbr_put(e, nbr_at(e));
-        old_hist_put(e, nbr_hist_at(e));
+        if ((nbr_at(e) & HAS_HISTORY) != 0u) { c++; }
+    }
+    var k = claim_kept(j, c);
+    if (k == NONE) { return; }
+    for (var e = lo; e < hi; e++) {
+        let b = nbr_at(e);
+        if ((b & HAS_HISTORY) == 0u) { continue; }
+        kept_nbr_put(k, b);
+        kept_hist_put(k, nbr_hist_at(e));
+        k++;
+    }
+}
+
+// One thread, after `keep` and `keep_large`: a kept table too small for
+// what the previous list holds freezes the build before anything else is
+// written (the host grows the table; the build keeps again).
+@compute @workgroup_size(1)
+fn check_kept() {
+    if (idle() || atomicLoad(&ctl[CTL_KEPT]) == 1u) { return; }
+    let need = atomicLoad(&ctl[CTL_KEPT_LEN]);
+    if (need > atomicLoad(&ctl[CTL_KEPT_CAP])) {
+        atomicStore(&ctl[CTL_KEPT_NEED], need);
+        atomicStore(&ctl[CTL_KEPT], 2u);
+        atomicStore(&ctl[CTL_FROZEN], atomicLoad(&ctl[CTL_STEP]));
     }
 }
 
@@ -312,27 +356,50 @@ fn count_candidates(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgrou
 
 // The large particles' old rows (~3000 entries for 25 mm among 1 mm),
 // kept by a workgroup each (the workgroups take the rows g, g + groups,
-// ...), the threads striding over the entries.
+// ...), the threads striding over the entries: they count the entries
+// with history, claim the row's place, and write them (in any order: a
+// row's entries have distinct partners).
+var<workgroup> kept_sh: atomic<u32>;
+
 @compute @workgroup_size(256)
 fn keep_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let large = large_rows(lid);
-    if (atomicLoad(&ctl[CTL_KEPT]) != 0u) { return; }
+    if (lid == 0u) {
+        large_sh = 0u;
+        if (atomicLoad(&ctl[CTL_KEPT]) != 1u) { large_sh = large_count(); }
+    }
+    let large = workgroupUniformLoad(&large_sh);
     let groups = nwg.x * nwg.y;
     for (var j = wid.y * nwg.x + wid.x; j < large; j += groups) {
-        let o = order[j];
-        let lo = nbr_start[o];
-        let hi = nbr_start[o + 1u];
         if (lid == 0u) {
-            new_at[o] = j;
-            old_index[j] = o;
-            old_start[o] = lo;
-            if (o + 1u == atomicLoad(&ctl[CTL_ROWS])) { old_start[o + 1u] = hi; }
+            let o = old_row(j);
+            part_sh[0] = nbr_start[o];
+            part_sh[1] = nbr_start[o + 1u];
+            atomicStore(&kept_sh, 0u);
         }
+        workgroupBarrier();
+        let lo = part_sh[0];
+        let hi = part_sh[1];
         for (var e = lo + lid; e < hi; e += WG) {
-            old_nbr_put(e, nbr_at(e));
-            old_hist_put(e, nbr_hist_at(e));
+            if ((nbr_at(e) & HAS_HISTORY) != 0u) { atomicAdd(&kept_sh, 1u); }
         }
+        workgroupBarrier();
+        if (lid == 0u) {
+            part_sh[2] = claim_kept(j, atomicLoad(&kept_sh));
+            atomicStore(&kept_sh, 0u);
+        }
+        workgroupBarrier();
+        let base = part_sh[2];
+        if (base != NONE) {
+            for (var e = lo + lid; e < hi; e += WG) {
+                let b = nbr_at(e);
+                if ((b & HAS_HISTORY) == 0u) { continue; }
+                let k = base + atomicAdd(&kept_sh, 1u);
+                kept_nbr_put(k, b);
+                kept_hist_put(k, nbr_hist_at(e));
+            }
+        }
+        workgroupBarrier();
     }
 }
 
@@ -384,7 +451,7 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= atomicLoad(&ctl[CTL_COUNT]) || idle() || i < large_count()) { return; }
     let k = candidates(i, true);
     let lo = nbr_start[i];
-    carry_into(old_index[i], lo, lo + k);
+    carry_into(i, lo, lo + k);
     pos_ref_put(i, pos_rad_at(i));
 }
 
@@ -432,9 +499,8 @@ fn fill_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         storageBarrier();
         workgroupBarrier();
         let hi = nbr_start[i + 1u];
-        let o = old_index[i];
-        let old_hi = old_start[o + 1u];
-        for (var e = old_start[o] + lid; e < old_hi; e += WG) { carry_entry(e, lo, hi); }
+        let r = kept_row[i];
+        for (var e = r.x + lid; e < r.x + r.y; e += WG) { carry_entry(e, lo, hi); }
         workgroupBarrier();
     }
 }

@@ -321,10 +321,8 @@ fn gpu_one_step_forces_match_cpu() {
                 g.encode_stage(*s, pass);
             }
         });
-        let n = g.data.n;
         let ids: Vec<u32> = g.ids();
-        let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
-        let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
+        let (force, torque) = g.forces();
 
         st.bin_and_sort();
         st.build_neighbours();
@@ -659,8 +657,7 @@ fn large_rows_forces_match_cpu(pairs: Pairs) {
     let large = g.ctl()[talus::gpu::data::CTL_LARGE] as usize;
     assert_eq!(large, 4, "the 4 large spheres head the cell order");
     let ids: Vec<u32> = g.ids();
-    let force: Vec<[f32; 4]> = g.read_vec(&g.data.force, n);
-    let torque: Vec<[f32; 4]> = g.read_vec(&g.data.torque, n);
+    let (force, torque) = g.forces();
     st.bin_and_sort();
     st.build_neighbours();
     talus::cpu::contacts::contacts(&mut st);
@@ -1068,7 +1065,6 @@ fn gpu_spare_capacity_changes_nothing() {
     for (buf, per) in [
         (&d.b.pos, 4),
         (&d.b.motion, 16),
-        (&d.force, 4),
         (&d.scratch, d.reorder_width),
     ] {
         buf.write(
@@ -1147,7 +1143,6 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
             }
         });
         assert_eq!(g.ctl()[talus::gpu::data::CTL_LARGE], 4, "large rows");
-        let n = g.data.n;
         let ids = g.ids();
         let bits = |v: Vec<[f32; 4]>| -> HashMap<u32, [u32; 4]> {
             ids.iter()
@@ -1159,11 +1154,7 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
             .into_iter()
             .map(|(k, h)| (k, h.map(f32::to_bits)))
             .collect();
-        Some((
-            bits(g.read_vec(&g.data.force, n)),
-            bits(g.read_vec(&g.data.torque, n)),
-            hist,
-        ))
+        Some((bits(g.forces().0), bits(g.forces().1), hist))
     };
     let Some(once) = step(Pairs::Once) else {
         return;
@@ -1176,6 +1167,56 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
     assert!(once.0 == both.0, "1:35: forces differ");
     assert!(once.1 == both.1, "1:35: torques differ");
     assert!(once.2 == both.2, "1:35: histories differ");
+}
+
+/// A kept table too small for the contacts a build must move over (cut to
+/// one entry before the run) freezes the build, grows, and keeps again:
+/// the run has the bits of one whose table was large enough, each pair
+/// once and from both sides (the large rows' `keep_large`:
+/// `gpu_large_rows_carry_history`); the table ends at least as long as
+/// the last build kept, and at most the list's capacity.
+#[test]
+fn gpu_kept_table_growth_keeps_bits() {
+    use talus::gpu::data::{CTL_BUILDS, CTL_KEPT_LEN};
+    let scene = dense_scene(false);
+    for pairs in [Pairs::Once, Pairs::Both] {
+        let run = |cut: bool| {
+            let mut ctx = test_context()?;
+            ctx.pairs = pairs;
+            let mut g = GpuBackend::new(&scene, ctx).unwrap();
+            if cut {
+                g.grow_kept(1);
+                assert_eq!(g.data.kept_cap, 1);
+            }
+            g.advance(300).unwrap();
+            let fx: Vec<talus::gpu::data::FixedWords> = g.read_vec(&g.data.b.pos_fx, g.data.n);
+            let ctl = g.ctl();
+            let (cap, list) = (g.data.kept_cap, g.data.nbr_cap);
+            Some((
+                g.state_f32(),
+                fx,
+                g.diagnostics(),
+                g.list_stats(),
+                ctl,
+                cap,
+                list,
+            ))
+        };
+        let Some(whole) = run(false) else { return };
+        let Some(cut) = run(true) else { return };
+        println!(
+            "{} {pairs:?}: {} builds, the last kept {}; table {} -> {} (list {})",
+            scene.name, whole.4[CTL_BUILDS], whole.4[CTL_KEPT_LEN], whole.5, cut.5, cut.6
+        );
+        assert!(whole.4[CTL_BUILDS] >= 2, "a build that keeps");
+        assert!(cut.4[CTL_KEPT_LEN] > 100, "{} kept", cut.4[CTL_KEPT_LEN]);
+        assert!(cut.5 >= cut.4[CTL_KEPT_LEN] as u64 && cut.5 <= cut.6);
+        assert_eq!(whole.4[CTL_BUILDS], cut.4[CTL_BUILDS]);
+        assert_eq!(whole.0, cut.0, "states differ");
+        assert_eq!(whole.1, cut.1, "fixed-point positions differ");
+        assert_eq!(whole.2, cut.2, "diagnostics differ");
+        assert_eq!(whole.3, cut.3, "the list's pairs differ");
+    }
 }
 
 /// A readback larger than the staging buffer goes through it in chunks
@@ -2139,6 +2180,47 @@ fn gpu_large_rows_carry_history() {
     assert!(before.len() * sides > 3000, "{} histories", before.len());
     assert_eq!(large_after, large_before);
     assert!(before == after, "a history was lost, moved or made up");
+
+    // the same with a kept table of one entry: the rebuild freezes at
+    // `check_kept` (nothing but the reorder written), the table grows to
+    // what it needs, and the build, run again as `advance` does, keeps
+    // again from the first order and carries the same histories
+    let Some(ctx) = test_context() else { return };
+    let g = GpuBackend::new(&scene, ctx).unwrap();
+    g.submit("build and contacts", |pass| {
+        for s in &Stage::STEP[..4] {
+            g.encode_stage(*s, pass);
+        }
+    });
+    let mut g = g;
+    g.grow_kept(1);
+    g.ctx.queue.write_buffer(
+        &g.data.ctl,
+        4 * talus::gpu::data::CTL_REBUILD as u64,
+        bytemuck::bytes_of(&1u32),
+    );
+    let rebuild = |g: &GpuBackend| {
+        g.submit("rebuild", |pass| {
+            for s in &Stage::STEP[..3] {
+                g.encode_stage(*s, pass);
+            }
+        })
+    };
+    rebuild(&g);
+    let ctl = g.ctl();
+    let need = ctl[talus::gpu::data::CTL_KEPT_NEED];
+    assert!(need as usize >= before.len(), "froze for {need} entries");
+    assert_ne!(ctl[talus::gpu::data::CTL_FROZEN], u32::MAX, "frozen");
+    assert_eq!(ctl[talus::gpu::data::CTL_BUILDS], builds, "not built");
+    g.grow_kept(need as u64);
+    rebuild(&g);
+    assert_eq!(g.ctl()[talus::gpu::data::CTL_BUILDS], builds + 1, "rebuilt");
+    let (cut, large_cut) = read(&g);
+    assert_eq!(large_cut, large_before);
+    assert!(
+        before == cut,
+        "a history was lost, moved or made up after growth"
+    );
 }
 
 /// How many file descriptors this process holds (Linux; 0 elsewhere):

@@ -367,6 +367,7 @@ fn device_state(g: &GpuBackend) -> DeviceState {
     let mut c = g.ctl().to_vec();
     c[CTL_LOADS_AT] = 0;
     c[CTL_LIST_CAP] = 0;
+    c[CTL_KEPT_CAP] = 0;
     let n = c[CTL_COUNT] as u64;
     let len = c[CTL_LIST_LEN] as u64;
     DeviceState {
@@ -442,7 +443,8 @@ fn gpu_restart_is_exact_with_insertion_and_a_moving_wall() {
     assert_same_bits(&device_state(&straight), &device_state(&resumed));
     assert_eq!(straight.snapshot(), resumed.snapshot());
     assert_eq!(straight.walls(), resumed.walls());
-    // the checkpoints agree but for the list's capacity (a buffer size)
+    // the checkpoints agree but for the list's and the kept table's
+    // capacities (buffer sizes)
     let (a, b) = (straight.save(), resumed.save());
     assert_eq!(a.scalars, b.scalars);
     for ((name, x), (_, y)) in a.sections.iter().zip(&b.sections) {
@@ -451,8 +453,13 @@ fn gpu_restart_is_exact_with_insertion_and_a_moving_wall() {
                 bytemuck::pod_collect_to_vec(x),
                 bytemuck::pod_collect_to_vec(y),
             );
-            x[talus::gpu::data::CTL_LIST_CAP] = 0;
-            y[talus::gpu::data::CTL_LIST_CAP] = 0;
+            for k in [
+                talus::gpu::data::CTL_LIST_CAP,
+                talus::gpu::data::CTL_KEPT_CAP,
+            ] {
+                x[k] = 0;
+                y[k] = 0;
+            }
             assert_eq!(x, y, "section ctl");
         } else {
             assert!(x == y, "section {name}");

@@ -234,8 +234,7 @@ fn gpu_wall_stages_match_cpu_on_moving_walls() {
 
     // forces and torques, norm-wise
     let ids = g.ids();
-    let gf: Vec<[f32; 4]> = g.read_vec(&g.data.force, g.data.n);
-    let gt: Vec<[f32; 4]> = g.read_vec(&g.data.torque, g.data.n);
+    let (gf, gt) = g.forces();
     let (mut df, mut nf, mut dq, mut nq) = (0.0, 0.0, 0.0, 0.0);
     for (k, id) in ids.iter().enumerate() {
         let i = at[id];

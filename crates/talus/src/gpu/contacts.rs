@@ -37,11 +37,11 @@ impl ContactKernels {
     /// `contacts`, `wall_loads`, `wall_loads_sum`, `contacts_large`,
     /// `contacts_walls`. Group 0: params, ctl,
     /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_acc;
-    /// group 1: pos, motion; group 2: force, torque, nbr_hist, the
+    /// group 1: pos, motion; group 2: nbr_hist, the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
-    /// adds its force to them), the pair sums and their error bits: 18
-    /// storage buffers, and the pages past the
+    /// adds its force to them), the work records (pair sums, force and
+    /// torque) and the sums' error bits: 16 storage buffers, and the pages past the
     /// first of its paged arrays beside them (`pages`).
     /// One layout for the five (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
@@ -50,7 +50,7 @@ impl ContactKernels {
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
             &[R, R],
-            &[RW, RW, RW, U, R, R, RW, RW, RW],
+            &[RW, U, R, R, RW, RW, RW],
         ];
         [
             KernelDecl::new(S, "contacts", G),
@@ -87,8 +87,6 @@ impl ContactKernels {
         ];
         let g1 = [b.pos.first(), b.motion.first()];
         let g2 = [
-            d.force.first(),
-            d.torque.first(),
             d.nbr_hist.first(),
             &d.surf_info,
             &d.surf_nodes,
@@ -103,8 +101,6 @@ impl ContactKernels {
             ("nbr_hist", &d.nbr_hist),
             ("pos_rad", &b.pos),
             ("motion", &b.motion),
-            ("force", &d.force),
-            ("torque", &d.torque),
             ("acc", &d.acc),
         ];
         ContactBinds {

@@ -1,9 +1,8 @@
 //! `GpuData`: every buffer of the GPU path, allocated once per scene (the
 //! neighbour list grows when a build needs more room). Set B is the working
 //! state, in the cell order of the last neighbour-list build; the rebuild's
-//! reorder gathers one array at a time into a scratch array (the pair
-//! sums, where a run has them) and copies it back. Kept apart from the
-//! kernels.
+//! reorder gathers one array at a time into a scratch array (the work
+//! records) and copies it back. Kept apart from the kernels.
 
 use super::context::{GpuContext, GpuError, Pairs};
 use super::layout::{
@@ -270,25 +269,30 @@ pub struct GpuData {
     /// words, zero between the steps that want loads).
     pub wall_acc: wgpu::Buffer,
     /// The rebuild's reorder: each per-particle array in turn is gathered
-    /// from B into it and copied back (words of the widest array per
-    /// particle).
+    /// from B into it and copied back, `reorder_width` words a particle at
+    /// a time. The same buffers as `acc` (one array, two names).
     pub scratch: Paged,
     pub b: ParticleBuffers,
-    pub force: Paged,
-    /// Each particle's pair sums ([`ACC_WORDS`] words, zero between steps):
-    /// both partners of a pair add to them by integer atomics.
+    /// Each particle's work record ([`work_words`]: `reorder_width` words):
+    /// with pair sums, both partners of a pair add to its [`ACC_WORDS`] by
+    /// integer atomics, and `contacts_walls` takes them and writes the
+    /// particle's force and torque (f32, words 0..8) there, which
+    /// integrate reads and zeroes (but on the last step of an `advance`:
+    /// [`GpuBackend::clear_kept_forces`](super::GpuBackend::clear_kept_forces));
+    /// from both sides, `contacts` writes force and torque there at once.
+    /// The reorder's scratch between steps (it leaves it zero).
     pub acc: Paged,
     /// Their error bits, two a particle (16 a word).
     pub acc_bad: wgpu::Buffer,
     /// How the contacts stage sums pairs (the context's).
     pub pair_mode: Pairs,
     /// Whether the run has pair sums for every particle (each pair once,
-    /// or large rows): then `contacts_walls` runs, and `scratch` is `acc`
-    /// (counted once).
+    /// or large rows): then `contacts_walls` runs, and the work records
+    /// are [`ACC_WORDS`] wide.
     pub pair_sums: bool,
-    /// Words of a particle the reorder moves at once: `scratch`'s width.
+    /// Words of a particle's work record (`Params::level_count[2]`), which
+    /// the reorder moves at once.
     pub reorder_width: u64,
-    pub torque: Paged,
     pub keys: wgpu::Buffer,
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
@@ -309,15 +313,21 @@ pub struct GpuData {
     pub nbr: Paged,
     /// Tangential history beside each entry (ξ xyz, k_t; zero: no contact).
     pub nbr_hist: Paged,
-    /// The previous list during a build, which the history moves over
-    /// from: start (n + 1), entries, history, and `new_at[o]`, where the
+    /// The kept table: during a build, the previous list's entries that
+    /// have history (~the contacts, not every candidate), which the
+    /// history moves over from: each particle's (first, count) in the new
+    /// order, the entries and their history (as many pages as the list,
+    /// those past its capacity of one element), and `new_at[o]`, where the
     /// particle that stood at `o` in the previous order stands now.
-    pub old_start: wgpu::Buffer,
-    pub old_nbr: Paged,
-    pub old_hist: Paged,
+    pub kept_row: wgpu::Buffer,
+    pub kept_nbr: Paged,
+    pub kept_hist: Paged,
+    /// Entries `kept_nbr` holds (at most the list's: it keeps a part of it).
+    pub kept_cap: u64,
     pub new_at: wgpu::Buffer,
     /// `order` as the build's `keep` saw it (new index → previous index):
-    /// a build that froze for list room sorts again, into the identity.
+    /// a build that froze for room (list or kept table) sorts again, into
+    /// the identity, and keeping again needs the first.
     pub old_index: wgpu::Buffer,
     /// Entries `nbr` (and the other per-entry buffers) hold.
     pub nbr_cap: u64,
@@ -366,9 +376,9 @@ pub struct GpuData {
 }
 
 pub use super::layout::{
-    CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_LARGE,
-    CTL_LEN, CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED, CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP,
-    CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS, CTL_STEP,
+    CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_KEPT_CAP,
+    CTL_KEPT_LEN, CTL_KEPT_NEED, CTL_LARGE, CTL_LEN, CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED,
+    CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS, CTL_STEP,
 };
 
 /// `fstate` words before the per-entry counters (`FS_ENTRIES` in
@@ -466,20 +476,31 @@ pub fn surf_force_words(nodes: u64) -> u64 {
 
 /// Initial `ctl` contents: step 0, not frozen, no errors, max overlap 0,
 /// the first step builds the neighbour list into `cap` entries (nothing
-/// kept from a previous list yet); `count` active particles, the next id
+/// kept from a previous list yet, a kept table of `kept_cap` entries);
+/// `count` active particles, the next id
 /// `next_id`.
-pub fn ctl_init(cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
+pub fn ctl_init(cap: u64, kept_cap: u64, count: u64, next_id: u32) -> [u32; CTL_LEN] {
     let mut c = [0u32; CTL_LEN];
     for k in [CTL_FROZEN, CTL_ERR_OVERLAP, CTL_ERR_NONFINITE] {
         c[k] = u32::MAX;
     }
     c[CTL_REBUILD] = 1;
     c[CTL_LIST_CAP] = cap as u32;
+    c[CTL_KEPT_CAP] = kept_cap as u32;
     c[CTL_COUNT] = count as u32;
     c[CTL_ROWS] = count as u32;
     c[CTL_NEXT_ID] = next_id;
     c[CTL_LOADS_AT] = u32::MAX;
     c
+}
+
+/// An array of the kept table: `cap` elements of `elem` bytes in pages of
+/// the list's size, padded to the list's page count with pages of one
+/// element (the shaders are generated for one page count of both).
+fn kept_table(ctx: &GpuContext, label: &str, elem: u64, cap: u64, paging: &Paging) -> Paged {
+    let mut t = Paged::new(ctx, label, elem, cap, paging.entry_page, &[]);
+    t.pad_to(ctx, label, paging.entry_pages as usize);
+    t
 }
 
 /// Indirect dispatch arguments, written by a kernel.
@@ -596,33 +617,56 @@ pub struct ParticleArray<'a> {
     pub gather: &'a wgpu::Buffer,
 }
 
+/// Whether a run sums pairs into each particle's work record (each pair
+/// once, or the large rows of a grid with large levels).
+pub fn pair_sums(pairs: Pairs, large_levels: u32) -> bool {
+    pairs == Pairs::Once || large_levels > 0
+}
+
+/// Words of a particle's work record (`Params::level_count[2]`): the pair
+/// sums' [`ACC_WORDS`] where a run has them, else [`REORDER_WORDS`] (force
+/// and torque, 8 words; the reorder moves wider arrays in parts).
+pub fn work_words(pairs: Pairs, large_levels: u32) -> u32 {
+    if pair_sums(pairs, large_levels) {
+        ACC_WORDS
+    } else {
+        REORDER_WORDS as u32
+    }
+}
+
 /// Device bytes per particle with `entries` neighbour-list entries per
 /// particle (its partners, of higher id only with [`Pairs::Once`], and the
 /// wall primitives within reach): the set (pos 16, dissipated 4, motion 64,
 /// pos_fx 24; v*, ω*, 1/m, 1/I, material and id only in the motion record);
-/// the pair sums with [`Pairs::Once`] (64: [`ACC_WORDS`], and a quarter
-/// byte of error bits, not counted), which are the reorder's scratch too,
-/// else the scratch alone (32: [`REORDER_WORDS`], the motion record moved
-/// in two parts); force, torque, key and order (40), the reference
-/// positions (16), the list's count and start, the old start and the maps
-/// between the previous and the new order (20), the flow log's record (24:
+/// the work record ([`work_words`]: with [`Pairs::Once`] the pair sums, 64,
+/// and a quarter byte of error bits, not counted; force and torque in its
+/// first 32 once the sums are taken; from both sides force and torque
+/// alone, 32), which is the reorder's scratch too (the motion record moved
+/// in parts); key and order (8), the reference positions (16), the list's count and start, the kept rows (8), the maps
+/// between the previous and the new order (24), the flow log's record (24:
 /// each particle present can leave once per `advance`, see `gpu::flow`),
-/// and per entry the partner and the history (20), twice (the list and the
-/// one a build moves the history from). Cells add 8 bytes each, wall
-/// primitives 64. (Before: each pair in both partners' rows, ~twice the
-/// entries; flow records and fixed-point positions padded to 32 bytes; a
-/// scratch as wide as the motion record beside everything, 32
-/// more; a whole second set as the reorder's scratch, 52 more; the arrays
+/// and per entry the partner and the history (20) and half an entry of
+/// the kept table (10: its first size; it keeps the entries with history,
+/// ~the contacts, and grows when a build needs more). Cells add 8 bytes
+/// each, wall primitives 64. (Before: the whole previous list beside the
+/// list, 20 per entry, not 10; each pair in both partners' rows, ~twice
+/// the entries; flow records and fixed-point positions padded to 32
+/// bytes; a scratch as wide as the motion record beside everything, 32
+/// more; force and torque arrays of their own, 32 more; a whole second
+/// set as the reorder's scratch, 52 more; the arrays
 /// that duplicated the motion record, 2 × 40 + 4 more, and the identity
 /// order of the old copy-back; before walls became list entries, 16 B ×
 /// walls per set and 4 for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
-    // the pair sums, which are the reorder's scratch too, or the scratch
-    let sums_or_scratch = match pairs {
-        Pairs::Once => 4 * ACC_WORDS as u64,
-        Pairs::Both => 4 * REORDER_WORDS,
-    };
-    108 + sums_or_scratch + 40 + 16 + 20 + 24 + 2 * 20 * entries
+    bytes_per_particle_held(pairs, 20 * entries + 20 * entries / 2)
+}
+
+/// [`bytes_per_particle`] with `entry_bytes` a particle for the list and
+/// the kept table as they are (a run's, after they grew).
+pub fn bytes_per_particle_held(pairs: Pairs, entry_bytes: u64) -> u64 {
+    // the work record, also the reorder's scratch (no large rows counted)
+    let work = 4 * work_words(pairs, 0) as u64;
+    108 + work + 8 + 16 + 24 + 24 + entry_bytes
 }
 
 /// Everything an indirect dispatch runs over, each once (the list's scan
@@ -749,31 +793,26 @@ impl GpuData {
         let page = paging.particle_page;
         let b = ParticleBuffers::new(ctx, "B", init0, cap, page);
         let per_particle = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
-        // The pair sums, where a run has them (each pair once, or large
-        // rows), are also the reorder's scratch: zero between steps, the
-        // reorder runs between a step's `contacts_walls` and the next
-        // `contacts`, and its copy back leaves them zero. Else a scratch of
-        // its own, REORDER_WORDS wide, and the sums' pages bound but never
-        // reached, one record each.
-        let sums = ctx.pairs == Pairs::Once || params.level_count[1] > 0;
-        let sum_bytes = 4 * ACC_WORDS as u64;
-        let (acc, scratch, reorder_width) = if sums {
-            let acc = per_particle("pair sums and reorder scratch", sum_bytes);
-            let scratch = Paged {
-                pages: acc.pages.clone(),
-                ..acc
-            };
-            (acc, scratch, ACC_WORDS as u64)
-        } else {
-            let acc = Paged {
-                pages: (0..paging.particle_pages)
-                    .map(|_| zeroed(ctx, "pair sums (unused)", sum_bytes))
-                    .collect(),
-                elem: sum_bytes,
-                per_page: page,
-            };
-            let scratch = per_particle("reorder scratch", 4 * REORDER_WORDS);
-            (acc, scratch, REORDER_WORDS)
+        // The work records: the pair sums where a run has them (each pair
+        // once, or large rows), else force and torque alone; the reorder's
+        // scratch too (zero between steps but the forces kept for
+        // diagnostics; the reorder runs before a step's `contacts`, and its
+        // copy back leaves them zero)
+        let sums = pair_sums(ctx.pairs, params.level_count[1]);
+        let reorder_width = work_words(ctx.pairs, params.level_count[1]) as u64;
+        let params = &Params {
+            level_count: [
+                params.level_count[0],
+                params.level_count[1],
+                reorder_width as u32,
+                params.level_count[3],
+            ],
+            ..*params
+        };
+        let acc = per_particle("work records and reorder scratch", 4 * reorder_width);
+        let scratch = Paged {
+            pages: acc.pages.clone(),
+            ..acc
         };
         let next_id = state
             .id
@@ -781,11 +820,23 @@ impl GpuData {
             .filter(|&&i| i != super::layout::NONE)
             .max()
             .map_or(0, |&m| m + 1);
-        let mut ctl = ctl_init(nbr_cap, n, next_id);
+        let l = init0.list.as_ref();
+        // the kept table: half the list (~the contacts among the
+        // candidates), at least what the given list's first build keeps
+        let given_kept = l.map_or(0, |l| {
+            l.nbr
+                .iter()
+                .filter(|&&e| e & crate::state::HAS_HISTORY != 0)
+                .count() as u64
+        });
+        let kept_cap = (nbr_cap / 2).max(given_kept).max(1);
+        let mut ctl = ctl_init(nbr_cap, kept_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
         let entries = |label: &str, elem: u64, bytes: &[u8]| {
             Paged::new(ctx, label, elem, nbr_cap, paging.entry_page, bytes)
         };
+        let kept = |label: &str, elem: u64| kept_table(ctx, label, elem, kept_cap, &paging);
+        let (kept_nbr, kept_hist) = (kept("kept_nbr", 4), kept("kept_hist", 16));
         // the list, or an empty one (all starts 0)
         let list_buf = |label: &str, bytes: Option<&[u8]>, size: u64| match bytes {
             Some(b) if !b.is_empty() => {
@@ -795,7 +846,6 @@ impl GpuData {
             }
             _ => zeroed(ctx, label, size),
         };
-        let l = init0.list.as_ref();
         // every part of a readback starts on a 256-byte boundary
         let state_bytes: u64 = b
             .arrays()
@@ -848,13 +898,11 @@ impl GpuData {
             wall_acc: zeroed(ctx, "wall_acc", 4 * WALL_ACC_WORDS as u64 * n_bodies.max(1)),
             scratch,
             b,
-            force: per_particle("force", 16),
             acc,
             pair_sums: sums,
             reorder_width,
             acc_bad: zeroed(ctx, "pair sums' errors", 4 * (cap / 16 + 1)),
             pair_mode: ctx.pairs,
-            torque: per_particle("torque", 16),
             keys: zeroed(ctx, "keys", 4 * cap),
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
@@ -874,9 +922,10 @@ impl GpuData {
                 16,
                 l.map_or(&[], |l| bytemuck::cast_slice(l.hist)),
             ),
-            old_start: zeroed(ctx, "old_start", 4 * (cap + 1)),
-            old_nbr: entries("old_nbr", 4, &[]),
-            old_hist: entries("old_hist", 16, &[]),
+            kept_row: zeroed(ctx, "kept_row", 8 * cap),
+            kept_nbr,
+            kept_hist,
+            kept_cap,
             new_at: zeroed(ctx, "new_at", 4 * cap),
             old_index: zeroed(ctx, "old_index", 4 * cap),
             nbr_cap,
@@ -1002,10 +1051,10 @@ impl GpuData {
     /// Replaces the neighbour list with one of at least `need` entries (and
     /// room to grow: 5/4 of it), and the staging buffer if it no longer
     /// holds the whole list's history. The list itself is not kept (the
-    /// frozen build fills it again); the previous list the build moves the
-    /// history from is copied over. Bind groups over the old buffers must
-    /// be rebuilt. False (nothing changed) for a list larger than
-    /// [`max_list_entries`].
+    /// frozen build fills it again); the kept table, which the history
+    /// moves over from, is kept (in as many pages as the new list). Bind
+    /// groups over the old buffers must be rebuilt. False (nothing
+    /// changed) for a list larger than [`max_list_entries`].
     pub fn grow_list(
         &mut self,
         ctx: &GpuContext,
@@ -1016,7 +1065,6 @@ impl GpuData {
         if need > max {
             return false;
         }
-        let old_cap = self.nbr_cap;
         self.nbr_cap = (need + need / 4).min(max);
         let cap = self.nbr_cap;
         self.paging = Paging::new(ctx.max_binding(), self.cap, cap);
@@ -1024,40 +1072,40 @@ impl GpuData {
         let entries = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
         self.nbr = entries("nbr", 4);
         self.nbr_hist = entries("nbr_hist", 16);
-        let (old_nbr, old_hist) = (entries("old_nbr", 4), entries("old_hist", 16));
-        let mut enc = ctx.device.create_command_encoder(&Default::default());
-        self.old_nbr.copy_into(&mut enc, &old_nbr, old_cap);
-        self.old_hist.copy_into(&mut enc, &old_hist, old_cap);
-        ctx.queue.submit([enc.finish()]);
-        self.old_nbr = old_nbr;
-        self.old_hist = old_hist;
+        let pages = self.paging.entry_pages as usize;
+        self.kept_nbr.pad_to(ctx, "kept_nbr", pages);
+        self.kept_hist.pad_to(ctx, "kept_hist", pages);
         self.reserve_staging(ctx, 16 * cap);
         true
+    }
+
+    /// Replaces the kept table with one of at least `need` entries (5/4 of
+    /// it, at most the list's capacity, which holds all it keeps). Its
+    /// contents are not kept: the frozen build keeps again. Bind groups
+    /// over the old buffers must be rebuilt.
+    pub fn grow_kept(&mut self, ctx: &GpuContext, need: u64) {
+        self.kept_cap = (need + need / 4).min(self.nbr_cap).max(need);
+        let (cap, paging) = (self.kept_cap, self.paging);
+        self.kept_nbr = kept_table(ctx, "kept_nbr", 4, cap, &paging);
+        self.kept_hist = kept_table(ctx, "kept_hist", 16, cap, &paging);
     }
 
     /// Bytes of device memory held.
     pub fn bytes(&self) -> u64 {
         let set: u64 = self.b.arrays().iter().map(|a| a.1.size()).sum();
-        let scratch = if self.pair_sums {
-            None
-        } else {
-            Some(&self.scratch)
-        };
         let paged = [
-            scratch,
-            Some(&self.force),
-            Some(&self.acc),
-            Some(&self.torque),
-            Some(&self.pos_ref),
-            Some(&self.nbr),
-            Some(&self.nbr_hist),
-            Some(&self.old_nbr),
-            Some(&self.old_hist),
+            &self.acc,
+            &self.pos_ref,
+            &self.nbr,
+            &self.nbr_hist,
+            &self.kept_nbr,
+            &self.kept_hist,
         ];
-        set + paged.iter().flatten().map(|p| p.size()).sum::<u64>()
+        set + paged.iter().map(|p| p.size()).sum::<u64>()
             + self.acc_bad.size()
             + self.cap * (4 + 4)
-            + 12 * (self.cap + 1)
+            + 8 * (self.cap + 1)
+            + 8 * self.cap
             + 8 * self.cap
             + 8 * (self.n_cells + 1)
             + self.staging.size()

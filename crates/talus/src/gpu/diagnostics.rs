@@ -15,7 +15,7 @@ impl DiagnosticsKernels {
     pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
         "diagnostics.wgsl",
         "diagnostics",
-        &[&[U, R, R, R, R, R, RW, R]],
+        &[&[U, R, R, R, R, RW, R]],
     )];
 
     pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
@@ -34,8 +34,7 @@ impl DiagnosticsKernels {
                 a.pos.first(),
                 a.diss.first(),
                 a.motion.first(),
-                d.force.first(),
-                d.torque.first(),
+                d.acc.first(),
                 &d.partials,
                 &d.ctl,
             ],
@@ -43,8 +42,7 @@ impl DiagnosticsKernels {
                 ("pos_rad", &a.pos),
                 ("dissipated", &a.diss),
                 ("motion", &a.motion),
-                ("force", &d.force),
-                ("torque", &d.torque),
+                ("work", &d.acc),
             ],
         )
     }

@@ -30,7 +30,7 @@ impl IntegrateKernels {
     pub const DECLS: [KernelDecl; 2] = {
         // one layout for groups 0 and 1 (and one set of bind groups: see
         // `NeighbourKernels::DECLS` for why)
-        const G0: &[Access] = &[U, RW, R, R, R, R, RW, R, RW];
+        const G0: &[Access] = &[U, RW, RW, R, R, RW, R, RW];
         const G1: &[Access] = &[RW, RW, RW, RW];
         const S: &str = "integrate.wgsl";
         [
@@ -52,8 +52,7 @@ impl IntegrateKernels {
         let g0 = [
             &d.params,
             &d.ctl,
-            d.force.first(),
-            d.torque.first(),
+            d.acc.first(),
             d.pos_ref.first(),
             &d.wall_motion,
             &d.wall_pose,
@@ -61,8 +60,7 @@ impl IntegrateKernels {
             &d.flow.log,
         ];
         let pages = [
-            ("force", &d.force),
-            ("torque", &d.torque),
+            ("work", &d.acc),
             ("pos_ref", &d.pos_ref),
             ("pos", &b.pos),
             ("diss", &b.diss),

@@ -9,7 +9,7 @@ pub const WG: u32 = 256;
 /// "None" in a u32 word (`NONE`: no error, not frozen).
 pub const NONE: u32 = u32::MAX;
 /// Words of `ctl` (`CTL_LEN` in common.wgsl).
-pub const CTL_LEN: usize = 17;
+pub const CTL_LEN: usize = 20;
 /// Indices into `ctl` (`CTL_*` in common.wgsl).
 pub const CTL_STEP: usize = 0;
 pub const CTL_FROZEN: usize = 1;
@@ -44,6 +44,12 @@ pub const CTL_LOG: usize = 15;
 /// `contacts_large`, a workgroup per row, not a thread; 0 before the first
 /// build (every row then takes the thread path: still right).
 pub const CTL_LARGE: usize = 16;
+/// Entries of the previous list with history a build keeps (to move their
+/// history into the new list), the kept table's capacity, and what a build
+/// needed beyond it (0: none; the build froze, the host grows the table).
+pub const CTL_KEPT_LEN: usize = 17;
+pub const CTL_KEPT_CAP: usize = 18;
+pub const CTL_KEPT_NEED: usize = 19;
 
 /// A [`FlowRecord`]'s `kind` flag: a removal (by the outlet in the low
 /// bits), else an insertion (by the `[[insert]]` entry in the low bits).
@@ -125,6 +131,9 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LOADS_AT", CTL_LOADS_AT as u32),
         ("CTL_LOG", CTL_LOG as u32),
         ("CTL_LARGE", CTL_LARGE as u32),
+        ("CTL_KEPT_LEN", CTL_KEPT_LEN as u32),
+        ("CTL_KEPT_CAP", CTL_KEPT_CAP as u32),
+        ("CTL_KEPT_NEED", CTL_KEPT_NEED as u32),
         ("LOG_REMOVED", LOG_REMOVED),
         ("OUTLET_BOX", OUTLET_BOX),
         ("OUTLET_CYLINDER", OUTLET_CYLINDER),
@@ -157,7 +166,8 @@ pub struct Params {
     pub grid_len: [f32; 4],
     /// x: the grid's levels (`grid::Grid::n_levels`); y: how many of
     /// them are large (`grid::Grid::large_levels`: their particles' rows go
-    /// through `contacts_large`); z, w unused.
+    /// through `contacts_large`); z: the words of a particle's work record
+    /// (`GpuData::acc`: `data::work_words`, set for the device); w unused.
     pub level_count: [u32; 4],
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],

@@ -186,6 +186,7 @@ pub fn scene_tables_for(
                 crate::grid::PERIOD_SLACK as f32,
             ]
         },
+        // z: the work records' words, set by `GpuData::new` for the device
         level_count: [grid.n_levels as u32, grid.large_levels() as u32, 0, 0],
         gravity_dt: {
             let g = scene.simulation.gravity;
@@ -732,6 +733,39 @@ impl GpuBackend {
         self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
     }
 
+    /// Each particle's force and torque of the last contact stage (set B's
+    /// order; w lanes: the elastic energy and the dissipated power
+    /// shares), from the first 8 words of its work record.
+    pub fn forces(&self) -> (Vec<[f32; 4]>, Vec<[f32; 4]>) {
+        let w = self.data.reorder_width as usize;
+        let words: Vec<u32> = self.read_vec(&self.data.acc, self.data.n * w as u64);
+        let lanes = |at: usize| -> Vec<[f32; 4]> {
+            words
+                .chunks(w)
+                .map(|r| std::array::from_fn(|c| f32::from_bits(r[at + c])))
+                .collect()
+        };
+        (lanes(0), lanes(4))
+    }
+
+    /// Grows the kept table to hold at least `need` entries, rebuilds the
+    /// bind groups over it and unfreezes the run (the frozen build keeps
+    /// again: `ctl[CTL_KEPT]` is 2).
+    pub fn grow_kept(&mut self, need: u64) {
+        use data::*;
+        self.data.grow_kept(&self.ctx, need);
+        self.rebind();
+        let q = &self.ctx.queue;
+        let word = |k: usize| (4 * k) as u64;
+        for (k, v) in [
+            (CTL_FROZEN, u32::MAX),
+            (CTL_KEPT_NEED, 0),
+            (CTL_KEPT_CAP, self.data.kept_cap as u32),
+        ] {
+            q.write_buffer(&self.data.ctl, word(k), bytemuck::bytes_of(&v));
+        }
+    }
+
     pub fn grow_list(&mut self, need: u64) -> bool {
         use data::*;
         let limits = &self.ctx.limits;
@@ -969,6 +1003,21 @@ impl GpuBackend {
     /// timestamp queries.
     /// (Separate passes cost a little more than the fused run; use it for
     /// shares, and `advance` for throughput.)
+    /// Zeroes the work records where they hold pair sums: the last step of
+    /// an `advance` keeps its forces there for diagnostics (the next
+    /// step's sums must start from zero). Before anything else runs the
+    /// contact stage; the copy waits for nothing on the host.
+    pub fn clear_kept_forces(&self) {
+        if !self.data.pair_sums {
+            return;
+        }
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        for page in &self.data.acc.pages {
+            enc.clear_buffer(page, 0, None);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
     pub fn profile_stages(&mut self, steps: u32) -> Option<StageTimes> {
         if !self
             .ctx
@@ -991,6 +1040,7 @@ impl GpuBackend {
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
+        self.clear_kept_forces();
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         for step in 0..steps {
             for (k, s) in Stage::STEP.into_iter().enumerate() {
@@ -1040,8 +1090,10 @@ impl GpuBackend {
     ) -> Result<(), RunError> {
         use data::*;
         let target = self.steps + steps;
-        if self.data.n_bodies > 0 && steps > 0 {
-            // the last step's contacts reduce the wall loads (walls.csv)
+        if steps > 0 {
+            // the last step's contacts reduce the wall loads (walls.csv),
+            // and its integrate keeps the forces (diagnostics)
+            self.clear_kept_forces();
             let at = (target - 1) as u32;
             self.ctx.queue.write_buffer(
                 &self.data.ctl,
@@ -1128,6 +1180,14 @@ impl GpuBackend {
                 continue;
             }
             self.steps = ctl[CTL_FROZEN] as u64;
+            if ctl[CTL_KEPT_NEED] != 0 {
+                // a build's kept table was too small for the previous
+                // list's contacts: nothing but the reorder (a permutation)
+                // and the first order (`old_index`) written; grow it, and
+                // the build keeps again
+                self.grow_kept(ctl[CTL_KEPT_NEED] as u64);
+                continue;
+            }
             if ctl[CTL_LIST_NEED] != 0 {
                 // a build outgrew the list: nothing of that step was
                 // written but the reorder (a permutation); grow, unfreeze

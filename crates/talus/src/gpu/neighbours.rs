@@ -23,6 +23,7 @@ use super::surfaces::{SurfaceBinds, SurfaceKernels};
 pub struct NeighbourKernels {
     pub drop_removed: Kernel,
     pub keep: Kernel,
+    pub check_kept: Kernel,
     pub count: Kernel,
     pub check: Kernel,
     pub fill: Kernel,
@@ -40,11 +41,12 @@ pub struct NeighbourBinds {
 }
 
 impl NeighbourKernels {
-    /// `drop_removed`, `keep`, `count_candidates`, `check_list`, `fill`,
-    /// `finish_build`: one layout for all six, and one pair of bind groups
+    /// `drop_removed`, `keep`, `check_kept`, `count_candidates`,
+    /// `check_list`, `fill`, `finish_build` and the large rows' three: one
+    /// layout for all, and one pair of bind groups
     /// (group 0: params, ctl, starts, order, walls, wall_info,
     /// wall_motion, wall_pose, mesh_cells; group 1: pos, nbr_count,
-    /// nbr_start, nbr, pos_ref, nbr_hist, old_start, old_nbr, old_hist,
+    /// nbr_start, nbr, pos_ref, nbr_hist, kept_row, kept_nbr, kept_hist,
     /// new_at, old_index, motion): 20 storage buffers, and the pages past the
     /// first of its paged arrays beside them (`pages`). The kernels of a stage share
     /// their bind groups so that a pass never rebinds between them: with a
@@ -53,7 +55,7 @@ impl NeighbourKernels {
     /// `count`/`fill` (even with no workgroups), growing without bound
     /// (24 GB over a 50 000-step run; found by bisecting to the commit that
     /// introduced per-kernel layouts). Same for contacts and integrate.
-    pub const DECLS: [KernelDecl; 9] = {
+    pub const DECLS: [KernelDecl; 10] = {
         const S: &str = "neighbours.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, R, R, R, R, RW, R],
@@ -69,6 +71,7 @@ impl NeighbourKernels {
             KernelDecl::new(S, "keep_large", G),
             KernelDecl::new(S, "count_large", G),
             KernelDecl::new(S, "fill_large", G),
+            KernelDecl::new(S, "check_kept", G),
         ]
     };
 
@@ -84,6 +87,7 @@ impl NeighbourKernels {
             keep_large: k(6),
             count_large: k(7),
             fill_large: k(8),
+            check_kept: k(9),
         }
     }
 
@@ -106,9 +110,9 @@ impl NeighbourKernels {
             d.nbr.first(),
             d.pos_ref.first(),
             d.nbr_hist.first(),
-            &d.old_start,
-            d.old_nbr.first(),
-            d.old_hist.first(),
+            &d.kept_row,
+            d.kept_nbr.first(),
+            d.kept_hist.first(),
             &d.new_at,
             &d.old_index,
             d.b.motion.first(),
@@ -116,8 +120,8 @@ impl NeighbourKernels {
         let paged = [
             ("nbr", &d.nbr),
             ("nbr_hist", &d.nbr_hist),
-            ("old_nbr", &d.old_nbr),
-            ("old_hist", &d.old_hist),
+            ("kept_nbr", &d.kept_nbr),
+            ("kept_hist", &d.kept_hist),
             ("pos_rad", &d.b.pos),
             ("pos_ref", &d.pos_ref),
             ("motion", &d.b.motion),
@@ -158,6 +162,7 @@ impl NeighbourKernels {
         dispatch_indirect(pass, &self.drop_removed, &g, one);
         dispatch_indirect(pass, &self.keep, &g, particles);
         large(pass, &self.keep_large);
+        dispatch_indirect(pass, &self.check_kept, &g, one);
         dispatch_indirect(pass, &self.count, &g, particles);
         large(pass, &self.count_large);
         // the scan binds its own groups: set ours again after it

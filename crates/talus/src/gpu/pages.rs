@@ -10,12 +10,13 @@
 //! (with one page, a plain index). Shaders reach a paged array only
 //! through them.
 //!
-//! Which arrays are paged: the list's (`nbr`, `nbr_hist`, `old_nbr`,
-//! `old_hist`), all with one page size in entries (the 16-byte history's:
-//! one division finds the page of an entry for all four), and the
+//! Which arrays are paged: the list's (`nbr`, `nbr_hist`) and the kept
+//! table's (`kept_nbr`, `kept_hist`: at most as long, padded to as many
+//! pages), all with one page size in entries (the 16-byte history's: one
+//! division finds the page of an entry for all four), and the
 //! particles' of more than 4 bytes each and those the reorder moves
-//! (`pos`, `diss`, `motion`, `pos_fx`, `force`, `torque`, `pos_ref`, the
-//! reorder's scratch), with one page size in particles (the 64-byte motion
+//! (`pos`, `diss`, `motion`, `pos_fx`, `pos_ref`, the work records, which
+//! are the reorder's scratch), with one page size in particles (the 64-byte motion
 //! record's). The reorder reaches its two arrays by words
 //! (`arr_word(p, w)`, records of `G.stride` words, and `scr_word`, of
 //! `G.words`).
@@ -74,19 +75,17 @@ const fn paged(name: &'static str, ty: &'static str, family: Family) -> PagedDec
 
 /// Every paged array (a shader declaring one of these names pages it;
 /// several names may be one array, as each shader calls it).
-pub const PAGED: [PagedDecl; 16] = {
+pub const PAGED: [PagedDecl; 15] = {
     use Family::{Entries as E, Particles as P};
     [
         paged("nbr", "u32", E),
         paged("nbr_hist", "vec4<f32>", E),
-        paged("old_nbr", "u32", E),
-        paged("old_hist", "vec4<f32>", E),
+        paged("kept_nbr", "u32", E),
+        paged("kept_hist", "vec4<f32>", E),
         paged("pos_rad", "vec4<f32>", P),
         paged("pos", "vec4<f32>", P),
         paged("motion", "Motion", P),
         paged("posfx", "array<u32, FX_WORDS>", P),
-        paged("force", "vec4<f32>", P),
-        paged("torque", "vec4<f32>", P),
         paged("pos_ref", "vec4<f32>", P),
         paged("diss", "f32", P),
         paged("dissipated", "f32", P),
@@ -106,7 +105,13 @@ pub const PAGED: [PagedDecl; 16] = {
             name: "acc",
             ty: "atomic<u32>",
             family: P,
-            reach: Reach::Atomics("ACC_WORDS"),
+            reach: Reach::Atomics("P.level_count.z"),
+        },
+        PagedDecl {
+            name: "work",
+            ty: "u32",
+            family: P,
+            reach: Reach::Words("P.level_count.z"),
         },
     ]
 };
@@ -338,34 +343,45 @@ fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String
 }
 
 /// The atomic accessors of `name`, records of `stride` words a particle,
-/// `page` particles a page: `NAME_add(p, w, v)` and `NAME_take(p, w)`.
+/// `page` particles a page: `NAME_add(p, w, v)`, `NAME_take(p, w)` and
+/// `NAME_store(p, w, v)`.
 fn atomics(name: &str, stride: &str, page: u64, pages: u32) -> String {
     let mut out = String::new();
-    for (f, args, op) in [
-        ("add", ", v: u32", "atomicAdd(&{}, v)"),
-        ("take", "", "atomicExchange(&{}, 0u)"),
+    for (f, args, op, ret) in [
+        ("add", ", v: u32", "atomicAdd(&{}, v)", true),
+        ("take", "", "atomicExchange(&{}, 0u)", true),
+        ("store", ", v: u32", "atomicStore(&{}, v)", false),
     ] {
         let on = |arr: &str, at: &str| op.replace("{}", &format!("{arr}[{at}]"));
+        let (ty, r) = if ret {
+            (" -> u32", "return ")
+        } else {
+            ("", "")
+        };
         if pages == 1 {
             out += &format!(
-                "fn {name}_{f}(p: u32, w: u32{args}) -> u32 {{ return {}; }}\n",
+                "fn {name}_{f}(p: u32, w: u32{args}){ty} {{ {r}{}; }}\n",
                 on(name, &format!("p * {stride} + w"))
             );
             continue;
         }
         let mut body = format!(
-            "    if (p < {page}u) {{ return {}; }}\n    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n",
+            "    if (p < {page}u) {{ {r}{}; return; }}\n    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n",
             on(name, &format!("p * {stride} + w"))
         );
+        if ret {
+            body = body.replace("; return; }", "; }");
+        }
         for p in 1..pages {
-            let r = format!("return {};", on(&format!("{name}_p{p}"), "o"));
+            let x = format!("{r}{};", on(&format!("{name}_p{p}"), "o"));
             if p + 1 < pages {
-                body += &format!("    if (g == {p}u) {{ {r} }}\n");
+                let x = if ret { x } else { format!("{x} return;") };
+                body += &format!("    if (g == {p}u) {{ {x} }}\n");
             } else {
-                body += &format!("    {r}\n");
+                body += &format!("    {x}\n");
             }
         }
-        out += &format!("fn {name}_{f}(p: u32, w: u32{args}) -> u32 {{\n{body}}}\n");
+        out += &format!("fn {name}_{f}(p: u32, w: u32{args}){ty} {{\n{body}}}\n");
     }
     out
 }
@@ -419,6 +435,21 @@ impl Paged {
             pages,
             elem,
             per_page,
+        }
+    }
+
+    /// Adds pages of one element until it has `pages` (bound, never
+    /// reached: an array that holds less than others of its family).
+    pub fn pad_to(&mut self, ctx: &GpuContext, label: &str, pages: usize) {
+        while self.pages.len() < pages {
+            let p = self.pages.len();
+            self.pages
+                .push(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("{label} page {p} (unused)")),
+                    size: self.elem.max(16),
+                    usage: STORAGE,
+                    mapped_at_creation: false,
+                }));
         }
     }
 
@@ -504,7 +535,7 @@ mod tests {
     #[test]
     fn finds_the_paged_declarations() {
         let src = "@group(1) @binding(3) var<storage, read_write> nbr: array<u32>;\n\
-                   @group(2) @binding(0) var<storage, read> old_hist: array<vec4<f32>>;\n\
+                   @group(2) @binding(0) var<storage, read> kept_hist: array<vec4<f32>>;\n\
                    @group(0) @binding(1) var<storage, read> cand_pos: array<vec4<f32>>;\n";
         let f = find(src);
         assert_eq!(f.len(), 2, "cand_pos is not paged");
@@ -514,7 +545,7 @@ mod tests {
         );
         assert_eq!(
             (f[1].decl.name, f[1].group, f[1].binding, f[1].write),
-            ("old_hist", 2, 0, false)
+            ("kept_hist", 2, 0, false)
         );
         let one = generate(src, &Paging::single());
         assert!(one.contains("fn nbr_at(i: u32) -> u32 { return nbr[i]; }"));
@@ -530,8 +561,8 @@ mod tests {
         assert!(
             three.contains("@group(1) @binding(32) var<storage, read_write> nbr_p1: array<u32>;")
         );
-        assert!(three.contains("@group(2) @binding(33) var<storage, read> old_hist_p2"));
-        assert!(!three.contains("fn old_hist_put"), "read-only: no writer");
+        assert!(three.contains("@group(2) @binding(33) var<storage, read> kept_hist_p2"));
+        assert!(!three.contains("fn kept_hist_put"), "read-only: no writer");
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! `wall_pose` (raw `WallPose`s) and the portable `walls` ([`checkpoint::WALL_WORDS`](crate::checkpoint::WALL_WORDS)
 //! f64 per wall, as the CPU's). Not saved, because every step rewrites them
 //! before reading: force, torque, the build's scratch (keys, counts,
-//! order, the previous list, `new_at`), the dispatch arguments; `starts`
+//! order, the kept table, `new_at`), the dispatch arguments; `starts`
 //! starts at zero, which makes the first batch's overlap test scan every
 //! particle instead of the cells around (the same answer).
 //!
@@ -282,11 +282,16 @@ impl GpuBackend {
                 pos_ref: saved.array("pos_ref", n).map_err(bad)?,
                 hist: saved.array_any("nbr_hist").map_err(bad)?,
                 ctl: Some({
-                    // checkpoints before CTL_LARGE hold one word fewer: 0
-                    // large rows until the next build (the thread path)
+                    // checkpoints before CTL_LARGE hold 16 words: 0 large
+                    // rows until the next build (the thread path); before
+                    // the kept table (2026-11-28) 17: its words are set
+                    // below
                     let mut c: Vec<u32> = saved.array_any("ctl").map_err(bad)?;
-                    if c.len() + 1 == CTL_LEN {
+                    if c.len() == CTL_KEPT_LEN - 1 {
                         c.push(0);
+                    }
+                    if c.len() == CTL_KEPT_LEN {
+                        c.resize(CTL_LEN, 0);
                     }
                     if c.len() != CTL_LEN {
                         return Err(bad(format!(
@@ -365,7 +370,7 @@ impl GpuBackend {
         let mut ctl = match l.ctl {
             Some(c) => c,
             None => {
-                let mut c = ctl_init(data.nbr_cap, n as u64, sc.next_id).to_vec();
+                let mut c = ctl_init(data.nbr_cap, data.kept_cap, n as u64, sc.next_id).to_vec();
                 c[CTL_STEP] = sc.step as u32;
                 c[CTL_BUILDS] = sc.builds as u32;
                 c[CTL_MAX_OVERLAP] = (sc.max_overlap as f32).to_bits();
@@ -380,6 +385,8 @@ impl GpuBackend {
         ctl[CTL_LIST_CAP] = data.nbr_cap as u32;
         ctl[CTL_LIST_NEED] = 0;
         ctl[CTL_KEPT] = 0;
+        ctl[CTL_KEPT_CAP] = data.kept_cap as u32;
+        ctl[CTL_KEPT_NEED] = 0;
         ctl[CTL_LOG] = 0;
         for k in [CTL_FROZEN, CTL_ERR_OVERLAP, CTL_ERR_NONFINITE] {
             ctl[k] = NONE;
