@@ -689,10 +689,14 @@ fn cmd_check(path: &Path) -> ExitCode {
             lv.half_cut - grid.half_skin
         );
     }
+    // what a run allocates before its list grows (a settled monodisperse
+    // bed fits it)
+    let first = talus::gpu::Pairs::Once.list_entries();
     outln!(
-        "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {gpu_entries} list entries, each pair once)",
+        "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {gpu_entries} list entries, each pair once; {} B at the first list size, {first})",
         human_bytes(cpu_mem),
-        human_bytes(gpu_mem)
+        human_bytes(gpu_mem),
+        talus::gpu::data::bytes_per_particle(first, talus::gpu::Pairs::Once)
     );
     outln!(
         "work         {:.3e} particle-steps{}",

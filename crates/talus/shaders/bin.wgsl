@@ -10,6 +10,8 @@ fn idle() -> bool {
     return ctl[CTL_FROZEN] != NONE || ctl[CTL_REBUILD] == 0u;
 }
 @group(0) @binding(2) var<storage, read> pos_rad: array<vec4<f32>>;
+// each particle's cell key (the buffer of the list's counts, which a
+// build writes after the sort has read the keys)
 @group(0) @binding(3) var<storage, read_write> keys: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counts: array<atomic<u32>>;
 // bin only: the motion record's id lane, NONE for a removed particle

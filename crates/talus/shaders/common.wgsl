@@ -38,9 +38,10 @@ struct FlowRecord {
     id: u32,
     kind: u32,
     step: u32,
-    mass: f32,    // a removal's (an insertion's comes from the host's f64 candidate)
+    // a removal's mass (f32 bits; an insertion's comes from the host's
+    // f64 candidate), or an insertion's candidate (the host's list)
+    mass_or_cand: u32,
     energy: f32,  // a removal's: what the diagnostics counted for it
-    cand: u32,    // an insertion's candidate (the host's list)
 }
 
 // An outlet's test (src/gpu/layout.rs, OutletRegion; flow::OutletShape):

@@ -147,7 +147,7 @@ fn insert_pick() {
             slot = count + k;
             let r = atomicAdd(&ctl[CTL_LOG], 1u);
             if (r < arrayLength(&flow_log)) {
-                flow_log[r] = FlowRecord(next + k, b.entry, step, 0.0, 0.0, b.tag + c);
+                flow_log[r] = FlowRecord(next + k, b.entry, step, b.tag + c, 0.0);
             }
             k++;
         }

@@ -21,7 +21,8 @@
 // step of an `advance` (ctl[CTL_LOADS_AT]), whose forces diagnostics
 // reads (the host clears them before the next: `clear_kept_forces`)
 @group(0) @binding(2) var<storage, read_write> work: array<u32>;
-@group(0) @binding(3) var<storage, read> pos_ref: array<vec4<f32>>;
+// the positions at the last build, 3 f32 words a particle
+@group(0) @binding(3) var<storage, read> pos_ref: array<u32>;
 // the walls' motion and pose (`move_walls` poses them for the next step)
 @group(0) @binding(4) var<storage, read> wall_motion: array<WallMotion>;
 @group(0) @binding(5) var<storage, read_write> wall_pose: array<WallPose>;
@@ -171,7 +172,7 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         let k = atomicAdd(&ctl[CTL_LOG], 1u);
         if (k < arrayLength(&flow_log)) {
             flow_log[k] = FlowRecord(id, LOG_REMOVED | out, atomicLoad(&ctl[CTL_STEP]) + 1u,
-                                     1.0 / v.w, e, NONE);
+                                     bitcast<u32>(1.0 / v.w), e);
         }
     }
     motion_put(i, m);
@@ -182,7 +183,9 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
         ok = ok && is_finite(p[k]) && is_finite(v_new[k]) && is_finite(om_new[k]);
     }
     if (!ok) { atomicMin(&ctl[CTL_ERR_NONFINITE], id); }
-    let moved = min_image(P, pos_ref_at(i).xyz, p);
+    let built = vec3<f32>(bitcast<f32>(pos_ref_word(i, 0u)), bitcast<f32>(pos_ref_word(i, 1u)),
+                          bitcast<f32>(pos_ref_word(i, 2u)));
+    let moved = min_image(P, built, p);
     if (dot(moved, moved) > P.nbr.y) { atomicStore(&ctl[CTL_REBUILD], 1u); }
 }
 

@@ -33,7 +33,8 @@
 @group(1) @binding(1) var<storage, read_write> nbr_count: array<u32>;
 @group(1) @binding(2) var<storage, read_write> nbr_start: array<u32>;
 @group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
-@group(1) @binding(4) var<storage, read_write> pos_ref: array<vec4<f32>>;
+// the positions the list is built at, 3 f32 words a particle (`set_ref`)
+@group(1) @binding(4) var<storage, read_write> pos_ref: array<u32>;
 @group(1) @binding(5) var<storage, read_write> nbr_hist: array<vec4<f32>>;
 // The previous list's entries with history, kept by `keep`: particle j's
 // (in the new order) are kept_row[j] = (first, count) of kept_nbr (the
@@ -87,6 +88,12 @@ fn carry_entry(e: u32, lo: u32, hi: u32) {
             break;
         }
     }
+}
+
+// Records particle i's position as the one its row was built at.
+fn set_ref(i: u32) {
+    let x = pos_rad_at(i);
+    for (var c = 0u; c < 3u; c++) { pos_ref_word_put(i, c, bitcast<u32>(x[c])); }
 }
 
 // The id of particle j.
@@ -452,7 +459,7 @@ fn fill(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let k = candidates(i, true);
     let lo = nbr_start[i];
     carry_into(i, lo, lo + k);
-    pos_ref_put(i, pos_rad_at(i));
+    set_ref(i);
 }
 
 // The large particles' rows, a workgroup each, in the order of `fill`:
@@ -493,7 +500,7 @@ fn fill_large(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         for (var r = r0; r < r1; r++) { out += flat_row(i, xi, ri, lr, r, true, out); }
         if (lid == 0u) {
             wall_candidates(xi, ri, true, lo + large_sh);
-            pos_ref_put(i, pos_rad_at(i));
+            set_ref(i);
         }
         // the whole row written before any thread looks for partners in it
         storageBarrier();

@@ -121,7 +121,7 @@ fn gpu_integer_stages_match_cpu_exactly() {
             .sort
             .encode_order(&g.binds.sort, &g.pipes.bin, &g.binds.bin, pass, &g.data);
     });
-    let keys: Vec<u32> = g.read_vec(&g.data.keys, n as u64);
+    let keys: Vec<u32> = g.read_vec(&g.data.nbr_count, n as u64);
     let counts: Vec<u32> = g.read_vec(&g.data.counts, g.data.n_cells + 1);
     let starts: Vec<u32> = g.read_vec(&g.data.starts, g.data.n_cells + 1);
     let order: Vec<u32> = g.read_vec(&g.data.order, n as u64);
@@ -413,11 +413,12 @@ fn compare_lists(scene: &Scene, ctx: talus::gpu::GpuContext) -> ListComparison {
     );
     let ids: Vec<u32> = g.ids();
     let pos: Vec<[f32; 4]> = g.read_vec(&g.data.b.pos, n as u64);
-    let pos_ref: Vec<[f32; 4]> = g.read_vec(&g.data.pos_ref, n as u64);
+    let pos_ref: Vec<[f32; 3]> = g.read_vec(&g.data.pos_ref, n as u64);
     let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n as u64 + 1);
     let list: Vec<u32> = g.read_vec(&g.data.nbr, len as u64);
     assert_eq!(start[n] as usize, len, "list length in ctl");
-    assert_eq!(pos, pos_ref, "reference positions are the build's");
+    let xyz: Vec<[f32; 3]> = pos.iter().map(|p| [p[0], p[1], p[2]]).collect();
+    assert_eq!(xyz, pos_ref, "reference positions are the build's");
 
     st.bin_and_sort();
     st.build_neighbours();
@@ -581,7 +582,7 @@ fn gpu_wide_size_ratio_list_matches_cpu() {
         g.submit("bin", |pass| {
             g.pipes.bin.encode(&g.binds.bin, pass, &g.data)
         });
-        let keys: Vec<u32> = g.read_vec(&g.data.keys, pos.len() as u64);
+        let keys: Vec<u32> = g.read_vec(&g.data.nbr_count, pos.len() as u64);
         assert_eq!(keys, cpu_keys, "1:{ratio}: cell keys differ");
         let used: std::collections::BTreeSet<usize> = keys
             .iter()

@@ -47,7 +47,7 @@ impl BinKernels {
                     &d.params,
                     &d.ctl,
                     d.b.pos.first(),
-                    &d.keys,
+                    &d.nbr_count,
                     &d.counts,
                     d.b.motion.first(),
                 ],

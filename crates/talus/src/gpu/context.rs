@@ -87,10 +87,11 @@ impl Pairs {
 
     /// List entries per particle a run starts with and the fewest a scene
     /// is admitted with (`gpu::data`): a settled monodisperse bed lists ~9
-    /// at the default skin from both sides, ~4.5 once.
+    /// at the default skin from both sides, ~4.5 once (a denser one grows
+    /// the list at its first build).
     pub fn list_entries(self) -> u64 {
         match self {
-            Pairs::Once => 6,
+            Pairs::Once => 5,
             Pairs::Both => 10,
         }
     }

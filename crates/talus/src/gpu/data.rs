@@ -293,7 +293,6 @@ pub struct GpuData {
     /// Words of a particle's work record (`Params::level_count[2]`), which
     /// the reorder moves at once.
     pub reorder_width: u64,
-    pub keys: wgpu::Buffer,
     pub counts: wgpu::Buffer,
     pub starts: wgpu::Buffer,
     pub order: wgpu::Buffer,
@@ -308,6 +307,8 @@ pub struct GpuData {
     /// Neighbour list (CSR): candidates per particle (n + 1 entries, the
     /// last stays 0), their exclusive scan, and the list itself (paged,
     /// as every per-entry array: [`Paging`]).
+    /// `nbr_count` holds the bin's cell keys too (`keys` in bin.wgsl and
+    /// sort.wgsl): read by the sort's scatter, before a build counts.
     pub nbr_count: wgpu::Buffer,
     pub nbr_start: wgpu::Buffer,
     pub nbr: Paged,
@@ -636,29 +637,44 @@ pub fn work_words(pairs: Pairs, large_levels: u32) -> u32 {
 
 /// Device bytes per particle with `entries` neighbour-list entries per
 /// particle (its partners, of higher id only with [`Pairs::Once`], and the
-/// wall primitives within reach): the set (pos 16, dissipated 4, motion 64,
-/// pos_fx 24; v*, ω*, 1/m, 1/I, material and id only in the motion record);
-/// the work record ([`work_words`]: with [`Pairs::Once`] the pair sums, 64,
-/// and a quarter byte of error bits, not counted; force and torque in its
-/// first 32 once the sums are taken; from both sides force and torque
-/// alone, 32), which is the reorder's scratch too (the motion record moved
-/// in parts); key and order (8), the reference positions (16), the list's count and start, the kept rows (8), the maps
-/// between the previous and the new order (24), the flow log's record (24:
-/// each particle present can leave once per `advance`, see `gpu::flow`),
-/// and per entry the partner and the history (20) and half an entry of
-/// the kept table (10: its first size; it keeps the entries with history,
-/// ~the contacts, and grows when a build needs more). Cells add 8 bytes
-/// each, wall primitives 64. (Before: the whole previous list beside the
-/// list, 20 per entry, not 10; each pair in both partners' rows, ~twice
-/// the entries; flow records and fixed-point positions padded to 32
-/// bytes; a scratch as wide as the motion record beside everything, 32
-/// more; force and torque arrays of their own, 32 more; a whole second
-/// set as the reorder's scratch, 52 more; the arrays
-/// that duplicated the motion record, 2 × 40 + 4 more, and the identity
-/// order of the old copy-back; before walls became list entries, 16 B ×
-/// walls per set and 4 for the walls-within-reach mask.)
+/// wall primitives within reach):
+/// - the set: pos 16, dissipated 4, motion 64, pos_fx 24 (v*, ω*, 1/m,
+///   1/I, material and id only in the motion record);
+/// - the work record ([`work_words`]): the pair sums with [`Pairs::Once`]
+///   (64, and a quarter byte of error bits, not counted), force and torque
+///   in its first 32 once they are taken; from both sides force and torque
+///   alone (32). It is the reorder's scratch too (wider arrays move in
+///   parts);
+/// - the order (4; the cell keys share the list's counts), the positions
+///   at the last build (12), the list's count and start (8), the kept rows
+///   (8), the maps between the previous and the new order (8), the flow
+///   log's record (20: each particle present can leave once per
+///   `advance`, see `gpu::flow`);
+/// - per entry the partner and the history (20), and 3/5 of an entry of
+///   the kept table (12: its first size, [`kept_entries`]; it holds the
+///   entries with history, ~the contacts, and grows when a build needs
+///   more).
+///
+/// Cells add 8 bytes each, wall primitives 64. (Before: the whole previous
+/// list beside the list, 20 per entry, not 12; force and torque arrays of
+/// their own, 32; keys of their own, 4; the reference positions' w, 4; the
+/// flow record's candidate lane, 4; each pair in both partners' rows,
+/// ~twice the entries; flow records and fixed-point positions padded to
+/// 32 bytes; a scratch as wide as the motion record, 32 more; a whole
+/// second set as the reorder's scratch, 52 more; the arrays that
+/// duplicated the motion record, 2 × 40 + 4 more, and the identity order
+/// of the old copy-back; before walls became list entries, 16 B × walls
+/// per set and 4 for the walls-within-reach mask.)
 pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
-    bytes_per_particle_held(pairs, 20 * entries + 20 * entries / 2)
+    bytes_per_particle_held(pairs, 20 * entries + 20 * kept_entries(entries))
+}
+
+/// The kept table's first size for a list of `entries`: 3/5 of it (a
+/// settled bed's contacts: ~3 a particle each pair once among ~4.5
+/// candidates, ~6 among ~9 from both sides); a build that needs more grows
+/// it.
+pub fn kept_entries(entries: u64) -> u64 {
+    entries * 3 / 5
 }
 
 /// [`bytes_per_particle`] with `entry_bytes` a particle for the list and
@@ -666,7 +682,7 @@ pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
 pub fn bytes_per_particle_held(pairs: Pairs, entry_bytes: u64) -> u64 {
     // the work record, also the reorder's scratch (no large rows counted)
     let work = 4 * work_words(pairs, 0) as u64;
-    108 + work + 8 + 16 + 24 + 24 + entry_bytes
+    108 + work + 4 + 12 + 24 + 20 + entry_bytes
 }
 
 /// Everything an indirect dispatch runs over, each once (the list's scan
@@ -821,15 +837,15 @@ impl GpuData {
             .max()
             .map_or(0, |&m| m + 1);
         let l = init0.list.as_ref();
-        // the kept table: half the list (~the contacts among the
-        // candidates), at least what the given list's first build keeps
+        // the kept table: ~the contacts among the candidates, at least what
+        // the given list's first build keeps
         let given_kept = l.map_or(0, |l| {
             l.nbr
                 .iter()
                 .filter(|&&e| e & crate::state::HAS_HISTORY != 0)
                 .count() as u64
         });
-        let kept_cap = (nbr_cap / 2).max(given_kept).max(1);
+        let kept_cap = kept_entries(nbr_cap).max(given_kept).max(1);
         let mut ctl = ctl_init(nbr_cap, kept_cap, n, next_id);
         ctl[CTL_LIST_LEN] = given as u32;
         let entries = |label: &str, elem: u64, bytes: &[u8]| {
@@ -903,13 +919,12 @@ impl GpuData {
             reorder_width,
             acc_bad: zeroed(ctx, "pair sums' errors", 4 * (cap / 16 + 1)),
             pair_mode: ctx.pairs,
-            keys: zeroed(ctx, "keys", 4 * cap),
             counts: zeroed(ctx, "counts", 4 * (n_cells + 1)),
             starts: zeroed(ctx, "starts", 4 * (n_cells + 1)),
             order: zeroed(ctx, "order", 4 * cap),
             gathers,
             scan,
-            pos_ref: per_particle("pos_ref", 16),
+            pos_ref: per_particle("pos_ref", 12),
             nbr_count: zeroed(ctx, "nbr_count", 4 * (cap + 1)),
             nbr_start: list_buf(
                 "nbr_start",
@@ -1103,7 +1118,7 @@ impl GpuData {
         ];
         set + paged.iter().map(|p| p.size()).sum::<u64>()
             + self.acc_bad.size()
-            + self.cap * (4 + 4)
+            + self.cap * 4
             + 8 * (self.cap + 1)
             + 8 * self.cap
             + 8 * self.cap

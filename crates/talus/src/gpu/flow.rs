@@ -257,11 +257,11 @@ impl GpuFlow {
                     step,
                     id: r.id,
                     kind: FlowKind::Removed((r.kind & !LOG_REMOVED) as usize),
-                    mass: r.mass as f64,
+                    mass: f32::from_bits(r.mass_or_cand) as f64,
                     energy: r.energy as f64,
                 });
             } else {
-                let (entry, mass, energy) = self.cands[r.cand as usize];
+                let (entry, mass, energy) = self.cands[r.mass_or_cand as usize];
                 debug_assert_eq!(entry, r.kind as usize);
                 self.events.push(FlowEvent {
                     step,

@@ -370,14 +370,13 @@ pub struct FlowRecord {
     pub id: u32,
     pub kind: u32,
     pub step: u32,
-    /// A removal's mass and energy (f32; an insertion's come from the
-    /// host's f64 candidate).
-    pub mass: f32,
+    /// A removal's mass (f32 bits; an insertion's comes from the host's
+    /// f64 candidate), or an insertion's candidate (`InsertBatch::tag` +
+    /// its index in the batch: the host's list of the candidates uploaded
+    /// since the log was last read).
+    pub mass_or_cand: u32,
+    /// A removal's energy (as diagnostics counts it).
     pub energy: f32,
-    /// An insertion's candidate (`InsertBatch::tag` + its index in the
-    /// batch): the host's list of the candidates uploaded since the log
-    /// was last read.
-    pub cand: u32,
 }
 
 /// One insertion batch of a submission (`InsertBatch` in
@@ -682,9 +681,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             id,
             kind,
             step,
-            mass,
-            energy,
-            cand
+            mass_or_cand,
+            energy
         }),
         layout!(InsertBatch {
             step,

@@ -86,7 +86,12 @@ pub const PAGED: [PagedDecl; 15] = {
         paged("pos", "vec4<f32>", P),
         paged("motion", "Motion", P),
         paged("posfx", "array<u32, FX_WORDS>", P),
-        paged("pos_ref", "vec4<f32>", P),
+        PagedDecl {
+            name: "pos_ref",
+            ty: "u32",
+            family: P,
+            reach: Reach::Words("3u"),
+        },
         paged("diss", "f32", P),
         paged("dissipated", "f32", P),
         PagedDecl {

@@ -52,7 +52,7 @@ impl GpuBackend {
             4 * n,
             64 * n,
             4 * FX_WORDS as u64 * n,
-            16 * n,
+            12 * n,
             4 * (n + 1),
             4 * len,
             16 * len,
@@ -106,7 +106,16 @@ impl GpuBackend {
         raw(&mut s, "motion", &r[2]);
         raw(&mut s, "pos_fx", &r[3]);
         s.put("pos_exact", &exact);
-        raw(&mut s, "pos_ref", &r[4]);
+        // the reference positions as [f32; 4], w the radius (the device
+        // keeps xyz: 12 B a particle)
+        let pos: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&r[0]);
+        let xyz: Vec<[f32; 3]> = bytemuck::pod_collect_to_vec(&r[4]);
+        let pos_ref: Vec<[f32; 4]> = xyz
+            .iter()
+            .zip(&pos)
+            .map(|(x, p)| [x[0], x[1], x[2], p[3]])
+            .collect();
+        s.put("pos_ref", &pos_ref);
         raw(&mut s, "nbr_start", &r[5]);
         raw(&mut s, "nbr", &r[6]);
         raw(&mut s, "nbr_hist", &r[7]);
@@ -394,7 +403,8 @@ impl GpuBackend {
         let q = &self.ctx.queue;
         q.write_buffer(&data.ctl, 0, bytemuck::cast_slice(&ctl));
         if !l.pos_ref.is_empty() {
-            data.pos_ref.write(q, 0, bytemuck::cast_slice(&l.pos_ref));
+            let xyz: Vec<[f32; 3]> = l.pos_ref.iter().map(|r| [r[0], r[1], r[2]]).collect();
+            data.pos_ref.write(q, 0, bytemuck::cast_slice(&xyz));
         }
         if !l.poses.is_empty() {
             q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));

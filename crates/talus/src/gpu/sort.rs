@@ -141,7 +141,7 @@ impl SortKernels {
             levels: self.bind_scan(ctx, &d.scan, &d.counts, &d.starts),
             scatter: self
                 .scatter
-                .bind(ctx, 2, &[&d.keys, &d.starts, &d.counts, &d.order]),
+                .bind(ctx, 2, &[&d.nbr_count, &d.starts, &d.counts, &d.order]),
             reorder_ctl: self.gather.bind(ctx, 0, &[&d.ctl]),
             reorder_order: self.gather.bind(ctx, 2, &[&d.order]),
             arrays,
