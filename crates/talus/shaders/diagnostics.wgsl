@@ -21,12 +21,6 @@
 @group(0) @binding(5) var<storage, read_write> partials: array<u32>;
 @group(0) @binding(6) var<storage, read> ctl: array<u32, CTL_LEN>;
 
-// Words w..w + 4 of particle p's work record as a vec4<f32>.
-fn work_vec4(p: u32, w: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(vec4<u32>(work_word(p, w), work_word(p, w + 1u), work_word(p, w + 2u),
-                                        work_word(p, w + 3u)));
-}
-
 var<workgroup> acc: array<atomic<u32>, DIAG_WORDS>;
 
 // Adds the 128-bit `v` to the words at..at + 4 (carries by hand).
@@ -58,8 +52,8 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
         let m = motion_at(i);
         let v = m.vel_invm;
         let om = m.omega_invi;
-        let f = work_vec4(i, 0u);
-        let t = work_vec4(i, 4u);
+        let f = work_f32x4(i, 0u);
+        let t = work_f32x4(i, 4u);
         let a = f.xyz * v.w + g;
         let v_half = m.vel_half.xyz;
         let vn = v_half - 0.5 * dt * a;

@@ -42,12 +42,6 @@
 @group(2) @binding(0) var<storage, read> slots: array<ArgSlot>;
 @group(2) @binding(1) var<storage, read_write> args: array<u32>;
 
-// Words w..w + 4 of particle p's work record as a vec4<f32>.
-fn work_vec4(p: u32, w: u32) -> vec4<f32> {
-    return bitcast<vec4<f32>>(vec4<u32>(work_word(p, w), work_word(p, w + 1u), work_word(p, w + 2u),
-                                        work_word(p, w + 3u)));
-}
-
 const TWO32: f32 = 4294967296.0;
 const TWO40: f32 = 1099511627776.0;
 
@@ -107,8 +101,8 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
     let dt = P.gravity_dt.w;
     let g = gravity_at(P, atomicLoad(&ctl[CTL_STEP]));
-    let f = work_vec4(i, 0u);
-    let t = work_vec4(i, 4u);
+    let f = work_f32x4(i, 0u);
+    let t = work_f32x4(i, 4u);
     if (P.level_count.z == ACC_WORDS && atomicLoad(&ctl[CTL_STEP]) != atomicLoad(&ctl[CTL_LOADS_AT])) {
         for (var w = 0u; w < 8u; w++) { work_word_put(i, w, 0u); }
     }

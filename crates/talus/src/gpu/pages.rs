@@ -318,9 +318,12 @@ fn pick(name: &str, var: &str, pages: u32, write: bool) -> String {
 }
 
 /// The word accessors of `name`, records of `stride` words a particle,
-/// `page` particles a page.
+/// `page` particles a page: `NAME_word(p, w)`, `NAME_word_put(p, w, v)`,
+/// and `NAME_f32x4(p, w)`, words w..w + 4 as a vec4<f32>.
 fn words(name: &str, stride: &str, page: u64, pages: u32, write: bool) -> String {
-    let mut out = String::new();
+    let mut out = format!(
+        "fn {name}_f32x4(p: u32, w: u32) -> vec4<f32> {{\n    return bitcast<vec4<f32>>(vec4<u32>({name}_word(p, w), {name}_word(p, w + 1u), {name}_word(p, w + 2u), {name}_word(p, w + 3u)));\n}}\n"
+    );
     if pages == 1 {
         out += &format!(
             "fn {name}_word(p: u32, w: u32) -> u32 {{ return {name}[p * {stride} + w]; }}\n"
