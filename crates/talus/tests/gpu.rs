@@ -1220,6 +1220,38 @@ fn gpu_kept_table_growth_keeps_bits() {
     }
 }
 
+/// A GPU checkpoint continues on the CPU the same whichever way its list
+/// held the pairs: each pair once (one row, the lower id's: the CPU's rows
+/// of both sides get the mirrored entries with their history,
+/// `cpu::save::both_sides`) and from both sides (the GPU's bits are the
+/// same) give the CPU the same run, bit for bit, 100 steps on.
+#[test]
+fn gpu_checkpoints_of_either_list_resume_alike_on_the_cpu() {
+    let scene = dense_scene(false);
+    let resume = |pairs: Pairs| {
+        let mut ctx = test_context()?;
+        ctx.pairs = pairs;
+        let mut g = GpuBackend::new(&scene, ctx).unwrap();
+        g.advance(150).unwrap();
+        let saved = g.save();
+        let mut cpu = CpuBackend::restore(&scene, &saved).unwrap();
+        let contacts = cpu.list_stats().contacts;
+        cpu.advance(100).unwrap();
+        Some((cpu.snapshot(), cpu.diagnostics(), contacts))
+    };
+    let Some(once) = resume(Pairs::Once) else {
+        return;
+    };
+    let Some(both) = resume(Pairs::Both) else {
+        return;
+    };
+    println!("{} contacts with history at the checkpoint", once.2);
+    assert!(once.2 > 500, "{} contacts", once.2);
+    assert_eq!(once.2, both.2, "the restored lists' contacts differ");
+    assert!(once.0 == both.0, "the CPU runs differ");
+    assert_eq!(once.1, both.1, "their energies differ");
+}
+
 /// A readback larger than the staging buffer goes through it in chunks
 /// (a 10⁸-particle checkpoint is ~12 GB; the buffer stops at
 /// `data::STAGING_MAX`): with the buffer cut to 1 KiB, a checkpoint of a
