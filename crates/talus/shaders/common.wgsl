@@ -21,7 +21,7 @@ const CTL_LIST_NEED: u32 = 9u;    // entries a build needed beyond the capacity 
 const CTL_LIST_CAP: u32 = 10u;    // capacity of the neighbour-list buffer (entries)
 const CTL_COUNT: u32 = 11u;       // active particles: indices 0..count of the per-particle buffers (capacity P.sizes.x)
 const CTL_NEXT_ID: u32 = 12u;     // the id the next inserted particle gets
-const CTL_ROWS: u32 = 13u;        // rows of the current list's CSR (the count it was built over, plus rows added empty for inserted particles)
+                                  // 13: unused (the list's row count, which nothing reads since the kept table)
 const CTL_LOADS_AT: u32 = 14u;    // the step whose contacts reduce the wall loads (also every step with a servo)
 const CTL_LOG: u32 = 15u;         // records in the flow log (insertions, removals) since the host last read it
 const CTL_LARGE: u32 = 16u;       // particles in the grid's large levels: the first this many in cell order (contacts_large's rows)

@@ -159,7 +159,6 @@ fn insert_pick() {
     }
     if (k > 0u) {
         atomicStore(&ctl[CTL_COUNT], count + k);
-        atomicStore(&ctl[CTL_ROWS], count + k);
         atomicStore(&ctl[CTL_NEXT_ID], next + k);
         atomicStore(&ctl[CTL_REBUILD], 1u);
     }

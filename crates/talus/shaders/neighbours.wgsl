@@ -528,6 +528,5 @@ fn finish_build() {
     atomicStore(&ctl[CTL_LARGE], large);
     atomicStore(&ctl[CTL_REBUILD], 0u);
     atomicStore(&ctl[CTL_KEPT], 0u);
-    atomicStore(&ctl[CTL_ROWS], atomicLoad(&ctl[CTL_COUNT]));
     atomicAdd(&ctl[CTL_BUILDS], 1u);
 }

@@ -15,10 +15,11 @@ fn every_shader_parses_and_validates() {
     for (name, src) in &all {
         module(name, src);
     }
-    // and each pair from both sides, with pages of the paged arrays
+    // and each pair from both sides, with pages of the paged arrays (three:
+    // the accessors' first, middle and last branches)
     let paged = talus::gpu::pages::Paging {
         entry_pages: 3,
-        particle_pages: 2,
+        particle_pages: 3,
         ..talus::gpu::pages::Paging::new(1 << 20, 1, 1)
     };
     for (name, src) in shaders::sources_for(&paged, talus::gpu::Pairs::Both) {

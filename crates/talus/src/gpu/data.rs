@@ -379,7 +379,7 @@ pub struct GpuData {
 pub use super::layout::{
     CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN, CTL_KEPT, CTL_KEPT_CAP,
     CTL_KEPT_LEN, CTL_KEPT_NEED, CTL_LARGE, CTL_LEN, CTL_LIST_CAP, CTL_LIST_LEN, CTL_LIST_NEED,
-    CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_ROWS, CTL_STEP,
+    CTL_LOADS_AT, CTL_LOG, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD, CTL_STEP,
 };
 
 /// `fstate` words before the per-entry counters (`FS_ENTRIES` in
@@ -489,7 +489,6 @@ pub fn ctl_init(cap: u64, kept_cap: u64, count: u64, next_id: u32) -> [u32; CTL_
     c[CTL_LIST_CAP] = cap as u32;
     c[CTL_KEPT_CAP] = kept_cap as u32;
     c[CTL_COUNT] = count as u32;
-    c[CTL_ROWS] = count as u32;
     c[CTL_NEXT_ID] = next_id;
     c[CTL_LOADS_AT] = u32::MAX;
     c
@@ -1118,10 +1117,12 @@ impl GpuData {
         ];
         set + paged.iter().map(|p| p.size()).sum::<u64>()
             + self.acc_bad.size()
+            // order; nbr_count and nbr_start; new_at and old_index; kept_row
             + self.cap * 4
             + 8 * (self.cap + 1)
             + 8 * self.cap
             + 8 * self.cap
+            // counts and starts
             + 8 * (self.n_cells + 1)
             + self.staging.size()
             + self.flow.log_cap * size_of::<FlowRecord>() as u64

@@ -27,9 +27,8 @@ pub const CTL_LIST_CAP: usize = 10;
 pub const CTL_COUNT: usize = 11;
 /// The id the next inserted particle gets (ids are never reused).
 pub const CTL_NEXT_ID: usize = 12;
-/// Rows of the current list's CSR: the count it was built over, plus the
-/// empty rows insertion adds (what a build keeps the previous list over).
-pub const CTL_ROWS: usize = 13;
+// Word 13 is unused: the list's row count, which nothing reads since the
+// kept table (2026-11-28); checkpoints keep their layout.
 /// The step whose contact stage reduces the wall loads (the last of an
 /// `advance`: what walls.csv reads), besides every step when a wall has a
 /// servo.
@@ -127,7 +126,6 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("CTL_LIST_CAP", CTL_LIST_CAP as u32),
         ("CTL_COUNT", CTL_COUNT as u32),
         ("CTL_NEXT_ID", CTL_NEXT_ID as u32),
-        ("CTL_ROWS", CTL_ROWS as u32),
         ("CTL_LOADS_AT", CTL_LOADS_AT as u32),
         ("CTL_LOG", CTL_LOG as u32),
         ("CTL_LARGE", CTL_LARGE as u32),

@@ -674,12 +674,11 @@ impl GpuBackend {
         // empty rows at the end of the current list
         let end = vec![ctl[CTL_LIST_LEN]; k as usize];
         q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
-        let word =
-            |w: usize, v: u32| q.write_buffer(&d.ctl, (4 * w) as u64, bytemuck::bytes_of(&v));
-        word(CTL_COUNT, (n + k) as u32);
-        word(CTL_ROWS, (n + k) as u32);
-        word(CTL_NEXT_ID, ids.end);
-        word(CTL_REBUILD, 1);
+        self.write_ctl(&[
+            (CTL_COUNT, (n + k) as u32),
+            (CTL_NEXT_ID, ids.end),
+            (CTL_REBUILD, 1),
+        ]);
         // a dispatch recorded before the next step's arm_rebuild (the
         // diagnostics) covers the new particles too
         let every = Over::EveryStep.groups(n + k, true, true);
@@ -715,22 +714,28 @@ impl GpuBackend {
             }
         }
         if k > 0 {
-            let at = (4 * data::CTL_REBUILD) as u64;
-            q.write_buffer(&self.data.ctl, at, bytemuck::bytes_of(&1u32));
+            self.write_ctl(&[(data::CTL_REBUILD, 1)]);
         }
         self.flow.pending += k as u64;
         k
     }
 
-    /// Replaces the neighbour list with a larger one, rebuilds the bind
-    /// groups over it and unfreezes the run (the rebuild flag is still set,
-    /// so the frozen step builds again).
-    /// False when the list would not fit one storage binding.
     /// The kernels for the buffers' paging (built for it once per device)
     /// and the bind groups over the buffers, after they changed.
     pub(crate) fn rebind(&mut self) {
         self.pipes = GpuPipelines::shared(&self.ctx, &self.data.paging);
         self.binds = GpuBindings::new(&self.ctx, &self.pipes, &self.data);
+    }
+
+    /// Writes control words (`(CTL_*, value)`), queued before the next
+    /// submission.
+    fn write_ctl(&self, words: &[(usize, u32)]) {
+        for &(k, v) in words {
+            let at = (4 * k) as u64;
+            self.ctx
+                .queue
+                .write_buffer(&self.data.ctl, at, bytemuck::bytes_of(&v));
+        }
     }
 
     /// Each particle's force and torque of the last contact stage (set B's
@@ -755,17 +760,17 @@ impl GpuBackend {
         use data::*;
         self.data.grow_kept(&self.ctx, need);
         self.rebind();
-        let q = &self.ctx.queue;
-        let word = |k: usize| (4 * k) as u64;
-        for (k, v) in [
+        self.write_ctl(&[
             (CTL_FROZEN, u32::MAX),
             (CTL_KEPT_NEED, 0),
             (CTL_KEPT_CAP, self.data.kept_cap as u32),
-        ] {
-            q.write_buffer(&self.data.ctl, word(k), bytemuck::bytes_of(&v));
-        }
+        ]);
     }
 
+    /// Replaces the neighbour list with a larger one, rebuilds the bind
+    /// groups over it and unfreezes the run (the rebuild flag is still set,
+    /// so the frozen step builds again). False when the list would not fit
+    /// the pages the adapter binds.
     pub fn grow_list(&mut self, need: u64) -> bool {
         use data::*;
         let limits = &self.ctx.limits;
@@ -774,20 +779,11 @@ impl GpuBackend {
             return false;
         }
         self.rebind();
-        let q = &self.ctx.queue;
-        let word = |k: usize| (4 * k) as u64;
-        q.write_buffer(
-            &self.data.ctl,
-            word(CTL_FROZEN),
-            bytemuck::bytes_of(&u32::MAX),
-        );
-        q.write_buffer(
-            &self.data.ctl,
-            word(CTL_LIST_NEED),
-            bytemuck::bytes_of(&0u32),
-        );
-        let cap = self.data.nbr_cap as u32;
-        q.write_buffer(&self.data.ctl, word(CTL_LIST_CAP), bytemuck::bytes_of(&cap));
+        self.write_ctl(&[
+            (CTL_FROZEN, u32::MAX),
+            (CTL_LIST_NEED, 0),
+            (CTL_LIST_CAP, self.data.nbr_cap as u32),
+        ]);
         true
     }
 }
@@ -998,11 +994,6 @@ impl GpuBackend {
 }
 
 impl GpuBackend {
-    /// Runs `steps` steps with each stage in its own timestamped pass and
-    /// returns GPU seconds per stage of [`Stage::STEP`], or None without
-    /// timestamp queries.
-    /// (Separate passes cost a little more than the fused run; use it for
-    /// shares, and `advance` for throughput.)
     /// Zeroes the work records where they hold pair sums: the last step of
     /// an `advance` keeps its forces there for diagnostics (the next
     /// step's sums must start from zero). Before anything else runs the
@@ -1018,6 +1009,11 @@ impl GpuBackend {
         self.ctx.queue.submit([enc.finish()]);
     }
 
+    /// Runs `steps` steps with each stage in its own timestamped pass and
+    /// returns GPU seconds per stage of [`Stage::STEP`], or None without
+    /// timestamp queries.
+    /// (Separate passes cost a little more than the fused run; use it for
+    /// shares, and `advance` for throughput.)
     pub fn profile_stages(&mut self, steps: u32) -> Option<StageTimes> {
         if !self
             .ctx
@@ -1094,12 +1090,7 @@ impl GpuBackend {
             // the last step's contacts reduce the wall loads (walls.csv),
             // and its integrate keeps the forces (diagnostics)
             self.clear_kept_forces();
-            let at = (target - 1) as u32;
-            self.ctx.queue.write_buffer(
-                &self.data.ctl,
-                4 * CTL_LOADS_AT as u64,
-                bytemuck::bytes_of(&at),
-            );
+            self.write_ctl(&[(CTL_LOADS_AT, (target - 1) as u32)]);
         }
         // the step after which `observe` is called next
         let mut observe_at = if first == 0 {

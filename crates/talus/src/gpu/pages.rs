@@ -360,33 +360,35 @@ fn atomics(name: &str, stride: &str, page: u64, pages: u32) -> String {
         ("take", "", "atomicExchange(&{}, 0u)", true),
         ("store", ", v: u32", "atomicStore(&{}, v)", false),
     ] {
-        let on = |arr: &str, at: &str| op.replace("{}", &format!("{arr}[{at}]"));
-        let (ty, r) = if ret {
-            (" -> u32", "return ")
-        } else {
-            ("", "")
+        let ty = if ret { " -> u32" } else { "" };
+        // the operation on element `at` of `arr`, as the function's last
+        // statement or (`early`) one that leaves it
+        let stmt = |arr: &str, at: &str, early: bool| {
+            let x = op.replace("{}", &format!("{arr}[{at}]"));
+            match (ret, early) {
+                (true, _) => format!("return {x};"),
+                (false, true) => format!("{x}; return;"),
+                (false, false) => format!("{x};"),
+            }
         };
+        let at0 = format!("p * {stride} + w");
         if pages == 1 {
             out += &format!(
-                "fn {name}_{f}(p: u32, w: u32{args}){ty} {{ {r}{}; }}\n",
-                on(name, &format!("p * {stride} + w"))
+                "fn {name}_{f}(p: u32, w: u32{args}){ty} {{ {} }}\n",
+                stmt(name, &at0, false)
             );
             continue;
         }
         let mut body = format!(
-            "    if (p < {page}u) {{ {r}{}; return; }}\n    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n",
-            on(name, &format!("p * {stride} + w"))
+            "    if (p < {page}u) {{ {} }}\n    let g = p / {page}u;\n    let o = (p - g * {page}u) * {stride} + w;\n",
+            stmt(name, &at0, true)
         );
-        if ret {
-            body = body.replace("; return; }", "; }");
-        }
         for p in 1..pages {
-            let x = format!("{r}{};", on(&format!("{name}_p{p}"), "o"));
+            let page_p = format!("{name}_p{p}");
             if p + 1 < pages {
-                let x = if ret { x } else { format!("{x} return;") };
-                body += &format!("    if (g == {p}u) {{ {x} }}\n");
+                body += &format!("    if (g == {p}u) {{ {} }}\n", stmt(&page_p, "o", true));
             } else {
-                body += &format!("    {x}\n");
+                body += &format!("    {}\n", stmt(&page_p, "o", false));
             }
         }
         out += &format!("fn {name}_{f}(p: u32, w: u32{args}){ty} {{\n{body}}}\n");
@@ -505,15 +507,6 @@ impl Paged {
             self.size()
         );
         out
-    }
-
-    /// Records copies of the first `count` elements into `dst` (the same
-    /// page size).
-    pub fn copy_into(&self, enc: &mut wgpu::CommandEncoder, dst: &Paged, count: u64) {
-        assert_eq!(self.per_page, dst.per_page);
-        for (p, (src, bytes)) in self.pieces(count * self.elem).into_iter().enumerate() {
-            enc.copy_buffer_to_buffer(src, 0, &dst.pages[p], 0, bytes);
-        }
     }
 }
 

@@ -10,12 +10,14 @@
 //! `pos_rad` ([f32; 4]), `dissipated` (f32), `motion` (`Motion<f32>`),
 //! `pos_fx` ([u32; 6]; 8 before 2026-11-28, the last two zero, still
 //! read), `pos_exact` ([f64; 3], decoded from `pos_fx`: what
-//! the CPU restores), `pos_ref` ([f32; 4]), `nbr_start` (count + 1),
+//! the CPU restores), `pos_ref` ([f32; 4], w the radius: the device keeps
+//! xyz), `nbr_start` (count + 1),
 //! `nbr`, `nbr_hist` ([f32; 4]), `ctl` (the raw control words),
 //! `wall_pose` (raw `WallPose`s) and the portable `walls` ([`checkpoint::WALL_WORDS`](crate::checkpoint::WALL_WORDS)
 //! f64 per wall, as the CPU's). Not saved, because every step rewrites them
-//! before reading: force, torque, the build's scratch (keys, counts,
-//! order, the kept table, `new_at`), the dispatch arguments; `starts`
+//! before reading: the work records (pair sums, force, torque), the
+//! build's scratch (cell keys, counts, order, the kept table, `new_at`),
+//! the dispatch arguments; `starts`
 //! starts at zero, which makes the first batch's overlap test scan every
 //! particle instead of the cells around (the same answer).
 //!
