@@ -7,9 +7,11 @@ use std::process::ExitCode;
 mod args;
 mod bench_cmd;
 mod progress;
+mod ranks;
 mod run_cmd;
 use args::{fail, load, BackendChoice, Scripted};
-use run_cmd::{cmd_run, Render, RunArgs};
+use ranks::cmd_run;
+use run_cmd::{Render, RunArgs};
 use talus::scene::Scene;
 
 #[derive(Parser)]

@@ -46,7 +46,7 @@ pub struct Render {
 
 /// SIGINT and SIGTERM: the first asks the run to stop at the next chunk
 /// (the flag becomes the signal's number), a second exits at once.
-fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
+pub fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
     let flag = Arc::new(AtomicI32::new(0));
     #[cfg(unix)]
     {
@@ -106,7 +106,7 @@ fn live_view(
 }
 
 /// The checkpoint a run continues: its directory, header and state.
-type Ckpt = (PathBuf, talus::checkpoint::Header, talus::checkpoint::Saved);
+pub type Ckpt = (PathBuf, talus::checkpoint::Header, talus::checkpoint::Saved);
 
 /// A checkpoint to continue (`--resume DIR`), checked against the scene:
 /// the same scene file (unless `--force`), the same dt, a step before the
@@ -304,8 +304,12 @@ fn report(
             ExitCode::SUCCESS
         }
         Err(RunFailure::Interrupted { signal, summary }) => {
+            let ranks = match &summary.ranks {
+                Some(r) => format!("mpirun -np {} ", r.ranks),
+                None => String::new(),
+            };
             let mut cmd = format!(
-                "talus run {} --resume {} --backend {}",
+                "{ranks}talus run {} --resume {} --backend {}",
                 a.path.display(),
                 out.display(),
                 summary.backend
@@ -340,44 +344,75 @@ fn report(
     }
 }
 
-pub fn cmd_run(a: RunArgs) -> ExitCode {
+/// What a run starts from: the scene resolved, its file's hash, the
+/// checkpoint it continues.
+pub struct Prepared {
+    pub setup: Setup,
+    pub hash: String,
+    pub ckpt: Option<Ckpt>,
+}
+
+/// The scene loaded and resolved (its warnings said when `talk`), the
+/// options checked, the checkpoint read and checked when `read_ckpt`.
+pub fn prepare(a: &RunArgs, talk: bool, read_ckpt: bool) -> Result<Prepared, String> {
     let path = a.path;
-    let scene = match load(path, a.steps, a.duration) {
-        Ok(s) => s,
-        Err(e) => return fail(e),
-    };
-    for w in scene.warnings() {
-        eprintln!("warning: {w}");
+    let scene = load(path, a.steps, a.duration)?;
+    if talk {
+        for w in scene.warnings() {
+            eprintln!("warning: {w}");
+        }
     }
     if a.scripted.any() && a.view.is_none() {
-        return fail("--frames, --screenshot and --offscreen need --view");
+        return Err("--frames, --screenshot and --offscreen need --view".into());
     }
-    let hash = match file_hash(path) {
-        Ok(h) => h,
-        Err(e) => return fail(e),
-    };
-    // a resumed run: its checkpoint, checked against the scene
+    let hash = file_hash(path)?;
     // the scene resolved once: dt, steps, meshes, walls, the insertion plan
     let setup = match Setup::new(scene) {
         Ok(s) => s,
         // the command line's duration, not the file's
         Err(e) if e.key == "simulation.duration" && a.duration.is_some() => {
-            return fail(format!("{}: --duration: {}", path.display(), e.message));
+            return Err(format!("{}: --duration: {}", path.display(), e.message));
         }
+        Err(e) => return Err(e.to_string()),
+    };
+    // a resumed run: its checkpoint, checked against the scene
+    let ckpt = if read_ckpt {
+        checkpoint_for(a, &setup, &hash)?
+    } else {
+        None
+    };
+    Ok(Prepared { setup, hash, ckpt })
+}
+
+/// `talus run` in one process (`ranks::cmd_run` sends a run on several
+/// ranks elsewhere).
+pub fn cmd_run(a: RunArgs) -> ExitCode {
+    let prep = match prepare(&a, true, true) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let scene = &setup.scene;
-    let ckpt = match checkpoint_for(&a, &setup, &hash) {
-        Ok(c) => c,
-        Err(e) => return fail(e),
-    };
-    let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
-    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
-    let chosen = open_backend(&a, &setup, &ckpt);
-    let (mut backend, live, why) = match chosen {
+    let chosen = open_backend(&a, &prep.setup, &prep.ckpt);
+    let (backend, live, why) = match chosen {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    run_on(a, prep, backend, live, &why)
+}
+
+/// The run of `prep` on `backend` (rank 0's, on several ranks): what it
+/// says at the start, the pictures, the loop, what it says at the end.
+pub fn run_on(
+    a: RunArgs,
+    prep: Prepared,
+    mut backend: AnyBackend,
+    live: Option<Live>,
+    why: &str,
+) -> ExitCode {
+    let Prepared { setup, hash, ckpt } = prep;
+    let path = a.path;
+    let scene = &setup.scene;
+    let precision = ckpt.as_ref().map(|c| c.2.scalars.precision);
+    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
     if let (Some(p), Some(by)) = (precision, &written_by) {
         if by != backend.name() && !a.quiet {
             eprintln!(

@@ -3213,3 +3213,35 @@ fn a_folder_in_use_by_another_run() {
         "{err}"
     );
 }
+
+/// Started by an MPI launcher on several ranks (its environment) but built
+/// without the `mpi` feature: rank 0 says how to build it in one line,
+/// every rank fails, and none runs the scene on its own.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn several_ranks_without_the_mpi_feature_are_refused() {
+    let d = std::env::temp_dir().join(format!("talus_unbuilt_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/settle.toml");
+    for (rank, says) in [("0", true), ("1", false)] {
+        let o = Command::new(env!("CARGO_BIN_EXE_talus"))
+            .args(["run", scene.to_str().unwrap(), "--steps", "5", "--out"])
+            .arg(&d)
+            .env("OMPI_COMM_WORLD_SIZE", "2")
+            .env("OMPI_COMM_WORLD_RANK", rank)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "rank {rank}: {err}");
+        if says {
+            assert_eq!(err.lines().count(), 1, "one line: {err}");
+            assert!(
+                err.starts_with("error: 2 ranks") && err.contains("--features mpi"),
+                "{err}"
+            );
+        } else {
+            assert!(err.is_empty(), "rank 1 is silent: {err}");
+        }
+        assert!(!d.exists(), "no run");
+    }
+}

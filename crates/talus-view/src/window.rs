@@ -797,8 +797,10 @@ impl LiveSim<'_> {
     fn ctx(&self) -> &GpuContext {
         match (&*self.b, self.own) {
             (AnyBackend::Gpu(b), _) => &b.ctx,
-            (AnyBackend::Cpu(_), Some(own)) => own,
-            (AnyBackend::Cpu(_), None) => unreachable!("the CPU path's view has its own device"),
+            (AnyBackend::Cpu(_) | AnyBackend::Ranks(_), Some(own)) => own,
+            (AnyBackend::Cpu(_) | AnyBackend::Ranks(_), None) => {
+                unreachable!("the CPU path's view has its own device")
+            }
         }
     }
 
@@ -816,6 +818,7 @@ impl LiveSim<'_> {
         match &mut *self.b {
             AnyBackend::Gpu(_) => None,
             AnyBackend::Cpu(c) => Some(Frame::from_particles(&c.snapshot())),
+            AnyBackend::Ranks(c) => Some(Frame::from_particles(&c.snapshot())),
         }
     }
 
@@ -823,8 +826,8 @@ impl LiveSim<'_> {
     fn bind(&self, r: &mut Renderer, host: Option<&Frame>, by: ColorBy, legend: &Legend) {
         match (&*self.b, host) {
             (AnyBackend::Gpu(b), _) => r.bind_simulation(b, by, legend),
-            (AnyBackend::Cpu(_), Some(f)) => r.set_frame(f, by, legend),
-            (AnyBackend::Cpu(_), None) => {}
+            (AnyBackend::Cpu(_) | AnyBackend::Ranks(_), Some(f)) => r.set_frame(f, by, legend),
+            (AnyBackend::Cpu(_) | AnyBackend::Ranks(_), None) => {}
         }
     }
 }

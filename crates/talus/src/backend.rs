@@ -167,6 +167,30 @@ impl fmt::Display for RunError {
 
 impl std::error::Error for RunError {}
 
+/// How the ranks of a distributed run (`dist`) shared the work, for
+/// `summary.json`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct RanksInfo {
+    pub ranks: usize,
+    /// What the ranks talk over.
+    pub transport: String,
+    /// Each rank's device ("CPU, 2 threads").
+    pub devices: Vec<String>,
+    /// The axis the slabs cut (x, y or z) and the cuts (grid cells).
+    pub axis: String,
+    pub cuts: Vec<u32>,
+    /// Particles each rank owns now, and the ghosts it holds.
+    pub owned: Vec<u64>,
+    pub ghosts: Vec<u64>,
+    /// The largest slab's cost over the mean (1: balanced) the last list
+    /// rebuild left: cost measured as each rank's seconds in contacts and
+    /// integration, shared among its cells by particles and list entries.
+    pub imbalance: f64,
+    /// Migrations (list rebuilds) and the rebalances among them.
+    pub migrations: u64,
+    pub rebalances: u64,
+}
+
 use crate::checkpoint::Saved;
 use crate::flow::FlowEvent;
 use crate::walls::{Pose, WallEdit, WallLoad};
@@ -203,6 +227,10 @@ pub trait Backend {
     /// The FEM bodies, where the scene has any (their state at the start
     /// of the current exchange interval is what outputs report).
     fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+        None
+    }
+    /// How the ranks share the run (None: one process runs it all).
+    fn ranks(&mut self) -> Option<RanksInfo> {
         None
     }
 }
@@ -263,6 +291,9 @@ macro_rules! forward_backend {
             }
             fn bodies(&self) -> Option<&$crate::fem::coupling::BodySet> {
                 (**self).bodies()
+            }
+            fn ranks(&mut self) -> Option<$crate::backend::RanksInfo> {
+                (**self).ranks()
             }
         }
     };

@@ -12,6 +12,7 @@
 pub mod backend;
 pub mod checkpoint;
 pub mod cpu;
+pub mod dist;
 pub mod fem;
 pub mod flow;
 pub mod gpu;

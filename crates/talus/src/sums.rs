@@ -131,6 +131,21 @@ impl Exact {
         }
     }
 
+    /// The sum as three words (low and high halves of the integer, the
+    /// out-of-range flag): how the ranks of a distributed run send their
+    /// partial sums to each other (`dist`).
+    pub fn to_words(&self) -> [u64; 3] {
+        [self.sum as u64, (self.sum >> 64) as u64, self.bad as u64]
+    }
+
+    /// The sum [`Exact::to_words`] gave.
+    pub fn from_words(w: [u64; 3]) -> Exact {
+        Exact {
+            sum: (w[0] as u128 | (w[1] as u128) << 64) as i128,
+            bad: w[2] != 0,
+        }
+    }
+
     /// The sum, rounded to f64 (NaN when a term was out of range).
     pub fn value(&self) -> f64 {
         if self.bad {
@@ -157,6 +172,10 @@ mod tests {
         halves.merge(&Exact::of(terms[..5000].iter().copied()));
         assert_eq!(forward, backward);
         assert_eq!(forward, halves);
+        // the words a rank sends give the sum back, bit for bit
+        for s in [forward, Exact::of([-1.0]), Exact::of([f64::NAN])] {
+            assert_eq!(Exact::from_words(s.to_words()), s);
+        }
         // and it is the sum (to f64's rounding of the terms' sum)
         let plain: f64 = terms.iter().sum();
         assert!(

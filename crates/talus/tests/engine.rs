@@ -24,6 +24,8 @@ mod gpu_walls;
 mod order_free;
 #[path = "physics.rs"]
 mod physics;
+#[path = "ranks.rs"]
+mod ranks;
 #[path = "shaders.rs"]
 mod shaders;
 #[path = "simulation.rs"]

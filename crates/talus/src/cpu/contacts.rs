@@ -80,6 +80,8 @@ struct Ctx<'a> {
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
     walls: WallCtx<'a>,
+    /// `Work::ghost` (empty: no ghosts).
+    ghost: &'a [bool],
 }
 
 /// (largest overlap ratio, lowest id over the limit, the load on each
@@ -129,6 +131,7 @@ pub fn contacts(st: &mut Step) -> ContactReport {
             pairs: &st.pairs,
             lp: st.law,
         },
+        ghost: &w.ghost,
     };
     let n = c.pos_rad.len();
     let out = Out {
@@ -138,10 +141,12 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap, loads, nodal) = run(&c, 0, n, out);
-    for (b, l) in st.walls.bodies.iter_mut().zip(loads) {
+    let (max_overlap_ratio, overlap, mut loads, nodal) = run(&c, 0, n, out);
+    loads.resize(st.walls.bodies.len(), LoadSum::default());
+    for (b, l) in st.walls.bodies.iter_mut().zip(&loads) {
         b.load = l.value();
     }
+    w.load_sums = loads;
     // the grains' forces on the bodies' surface nodes: this step's summed
     // exactly per node (the same whatever order the particles come in),
     // then added to the interval's
@@ -322,6 +327,8 @@ struct Batch {
     /// One particle's contacts as (the partner's id, index in `pending`):
     /// summed in id order.
     order: Vec<(u32, u32)>,
+    /// Where a ghost's wall loads go (dropped).
+    spare_loads: Vec<LoadSum>,
 }
 
 thread_local! {
@@ -363,7 +370,17 @@ impl Batch {
             let contacts = q..q + self.count[b] as usize;
             q = contacts.end;
             let walls = self.walls[b].clone();
-            let r = self.particle(i, c, contacts, k, walls, out, &mut acc.2, &mut acc.3);
+            let r = if c.ghost.get(i) == Some(&true) {
+                // a ghost's loads on the walls are its owner's to count
+                let mut spare = (std::mem::take(&mut self.spare_loads), Vec::new());
+                spare.0.clear();
+                spare.0.resize(acc.2.len(), LoadSum::default());
+                let r = self.particle(i, c, contacts, k, walls, out, &mut spare.0, &mut spare.1);
+                self.spare_loads = spare.0;
+                r
+            } else {
+                self.particle(i, c, contacts, k, walls, out, &mut acc.2, &mut acc.3)
+            };
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
                 let over = (r, Some(c.motion[i][3][3].bits32()), Vec::new(), Vec::new());

@@ -53,6 +53,14 @@ pub struct Work {
     /// Target of the rebuild's permutation (swapped with the state).
     pub scratch: Option<Particles<f64>>,
     pub scratch_motion: Vec<Motion<f64>>,
+    /// A distributed run's ghosts (`dist`): copies of particles another
+    /// rank owns, refreshed from it every step. Their own sums are not
+    /// counted (wall loads, nodal forces, energies, outlet events). Empty
+    /// in a serial run; otherwise one flag per particle, moved with it.
+    pub ghost: Vec<bool>,
+    /// The last contact stage's load on each scene wall, as exact partial
+    /// sums (the ranks of a distributed run add theirs).
+    pub load_sums: Vec<crate::walls::LoadSum>,
 }
 
 /// Everything one step needs: parameters (built once) and data.

@@ -11,10 +11,33 @@ use crate::backend::Diagnostics;
 use crate::sums::Exact;
 
 pub fn diagnostics(st: &Step) -> Diagnostics {
+    let (sums, max_speed) = sums(st);
+    let mut d = Diagnostics {
+        max_speed,
+        ..Default::default()
+    };
+    [
+        d.kinetic_translational,
+        d.kinetic_rotational,
+        d.potential,
+        d.elastic,
+        d.dissipated,
+    ] = sums.map(|s| s.value());
+    d
+}
+
+/// The exact sums of [`diagnostics`] (kinetic translational and
+/// rotational, potential, elastic, dissipated) over the particles that are
+/// not ghosts (`Work::ghost`), and the largest speed among them: the
+/// partial totals of one rank of a distributed run.
+pub fn sums(st: &Step) -> ([Exact; 5], f64) {
     let g = st.gravity_now();
-    let mut d = Diagnostics::default();
+    let mut max_speed = 0.0f64;
     let mut sums = [Exact::default(); 5];
     for i in 0..st.particles.len() {
+        if st.work.ghost.get(i) == Some(&true) {
+            continue;
+        }
         let e = particle_energy(st, i, g);
         let terms = [
             e.kinetic_translational,
@@ -26,16 +49,9 @@ pub fn diagnostics(st: &Step) -> Diagnostics {
         for (s, x) in sums.iter_mut().zip(terms) {
             s.add(x);
         }
-        d.max_speed = d.max_speed.max(e.max_speed);
+        max_speed = max_speed.max(e.max_speed);
     }
-    [
-        d.kinetic_translational,
-        d.kinetic_rotational,
-        d.potential,
-        d.elastic,
-        d.dissipated,
-    ] = sums.map(|s| s.value());
-    d
+    (sums, max_speed)
 }
 
 /// Particle `i`'s share of [`diagnostics`] in gravity `g` (its speed in

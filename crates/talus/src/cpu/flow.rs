@@ -40,9 +40,13 @@ impl Step {
         let g = self.gravity_now();
         let mut ids = HashSet::new();
         for &(i, k) in &taken {
-            let e = particle_energy(self, i, g);
             let id = self.particles.id[i];
             ids.insert(id);
+            // a ghost goes too, but its owner tells of it
+            if self.work.ghost.get(i) == Some(&true) {
+                continue;
+            }
+            let e = particle_energy(self, i, g);
             self.flow.events.push(FlowEvent {
                 step: self.step,
                 id,

@@ -49,6 +49,9 @@ impl Step {
         w.torque.resize(n + k, [0.0; 4]);
         w.pos_ref
             .extend(add.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
+        if !w.ghost.is_empty() {
+            w.ghost.resize(n + k, false);
+        }
         self.next_id = ids.end;
         self.rebuild = true;
         Ok(ids)
@@ -95,6 +98,9 @@ impl Step {
         compact(&mut w.force, &keep);
         compact(&mut w.torque, &keep);
         compact(&mut w.pos_ref, &keep);
+        if w.ghost.len() == n {
+            compact(&mut w.ghost, &keep);
+        }
         // the list over the kept particles: their rows, without the
         // entries of removed partners, renumbered; history beside its entry
         if w.nbr_start.len() == n + 1 {

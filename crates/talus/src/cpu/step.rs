@@ -112,6 +112,9 @@ impl Step {
             .zip(order.par_iter())
             .for_each(|(d, &i)| *d = m[i as usize]);
         std::mem::swap(&mut w.motion, &mut w.scratch_motion);
+        if !w.ghost.is_empty() {
+            w.ghost = w.order.iter().map(|&i| w.ghost[i as usize]).collect();
+        }
     }
 
     /// Stage 3: the neighbour list over the particles in cell order (after
@@ -191,7 +194,7 @@ impl Step {
 
     /// Runs stage `s` (one of [`Stage::STEP`]) and adds its wall time to
     /// `stage_seconds`.
-    fn timed<R>(&mut self, s: Stage, f: impl FnOnce(&mut Step) -> R) -> R {
+    pub(crate) fn timed<R>(&mut self, s: Stage, f: impl FnOnce(&mut Step) -> R) -> R {
         let t = Instant::now();
         let r = f(self);
         self.stage_seconds[s.index()] += t.elapsed().as_secs_f64();

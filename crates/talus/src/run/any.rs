@@ -6,10 +6,11 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::gpu::GpuBackend;
 
-/// The CPU or the GPU path.
+/// The CPU or the GPU path, or rank 0 of a run on several ranks.
 pub enum AnyBackend {
     Cpu(Box<CpuBackend>),
     Gpu(Box<GpuBackend>),
+    Ranks(Box<dyn Backend>),
 }
 
 impl std::ops::Deref for AnyBackend {
@@ -18,6 +19,7 @@ impl std::ops::Deref for AnyBackend {
         match self {
             AnyBackend::Cpu(b) => b.as_ref(),
             AnyBackend::Gpu(b) => b.as_ref(),
+            AnyBackend::Ranks(b) => b.as_ref(),
         }
     }
 }
@@ -27,6 +29,7 @@ impl std::ops::DerefMut for AnyBackend {
         match self {
             AnyBackend::Cpu(b) => b.as_mut(),
             AnyBackend::Gpu(b) => b.as_mut(),
+            AnyBackend::Ranks(b) => b.as_mut(),
         }
     }
 }

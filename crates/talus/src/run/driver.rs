@@ -131,6 +131,9 @@ pub struct Summary {
     /// What makes the results doubtful though the run ended as asked, one
     /// sentence each ([`warnings`]); empty when nothing does.
     pub warnings: Vec<String>,
+    /// A run on several ranks: how they shared it (absent: one process).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<crate::backend::RanksInfo>,
 }
 
 pub use super::folder::SUMMARY_FILE;
@@ -612,6 +615,7 @@ fn finish<B: Backend>(
         max_overlap_ratio: sim.max_overlap_ratio(),
         energy_residual_relative: sim.residual_ratio(),
         final_energy: pg.last_diag,
+        ranks: sim.ranks(),
         warnings: warnings(
             sim.residual_ratio(),
             sim.max_overlap_ratio(),

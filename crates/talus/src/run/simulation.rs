@@ -124,6 +124,11 @@ impl<B: Backend> Simulation<B> {
         &self.backend
     }
 
+    /// How the ranks share the run (None: one process runs it).
+    pub fn ranks(&mut self) -> Option<crate::backend::RanksInfo> {
+        self.backend.ranks()
+    }
+
     /// Hands the advances to `o` from now on (until the simulation is
     /// dropped, or [`release`](Self::release)).
     pub fn observe(&mut self, o: Box<dyn Observe<B>>) {

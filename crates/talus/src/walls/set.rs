@@ -57,6 +57,24 @@ impl LoadSum {
         }
     }
 
+    /// The partial sums as words ([`Exact::to_words`], force then torque).
+    pub fn to_words(&self) -> [u64; 18] {
+        let mut w = [0u64; 18];
+        for (k, s) in self.force.iter().chain(&self.torque).enumerate() {
+            w[3 * k..3 * k + 3].copy_from_slice(&s.to_words());
+        }
+        w
+    }
+
+    /// The sums [`LoadSum::to_words`] gave.
+    pub fn from_words(w: &[u64]) -> LoadSum {
+        let e = |k: usize| Exact::from_words([w[3 * k], w[3 * k + 1], w[3 * k + 2]]);
+        LoadSum {
+            force: [e(0), e(1), e(2)],
+            torque: [e(3), e(4), e(5)],
+        }
+    }
+
     pub fn value(&self) -> WallLoad {
         WallLoad {
             force: self.force.map(|s| s.value()),

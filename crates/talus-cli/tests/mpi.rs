@@ -1,0 +1,416 @@
+//! Runs on several MPI ranks through the real binary and `mpirun`
+//! (feature `mpi`; `.ci/run` runs these with Open MPI): every output but
+//! the checkpoint and summary.json is the serial run's, byte for byte, on
+//! 1, 2 and 3 ranks; a checkpoint of 2 ranks resumes on 3 and serially to
+//! the serial bytes; SIGTERM to mpirun checkpoints; a rank killed stops the
+//! job; what cannot run on several ranks is refused in one line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_talus");
+
+fn scenes() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("talus_mpi_{name}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `mpirun -np n talus args…` (n = 0: talus alone), as root too, more
+/// ranks than cores allowed.
+fn mpirun(n: usize, args: &[&str]) -> Command {
+    let mut c = if n == 0 {
+        Command::new(BIN)
+    } else {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "-np", &n.to_string(), BIN]);
+        c
+    };
+    c.args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("RAYON_NUM_THREADS", "1");
+    c
+}
+
+fn run(n: usize, args: &[&str]) -> Output {
+    mpirun(n, args)
+        .output()
+        .expect("mpirun (Open MPI) installed")
+}
+
+fn ok(o: &Output, what: &str) {
+    assert!(
+        o.status.success(),
+        "{what}: {}\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// The files of a run folder the ranks must reproduce byte for byte
+/// (the checkpoint keeps the list as history rows, and summary.json says
+/// how long it took).
+fn outputs(d: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n != "checkpoint.bin" && n != "summary.json"
+        })
+        .map(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            (n, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn assert_same_outputs(serial: &Path, other: &Path, what: &str) {
+    let (a, b) = (outputs(serial), outputs(other));
+    let names = |v: &[(String, Vec<u8>)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "{what}: the same files");
+    assert!(
+        a.iter().any(|x| x.0 == "final.csv"),
+        "{what}: final.csv written"
+    );
+    for ((n, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{what}: {n} differs from the serial run's");
+    }
+}
+
+fn summary(d: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(d.join("summary.json")).unwrap()).unwrap()
+}
+
+/// `scene` for `steps` steps serially and on each rank count: the same
+/// files.
+fn same_files_on_ranks(scene: &str, steps: u64, ranks: &[usize]) {
+    let d = tmp(scene.trim_end_matches(".toml"));
+    let sc = scenes().join(scene);
+    let steps = steps.to_string();
+    let go = |n: usize| {
+        let out = d.join(format!("np{n}"));
+        let o = run(
+            n,
+            &[
+                "run",
+                sc.to_str().unwrap(),
+                "--backend",
+                "cpu",
+                "--steps",
+                &steps,
+                "--out",
+                out.to_str().unwrap(),
+                "--quiet",
+            ],
+        );
+        ok(&o, &format!("{scene} on {n} ranks"));
+        out
+    };
+    let serial = go(0);
+    for &n in ranks {
+        let out = go(n);
+        assert_same_outputs(&serial, &out, &format!("{scene}, {n} ranks"));
+        let s = summary(&out);
+        if n > 1 {
+            let r = &s["ranks"];
+            assert_eq!(r["ranks"], n, "{scene}: summary.json's ranks");
+            let owned: u64 = r["owned"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .sum();
+            assert_eq!(owned, s["particles_end"].as_u64().unwrap());
+            println!("{scene}, {n} ranks: {r}");
+        } else {
+            assert!(s.get("ranks").is_none(), "one rank runs serially");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The settling bed (4000 beads falling onto a floor across the cuts).
+#[test]
+fn settle_on_one_two_three_ranks_writes_the_serial_files() {
+    same_files_on_ranks("settle.toml", 2000, &[1, 2, 3]);
+}
+
+/// The drum of triangles turning (a rotating mesh on every rank).
+#[test]
+fn drum_on_two_three_ranks_writes_the_serial_files() {
+    same_files_on_ranks("drum_stl.toml", 1500, &[2, 3]);
+}
+
+/// The STL hopper draining through its outlet: the particles that leave
+/// the open domain are taken out on the rank that owns them, and the
+/// copies on the others go with them.
+#[test]
+fn hopper_on_two_three_ranks_writes_the_serial_files() {
+    same_files_on_ranks("hopper.toml", 3000, &[2, 3]);
+}
+
+/// A run of 2 ranks cut at step 1000 resumes on 3 ranks, and serially,
+/// to the bytes of a serial run that went straight on to 2000.
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_three_and_serially() {
+    let d = tmp("restart");
+    let sc = scenes().join("settle.toml");
+    let sc = sc.to_str().unwrap();
+    let p = |x: &str| d.join(x).to_str().unwrap().to_string();
+    let cpu = ["--backend", "cpu", "--quiet"];
+    let o = run(
+        0,
+        &[
+            &["run", sc, "--steps", "2000", "--out", &p("serial")][..],
+            &cpu,
+        ]
+        .concat(),
+    );
+    ok(&o, "serial");
+    let o = run(
+        2,
+        &[
+            &["run", sc, "--steps", "1000", "--out", &p("three")][..],
+            &cpu,
+        ]
+        .concat(),
+    );
+    ok(&o, "2 ranks to 1000");
+    // the same folder copied: one resumes on 3 ranks, the other alone
+    std::fs::create_dir_all(p("alone")).unwrap();
+    for e in std::fs::read_dir(p("three")).unwrap() {
+        let e = e.unwrap().path();
+        std::fs::copy(&e, d.join("alone").join(e.file_name().unwrap())).unwrap();
+    }
+    let o = run(
+        3,
+        &[
+            &["run", sc, "--steps", "2000", "--resume", &p("three")][..],
+            &cpu,
+        ]
+        .concat(),
+    );
+    ok(&o, "resumed on 3 ranks");
+    assert_same_outputs(&d.join("serial"), &d.join("three"), "2 ranks, then 3");
+    let o = run(
+        0,
+        &[
+            &["run", sc, "--steps", "2000", "--resume", &p("alone")][..],
+            &cpu,
+        ]
+        .concat(),
+    );
+    ok(&o, "resumed alone");
+    assert_same_outputs(
+        &d.join("serial"),
+        &d.join("alone"),
+        "2 ranks, then serially",
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A long run on 2 ranks, started; returns it once its energy table has a
+/// few rows.
+fn long_run(n: usize, out: &Path) -> std::process::Child {
+    let sc = scenes().join("settle.toml");
+    let child = mpirun(
+        n,
+        &[
+            "run",
+            sc.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut child = child;
+    let t0 = Instant::now();
+    loop {
+        let rows = std::fs::read_to_string(out.join("energy.csv")).map_or(0, |t| t.lines().count());
+        if rows > 3 {
+            return child;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not start");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// SIGTERM to mpirun: every rank helps write the checkpoint, summary.json
+/// says "interrupted", and the command printed resumes it.
+#[test]
+fn sigterm_to_mpirun_checkpoints() {
+    let d = tmp("sigterm");
+    let out = d.join("run");
+    let child = long_run(2, &out);
+    let sent = Instant::now();
+    let st = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        sent.elapsed() < Duration::from_secs(20),
+        "stopping took {:?}",
+        sent.elapsed()
+    );
+    assert!(said.contains("interrupted (SIGTERM)"), "{said}");
+    assert!(
+        said.contains("mpirun -np 2 talus run"),
+        "the resume command: {said}"
+    );
+    assert_eq!(summary(&out)["status"], "interrupted");
+    assert!(out.join("checkpoint.bin").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A rank killed mid-run: the job stops within seconds, saying which.
+#[test]
+fn a_killed_rank_stops_the_job() {
+    let d = tmp("killed");
+    let out = d.join("run");
+    let child = long_run(3, &out);
+    // the ranks are mpirun's children; kill the last (not rank 0)
+    let kids = Command::new("pgrep")
+        .args(["-P", &child.id().to_string()])
+        .output()
+        .unwrap();
+    let pids: Vec<String> = String::from_utf8_lossy(&kids.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    assert!(pids.len() >= 3, "three ranks: {pids:?}");
+    let sent = Instant::now();
+    Command::new("kill")
+        .args(["-KILL", pids.last().unwrap()])
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        sent.elapsed() < Duration::from_secs(20),
+        "stopping took {:?}",
+        sent.elapsed()
+    );
+    assert!(!o.status.success(), "{said}");
+    assert!(said.contains("rank") && said.contains("signal 9"), "{said}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// What cannot run on several ranks is refused in one line, from rank 0
+/// alone: the GPU path, pouring, more ranks than grid cells.
+#[test]
+fn what_ranks_cannot_do_is_refused_in_one_line() {
+    let d = tmp("refused");
+    let sc = scenes().join("settle.toml");
+    let sc = sc.to_str().unwrap();
+    let o = run(
+        2,
+        &[
+            "run",
+            sc,
+            "--backend",
+            "gpu",
+            "--steps",
+            "10",
+            "--out",
+            d.join("a").to_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "one line: {said}");
+    assert!(
+        errors[0].contains("--backend gpu") && errors[0].contains("--backend cpu"),
+        "{said}"
+    );
+    assert!(!d.join("a").exists(), "nothing written");
+    let silo = scenes().join("silo.toml");
+    let o = run(
+        2,
+        &[
+            "run",
+            silo.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--steps",
+            "10",
+            "--out",
+            d.join("b").to_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(said.contains("[[insert]]"), "{said}");
+    // 5 ranks for a box 4 grid cells tall
+    let tiny = d.join("tiny.toml");
+    std::fs::write(&tiny, TINY).unwrap();
+    let o = run(
+        5,
+        &[
+            "run",
+            tiny.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--steps",
+            "10",
+            "--out",
+            d.join("c").to_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "one line: {said}");
+    assert!(
+        errors[0].contains("5 ranks") && errors[0].contains("at most 4 ranks"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Four beads in a box 4 grid cells tall (cells of at least one
+/// diameter plus the skin).
+const TINY: &str = r#"
+[simulation]
+duration = 0.01
+dt = 1e-5
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.004, 0.004, 0.009]
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.3
+[[particles]]
+generator = "lattice"
+region = { min = [0.0, 0.0, 0.0], max = [0.004, 0.004, 0.009] }
+radius = 0.001
+material = "glass"
+count = 4
+"#;

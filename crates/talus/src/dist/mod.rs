@@ -1,0 +1,24 @@
+//! Runs across ranks: the domain cut into slabs, one per rank, each rank
+//! stepping the particles it owns beside copies of its neighbours' within
+//! a cutoff, exchanged every step — the serial run's bits on any number of
+//! ranks (the CPU path; see docs/ARCHITECTURE.md, "Ranks").
+//!
+//! | file | job |
+//! |------|-----|
+//! | `comm.rs` | the collectives ([`Comm`]): over MPI (feature `mpi`) or threads |
+//! | `slabs.rs` | the decomposition: owners, ghosts, balanced cuts |
+//! | `records.rs` | a particle as words; a rank's `Step` from records |
+//! | `rank.rs` | a rank's step and migration; rank 0's backend ([`DistCpu`]); the others' loop ([`serve`]) |
+
+pub mod comm;
+pub mod rank;
+pub mod records;
+pub mod slabs;
+
+pub use crate::backend::RanksInfo;
+pub use comm::{on_threads, Comm, Threads};
+pub use rank::{agree, serve, unsupported, DistCpu, Rank};
+pub use slabs::Slabs;
+
+#[cfg(feature = "mpi")]
+pub use comm::Mpi;

@@ -1,0 +1,638 @@
+//! One rank of a distributed CPU run ([`Rank`]), rank 0's [`Backend`]
+//! over all of them ([`DistCpu`]) and the other ranks' loop ([`serve`]).
+//!
+//! Rank 0 runs the serial driver (outputs, checkpoints, signals) on a
+//! [`DistCpu`]; each of its backend calls is a command it broadcasts, and
+//! every rank then does its part of it, collectives in the same order.
+//!
+//! A step on every rank: (on a rebuild) migrate — particles go to the
+//! rank that owns their position, with their history, copies to the ranks
+//! within a cutoff — and bin, sort, build; contacts and integration over
+//! everything the rank holds; the ghosts refreshed from their owners; the
+//! wall loads (exact sums) and the errors gathered, so every rank moves
+//! its walls alike; outlets. A particle's force is the serial run's bit
+//! for bit: its partners are all present (owned or ghost, with the
+//! owner's state), its sum runs in its partners' id order, and a pair is
+//! evaluated from its lower id whichever rank evaluates it.
+
+use super::comm::Comm;
+use super::records;
+use super::slabs::Slabs;
+use crate::backend::{Backend, Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind, Stage};
+use crate::checkpoint::Saved;
+use crate::cpu::{contacts, diagnostics, integrate, CpuBackend, Step};
+use crate::setup::Setup;
+use crate::state::Particles;
+use crate::sums::Exact;
+use crate::walls::LoadSum;
+
+/// A list rebuild that finds the largest slab's cost more than this much
+/// above the mean moves the cuts.
+pub const REBALANCE_AT: f64 = 1.10;
+
+/// One rank's share of a run.
+pub struct Rank<C: Comm> {
+    pub comm: C,
+    /// The particles this rank owns and its ghosts (`work.ghost`).
+    pub st: Step,
+    pub slabs: Slabs,
+    /// Per rank: the owned particles it holds as ghosts, and this rank's
+    /// ghosts from it, as (id, local index), in id order.
+    send: Vec<Vec<(u32, u32)>>,
+    recv: Vec<Vec<(u32, u32)>>,
+    migrations: u64,
+    rebalances: u64,
+    /// Seconds this rank spent in contacts and integration since the last
+    /// migration (its measured cost).
+    busy: f64,
+    /// The cost imbalance the last migration left (largest slab's cost
+    /// over the mean).
+    imbalance: f64,
+}
+
+/// What a scene needs that the ranks do not do yet, if anything.
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    let s = &setup.scene;
+    if !s.inserts.is_empty() {
+        return Some(
+            "[[insert]] (pouring) does not run on several ranks yet: run it on one".into(),
+        );
+    }
+    if !setup.body_meshes.is_empty() {
+        return Some("FEM bodies do not run on several ranks yet: run the scene on one".into());
+    }
+    None
+}
+
+/// The first error among the ranks' `r` (every rank learns it, as "rank
+/// k: …"), or this rank's value. A collective: every rank calls it.
+pub fn agree<C: Comm, T>(comm: &C, r: Result<T, String>) -> Result<T, String> {
+    let mine: Vec<u64> = match &r {
+        Ok(_) => Vec::new(),
+        Err(e) => e.bytes().map(u64::from).chain([0]).collect(),
+    };
+    let all = comm.all_gather(&mine);
+    if let Some((k, m)) = all.iter().enumerate().find(|(_, m)| !m.is_empty()) {
+        let text: String = m[..m.len() - 1].iter().map(|&b| b as u8 as char).collect();
+        return Err(if k == comm.rank() || comm.size() == 1 {
+            text
+        } else {
+            format!("rank {k}: {text}")
+        });
+    }
+    r
+}
+
+impl<C: Comm> Rank<C> {
+    /// Every rank: its share of `setup`'s run from its start, or from
+    /// `saved` (given on rank 0; a checkpoint of any rank count, or of a
+    /// serial run). Rank 0 builds the whole state, then the first
+    /// migration hands each rank its particles.
+    pub fn new(comm: C, setup: &Setup, saved: Option<&Saved>) -> Result<Self, String> {
+        let r = match unsupported(setup) {
+            Some(e) => Err(e),
+            None => Slabs::new(&setup.grid, comm.size()),
+        };
+        let slabs = agree(&comm, r)?;
+        let st = if comm.rank() == 0 {
+            match saved {
+                Some(s) => CpuBackend::restore_setup(setup, s).map(|b| b.st),
+                None => Step::from_setup(setup),
+            }
+        } else {
+            Step::from_setup(setup).map(|mut st| {
+                records::assemble(&mut st, &[]);
+                st
+            })
+        };
+        let mut st = agree(&comm, st)?;
+        st.work.ghost = vec![false; st.particles.len()];
+        let mut rank = Rank {
+            send: vec![Vec::new(); comm.size()],
+            recv: vec![Vec::new(); comm.size()],
+            comm,
+            st,
+            slabs,
+            migrations: 0,
+            rebalances: 0,
+            busy: 0.0,
+            imbalance: 1.0,
+        };
+        rank.share_replicated();
+        rank.st.rebuild = true;
+        Ok(rank)
+    }
+
+    /// Rank 0's step count, wall state and counters on every rank.
+    fn share_replicated(&mut self) {
+        let st = &mut self.st;
+        let mut w = vec![st.step, st.next_id as u64, st.max_overlap_ratio.to_bits()];
+        w.extend(st.flow.inserted.iter().copied());
+        w.extend(st.walls.state_words().iter().map(|x| x.to_bits()));
+        self.comm.broadcast(&mut w);
+        st.step = w[0];
+        st.next_id = w[1] as u32;
+        st.max_overlap_ratio = f64::from_bits(w[2]);
+        let k = st.flow.inserted.len();
+        st.flow.inserted = w[3..3 + k].to_vec();
+        let words: Vec<f64> = w[3 + k..].iter().map(|&x| f64::from_bits(x)).collect();
+        st.walls.set_state_words(&words);
+        st.walls.pose_at(st.step as f64 * st.law.dt);
+    }
+
+    fn owned(&self) -> impl Iterator<Item = usize> + '_ {
+        let g = &self.st.work.ghost;
+        (0..self.st.particles.len()).filter(move |&i| !g[i])
+    }
+
+    fn xyz(&self, i: usize) -> [f64; 3] {
+        let p = self.st.particles.pos_rad[i];
+        [p[0], p[1], p[2]]
+    }
+
+    /// The whole run's cost per cell along the slabs' axis: each owned
+    /// particle weighs 1 + its list row's entries (the contact stage's
+    /// work grows with them), each rank's weights scaled so that they add
+    /// up to the seconds it measured in contacts and integration since the
+    /// last migration (when every rank measured some: not at the start).
+    fn histogram(&self) -> Vec<f64> {
+        let pos = &self.st.particles.pos_rad;
+        let w = &self.st.work;
+        let listed = w.nbr_start.len() == self.st.particles.len() + 1;
+        let weight = |i: usize| {
+            1.0 + if listed {
+                (w.nbr_start[i + 1] - w.nbr_start[i]) as f64
+            } else {
+                0.0
+            }
+        };
+        let mut mine = self
+            .slabs
+            .histogram(self.owned().map(|i| (&pos[i], weight(i))));
+        let total: f64 = mine.iter().sum();
+        mine.extend([total, self.busy]);
+        let words: Vec<u64> = mine.iter().map(|x| x.to_bits()).collect();
+        let all: Vec<Vec<f64>> = self
+            .comm
+            .all_gather(&words)
+            .iter()
+            .map(|a| a.iter().map(|&x| f64::from_bits(x)).collect())
+            .collect();
+        let cells = mine.len() - 2;
+        let measured = all.iter().all(|a| a[cells + 1] > 0.0);
+        let scale = |a: &Vec<f64>| {
+            if measured && a[cells] > 0.0 {
+                a[cells + 1] / a[cells]
+            } else {
+                1.0
+            }
+        };
+        (0..cells)
+            .map(|c| all.iter().map(|a| a[c] * scale(a)).sum())
+            .collect()
+    }
+
+    /// Moves the particles to the ranks their positions say (rebalancing
+    /// the slabs first when they drifted apart), rebuilds the list, and
+    /// the ghost exchange's lists.
+    fn migrate(&mut self) {
+        let h = self.histogram();
+        self.imbalance = self.slabs.imbalance(&h);
+        if self.imbalance > REBALANCE_AT {
+            let b = self.slabs.balanced(&h);
+            let after = b.imbalance(&h);
+            if after < self.imbalance {
+                self.slabs = b;
+                self.rebalances += 1;
+                self.imbalance = after;
+            }
+        }
+        self.busy = 0.0;
+        let mut out = vec![Vec::new(); self.comm.size()];
+        for i in self.owned() {
+            let x = self.xyz(i);
+            let o = self.slabs.owner(x);
+            records::push(&mut out[o], &self.st, i, false, true);
+            for g in self.slabs.ghost_ranks(x, o) {
+                records::push(&mut out[g], &self.st, i, true, true);
+            }
+        }
+        let got = self.comm.all_to_all(out);
+        records::assemble(&mut self.st, &got);
+        let st = &mut self.st;
+        st.timed(Stage::Bin, Step::bin_stage);
+        st.timed(Stage::Sort, Step::sort_stage);
+        st.timed(Stage::Neighbours, Step::build_neighbours);
+        self.migrations += 1;
+        // who refreshes whom until the next migration
+        let size = self.comm.size();
+        let (mut send, mut recv) = (vec![Vec::new(); size], vec![Vec::new(); size]);
+        for i in 0..self.st.particles.len() {
+            let x = self.xyz(i);
+            let o = self.slabs.owner(x);
+            let id = self.st.particles.id[i];
+            if self.st.work.ghost[i] {
+                recv[o].push((id, i as u32));
+            } else {
+                for g in self.slabs.ghost_ranks(x, o) {
+                    send[g].push((id, i as u32));
+                }
+            }
+        }
+        for l in send.iter_mut().chain(recv.iter_mut()) {
+            l.sort_unstable();
+        }
+        self.send = send;
+        self.recv = recv;
+    }
+
+    /// The exchange lists after particles left (an outlet takes a
+    /// particle from its owner and its copies at the same step: both lists
+    /// lose it), renumbered.
+    fn relist(&mut self) {
+        let at: std::collections::HashMap<u32, u32> = self
+            .st
+            .particles
+            .id
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| (id, i as u32))
+            .collect();
+        for l in self.send.iter_mut().chain(self.recv.iter_mut()) {
+            l.retain_mut(|(id, i)| match at.get(id) {
+                Some(&j) => {
+                    *i = j;
+                    true
+                }
+                None => false,
+            });
+        }
+    }
+
+    /// The ghosts take their owners' state of now.
+    fn refresh(&mut self) {
+        let out = self
+            .send
+            .iter()
+            .map(|l| {
+                let mut w = Vec::with_capacity(l.len() * records::FRESH);
+                for &(_, i) in l {
+                    records::push_fresh(&mut w, &self.st, i as usize);
+                }
+                w
+            })
+            .collect();
+        let got = self.comm.all_to_all(out);
+        for (l, w) in self.recv.iter().zip(&got) {
+            assert_eq!(
+                w.len(),
+                l.len() * records::FRESH,
+                "a ghost refresh cut short"
+            );
+            for (&(_, i), f) in l.iter().zip(w.chunks_exact(records::FRESH)) {
+                records::take_fresh(&mut self.st, i as usize, f);
+            }
+        }
+    }
+
+    /// One step on every rank (the serial [`Step::step`]'s stages and
+    /// order, with the exchanges between them). On error the step is not
+    /// counted; every rank returns the same error.
+    pub fn step(&mut self) -> Result<(), RunError> {
+        // the same on every rank (the last step's gather decided it)
+        if self.st.rebuild {
+            self.migrate();
+        }
+        let st = &mut self.st;
+        let t0 = std::time::Instant::now();
+        let rep = st.timed(Stage::Contacts, contacts::contacts);
+        let done = st.timed(Stage::Integrate, integrate::integrate);
+        self.busy += t0.elapsed().as_secs_f64();
+        self.refresh();
+        // errors and wall loads of every rank
+        let st = &mut self.st;
+        let none = u64::MAX;
+        let mut status = vec![
+            rep.overlap.map_or(none, u64::from),
+            rep.max_overlap_ratio.to_bits(),
+            done.nonfinite.map_or(none, u64::from),
+            done.rebuild as u64,
+        ];
+        for l in &st.work.load_sums {
+            status.extend(l.to_words());
+        }
+        let all = self.comm.all_gather(&status);
+        let overlap = all.iter().map(|s| s[0]).min().expect("a rank");
+        let ratio = all.iter().map(|s| f64::from_bits(s[1])).fold(0.0, f64::max);
+        let nonfinite = all.iter().map(|s| s[2]).min().expect("a rank");
+        for (k, b) in st.walls.bodies.iter_mut().enumerate() {
+            let mut l = LoadSum::default();
+            for s in &all {
+                l.merge(&LoadSum::from_words(&s[4 + 18 * k..4 + 18 * (k + 1)]));
+            }
+            b.load = l.value();
+        }
+        st.max_overlap_ratio = st.max_overlap_ratio.max(ratio);
+        let err = |kind, particle: u64| RunError {
+            step: st.step,
+            particle: particle as u32,
+            kind,
+        };
+        if overlap != none {
+            return Err(err(RunErrorKind::Overlap { ratio }, overlap));
+        }
+        if nonfinite != none {
+            return Err(err(RunErrorKind::NonFinite, nonfinite));
+        }
+        st.step += 1;
+        let t = st.step as f64 * st.law.dt;
+        let walls_moved = st.walls.advance(t, st.law.dt, 0.5 * st.skin);
+        let surfaces_moved = st.walls.pose_surfaces(st.step, st.law.dt, 0.5 * st.skin);
+        let moved = all.iter().any(|s| s[3] != 0);
+        st.rebuild = moved || walls_moved || surfaces_moved;
+        // an outlet takes a particle from its owner and its copies alike
+        // (the same state)
+        let n = st.particles.len();
+        st.drain_outlets();
+        if st.particles.len() != n {
+            self.relist();
+        }
+        Ok(())
+    }
+
+    /// The run's energies (every rank's exact sums added).
+    pub fn diagnostics(&self) -> Diagnostics {
+        let (sums, max_speed) = diagnostics::sums(&self.st);
+        let mut w: Vec<u64> = sums.iter().flat_map(|s| s.to_words()).collect();
+        w.push(max_speed.to_bits());
+        let all = self.comm.all_gather(&w);
+        let mut total = [Exact::default(); 5];
+        let mut d = Diagnostics::default();
+        for a in &all {
+            for (k, t) in total.iter_mut().enumerate() {
+                t.merge(&Exact::from_words([a[3 * k], a[3 * k + 1], a[3 * k + 2]]));
+            }
+            d.max_speed = d.max_speed.max(f64::from_bits(a[15]));
+        }
+        [
+            d.kinetic_translational,
+            d.kinetic_rotational,
+            d.potential,
+            d.elastic,
+            d.dissipated,
+        ] = total.map(|s| s.value());
+        d
+    }
+
+    /// Every rank's owned records (with history when `rows`), by rank.
+    fn gather(&self, rows: bool) -> Vec<Vec<u64>> {
+        let mut w = Vec::new();
+        for i in self.owned() {
+            records::push(&mut w, &self.st, i, false, rows);
+        }
+        self.comm.all_gather(&w)
+    }
+
+    /// The run's particles, in id order.
+    pub fn snapshot(&self) -> Particles<f64> {
+        records::particles(&self.gather(false))
+    }
+
+    /// The run as one serial checkpoint (resumes on any number of ranks,
+    /// or serially): the particles in id order with their history, the
+    /// list to be rebuilt at the next step.
+    pub fn save(&self) -> Saved {
+        let all = self.gather(true);
+        let mut full = self.st.clone();
+        records::assemble(&mut full, &all);
+        full.work.ghost.clear();
+        full.save()
+    }
+
+    pub fn particle_count(&self) -> u64 {
+        let all = self.comm.all_gather(&[self.owned().count() as u64]);
+        all.iter().map(|w| w[0]).sum()
+    }
+
+    /// Entries and contacts of the owned particles' rows, all ranks.
+    pub fn list_stats(&self) -> ListStats {
+        let w = &self.st.work;
+        let (mut entries, mut contacts) = (0, 0);
+        if w.nbr_start.len() == self.st.particles.len() + 1 {
+            for i in self.owned() {
+                let r = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
+                let (e, c) = crate::backend::list_counts(&w.nbr[r.clone()], &w.nbr_hist[r], 1);
+                entries += e;
+                contacts += c;
+            }
+        }
+        let all = self.comm.all_gather(&[entries, contacts, self.st.builds]);
+        ListStats {
+            builds: all[0][2],
+            entries: all.iter().map(|a| a[0]).sum(),
+            contacts: all.iter().map(|a| a[1]).sum(),
+        }
+    }
+
+    /// The flow events of every rank's owned particles since the last call.
+    pub fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        let mut w = Vec::new();
+        for e in std::mem::take(&mut self.st.flow.events) {
+            records::push_event(&mut w, &e);
+        }
+        self.comm
+            .all_gather(&w)
+            .iter()
+            .flat_map(|a| records::events(a))
+            .collect()
+    }
+
+    pub fn info(&self) -> RanksInfo {
+        let ghosts = self.st.work.ghost.iter().filter(|&&g| g).count() as u64;
+        let owned = self.st.particles.len() as u64 - ghosts;
+        let all = self
+            .comm
+            .all_gather(&[owned, ghosts, rayon::current_num_threads() as u64]);
+        let owned: Vec<u64> = all.iter().map(|a| a[0]).collect();
+        RanksInfo {
+            ranks: self.comm.size(),
+            transport: self.comm.kind(),
+            devices: all
+                .iter()
+                .map(|a| format!("CPU reference path (f64, {} threads)", a[2]))
+                .collect(),
+            axis: ["x", "y", "z"][self.slabs.axis].into(),
+            cuts: self.slabs.cuts.clone(),
+            imbalance: self.imbalance,
+            owned,
+            ghosts: all.iter().map(|a| a[1]).collect(),
+            migrations: self.migrations,
+            rebalances: self.rebalances,
+        }
+    }
+}
+
+/// Rank 0's commands to the others (word 0 of a broadcast; word 1 its
+/// argument).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u64)]
+enum Cmd {
+    Advance = 1,
+    Diagnostics,
+    Snapshot,
+    Save,
+    Count,
+    ListStats,
+    FlowEvents,
+    Info,
+    Finish,
+}
+
+impl Cmd {
+    fn from_word(w: u64) -> Option<Cmd> {
+        use Cmd::*;
+        [
+            Advance,
+            Diagnostics,
+            Snapshot,
+            Save,
+            Count,
+            ListStats,
+            FlowEvents,
+            Info,
+            Finish,
+        ]
+        .into_iter()
+        .find(|c| *c as u64 == w)
+    }
+}
+
+/// Does rank 0's commands until it says the run is over (every rank but
+/// 0 runs this; rank 0 holds the [`DistCpu`]).
+pub fn serve<C: Comm>(mut rank: Rank<C>) {
+    loop {
+        let mut w = Vec::new();
+        rank.comm.broadcast(&mut w);
+        match Cmd::from_word(w[0]).expect("a command from rank 0") {
+            Cmd::Advance => {
+                for _ in 0..w[1] {
+                    if rank.step().is_err() {
+                        break;
+                    }
+                }
+            }
+            Cmd::Diagnostics => drop(rank.diagnostics()),
+            Cmd::Snapshot => drop(rank.snapshot()),
+            Cmd::Save => drop(rank.gather(true)),
+            Cmd::Count => drop(rank.particle_count()),
+            Cmd::ListStats => drop(rank.list_stats()),
+            Cmd::FlowEvents => drop(rank.flow_events()),
+            Cmd::Info => drop(rank.info()),
+            Cmd::Finish => return,
+        }
+    }
+}
+
+/// Rank 0's backend over every rank: the run driver's calls become
+/// commands to all. Dropping it ends the others' [`serve`].
+pub struct DistCpu<C: Comm> {
+    pub rank: Rank<C>,
+}
+
+impl<C: Comm> DistCpu<C> {
+    /// Rank 0's [`Rank`] (the others must be serving).
+    pub fn new(rank: Rank<C>) -> Self {
+        assert_eq!(rank.comm.rank(), 0, "rank 0 drives the run");
+        DistCpu { rank }
+    }
+
+    fn cmd(&self, c: Cmd, arg: u64) {
+        let mut w = vec![c as u64, arg];
+        self.rank.comm.broadcast(&mut w);
+    }
+}
+
+impl<C: Comm> Drop for DistCpu<C> {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            self.cmd(Cmd::Finish, 0);
+        }
+    }
+}
+
+impl<C: Comm> Backend for DistCpu<C> {
+    fn name(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn adapter(&self) -> String {
+        format!(
+            "CPU reference path (f64, {} threads) on {} ranks ({})",
+            rayon::current_num_threads(),
+            self.rank.comm.size(),
+            self.rank.comm.kind()
+        )
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        self.cmd(Cmd::Advance, steps);
+        for _ in 0..steps {
+            self.rank.step()?;
+        }
+        Ok(())
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        self.cmd(Cmd::Diagnostics, 0);
+        self.rank.diagnostics()
+    }
+
+    fn snapshot(&mut self) -> Particles<f64> {
+        self.cmd(Cmd::Snapshot, 0);
+        self.rank.snapshot()
+    }
+
+    fn max_overlap_ratio(&self) -> f64 {
+        self.rank.st.max_overlap_ratio
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.rank.st.step
+    }
+
+    fn list_stats(&mut self) -> ListStats {
+        self.cmd(Cmd::ListStats, 0);
+        self.rank.list_stats()
+    }
+
+    fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
+        // replicated on every rank, loads already added up
+        let w = &self.rank.st.walls;
+        let n = w.bodies.len() - w.surfaces.walls.len();
+        w.bodies[..n].iter().map(|b| (b.pose, b.load)).collect()
+    }
+
+    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        self.cmd(Cmd::FlowEvents, 0);
+        self.rank.flow_events()
+    }
+
+    fn particle_count(&mut self) -> u64 {
+        self.cmd(Cmd::Count, 0);
+        self.rank.particle_count()
+    }
+
+    fn save(&mut self) -> Saved {
+        self.cmd(Cmd::Save, 0);
+        self.rank.save()
+    }
+
+    fn rewall(&mut self, _setup: &Setup, _edit: &crate::walls::WallEdit) -> Result<(), String> {
+        Err("walls cannot be added or removed during a run on several ranks yet".into())
+    }
+
+    fn ranks(&mut self) -> Option<RanksInfo> {
+        self.cmd(Cmd::Info, 0);
+        Some(self.rank.info())
+    }
+}

@@ -1,0 +1,217 @@
+//! Runs on several ranks (`talus::dist`) give the serial run's bits. The
+//! ranks here are threads of the test ([`talus::dist::on_threads`]): the
+//! same code as under `mpirun` but the transport (the MPI runs are in
+//! `crates/talus-cli/tests/mpi.rs`, feature `mpi`).
+
+use talus::backend::{Backend, Diagnostics};
+use talus::checkpoint::Saved;
+use talus::cpu::CpuBackend;
+use talus::dist::{on_threads, serve, Comm, DistCpu, Rank, RanksInfo, Threads};
+use talus::scene::{Scene, Servo};
+use talus::setup::Setup;
+use talus::state::Particles;
+
+fn scene(name: &str) -> Scene {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenes")
+        .join(name);
+    Scene::load(&path).unwrap()
+}
+
+/// The settle scene (4000 beads falling onto the floor of a box, cut
+/// along z) with its floor on a servo: every step's load, summed over the
+/// ranks, moves it.
+fn servo_settle() -> Scene {
+    let mut s = scene("settle.toml");
+    s.walls[0].servo = Some(Servo {
+        force: 0.14,
+        max_speed: 0.05,
+        direction: [0.0, 0.0, 1.0],
+    });
+    s
+}
+
+/// What a run ends with, as bits: particles, energies, wall poses and loads.
+#[derive(Debug, PartialEq)]
+struct End {
+    particles: Particles<f64>,
+    energies: [u64; 6],
+    walls: Vec<[u64; 9]>,
+    count: u64,
+}
+
+fn end(b: &mut dyn Backend) -> End {
+    let d: Diagnostics = b.diagnostics();
+    End {
+        particles: b.snapshot(),
+        energies: [
+            d.kinetic_translational,
+            d.kinetic_rotational,
+            d.potential,
+            d.elastic,
+            d.dissipated,
+            d.max_speed,
+        ]
+        .map(f64::to_bits),
+        walls: b
+            .walls()
+            .iter()
+            .map(|(p, l)| {
+                let v = [p.origin.to_array(), l.force, l.torque].concat();
+                std::array::from_fn(|k| v[k].to_bits())
+            })
+            .collect(),
+        count: b.particle_count(),
+    }
+}
+
+/// `f` on rank 0's backend over `ranks` thread ranks (from `saved` when
+/// given); the others serve.
+fn on_ranks<R: Send>(
+    setup: &Setup,
+    ranks: usize,
+    saved: Option<&Saved>,
+    f: impl Fn(&mut DistCpu<Threads>) -> R + Sync,
+) -> R {
+    let mut out = on_threads(ranks, |comm| {
+        let rank = Rank::new(comm, setup, saved).unwrap();
+        if rank.comm.rank() == 0 {
+            let mut b = DistCpu::new(rank);
+            Some(f(&mut b))
+        } else {
+            serve(rank);
+            None
+        }
+    });
+    out.swap_remove(0).expect("rank 0's result")
+}
+
+fn first_difference(a: &Particles<f64>, b: &Particles<f64>) -> Option<usize> {
+    (0..a.len().min(b.len())).find(|&k| {
+        a.id[k] != b.id[k]
+            || a.pos_rad[k] != b.pos_rad[k]
+            || a.vel_invm[k] != b.vel_invm[k]
+            || a.omega_invi[k] != b.omega_invi[k]
+    })
+}
+
+fn assert_same(serial: &End, other: &End, what: &str) {
+    assert_eq!(other.count, serial.count, "{what}: particle count");
+    assert_eq!(
+        first_difference(&serial.particles, &other.particles),
+        None,
+        "{what}: the first particle whose bits differ"
+    );
+    assert_eq!(other.particles, serial.particles, "{what}: particles");
+    assert_eq!(other.energies, serial.energies, "{what}: energies' bits");
+    assert_eq!(other.walls, serial.walls, "{what}: wall poses and loads");
+}
+
+/// 1, 2 and 3 ranks: the serial run's bits after 2500 steps of the
+/// settling bed on a servo floor (particles crossing the cuts as they
+/// fall, the cuts moving with them, contacts across every cut).
+#[test]
+fn ranks_give_the_serial_bits_settle() {
+    let setup = Setup::new(servo_settle()).unwrap();
+    let steps = 2500;
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    assert!(serial.list_stats().contacts > 500, "a bed in contact");
+    for ranks in [1, 2, 3] {
+        let (got, info): (End, RanksInfo) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), b.ranks().unwrap())
+        });
+        println!("{ranks} ranks: {info:?}");
+        assert_eq!(info.ranks, ranks);
+        assert_eq!(info.owned.iter().sum::<u64>(), want.count);
+        if ranks > 1 {
+            assert!(info.ghosts.iter().all(|&g| g > 0), "ghosts on every rank");
+            // (the cost imbalance is measured time: not asserted here)
+            assert!(info.rebalances > 0, "the cuts follow the falling bed");
+        }
+        assert_same(&want, &got, &format!("{ranks} ranks"));
+    }
+}
+
+/// A checkpoint written on 2 ranks at half the steps continues on 3 ranks
+/// and serially to the serial run's bits.
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_three_and_serially() {
+    let setup = Setup::new(servo_settle()).unwrap();
+    let (half, steps) = (700, 1400);
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let saved = on_ranks(&setup, 2, None, |b| {
+        b.advance(half).unwrap();
+        b.save()
+    });
+    let on_three = on_ranks(&setup, 3, Some(&saved), |b| {
+        assert_eq!(b.steps_done(), half);
+        b.advance(steps - half).unwrap();
+        end(b)
+    });
+    assert_same(&want, &on_three, "2 ranks, then 3");
+    let mut alone = CpuBackend::restore_setup(&setup, &saved).unwrap();
+    alone.advance(steps - half).unwrap();
+    assert_same(&want, &end(&mut alone), "2 ranks, then serially");
+}
+
+/// Particles leaving the open domain (the settle box without its floor)
+/// and an outlet's region: taken out by their owners, the copies on the
+/// other ranks going with them; the same events (step, id, mass, energy)
+/// and the serial run's bits on 2 and 3 ranks.
+#[test]
+fn outlets_and_the_open_domain_take_the_same_particles() {
+    let mut s = scene("settle.toml");
+    s.walls.remove(0);
+    s.outlets.push(talus::scene::Outlet {
+        name: Some("corner".into()),
+        region: talus::scene::Region::Box {
+            min: [0.0, 0.0, 0.0],
+            max: [0.02, 0.02, 0.004],
+        },
+    });
+    let setup = Setup::new(s).unwrap();
+    let steps = 2500;
+    type Ev = Vec<(u64, u32, String, u64, u64)>;
+    let events = |mut e: Vec<talus::flow::FlowEvent>| -> Ev {
+        e.sort_by_key(|e| (e.step, e.id));
+        e.iter()
+            .map(|e| {
+                (
+                    e.step,
+                    e.id,
+                    format!("{:?}", e.kind),
+                    e.mass.to_bits(),
+                    e.energy.to_bits(),
+                )
+            })
+            .collect()
+    };
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let want_events = events(serial.flow_events());
+    let removed_by = |k: &str| want_events.iter().filter(|e| e.2.contains(k)).count();
+    assert!(
+        removed_by("Removed(0)") > 20,
+        "the outlet takes beads: {}",
+        want_events.len()
+    );
+    assert!(
+        removed_by("Removed(1)") > 20,
+        "the open floor lets beads out: {}",
+        want_events.len()
+    );
+    for ranks in [2, 3] {
+        let (got, ev) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), events(b.flow_events()))
+        });
+        assert_eq!(ev, want_events, "{ranks} ranks: the flow events");
+        assert_same(&want, &got, &format!("{ranks} ranks"));
+    }
+}
