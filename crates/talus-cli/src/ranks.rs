@@ -62,15 +62,17 @@ pub fn cmd_run(a: crate::run_cmd::RunArgs) -> ExitCode {
     }
 }
 
-/// Refuses a launch on several ranks of a build without MPI (rank 0 says
-/// why; every rank exits with the same code).
+/// Refuses a launch on several ranks of a build without MPI: rank 0 says
+/// why and fails; the others exit quietly (mpirun ends the job at the
+/// first rank that fails, which could be before rank 0 said why).
 #[cfg(not(feature = "mpi"))]
 pub fn unbuilt(rank: usize, size: usize) -> ExitCode {
-    if rank == 0 {
-        eprintln!(
-            "error: {size} ranks, but this talus was built without MPI (each rank would run the whole scene): build it with `cargo build --release --features mpi` (needs libopenmpi-dev and libclang-dev; see docs/ranks.md)"
-        );
+    if rank != 0 {
+        return ExitCode::SUCCESS;
     }
+    eprintln!(
+        "error: {size} ranks, but this talus was built without MPI (each rank would run the whole scene): build it with `cargo build --release --features mpi` (needs libopenmpi-dev and libclang-dev; see docs/ranks.md)"
+    );
     ExitCode::FAILURE
 }
 
@@ -99,12 +101,15 @@ mod with_mpi {
         }
     }
 
-    /// A failure every rank agreed on: rank 0 says it.
+    /// A failure every rank agreed on: rank 0 says it and exits with the
+    /// failure; the others exit quietly with success (mpirun ends the job
+    /// at the first rank that fails, which could be before rank 0 said
+    /// why; it reports rank 0's status).
     fn quit(lead: bool, e: String) -> ExitCode {
         if lead {
             fail(e)
         } else {
-            ExitCode::FAILURE
+            ExitCode::SUCCESS
         }
     }
 

@@ -1,7 +1,8 @@
 //! Runs on several MPI ranks through the real binary and `mpirun`
 //! (feature `mpi`; `.ci/run` runs these with Open MPI): every output but
 //! the checkpoint and summary.json is the serial run's, byte for byte, on
-//! 1, 2 and 3 ranks; a checkpoint of 2 ranks resumes on 3 and serially to
+//! 1, 2 and 3 ranks (settling, a turning drum of triangles, a hopper
+//! draining, a silo being filled); a checkpoint of 2 ranks resumes on 3 and serially to
 //! the serial bytes; SIGTERM to mpirun checkpoints; a rank killed stops the
 //! job; what cannot run on several ranks is refused in one line.
 
@@ -157,6 +158,13 @@ fn drum_on_two_three_ranks_writes_the_serial_files() {
 #[test]
 fn hopper_on_two_three_ranks_writes_the_serial_files() {
     same_files_on_ranks("hopper.toml", 3000, &[2, 3]);
+}
+
+/// The silo: beads poured (`[[insert]]`) into the STL hopper onto its
+/// plug, each rank accepting the candidates in its slab.
+#[test]
+fn silo_on_two_three_ranks_writes_the_serial_files() {
+    same_files_on_ranks("silo.toml", 3000, &[2, 3]);
 }
 
 /// A run of 2 ranks cut at step 1000 resumes on 3 ranks, and serially,
@@ -318,7 +326,7 @@ fn a_killed_rank_stops_the_job() {
 }
 
 /// What cannot run on several ranks is refused in one line, from rank 0
-/// alone: the GPU path, pouring, more ranks than grid cells.
+/// alone: the GPU path, FEM bodies, more ranks than grid cells.
 #[test]
 fn what_ranks_cannot_do_is_refused_in_one_line() {
     let d = tmp("refused");
@@ -346,12 +354,12 @@ fn what_ranks_cannot_do_is_refused_in_one_line() {
         "{said}"
     );
     assert!(!d.join("a").exists(), "nothing written");
-    let silo = scenes().join("silo.toml");
+    let membrane = scenes().join("membrane.toml");
     let o = run(
         2,
         &[
             "run",
-            silo.to_str().unwrap(),
+            membrane.to_str().unwrap(),
             "--backend",
             "cpu",
             "--steps",
@@ -362,7 +370,7 @@ fn what_ranks_cannot_do_is_refused_in_one_line() {
     );
     let said = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
-    assert!(said.contains("[[insert]]"), "{said}");
+    assert!(said.contains("FEM bodies"), "{said}");
     // 5 ranks for a box 4 grid cells tall
     let tiny = d.join("tiny.toml");
     std::fs::write(&tiny, TINY).unwrap();

@@ -215,3 +215,108 @@ fn outlets_and_the_open_domain_take_the_same_particles() {
         assert_same(&want, &got, &format!("{ranks} ranks"));
     }
 }
+
+/// Pouring (`[[insert]]`) on 2 and 3 ranks: a box 2 × 2 × 4 cm filled
+/// by batches every 200 steps from a region the cuts cross, each batch
+/// finding the last one's beads still in the way (the rate asks for more
+/// than fits), an outlet in a corner of the floor and a shaking wall:
+/// each rank accepts the candidates in its slab as a serial run would
+/// (what is in reach of them is on the rank), with the serial ids; the
+/// same events and bits.
+#[test]
+fn pouring_accepts_the_serial_candidates() {
+    let path =
+        std::env::temp_dir().join(format!("talus_ranks_pouring_{}.toml", std::process::id()));
+    std::fs::write(&path, POURING).unwrap();
+    let setup = Setup::new(Scene::load(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let steps = 2400;
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let mut want_events = serial.flow_events();
+    want_events.sort_by_key(|e| (e.step, e.id));
+    let inserted = want_events
+        .iter()
+        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(_)))
+        .count();
+    assert!(inserted > 150, "{inserted} poured in");
+    assert!(
+        inserted < 12 * 160,
+        "the region was full at times: {inserted} of 12 batches"
+    );
+    for ranks in [2, 3] {
+        let (got, mut ev) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), b.flow_events())
+        });
+        ev.sort_by_key(|e| (e.step, e.id));
+        assert_eq!(ev, want_events, "{ranks} ranks: the insertion events");
+        assert_same(&want, &got, &format!("{ranks} ranks"));
+    }
+}
+
+const POURING: &str = r#"
+[simulation]
+duration = 0.2
+dt = 2e-5
+gravity = [0.0, 0.0, -9.81]
+output_interval = 0.002
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.04]
+
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.3
+
+[[insert]]
+region = { min = [0.002, 0.002, 0.012], max = [0.018, 0.018, 0.035] }
+rate = 60000.0
+count = 2000
+radius = { min = 0.0008, max = 0.001 }
+material = "glass"
+velocity = [0.0, 0.0, -0.1]
+interval = 0.004
+
+[[outlets]]
+name = "corner"
+region = { min = [0.0, 0.0, 0.0], max = [0.006, 0.006, 0.002] }
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+material = "glass"
+
+[[walls]]
+name = "shaker"
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [1.0, 0.0, 0.0]
+material = "glass"
+motion = { oscillation = { amplitude = 0.001, frequency = 20.0, direction = [1.0, 0.0, 0.0] } }
+
+[[walls]]
+type = "plane"
+point = [0.02, 0.0, 0.0]
+normal = [-1.0, 0.0, 0.0]
+material = "glass"
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+material = "glass"
+
+[[walls]]
+type = "plane"
+point = [0.0, 0.02, 0.0]
+normal = [0.0, -1.0, 0.0]
+material = "glass"
+"#;

@@ -102,12 +102,32 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
     if want == 0 || cand.is_empty() {
         return Vec::new();
     }
+    let free = free_of(&present.pos_rad, &cand.pos_rad, want);
+    free.iter()
+        .enumerate()
+        .filter(|(_, &f)| f)
+        .map(|(c, _)| c)
+        .take(want)
+        .collect()
+}
+
+/// For each candidate (position and radius) in order, whether it is at
+/// least r_c + r_j from every particle of `present`, until `want` are
+/// (the rest: false). The candidates of a batch never overlap each other
+/// (`flow::plan`). A decision depends only on the particles within reach
+/// of the candidate: a rank that holds those decides as a serial run
+/// does (`dist`).
+pub fn free_of(present: &[[f64; 4]], cand: &[[f64; 4]], want: usize) -> Vec<bool> {
+    let mut out = vec![false; cand.len()];
+    if want == 0 || cand.is_empty() {
+        return out;
+    }
     // the present particles near the candidates, hashed in cells of the
     // largest reach
-    let r_max = |p: &Particles<f64>| p.pos_rad.iter().map(|x| x[3]).fold(0.0, f64::max);
+    let r_max = |p: &[[f64; 4]]| p.iter().map(|x| x[3]).fold(0.0, f64::max);
     let cell = (r_max(present) + r_max(cand)).max(1e-300);
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    for x in &cand.pos_rad {
+    for x in cand {
         for k in 0..3 {
             lo[k] = lo[k].min(x[k] - cell);
             hi[k] = hi[k].max(x[k] + cell);
@@ -115,14 +135,14 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
     }
     let key = |x: &[f64; 4]| -> [i64; 3] { std::array::from_fn(|k| (x[k] / cell).floor() as i64) };
     let mut cells: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
-    for (j, x) in present.pos_rad.iter().enumerate() {
+    for (j, x) in present.iter().enumerate() {
         if (0..3).all(|k| x[k] >= lo[k] && x[k] <= hi[k]) {
             cells.entry(key(x)).or_default().push(j);
         }
     }
-    let mut out = Vec::new();
-    for (c, x) in cand.pos_rad.iter().enumerate() {
-        if out.len() == want {
+    let mut taken = 0;
+    for (c, x) in cand.iter().enumerate() {
+        if taken == want {
             break;
         }
         let k = key(x);
@@ -134,7 +154,7 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
                         continue;
                     };
                     for &j in js {
-                        let y = present.pos_rad[j];
+                        let y = present[j];
                         let d2 = (0..3).map(|a| (x[a] - y[a]) * (x[a] - y[a])).sum::<f64>();
                         let reach = x[3] + y[3];
                         if d2 < reach * reach {
@@ -146,7 +166,8 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
             }
         }
         if free {
-            out.push(c);
+            out[c] = true;
+            taken += 1;
         }
     }
     out

@@ -52,12 +52,6 @@ pub struct Rank<C: Comm> {
 
 /// What a scene needs that the ranks do not do yet, if anything.
 pub fn unsupported(setup: &Setup) -> Option<String> {
-    let s = &setup.scene;
-    if !s.inserts.is_empty() {
-        return Some(
-            "[[insert]] (pouring) does not run on several ranks yet: run it on one".into(),
-        );
-    }
     if !setup.body_meshes.is_empty() {
         return Some("FEM bodies do not run on several ranks yet: run the scene on one".into());
     }
@@ -141,8 +135,9 @@ impl<C: Comm> Rank<C> {
     }
 
     fn owned(&self) -> impl Iterator<Item = usize> + '_ {
+        // (particles inserted into an empty rank have no flag: owned)
         let g = &self.st.work.ghost;
-        (0..self.st.particles.len()).filter(move |&i| !g[i])
+        (0..self.st.particles.len()).filter(move |&i| g.get(i) != Some(&true))
     }
 
     fn xyz(&self, i: usize) -> [f64; 3] {
@@ -158,9 +153,8 @@ impl<C: Comm> Rank<C> {
     fn histogram(&self) -> Vec<f64> {
         let pos = &self.st.particles.pos_rad;
         let w = &self.st.work;
-        let listed = w.nbr_start.len() == self.st.particles.len() + 1;
         let weight = |i: usize| {
-            1.0 + if listed {
+            1.0 + if i + 1 < w.nbr_start.len() {
                 (w.nbr_start[i + 1] - w.nbr_start[i]) as f64
             } else {
                 0.0
@@ -231,7 +225,7 @@ impl<C: Comm> Rank<C> {
             let x = self.xyz(i);
             let o = self.slabs.owner(x);
             let id = self.st.particles.id[i];
-            if self.st.work.ghost[i] {
+            if self.st.work.ghost.get(i) == Some(&true) {
                 recv[o].push((id, i as u32));
             } else {
                 for g in self.slabs.ghost_ranks(x, o) {
@@ -295,10 +289,78 @@ impl<C: Comm> Rank<C> {
         }
     }
 
+    /// The batches of `[[insert]]` due at this step's start, as a serial
+    /// run accepts them: each rank decides for the candidates in its slab
+    /// (it holds every particle within reach of them, and every rank knows
+    /// the candidates accepted before in this step), the ranks share the
+    /// decisions, the first `want` free candidates in order are the
+    /// batch's, and each rank inserts those in its slab with the ids a
+    /// serial run gives them. Asks for a migration when any went in.
+    fn insert_due(&mut self) {
+        let st = &mut self.st;
+        let due = st.flow.plan.schedule(st.step, st.step + 1);
+        let me = self.comm.rank();
+        let mut placed: Vec<[f64; 4]> = Vec::new();
+        for at in due {
+            let batch = st.flow.plan.batch(at);
+            let want = at.target.saturating_sub(st.flow.inserted[at.entry]) as usize;
+            let c = &batch.candidates.pos_rad;
+            if want == 0 || c.is_empty() {
+                continue;
+            }
+            let free = crate::cpu::flow::free_of(&st.particles.pos_rad, c, usize::MAX);
+            let free_placed = crate::cpu::flow::free_of(&placed, c, usize::MAX);
+            let owner = |i: usize| self.slabs.owner([c[i][0], c[i][1], c[i][2]]);
+            let mut bits = vec![0u64; c.len().div_ceil(64)];
+            for i in 0..c.len() {
+                if free[i] && free_placed[i] && owner(i) == me {
+                    bits[i / 64] |= 1 << (i % 64);
+                }
+            }
+            let all = self.comm.all_gather(&bits);
+            let is_free = |i: usize| all.iter().any(|b| b[i / 64] >> (i % 64) & 1 != 0);
+            let accepted: Vec<usize> = (0..c.len()).filter(|&i| is_free(i)).take(want).collect();
+            let first = st.next_id;
+            for (k, &i) in accepted.iter().enumerate() {
+                placed.push(c[i]);
+                if owner(i) != me {
+                    continue;
+                }
+                let cand = &batch.candidates;
+                let add = Particles {
+                    pos_rad: vec![cand.pos_rad[i]],
+                    vel_invm: vec![cand.vel_invm[i]],
+                    omega_invi: vec![cand.omega_invi[i]],
+                    material: vec![cand.material[i]],
+                    id: vec![0],
+                    dissipated: vec![0.0],
+                };
+                st.next_id = first + k as u32;
+                let id = st
+                    .insert(&add)
+                    .expect("below the particle limit (checked by the serial set-up)")
+                    .start;
+                st.flow.events.push(crate::flow::FlowEvent {
+                    step: st.step,
+                    id,
+                    kind: crate::flow::FlowKind::Inserted(at.entry),
+                    mass: 1.0 / cand.vel_invm[i][3],
+                    energy: batch.energy[i],
+                });
+            }
+            st.next_id = first + accepted.len() as u32;
+            st.flow.inserted[at.entry] += accepted.len() as u64;
+            if !accepted.is_empty() {
+                st.rebuild = true;
+            }
+        }
+    }
+
     /// One step on every rank (the serial [`Step::step`]'s stages and
     /// order, with the exchanges between them). On error the step is not
     /// counted; every rank returns the same error.
     pub fn step(&mut self) -> Result<(), RunError> {
+        self.insert_due();
         // the same on every rank (the last step's gather decided it)
         if self.st.rebuild {
             self.migrate();

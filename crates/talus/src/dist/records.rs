@@ -39,7 +39,8 @@ pub fn push(out: &mut Vec<u64>, st: &Step, i: usize, ghost: bool, rows: bool) {
     let w = &st.work;
     let at = out.len();
     out.push(0);
-    if !rows || w.nbr_start.len() != p.len() + 1 {
+    // (a particle inserted since the last build has no row yet)
+    if !rows || i + 1 >= w.nbr_start.len() {
         return;
     }
     let mut k = 0;
