@@ -320,3 +320,55 @@ point = [0.0, 0.02, 0.0]
 normal = [0.0, -1.0, 0.0]
 material = "glass"
 "#;
+
+/// A FEM body (the rubber sheet of `scenes/membrane.toml`, beads poured
+/// just above it, so that they land within the test): every rank advances
+/// its copy under the grains' forces of all ranks (exact sums per node),
+/// so the sheet and the beads are the serial run's, bit for bit, on 2 and
+/// 3 ranks, and after a checkpoint of 2 ranks resumed on 3.
+#[test]
+fn a_fem_body_under_grains_of_every_rank() {
+    let mut s = scene("membrane.toml");
+    s.inserts[0].region = talus::scene::Region::Box {
+        min: [-0.02, -0.02, 0.003],
+        max: [0.02, 0.02, 0.015],
+    };
+    s.inserts[0].velocity = [0.0, 0.0, -1.0];
+    let setup = Setup::new(s).unwrap();
+    let steps = 1000;
+    let bodies = |b: &dyn Backend| -> (Vec<u64>, f64) {
+        let set = b.bodies().expect("a body");
+        let force = set.now()[0].force.length();
+        (set.save().iter().map(|x| x.to_bits()).collect(), force)
+    };
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let (want_body, force) = bodies(&serial);
+    let weight: f64 = want.particles.vel_invm.iter().map(|v| 9.81 / v[3]).sum();
+    println!(
+        "{} beads ({weight:.3e} N), grains and walls on the sheet: {force:.3e} N",
+        want.count
+    );
+    assert!(want.count > 40, "beads poured");
+    assert!(force > 0.2 * weight, "the beads lie on the sheet");
+    for ranks in [2, 3] {
+        let (got, body) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), bodies(b).0)
+        });
+        assert_same(&want, &got, &format!("{ranks} ranks"));
+        assert!(body == want_body, "{ranks} ranks: the body's state differs");
+    }
+    // cut on 2 ranks at half, resumed on 3: the body handed on too
+    let saved = on_ranks(&setup, 2, None, |b| {
+        b.advance(steps / 2).unwrap();
+        b.save()
+    });
+    let (got, body) = on_ranks(&setup, 3, Some(&saved), |b| {
+        b.advance(steps - steps / 2).unwrap();
+        (end(b), bodies(b).0)
+    });
+    assert_same(&want, &got, "2 ranks, then 3");
+    assert!(body == want_body, "2 ranks, then 3: the body's state differs");
+}

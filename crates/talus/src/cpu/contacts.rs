@@ -149,24 +149,33 @@ pub fn contacts(st: &mut Step) -> ContactReport {
     w.load_sums = loads;
     // the grains' forces on the bodies' surface nodes: this step's summed
     // exactly per node (the same whatever order the particles come in),
-    // then added to the interval's
-    if !nodal.is_empty() {
-        let f = &mut st.walls.surfaces.force;
-        let mut step = vec![[Exact::default(); 3]; f.len()];
+    // then added to the interval's (by the ranks, once theirs are added)
+    if w.defer_nodal || !nodal.is_empty() {
+        let mut step = vec![[Exact::default(); 3]; st.walls.surfaces.force.len()];
         for (k, v) in nodal {
             for (s, x) in step[k as usize].iter_mut().zip(v.to_array()) {
                 s.add(x);
             }
         }
-        for (f, s) in f.iter_mut().zip(&step) {
-            if s.iter().any(|c| *c != Exact::default()) {
-                *f += glam::DVec3::from_array(s.map(|c| c.value()));
-            }
+        if w.defer_nodal {
+            w.nodal_step = step;
+        } else {
+            add_node_sums(&mut st.walls.surfaces.force, &step);
         }
     }
     ContactReport {
         max_overlap_ratio,
         overlap,
+    }
+}
+
+/// Adds one step's exact forces on the surface nodes to the interval's
+/// (`force`, per node).
+pub fn add_node_sums(force: &mut [glam::DVec3], step: &[[Exact; 3]]) {
+    for (f, s) in force.iter_mut().zip(step) {
+        if s.iter().any(|c| *c != Exact::default()) {
+            *f += glam::DVec3::from_array(s.map(|c| c.value()));
+        }
     }
 }
 

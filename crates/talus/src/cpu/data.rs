@@ -61,6 +61,12 @@ pub struct Work {
     /// The last contact stage's load on each scene wall, as exact partial
     /// sums (the ranks of a distributed run add theirs).
     pub load_sums: Vec<crate::walls::LoadSum>,
+    /// A distributed run's: the contact stage leaves this step's exact
+    /// forces on the deforming surfaces' nodes in `nodal_step` instead of
+    /// adding them to the interval's (the ranks add theirs first:
+    /// [`crate::cpu::contacts::add_node_sums`]).
+    pub defer_nodal: bool,
+    pub nodal_step: Vec<[crate::sums::Exact; 3]>,
 }
 
 /// Everything one step needs: parameters (built once) and data.

@@ -248,6 +248,27 @@ impl Step {
     }
 }
 
+/// After a step: at the end of an exchange interval, the bodies take the
+/// grains' forces and advance, and the surfaces start their next interval
+/// (posed at this step). Every rank of a distributed run does this on its
+/// copy of the bodies, with the forces of all.
+pub fn exchange(st: &mut Step, bodies: Option<&mut BodySet>) -> Result<(), RunError> {
+    let Some(b) = bodies else {
+        return Ok(());
+    };
+    if st.step % b.every != 0 {
+        return Ok(());
+    }
+    let (x0, v) = b
+        .exchange(&st.walls.surfaces.force, st.step)
+        .map_err(|message| body_error(st.step, message))?;
+    let dt = st.law.dt;
+    st.walls
+        .start_interval(&x0, &v, st.step, b.every as f64, dt);
+    st.rebuild |= st.walls.pose_surfaces(st.step, dt, 0.5 * st.skin);
+    Ok(())
+}
+
 /// The CPU backend.
 pub struct CpuBackend {
     pub st: Step,
@@ -285,27 +306,9 @@ impl CpuBackend {
         })
     }
 
-    /// After a step: at the end of an exchange interval, the bodies take
-    /// the grains' forces and advance, and the surfaces start their next
-    /// interval (posed at this step).
     fn exchange(&mut self) -> Result<(), RunError> {
-        let Some(b) = self.bodies.as_mut() else {
-            return Ok(());
-        };
-        let st = &mut self.st;
-        if st.step % b.every != 0 {
-            return Ok(());
-        }
-        let (x0, v) = b
-            .exchange(&st.walls.surfaces.force, st.step)
-            .map_err(|message| body_error(st.step, message))?;
-        let dt = st.law.dt;
-        st.walls
-            .start_interval(&x0, &v, st.step, b.every as f64, dt);
-        st.rebuild |= st.walls.pose_surfaces(st.step, dt, 0.5 * st.skin);
-        Ok(())
+        exchange(&mut self.st, self.bodies.as_mut())
     }
-
     /// Continues a saved run of `scene` (either backend's checkpoint),
     /// resolving a [`Setup`] for it first (as [`CpuBackend::new`]).
     pub fn restore(scene: &Scene, saved: &crate::checkpoint::Saved) -> Result<Self, String> {

@@ -35,6 +35,9 @@ pub struct Rank<C: Comm> {
     pub comm: C,
     /// The particles this rank owns and its ghosts (`work.ghost`).
     pub st: Step,
+    /// The FEM bodies, on every rank alike: each advances its copy under
+    /// the grains' forces of all ranks.
+    pub bodies: Option<crate::fem::coupling::BodySet>,
     pub slabs: Slabs,
     /// Per rank: the owned particles it holds as ghosts, and this rank's
     /// ghosts from it, as (id, local index), in id order.
@@ -50,11 +53,9 @@ pub struct Rank<C: Comm> {
     imbalance: f64,
 }
 
-/// What a scene needs that the ranks do not do yet, if anything.
-pub fn unsupported(setup: &Setup) -> Option<String> {
-    if !setup.body_meshes.is_empty() {
-        return Some("FEM bodies do not run on several ranks yet: run the scene on one".into());
-    }
+/// What a scene needs that the ranks do not do yet, if anything (today:
+/// nothing; the GPU path is refused by the command line).
+pub fn unsupported(_setup: &Setup) -> Option<String> {
     None
 }
 
@@ -88,20 +89,19 @@ impl<C: Comm> Rank<C> {
             None => Slabs::new(&setup.grid, comm.size()),
         };
         let slabs = agree(&comm, r)?;
-        let st = if comm.rank() == 0 {
-            match saved {
-                Some(s) => CpuBackend::restore_setup(setup, s).map(|b| b.st),
-                None => Step::from_setup(setup),
-            }
-        } else {
-            Step::from_setup(setup).map(|mut st| {
-                records::assemble(&mut st, &[]);
-                st
-            })
+        // (every rank starts the bodies; rank 0 hands on a checkpoint's)
+        let b = match (comm.rank(), saved) {
+            (0, Some(s)) => CpuBackend::restore_setup(setup, s),
+            _ => CpuBackend::from_setup(setup),
         };
-        let mut st = agree(&comm, st)?;
+        let CpuBackend { mut st, bodies, .. } = agree(&comm, b)?;
+        if comm.rank() != 0 {
+            records::assemble(&mut st, &[]);
+        }
         st.work.ghost = vec![false; st.particles.len()];
+        st.work.defer_nodal = bodies.is_some();
         let mut rank = Rank {
+            bodies,
             send: vec![Vec::new(); comm.size()],
             recv: vec![Vec::new(); comm.size()],
             comm,
@@ -132,6 +132,23 @@ impl<C: Comm> Rank<C> {
         let words: Vec<f64> = w[3 + k..].iter().map(|&x| f64::from_bits(x)).collect();
         st.walls.set_state_words(&words);
         st.walls.pose_at(st.step as f64 * st.law.dt);
+        // the bodies and their surfaces, as a checkpoint keeps them
+        if let Some(b) = self.bodies.as_mut() {
+            let (body, surf) = (b.save(), st.walls.surfaces.save_words());
+            let mut w: Vec<u64> = body.iter().chain(&surf).map(|x| x.to_bits()).collect();
+            self.comm.broadcast(&mut w);
+            let w: Vec<f64> = w.iter().map(|&x| f64::from_bits(x)).collect();
+            b.restore(&w[..body.len()]).expect("rank 0's bodies");
+            let changed = st
+                .walls
+                .surfaces
+                .restore_words(&w[body.len()..])
+                .expect("rank 0's surfaces");
+            for k in changed {
+                st.walls.rebin_surface(k);
+            }
+            st.walls.pose_surfaces(st.step, st.law.dt, f64::INFINITY);
+        }
     }
 
     fn owned(&self) -> impl Iterator<Item = usize> + '_ {
@@ -383,6 +400,14 @@ impl<C: Comm> Rank<C> {
         for l in &st.work.load_sums {
             status.extend(l.to_words());
         }
+        let loads_end = status.len();
+        if st.work.defer_nodal {
+            for s in &st.work.nodal_step {
+                for c in s {
+                    status.extend(c.to_words());
+                }
+            }
+        }
         let all = self.comm.all_gather(&status);
         let overlap = all.iter().map(|s| s[0]).min().expect("a rank");
         let ratio = all.iter().map(|s| f64::from_bits(s[1])).fold(0.0, f64::max);
@@ -393,6 +418,19 @@ impl<C: Comm> Rank<C> {
                 l.merge(&LoadSum::from_words(&s[4 + 18 * k..4 + 18 * (k + 1)]));
             }
             b.load = l.value();
+        }
+        if st.work.defer_nodal {
+            // every rank's forces on the surface nodes, added exactly
+            let mut step = vec![[Exact::default(); 3]; st.work.nodal_step.len()];
+            for s in &all {
+                for (k, n) in step.iter_mut().enumerate() {
+                    for (a, c) in n.iter_mut().enumerate() {
+                        let at = loads_end + 9 * k + 3 * a;
+                        c.merge(&Exact::from_words([s[at], s[at + 1], s[at + 2]]));
+                    }
+                }
+            }
+            contacts::add_node_sums(&mut st.walls.surfaces.force, &step);
         }
         st.max_overlap_ratio = st.max_overlap_ratio.max(ratio);
         let err = |kind, particle: u64| RunError {
@@ -419,7 +457,9 @@ impl<C: Comm> Rank<C> {
         if st.particles.len() != n {
             self.relist();
         }
-        Ok(())
+        // the bodies, as a serial run after its step (the same forces on
+        // every rank: the same bodies)
+        crate::cpu::step::exchange(&mut self.st, self.bodies.as_mut())
     }
 
     /// The run's energies (every rank's exact sums added).
@@ -468,7 +508,12 @@ impl<C: Comm> Rank<C> {
         let mut full = self.st.clone();
         records::assemble(&mut full, &all);
         full.work.ghost.clear();
-        full.save()
+        let mut s = full.save();
+        if let Some(b) = &self.bodies {
+            s.put("bodies", &b.save());
+            s.put("surfaces", &self.st.walls.surfaces.save_words());
+        }
+        s
     }
 
     pub fn particle_count(&self) -> u64 {
@@ -691,6 +736,10 @@ impl<C: Comm> Backend for DistCpu<C> {
 
     fn rewall(&mut self, _setup: &Setup, _edit: &crate::walls::WallEdit) -> Result<(), String> {
         Err("walls cannot be added or removed during a run on several ranks yet".into())
+    }
+
+    fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+        self.rank.bodies.as_ref()
     }
 
     fn ranks(&mut self) -> Option<RanksInfo> {
