@@ -148,8 +148,12 @@ mod with_mpi {
             serve(r);
             return ExitCode::SUCCESS;
         }
-        let _ = size;
+        let why = if a.choice == BackendChoice::Auto {
+            format!(" (auto: on {size} ranks the CPU path; the GPU path does not run on several ranks yet)")
+        } else {
+            String::new()
+        };
         let backend = AnyBackend::Ranks(Box::new(DistCpu::new(r)));
-        run_on(a, prep, backend, None, "")
+        run_on(a, prep, backend, None, &why)
     }
 }

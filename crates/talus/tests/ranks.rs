@@ -370,5 +370,39 @@ fn a_fem_body_under_grains_of_every_rank() {
         (end(b), bodies(b).0)
     });
     assert_same(&want, &got, "2 ranks, then 3");
-    assert!(body == want_body, "2 ranks, then 3: the body's state differs");
+    assert!(
+        body == want_body,
+        "2 ranks, then 3: the body's state differs"
+    );
+}
+
+/// A box periodic on every axis (no walls, no gravity), its beads given
+/// random velocities: the slabs cut the periodic z axis, so the first and
+/// last ranks hold each other's particles as ghosts through the boundary
+/// (with 2 ranks each is the other's neighbour on both sides), and pairs
+/// meet across it; the serial bits on 2 and 3 ranks.
+#[test]
+fn ranks_across_a_periodic_boundary() {
+    let mut s = scene("settle.toml");
+    s.walls.clear();
+    s.simulation.gravity = [0.0, 0.0, 0.0];
+    s.domain.periodic = [true; 3];
+    let mut r = talus::rng::Rng::new(11);
+    for p in &mut s.particles {
+        p.velocity = [r.f64() - 0.5, r.f64() - 0.5, r.f64() - 0.5];
+    }
+    let setup = Setup::new(s).unwrap();
+    let steps = 1500;
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    assert!(serial.list_stats().contacts > 50, "collisions");
+    for ranks in [2, 3] {
+        let (got, info) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), b.ranks().unwrap())
+        });
+        assert_eq!(info.axis, "z");
+        assert_same(&want, &got, &format!("{ranks} ranks, periodic"));
+    }
 }
