@@ -356,53 +356,42 @@ fn a_killed_rank_stops_the_job() {
 #[test]
 fn what_ranks_cannot_do_is_refused_in_one_line() {
     let d = tmp("refused");
-    let sc = scenes().join("settle.toml");
-    let sc = sc.to_str().unwrap();
-    let o = run(
-        2,
-        &[
-            "run",
-            sc,
-            "--backend",
-            "gpu",
-            "--steps",
-            "10",
-            "--out",
-            d.join("a").to_str().unwrap(),
-        ],
-    );
-    let said = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "one line: {said}");
+    // the one error line of `mpirun -np n talus run scene --backend be`,
+    // which writes nothing
+    let refused = |n: usize, scene: &Path, be: &str| -> String {
+        let out = d.join("out");
+        let o = run(
+            n,
+            &[
+                "run",
+                scene.to_str().unwrap(),
+                "--backend",
+                be,
+                "--steps",
+                "10",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        let said = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{said}");
+        let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "one line: {said}");
+        assert!(!out.exists(), "nothing written");
+        errors[0].to_string()
+    };
+    let e = refused(2, &scenes().join("settle.toml"), "gpu");
     assert!(
-        errors[0].contains("--backend gpu") && errors[0].contains("--backend cpu"),
-        "{said}"
+        e.contains("--backend gpu") && e.contains("--backend cpu"),
+        "{e}"
     );
-    assert!(!d.join("a").exists(), "nothing written");
     // 5 ranks for a box 4 grid cells tall
     let tiny = d.join("tiny.toml");
     std::fs::write(&tiny, TINY).unwrap();
-    let o = run(
-        5,
-        &[
-            "run",
-            tiny.to_str().unwrap(),
-            "--backend",
-            "cpu",
-            "--steps",
-            "10",
-            "--out",
-            d.join("c").to_str().unwrap(),
-        ],
-    );
-    let said = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "one line: {said}");
+    let e = refused(5, &tiny, "cpu");
     assert!(
-        errors[0].contains("5 ranks") && errors[0].contains("at most 4 ranks"),
-        "{said}"
+        e.contains("5 ranks") && e.contains("at most 4 ranks"),
+        "{e}"
     );
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -123,13 +123,8 @@ pub fn assemble(st: &mut Step, bufs: &[Vec<u64>]) {
     let f = |x: u64| f64::from_bits(x);
     for &(b, o) in &at {
         let r = &bufs[b][o..];
+        push_state(&mut p, r);
         let four = |k: usize| [f(r[k]), f(r[k + 1]), f(r[k + 2]), f(r[k + 3])];
-        p.id.push(r[0] as u32);
-        p.material.push(r[1] as u32);
-        p.pos_rad.push(four(2));
-        p.vel_invm.push(four(6));
-        p.omega_invi.push(four(10));
-        p.dissipated.push(f(r[14]));
         w.motion.push([four(15), four(19), four(23), four(27)]);
         w.ghost.push(r[0] & GHOST_BIT != 0);
         for e in r[HEAD..HEAD + 5 * r[HEAD - 1] as usize].chunks_exact(5) {
@@ -163,18 +158,22 @@ pub fn particles(bufs: &[Vec<u64>]) -> Particles<f64> {
     let mut at = index(bufs);
     at.sort_by_key(|&(b, o)| bufs[b][o] as u32);
     let mut p = Particles::<f64>::default();
-    let f = |x: u64| f64::from_bits(x);
     for (b, o) in at {
-        let r = &bufs[b][o..];
-        let four = |k: usize| [f(r[k]), f(r[k + 1]), f(r[k + 2]), f(r[k + 3])];
-        p.id.push(r[0] as u32);
-        p.material.push(r[1] as u32);
-        p.pos_rad.push(four(2));
-        p.vel_invm.push(four(6));
-        p.omega_invi.push(four(10));
-        p.dissipated.push(f(r[14]));
+        push_state(&mut p, &bufs[b][o..]);
     }
     p
+}
+
+/// Appends the particle of record `r` (its words 0..15) to `p`.
+fn push_state(p: &mut Particles<f64>, r: &[u64]) {
+    let f = |x: u64| f64::from_bits(x);
+    let four = |k: usize| [f(r[k]), f(r[k + 1]), f(r[k + 2]), f(r[k + 3])];
+    p.id.push(r[0] as u32);
+    p.material.push(r[1] as u32);
+    p.pos_rad.push(four(2));
+    p.vel_invm.push(four(6));
+    p.omega_invi.push(four(10));
+    p.dissipated.push(f(r[14]));
 }
 
 /// A flow event as 5 words.
