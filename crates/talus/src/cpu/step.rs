@@ -23,8 +23,14 @@ impl Step {
     /// The step of `setup`'s scene at step 0: its particles, its `dt`,
     /// grid, pair table, walls, plan and outlets (clones of the set-up's).
     pub fn from_setup(setup: &Setup) -> Result<Step, String> {
+        Step::with_particles(setup, Particles::from_scene(&setup.scene))
+    }
+
+    /// The step of `setup`'s scene at step 0 holding `particles` instead
+    /// of the scene's (none: a rank of a distributed run, before the first
+    /// migration hands it its own).
+    pub fn with_particles(setup: &Setup, particles: Particles<f64>) -> Result<Step, String> {
         let scene = &setup.scene;
-        let particles = Particles::from_scene(scene);
         let grid = setup.grid;
         let n = particles.len();
         if n > MAX_PARTICLES {
@@ -291,7 +297,19 @@ impl CpuBackend {
     pub fn from_setup(setup: &Setup) -> Result<Self, String> {
         // before anything large is allocated
         crate::setup::MemoryPlan::of(setup).admit_cpu()?;
-        let mut st = Step::from_setup(setup)?;
+        Self::start(setup, Step::from_setup(setup)?)
+    }
+
+    /// The backend of `setup` without the scene's particles, and without
+    /// asking for their memory: a rank of a distributed run other than 0,
+    /// whose particles come with the first migration.
+    pub fn without_particles(setup: &Setup) -> Result<Self, String> {
+        Self::start(setup, Step::with_particles(setup, Particles::default())?)
+    }
+
+    /// `st` with the set-up's FEM bodies started (their surfaces on their
+    /// first interval).
+    fn start(setup: &Setup, mut st: Step) -> Result<Self, String> {
         let mut bodies = BodySet::new(setup)?;
         if let Some(b) = bodies.as_mut() {
             let (x0, v) = b.start()?;

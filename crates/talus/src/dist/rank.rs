@@ -89,15 +89,15 @@ impl<C: Comm> Rank<C> {
             None => Slabs::new(&setup.grid, comm.size()),
         };
         let slabs = agree(&comm, r)?;
-        // (every rank starts the bodies; rank 0 hands on a checkpoint's)
+        // rank 0 builds the whole state, the others none (their particles
+        // come with the first migration); every rank starts the bodies,
+        // rank 0 hands on a checkpoint's
         let b = match (comm.rank(), saved) {
             (0, Some(s)) => CpuBackend::restore_setup(setup, s),
-            _ => CpuBackend::from_setup(setup),
+            (0, None) => CpuBackend::from_setup(setup),
+            _ => CpuBackend::without_particles(setup),
         };
         let CpuBackend { mut st, bodies, .. } = agree(&comm, b)?;
-        if comm.rank() != 0 {
-            records::assemble(&mut st, &[]);
-        }
         st.work.ghost = vec![false; st.particles.len()];
         st.work.defer_nodal = bodies.is_some();
         let mut rank = Rank {
