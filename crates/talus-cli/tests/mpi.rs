@@ -2,9 +2,10 @@
 //! (feature `mpi`; `.ci/run` runs these with Open MPI): every output but
 //! the checkpoint and summary.json is the serial run's, byte for byte, on
 //! 1, 2 and 3 ranks (settling, a turning drum of triangles, a hopper
-//! draining, a silo being filled, beads on a FEM sheet); a checkpoint of 2 ranks resumes on 3 and serially to
-//! the serial bytes; SIGTERM to mpirun checkpoints; a rank killed stops the
-//! job; what cannot run on several ranks is refused in one line.
+//! draining, a silo being filled, beads on a FEM sheet); a checkpoint of
+//! 2 ranks resumes on 3 and serially to the serial bytes; SIGTERM to the
+//! ranks checkpoints; a rank killed stops the job; what cannot run on
+//! several ranks is refused in one line.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -257,7 +258,7 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_serially() {
 /// few rows.
 fn long_run(n: usize, out: &Path) -> std::process::Child {
     let sc = scenes().join("settle.toml");
-    let child = mpirun(
+    let mut c = mpirun(
         n,
         &[
             "run",
@@ -267,11 +268,12 @@ fn long_run(n: usize, out: &Path) -> std::process::Child {
             "--out",
             out.to_str().unwrap(),
         ],
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
+    );
+    let child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut child = child;
     let t0 = Instant::now();
     loop {
@@ -288,16 +290,34 @@ fn long_run(n: usize, out: &Path) -> std::process::Child {
     }
 }
 
-/// SIGTERM to mpirun: every rank helps write the checkpoint, summary.json
-/// says "interrupted", and the command printed resumes it.
+/// The ranks' pids (mpirun's children), rank order not known.
+fn ranks_of(child: &std::process::Child) -> Vec<String> {
+    let kids = Command::new("pgrep")
+        .args(["-P", &child.id().to_string()])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&kids.stdout)
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+/// SIGTERM to every rank, as a batch system sends it (Slurm's scancel):
+/// rank 0 stops at its next chunk, every rank helps write the checkpoint,
+/// summary.json says "interrupted", and the command printed resumes it.
+/// (SIGTERM to mpirun itself does the same when the checkpoint is written
+/// within Open MPI's kill timeout, 1 s: docs/ranks.md.)
 #[test]
-fn sigterm_to_mpirun_checkpoints() {
+fn sigterm_to_the_ranks_checkpoints() {
     let d = tmp("sigterm");
     let out = d.join("run");
     let child = long_run(2, &out);
+    let pids = ranks_of(&child);
+    assert_eq!(pids.len(), 2, "two ranks: {pids:?}");
     let sent = Instant::now();
     let st = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .arg("-TERM")
+        .args(&pids)
         .status()
         .unwrap();
     assert!(st.success());
@@ -325,14 +345,7 @@ fn a_killed_rank_stops_the_job() {
     let out = d.join("run");
     let child = long_run(3, &out);
     // the ranks are mpirun's children; kill the last (not rank 0)
-    let kids = Command::new("pgrep")
-        .args(["-P", &child.id().to_string()])
-        .output()
-        .unwrap();
-    let pids: Vec<String> = String::from_utf8_lossy(&kids.stdout)
-        .split_whitespace()
-        .map(String::from)
-        .collect();
+    let pids = ranks_of(&child);
     assert!(pids.len() >= 3, "three ranks: {pids:?}");
     let sent = Instant::now();
     Command::new("kill")

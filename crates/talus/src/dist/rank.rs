@@ -286,9 +286,9 @@ impl<C: Comm> Rank<C> {
             .send
             .iter()
             .map(|l| {
-                let mut w = Vec::with_capacity(l.len() * records::FRESH);
+                let mut w = Vec::with_capacity(l.len() * records::REFRESH);
                 for &(_, i) in l {
-                    records::push_fresh(&mut w, &self.st, i as usize);
+                    records::push_refresh(&mut w, &self.st, i as usize);
                 }
                 w
             })
@@ -297,11 +297,11 @@ impl<C: Comm> Rank<C> {
         for (l, w) in self.recv.iter().zip(&got) {
             assert_eq!(
                 w.len(),
-                l.len() * records::FRESH,
+                l.len() * records::REFRESH,
                 "a ghost refresh cut short"
             );
-            for (&(_, i), f) in l.iter().zip(w.chunks_exact(records::FRESH)) {
-                records::take_fresh(&mut self.st, i as usize, f);
+            for (&(_, i), f) in l.iter().zip(w.chunks_exact(records::REFRESH)) {
+                records::take_refresh(&mut self.st, i as usize, f);
             }
         }
     }

@@ -22,9 +22,10 @@ use std::collections::HashMap;
 
 /// Words of a record before its history entries.
 pub const HEAD: usize = 32;
-/// Words of a ghost's refresh: position, velocities, dissipated energy and
-/// motion record (`Particles`' per-step fields, words 2..31 of a record).
-pub const FRESH: usize = 29;
+/// Words of a ghost's refresh: its position and radius, and its motion
+/// record — all a contact reads of a partner (a ghost's own sums and
+/// velocities are never read: they are its owner's to keep).
+pub const REFRESH: usize = 20;
 
 const GHOST_BIT: u64 = 1 << 32;
 const WALL_BIT: u64 = 1 << 32;
@@ -35,7 +36,7 @@ pub fn push(out: &mut Vec<u64>, st: &Step, i: usize, ghost: bool, rows: bool) {
     let p = &st.particles;
     out.push(p.id[i] as u64 | if ghost { GHOST_BIT } else { 0 });
     out.push(p.material[i] as u64);
-    push_fresh(out, st, i);
+    push_words(out, st, i);
     let w = &st.work;
     let at = out.len();
     out.push(0);
@@ -61,8 +62,8 @@ pub fn push(out: &mut Vec<u64>, st: &Step, i: usize, ghost: bool, rows: bool) {
     out[at] = k;
 }
 
-/// Appends particle `i`'s per-step fields ([`FRESH`] words).
-pub fn push_fresh(out: &mut Vec<u64>, st: &Step, i: usize) {
+/// Appends particle `i`'s state (words 2..31 of a record).
+fn push_words(out: &mut Vec<u64>, st: &Step, i: usize) {
     let p = &st.particles;
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     out.extend(bits(&p.pos_rad[i]));
@@ -74,16 +75,21 @@ pub fn push_fresh(out: &mut Vec<u64>, st: &Step, i: usize) {
     }
 }
 
-/// Overwrites particle `i`'s per-step fields with `w` ([`FRESH`] words).
-pub fn take_fresh(st: &mut Step, i: usize, w: &[u64]) {
+/// Appends particle `i`'s refresh ([`REFRESH`] words).
+pub fn push_refresh(out: &mut Vec<u64>, st: &Step, i: usize) {
+    out.extend(st.particles.pos_rad[i].map(f64::to_bits));
+    for r in &st.work.motion[i] {
+        out.extend(r.map(f64::to_bits));
+    }
+}
+
+/// Overwrites ghost `i`'s position and motion record with a refresh
+/// (`w`, [`REFRESH`] words).
+pub fn take_refresh(st: &mut Step, i: usize, w: &[u64]) {
     let f = |k: usize| f64::from_bits(w[k]);
     let four = |k: usize| [f(k), f(k + 1), f(k + 2), f(k + 3)];
-    let p = &mut st.particles;
-    p.pos_rad[i] = four(0);
-    p.vel_invm[i] = four(4);
-    p.omega_invi[i] = four(8);
-    p.dissipated[i] = f(12);
-    st.work.motion[i] = [four(13), four(17), four(21), four(25)];
+    st.particles.pos_rad[i] = four(0);
+    st.work.motion[i] = [four(4), four(8), four(12), four(16)];
 }
 
 /// The records of `bufs`: (buffer, offset) of each.
