@@ -31,18 +31,17 @@ fn launched() -> Option<(usize, usize)> {
 
 impl World {
     pub fn detect() -> World {
-        match launched() {
-            Some((_, size)) if size > 1 => {}
-            _ => return World::One,
-        }
+        let Some((_rank, size)) = launched().filter(|&(_, size)| size > 1) else {
+            return World::One;
+        };
         #[cfg(not(feature = "mpi"))]
         {
-            let (rank, size) = launched().expect("checked");
-            World::Unbuilt { rank, size }
+            World::Unbuilt { rank: _rank, size }
         }
         #[cfg(feature = "mpi")]
         {
             use talus::dist::Comm;
+            let _ = size;
             match talus::dist::Mpi::init() {
                 Some(m) if m.size() > 1 => World::Mpi(Box::new(m)),
                 _ => World::One,

@@ -56,7 +56,8 @@ pub struct Work {
     /// A distributed run's ghosts (`dist`): copies of particles another
     /// rank owns, refreshed from it every step. Their own sums are not
     /// counted (wall loads, nodal forces, energies, outlet events). Empty
-    /// in a serial run; otherwise one flag per particle, moved with it.
+    /// in a serial run with particles; otherwise one flag per particle,
+    /// moved with it (particles inserted into an empty step get theirs).
     pub ghost: Vec<bool>,
     /// The last contact stage's load on each scene wall, as exact partial
     /// sums (the ranks of a distributed run add theirs).
@@ -67,6 +68,14 @@ pub struct Work {
     /// [`crate::cpu::contacts::add_node_sums`]).
     pub defer_nodal: bool,
     pub nodal_step: Vec<[crate::sums::Exact; 3]>,
+}
+
+impl Work {
+    /// Whether particle `i` is a ghost (`ghost`; none in a serial run).
+    #[inline]
+    pub fn is_ghost(&self, i: usize) -> bool {
+        self.ghost.get(i) == Some(&true)
+    }
 }
 
 /// Everything one step needs: parameters (built once) and data.

@@ -35,7 +35,7 @@ pub fn sums(st: &Step) -> ([Exact; 5], f64) {
     let mut max_speed = 0.0f64;
     let mut sums = [Exact::default(); 5];
     for i in 0..st.particles.len() {
-        if st.work.ghost.get(i) == Some(&true) {
+        if st.work.is_ghost(i) {
             continue;
         }
         let e = particle_energy(st, i, g);

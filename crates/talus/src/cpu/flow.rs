@@ -43,7 +43,7 @@ impl Step {
             let id = self.particles.id[i];
             ids.insert(id);
             // a ghost goes too, but its owner tells of it
-            if self.work.ghost.get(i) == Some(&true) {
+            if self.work.is_ghost(i) {
                 continue;
             }
             let e = particle_energy(self, i, g);
@@ -102,8 +102,8 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
     if want == 0 || cand.is_empty() {
         return Vec::new();
     }
-    let free = free_of(&present.pos_rad, &cand.pos_rad, want);
-    free.iter()
+    free_of(&present.pos_rad, &cand.pos_rad)
+        .iter()
         .enumerate()
         .filter(|(_, &f)| f)
         .map(|(c, _)| c)
@@ -111,15 +111,14 @@ pub fn accept(present: &Particles<f64>, cand: &Particles<f64>, want: usize) -> V
         .collect()
 }
 
-/// For each candidate (position and radius) in order, whether it is at
-/// least r_c + r_j from every particle of `present`, until `want` are
-/// (the rest: false). The candidates of a batch never overlap each other
-/// (`flow::plan`). A decision depends only on the particles within reach
-/// of the candidate: a rank that holds those decides as a serial run
-/// does (`dist`).
-pub fn free_of(present: &[[f64; 4]], cand: &[[f64; 4]], want: usize) -> Vec<bool> {
+/// For each candidate (position and radius), whether it is at least
+/// r_c + r_j from every particle of `present`. The candidates of a batch
+/// never overlap each other (`flow::plan`). A decision depends only on the
+/// particles within reach of the candidate: a rank that holds those
+/// decides as a serial run does (`dist`).
+pub fn free_of(present: &[[f64; 4]], cand: &[[f64; 4]]) -> Vec<bool> {
     let mut out = vec![false; cand.len()];
-    if want == 0 || cand.is_empty() {
+    if cand.is_empty() {
         return out;
     }
     // the present particles near the candidates, hashed in cells of the
@@ -140,11 +139,7 @@ pub fn free_of(present: &[[f64; 4]], cand: &[[f64; 4]], want: usize) -> Vec<bool
             cells.entry(key(x)).or_default().push(j);
         }
     }
-    let mut taken = 0;
     for (c, x) in cand.iter().enumerate() {
-        if taken == want {
-            break;
-        }
         let k = key(x);
         let mut free = true;
         'search: for dz in -1..=1 {
@@ -165,10 +160,7 @@ pub fn free_of(present: &[[f64; 4]], cand: &[[f64; 4]], want: usize) -> Vec<bool
                 }
             }
         }
-        if free {
-            out[c] = true;
-            taken += 1;
-        }
+        out[c] = free;
     }
     out
 }

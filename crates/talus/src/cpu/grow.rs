@@ -49,7 +49,7 @@ impl Step {
         w.torque.resize(n + k, [0.0; 4]);
         w.pos_ref
             .extend(add.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
-        if !w.ghost.is_empty() {
+        if w.ghost.len() == n {
             w.ghost.resize(n + k, false);
         }
         self.next_id = ids.end;

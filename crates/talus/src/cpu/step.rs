@@ -118,7 +118,7 @@ impl Step {
             .zip(order.par_iter())
             .for_each(|(d, &i)| *d = m[i as usize]);
         std::mem::swap(&mut w.motion, &mut w.scratch_motion);
-        if !w.ghost.is_empty() {
+        if w.ghost.len() == w.order.len() {
             w.ghost = w.order.iter().map(|&i| w.ghost[i as usize]).collect();
         }
     }

@@ -22,10 +22,6 @@ pub trait Comm {
         let mine = if self.rank() == 0 { &data[..] } else { &[] };
         *data = self.all_gather(mine).swap_remove(0);
     }
-    /// Whether any rank says yes.
-    fn any(&self, yes: bool) -> bool {
-        self.all_gather(&[yes as u64]).iter().any(|w| w[0] != 0)
-    }
     /// What the ranks run on, for `summary.json` ("MPI, Open MPI 4.1.4",
     /// "threads").
     fn kind(&self) -> String;
@@ -151,25 +147,14 @@ pub struct Mpi {
 
 #[cfg(feature = "mpi")]
 impl Mpi {
-    /// MPI's world, when this process was started by an MPI launcher
-    /// (`mpirun`, `srun`): None otherwise, and None when MPI was already
-    /// started.
+    /// MPI started, and its world (None when MPI was already started).
+    /// Called when an MPI launcher (`mpirun`, `srun`) started the process.
     pub fn init() -> Option<Mpi> {
-        use mpi::traits::Communicator;
         let universe = mpi::initialize()?;
-        let world = universe.world();
-        let _ = world.rank();
         Some(Mpi {
-            world,
+            world: universe.world(),
             _universe: universe,
         })
-    }
-
-    /// Stops every rank of the job at once (a rank that failed), with
-    /// `code`.
-    pub fn abort(&self, code: i32) -> ! {
-        use mpi::traits::Communicator;
-        self.world.abort(code)
     }
 }
 

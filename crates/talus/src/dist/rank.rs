@@ -152,9 +152,8 @@ impl<C: Comm> Rank<C> {
     }
 
     fn owned(&self) -> impl Iterator<Item = usize> + '_ {
-        // (particles inserted into an empty rank have no flag: owned)
-        let g = &self.st.work.ghost;
-        (0..self.st.particles.len()).filter(move |&i| g.get(i) != Some(&true))
+        let w = &self.st.work;
+        (0..self.st.particles.len()).filter(move |&i| !w.is_ghost(i))
     }
 
     fn xyz(&self, i: usize) -> [f64; 3] {
@@ -242,7 +241,7 @@ impl<C: Comm> Rank<C> {
             let x = self.xyz(i);
             let o = self.slabs.owner(x);
             let id = self.st.particles.id[i];
-            if self.st.work.ghost.get(i) == Some(&true) {
+            if self.st.work.is_ghost(i) {
                 recv[o].push((id, i as u32));
             } else {
                 for g in self.slabs.ghost_ranks(x, o) {
@@ -325,8 +324,8 @@ impl<C: Comm> Rank<C> {
             if want == 0 || c.is_empty() {
                 continue;
             }
-            let free = crate::cpu::flow::free_of(&st.particles.pos_rad, c, usize::MAX);
-            let free_placed = crate::cpu::flow::free_of(&placed, c, usize::MAX);
+            let free = crate::cpu::flow::free_of(&st.particles.pos_rad, c);
+            let free_placed = crate::cpu::flow::free_of(&placed, c);
             let owner = |i: usize| self.slabs.owner([c[i][0], c[i][1], c[i][2]]);
             let mut bits = vec![0u64; c.len().div_ceil(64)];
             for i in 0..c.len() {
