@@ -78,21 +78,39 @@ pub fn unbuilt(rank: usize, size: usize) -> ExitCode {
 #[cfg(feature = "mpi")]
 pub use with_mpi::run;
 
+/// This process's rank among those of its node, as the launcher says
+/// (Open MPI, MPICH/Intel MPI, Slurm), else its rank: which of the node's
+/// GPUs it takes.
+#[cfg(feature = "mpi")]
+fn local_rank(rank: usize) -> usize {
+    [
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "MPI_LOCALRANKID",
+        "SLURM_LOCALID",
+    ]
+    .iter()
+    .find_map(|k| std::env::var(k).ok()?.parse().ok())
+    .unwrap_or(rank)
+}
+
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use crate::args::{fail, BackendChoice};
     use crate::run_cmd::{prepare, run_on, stop_flag, Prepared, RunArgs};
     use std::process::ExitCode;
-    use talus::dist::{agree, serve, unsupported, Comm, DistCpu, Mpi, Rank};
+    use talus::dist::{agree, serve, unsupported, Comm, Dist, GpuRank, Mpi, Rank};
+    use talus::gpu::GpuContext;
     use talus::run::AnyBackend;
 
     /// What a run on several ranks cannot do (yet), for every rank.
     fn check(a: &RunArgs, p: &Prepared) -> Result<(), String> {
-        if a.choice == BackendChoice::Gpu {
-            return Err("--backend gpu: the GPU path does not run on several ranks yet; run with --backend cpu (one domain per rank on the CPU path), or on one rank".into());
-        }
         if a.view.is_some() || a.render.as_ref().is_some_and(|r| r.every.is_some()) {
             return Err("--view and --render-every do not run on several ranks: render the outputs afterwards (talus render)".into());
+        }
+        if a.choice == BackendChoice::Gpu {
+            if let Some(e) = talus::dist::gpu_rank::unsupported(&p.setup) {
+                return Err(e);
+            }
         }
         match unsupported(&p.setup) {
             Some(e) => Err(e),
@@ -121,8 +139,46 @@ mod with_mpi {
         }));
     }
 
+    /// Whether the ranks run the GPU path, each on the device it opened
+    /// (the node-local rank picks among the node's adapters of the best
+    /// kind, round robin, within those `--adapter` names), and why when
+    /// chosen for the user. `--backend auto` takes the GPUs when every
+    /// rank found a hardware one and the scene runs on them.
+    fn devices(
+        a: &RunArgs,
+        p: &Prepared,
+        mpi: &Mpi,
+    ) -> Result<(Option<Result<GpuContext, String>>, String), String> {
+        let size = mpi.size();
+        let ctx = (a.choice != BackendChoice::Cpu).then(|| {
+            let k = super::local_rank(mpi.rank());
+            GpuContext::pick(a.adapter, k).map_err(|e| e.to_string())
+        });
+        let hardware = matches!(&ctx, Some(Ok(c)) if c.info.device_type != wgpu::DeviceType::Cpu);
+        let all = mpi.all_gather(&[hardware as u64]);
+        let everywhere = all.iter().all(|w| w[0] == 1);
+        match a.choice {
+            BackendChoice::Cpu => Ok((None, String::new())),
+            BackendChoice::Gpu => {
+                let ctx = ctx.map(|c| c.map_err(|e| format!("--backend gpu: {e}")));
+                Ok((ctx, String::new()))
+            }
+            BackendChoice::Auto => {
+                let gpu_refused = talus::dist::gpu_rank::unsupported(&p.setup);
+                match (everywhere, gpu_refused) {
+                    (true, None) => Ok((ctx, " (auto: a GPU on every rank)".into())),
+                    (true, Some(e)) => Ok((None, format!(" (auto: {e})"))),
+                    (false, _) => Ok((
+                        None,
+                        format!(" (auto: on {size} ranks, the CPU path unless every rank finds a hardware GPU)"),
+                    )),
+                }
+            }
+        }
+    }
+
     pub fn run(a: RunArgs, mpi: Mpi) -> ExitCode {
-        let (rank, size) = (mpi.rank(), mpi.size());
+        let rank = mpi.rank();
         let lead = rank == 0;
         stop_all_on_panic(rank);
         // rank 0 reads the checkpoint and hands each rank its particles
@@ -136,23 +192,36 @@ mod with_mpi {
         } else {
             None
         };
-        let r = match Rank::new(mpi, &prep.setup, saved) {
-            Ok(r) => r,
+        let (ctx, why) = match devices(&a, &prep, &mpi) {
+            Ok(d) => d,
             Err(e) => return quit(lead, e),
         };
-        if !lead {
-            // a signal stops the run through rank 0, which checkpoints
-            // with every rank's help: here it must not end the process
-            let _ = stop_flag(true);
-            serve(r);
-            return ExitCode::SUCCESS;
-        }
-        let why = if a.choice == BackendChoice::Auto {
-            format!(" (auto: on {size} ranks the CPU path; the GPU path does not run on several ranks yet)")
-        } else {
-            String::new()
+        let backend = match ctx {
+            Some(ctx) => match GpuRank::new(mpi, &prep.setup, saved, ctx) {
+                Ok(r) if !lead => {
+                    serve_quietly(r);
+                    return ExitCode::SUCCESS;
+                }
+                Ok(r) => AnyBackend::Ranks(Box::new(Dist::new(r))),
+                Err(e) => return quit(lead, e),
+            },
+            None => match Rank::new(mpi, &prep.setup, saved) {
+                Ok(r) if !lead => {
+                    serve_quietly(r);
+                    return ExitCode::SUCCESS;
+                }
+                Ok(r) => AnyBackend::Ranks(Box::new(Dist::new(r))),
+                Err(e) => return quit(lead, e),
+            },
         };
-        let backend = AnyBackend::Ranks(Box::new(DistCpu::new(r)));
         run_on(a, prep, backend, None, &why)
+    }
+
+    /// A rank but 0: does rank 0's commands until the run is over.
+    fn serve_quietly<P: talus::dist::Part>(part: P) {
+        // a signal stops the run through rank 0, which checkpoints with
+        // every rank's help: here it must not end the process
+        let _ = stop_flag(true);
+        serve(part);
     }
 }

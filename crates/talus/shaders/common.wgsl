@@ -113,8 +113,24 @@ struct Pair {
 struct Motion {
     vel_invm: vec4<f32>,
     omega_invi: vec4<f32>,
-    vel_half: vec4<f32>,   // w: bitcast material
+    vel_half: vec4<f32>,   // w: bitcast material (and GHOST)
     omega_half: vec4<f32>, // w: bitcast id
+}
+
+// On a run of several ranks, the material word's top bit marks a copy of a
+// particle another rank owns (a ghost: its pairs are evaluated, but it is
+// not integrated, and no sum over particles counts it). Clear on one rank.
+const GHOST: u32 = 0x80000000u;
+// GHOST_WORDS: the words of a ghost's refresh (ghosts.wgsl): position,
+// motion record, fixed-point position.
+const GHOST_WORDS: u32 = 26u;
+
+fn material_of(m: Motion) -> u32 {
+    return bitcast<u32>(m.vel_half.w) & ~GHOST;
+}
+
+fn is_ghost(m: Motion) -> bool {
+    return (bitcast<u32>(m.vel_half.w) & GHOST) != 0u;
 }
 
 // A wall primitive (src/walls/primitive.rs; its gap to a sphere in

@@ -382,7 +382,7 @@ fn me_of(i: u32) -> Me {
     let mi = motion_at(i);
     let ri = pos_rad_at(i).w;
     return Me(pos_rad_at(i).xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
-              bitcast<u32>(mi.vel_half.w), energy_unit(mi.vel_invm.w, ri));
+              material_of(mi), energy_unit(mi.vel_invm.w, ri));
 }
 
 // Adds a pair's half elastic and dissipated energy to `s` in unit `eu`.
@@ -433,7 +433,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         }
         let mj = motion_at(j);
         let id_j = bitcast<u32>(mj.omega_half.w);
-        let mat_j = bitcast<u32>(mj.vel_half.w);
+        let mat_j = material_of(mj);
         let i_is_a = id_i < id_j;
         let dist = sqrt(d2);
         let overlap = rsum - dist;
@@ -669,7 +669,9 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     if (workgroupUniformLoad(&wanted_sh) == 0u) { return; }
     let i = flat_index(wid, nwg, lid);
     let count = atomicLoad(&ctl[CTL_COUNT]);
-    let valid = i < count;
+    // a ghost's load is its owner's to count
+    var valid = i < count;
+    if (valid) { valid = !is_ghost(motion_at(i)); }
     var xi = vec3<f32>(0.0);
     var ri = 0.0;
     var mat_i = 0u;
@@ -680,7 +682,7 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
         xi = pos_rad_at(i).xyz;
         ri = pos_rad_at(i).w;
         let mi = motion_at(i);
-        mat_i = bitcast<u32>(mi.vel_half.w);
+        mat_i = material_of(mi);
         me = body(mi, ri);
         let begin = nbr_start[i];
         end = nbr_start[i + 1u];

@@ -45,7 +45,7 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     workgroupBarrier();
     let i = flat_index(wid, nwg, lid);
     var live = i < ctl[CTL_COUNT];
-    if (live) { live = bitcast<u32>(motion_at(i).omega_half.w) != NONE; }
+    if (live) { live = bitcast<u32>(motion_at(i).omega_half.w) != NONE && !is_ghost(motion_at(i)); }
     if (live) {
         let dt = P.gravity_dt.w;
         let g = gravity_at(P, ctl[CTL_STEP]);

@@ -108,6 +108,8 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     }
     let x = pos_at(i);
     var m = motion_at(i);
+    // a ghost takes its owner's state after the step (ghosts.wgsl)
+    if (is_ghost(m)) { return; }
     // v* and 1/m, ω* and 1/I: the state's own (no other copy)
     let v = m.vel_invm;
     let om = m.omega_invi;

@@ -6,7 +6,7 @@
 use talus::backend::{Backend, Diagnostics};
 use talus::checkpoint::Saved;
 use talus::cpu::CpuBackend;
-use talus::dist::{on_threads, serve, Comm, DistCpu, Rank, RanksInfo, Threads};
+use talus::dist::{on_threads, serve, Comm, Dist, DistCpu, GpuRank, Rank, RanksInfo, Threads};
 use talus::scene::{Scene, Servo};
 use talus::setup::Setup;
 use talus::state::Particles;
@@ -410,4 +410,150 @@ fn ranks_across_a_periodic_boundary() {
         assert_eq!(info.axis, "z");
         assert_same(&want, &got, &format!("{ranks} ranks, periodic"));
     }
+}
+
+/// A GPU context (lavapipe in CI: a missing adapter fails).
+fn gpu_ctx() -> talus::gpu::GpuContext {
+    talus::gpu::GpuContext::new(None).expect("a GPU adapter (lavapipe in CI)")
+}
+
+/// [`on_ranks`] on the GPU path: each thread rank opens its own device.
+fn on_gpu_ranks<R: Send>(
+    setup: &Setup,
+    ranks: usize,
+    saved: Option<&Saved>,
+    f: impl Fn(&mut Dist<GpuRank<Threads>>) -> R + Sync,
+) -> R {
+    let mut out = on_threads(ranks, |comm| {
+        let ctx = talus::gpu::GpuContext::new(None).map_err(|e| e.to_string());
+        let rank = GpuRank::new(comm, setup, saved, ctx).unwrap();
+        if rank.comm.rank() == 0 {
+            let mut b = Dist::new(rank);
+            Some(f(&mut b))
+        } else {
+            serve(rank);
+            None
+        }
+    });
+    out.swap_remove(0).expect("rank 0's result")
+}
+
+/// A crystal of 2000 beads in a tall box (cut along z), in contact from
+/// the first step, squeezed by servos on its x1 and y1 walls: every rank's
+/// particles press on the side walls, so each wall's load and the servo's
+/// motion come from every rank's sums.
+fn squeezed_column() -> Scene {
+    let text = r#"
+[simulation]
+steps = 400
+dt = "auto"
+gravity = [0.0, 0.0, -9.81]
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.02, 0.02, 0.04]
+[contact]
+model = "hertz_mindlin"
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.5
+rolling_friction = 0.01
+[[particles]]
+generator = "lattice"
+region = { min = [0.0, 0.0, 0.0], max = [0.02, 0.02, 0.04] }
+spacing = 0.002
+radius = { min = 0.00094, max = 0.001 }
+material = "glass"
+[[walls]]
+name = "floor"
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 0.0, 1.0]
+material = "glass"
+[[walls]]
+name = "x0"
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [1.0, 0.0, 0.0]
+material = "glass"
+[[walls]]
+name = "x1"
+type = "plane"
+point = [0.02, 0.0, 0.0]
+normal = [-1.0, 0.0, 0.0]
+material = "glass"
+[walls.servo]
+force = 0.5
+max_speed = 0.5
+[[walls]]
+name = "y0"
+type = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+material = "glass"
+[[walls]]
+name = "y1"
+type = "plane"
+point = [0.0, 0.02, 0.0]
+normal = [0.0, -1.0, 0.0]
+material = "glass"
+[walls.servo]
+force = 0.5
+max_speed = 0.5
+"#;
+    let dir = std::env::temp_dir().join(format!("talus-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("squeezed.toml");
+    std::fs::write(&path, text).unwrap();
+    Scene::load(&path).unwrap()
+}
+
+/// The GPU path on 1, 2 and 3 ranks: the serial GPU run's bits (f32 and
+/// fixed point on the same adapter): particles, energies, every wall's
+/// pose and load (the servo's too), contacts; and a checkpoint of 2 ranks
+/// resumed on 3 and serially ends on them too.
+#[test]
+fn gpu_ranks_give_the_serial_gpu_bits() {
+    let setup = Setup::new(squeezed_column()).unwrap();
+    let steps = 400;
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let contacts = serial.list_stats().contacts;
+    assert!(contacts > 1000, "a column in contact: {contacts}");
+    let pushed = want
+        .walls
+        .iter()
+        .filter(|w| f64::from_bits(w[3]) != 0.0)
+        .count();
+    assert_eq!(pushed, 5, "every wall pressed on: {:?}", want.walls);
+    for ranks in 1..=3 {
+        let (got, info, c) = on_gpu_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), b.ranks().unwrap(), b.list_stats().contacts)
+        });
+        assert_same(&want, &got, &format!("{ranks} GPU ranks"));
+        assert_eq!(c, contacts, "{ranks} GPU ranks: contacts");
+        if ranks > 1 {
+            assert!(info.ghosts.iter().all(|&g| g > 0), "ghosts: {info:?}");
+            assert!(info.owned.iter().all(|&g| g > 300), "owned: {info:?}");
+            assert!(info.migrations > 1, "migrations: {info:?}");
+        }
+    }
+    // stopped on 2 ranks at half the steps, resumed on 3 and serially
+    let half = on_gpu_ranks(&setup, 2, None, |b| {
+        b.advance(steps / 2).unwrap();
+        b.save()
+    });
+    let got = on_gpu_ranks(&setup, 3, Some(&half), |b| {
+        b.advance(steps / 2).unwrap();
+        end(b)
+    });
+    assert_same(&want, &got, "2 GPU ranks resumed on 3");
+    let mut alone = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &half).unwrap();
+    alone.advance(steps / 2).unwrap();
+    assert_same(&want, &end(&mut alone), "2 GPU ranks resumed serially");
 }

@@ -8,16 +8,22 @@
 //! | `comm.rs` | the collectives ([`Comm`]): over MPI (feature `mpi`) or threads |
 //! | `slabs.rs` | the decomposition: owners, ghosts, balanced cuts |
 //! | `records.rs` | a particle as words; a rank's `Step` from records |
-//! | `rank.rs` | a rank's step and migration; rank 0's backend ([`DistCpu`]); the others' loop ([`serve`]) |
+//! | `part.rs` | what every rank does ([`Part`]); rank 0's backend over all ([`Dist`]); the others' loop ([`serve`]) |
+//! | `rank.rs` | a CPU rank's step and migration ([`Rank`]) |
+//! | `gpu_rank.rs` | a GPU rank's ([`GpuRank`]): the device steps, the host exchanges |
 
 pub mod comm;
+pub mod gpu_rank;
+pub mod part;
 pub mod rank;
 pub mod records;
 pub mod slabs;
 
 pub use crate::backend::RanksInfo;
 pub use comm::{on_threads, Comm, Threads};
-pub use rank::{agree, serve, unsupported, DistCpu, Rank};
+pub use gpu_rank::GpuRank;
+pub use part::{serve, Dist, DistCpu, Part};
+pub use rank::{agree, unsupported, Rank};
 pub use slabs::Slabs;
 
 #[cfg(feature = "mpi")]

@@ -1,9 +1,5 @@
-//! One rank of a distributed CPU run ([`Rank`]), rank 0's [`Backend`]
-//! over all of them ([`DistCpu`]) and the other ranks' loop ([`serve`]).
-//!
-//! Rank 0 runs the serial driver (outputs, checkpoints, signals) on a
-//! [`DistCpu`]; each of its backend calls is a command it broadcasts, and
-//! every rank then does its part of it, collectives in the same order.
+//! One rank of a distributed CPU run ([`Rank`]: a [`Part`](super::part::Part)
+//! that rank 0's [`Dist`](super::part::Dist) drives).
 //!
 //! A step on every rank: (on a rebuild) migrate — particles go to the
 //! rank that owns their position, with their history, copies to the ranks
@@ -18,7 +14,7 @@
 use super::comm::Comm;
 use super::records;
 use super::slabs::Slabs;
-use crate::backend::{Backend, Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind, Stage};
+use crate::backend::{Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind, Stage};
 use crate::checkpoint::Saved;
 use crate::cpu::{contacts, diagnostics, integrate, CpuBackend, Step};
 use crate::setup::Setup;
@@ -578,95 +574,13 @@ impl<C: Comm> Rank<C> {
     }
 }
 
-/// Rank 0's commands to the others (word 0 of a broadcast; word 1 its
-/// argument).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u64)]
-enum Cmd {
-    Advance = 1,
-    Diagnostics,
-    Snapshot,
-    Save,
-    Count,
-    ListStats,
-    FlowEvents,
-    Info,
-    Finish,
-}
+impl<C: Comm> super::part::Part for Rank<C> {
+    type C = C;
 
-impl Cmd {
-    fn from_word(w: u64) -> Option<Cmd> {
-        use Cmd::*;
-        [
-            Advance,
-            Diagnostics,
-            Snapshot,
-            Save,
-            Count,
-            ListStats,
-            FlowEvents,
-            Info,
-            Finish,
-        ]
-        .into_iter()
-        .find(|c| *c as u64 == w)
-    }
-}
-
-/// Does rank 0's commands until it says the run is over (every rank but
-/// 0 runs this; rank 0 holds the [`DistCpu`]).
-pub fn serve<C: Comm>(mut rank: Rank<C>) {
-    loop {
-        let mut w = Vec::new();
-        rank.comm.broadcast(&mut w);
-        match Cmd::from_word(w[0]).expect("a command from rank 0") {
-            Cmd::Advance => {
-                for _ in 0..w[1] {
-                    if rank.step().is_err() {
-                        break;
-                    }
-                }
-            }
-            Cmd::Diagnostics => drop(rank.diagnostics()),
-            Cmd::Snapshot => drop(rank.snapshot()),
-            Cmd::Save => drop(rank.gather(true)),
-            Cmd::Count => drop(rank.particle_count()),
-            Cmd::ListStats => drop(rank.list_stats()),
-            Cmd::FlowEvents => drop(rank.flow_events()),
-            Cmd::Info => drop(rank.info()),
-            Cmd::Finish => return,
-        }
-    }
-}
-
-/// Rank 0's backend over every rank: the run driver's calls become
-/// commands to all. Dropping it ends the others' [`serve`].
-pub struct DistCpu<C: Comm> {
-    pub rank: Rank<C>,
-}
-
-impl<C: Comm> DistCpu<C> {
-    /// Rank 0's [`Rank`] (the others must be serving).
-    pub fn new(rank: Rank<C>) -> Self {
-        assert_eq!(rank.comm.rank(), 0, "rank 0 drives the run");
-        DistCpu { rank }
+    fn comm(&self) -> &C {
+        &self.comm
     }
 
-    fn cmd(&self, c: Cmd, arg: u64) {
-        let mut w = vec![c as u64, arg];
-        self.rank.comm.broadcast(&mut w);
-    }
-}
-
-impl<C: Comm> Drop for DistCpu<C> {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            self.cmd(Cmd::Finish, 0);
-        }
-    }
-}
-
-impl<C: Comm> Backend for DistCpu<C> {
     fn name(&self) -> &'static str {
         "cpu"
     }
@@ -675,74 +589,67 @@ impl<C: Comm> Backend for DistCpu<C> {
         format!(
             "CPU reference path (f64, {} threads) on {} ranks ({})",
             rayon::current_num_threads(),
-            self.rank.comm.size(),
-            self.rank.comm.kind()
+            self.comm.size(),
+            self.comm.kind()
         )
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        self.cmd(Cmd::Advance, steps);
         for _ in 0..steps {
-            self.rank.step()?;
+            self.step()?;
         }
         Ok(())
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
-        self.cmd(Cmd::Diagnostics, 0);
-        self.rank.diagnostics()
+        Rank::diagnostics(self)
     }
 
     fn snapshot(&mut self) -> Particles<f64> {
-        self.cmd(Cmd::Snapshot, 0);
-        self.rank.snapshot()
+        Rank::snapshot(self)
     }
 
-    fn max_overlap_ratio(&self) -> f64 {
-        self.rank.st.max_overlap_ratio
+    fn save(&mut self) -> Option<Saved> {
+        if self.comm.rank() == 0 {
+            Some(Rank::save(self))
+        } else {
+            self.gather(true);
+            None
+        }
     }
 
-    fn steps_done(&self) -> u64 {
-        self.rank.st.step
+    fn particle_count(&mut self) -> u64 {
+        Rank::particle_count(self)
     }
 
     fn list_stats(&mut self) -> ListStats {
-        self.cmd(Cmd::ListStats, 0);
-        self.rank.list_stats()
+        Rank::list_stats(self)
+    }
+
+    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        Rank::flow_events(self)
+    }
+
+    fn info(&mut self) -> RanksInfo {
+        Rank::info(self)
     }
 
     fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
         // replicated on every rank, loads already added up
-        let w = &self.rank.st.walls;
+        let w = &self.st.walls;
         let n = w.bodies.len() - w.surfaces.walls.len();
         w.bodies[..n].iter().map(|b| (b.pose, b.load)).collect()
     }
 
-    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
-        self.cmd(Cmd::FlowEvents, 0);
-        self.rank.flow_events()
-    }
-
-    fn particle_count(&mut self) -> u64 {
-        self.cmd(Cmd::Count, 0);
-        self.rank.particle_count()
-    }
-
-    fn save(&mut self) -> Saved {
-        self.cmd(Cmd::Save, 0);
-        self.rank.save()
-    }
-
-    fn rewall(&mut self, _setup: &Setup, _edit: &crate::walls::WallEdit) -> Result<(), String> {
-        Err("walls cannot be added or removed during a run on several ranks yet".into())
-    }
-
     fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
-        self.rank.bodies.as_ref()
+        self.bodies.as_ref()
     }
 
-    fn ranks(&mut self) -> Option<RanksInfo> {
-        self.cmd(Cmd::Info, 0);
-        Some(self.rank.info())
+    fn max_overlap_ratio(&self) -> f64 {
+        self.st.max_overlap_ratio
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.st.step
     }
 }

@@ -111,12 +111,27 @@ impl ContactKernels {
     }
 
     pub fn encode(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
+        self.encode_loads(c, pass, d);
+        self.encode_pairs(c, pass, d);
+    }
+
+    /// The first half of [`ContactKernels::encode`]: `wall_loads`, each
+    /// particle's wall loads into the walls' exact sums (a run on several
+    /// ranks adds the ranks' sums between the halves).
+    pub fn encode_loads(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
         if d.n_bodies > 0 {
             // only on a step that wants the loads: no launch on the others
+            let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
             let each = d.args_for(Over::LOAD_PARTICLES);
             dispatch_indirect(pass, &self.loads, &groups, each);
-            // then a thread per scene wall
+        }
+    }
+
+    /// The second half: the sums into the walls' poses, then the pairs.
+    pub fn encode_pairs(&self, c: &ContactBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        let groups = [(0, &c.g0), (1, &c.g1), (2, &c.g2)];
+        if d.n_bodies > 0 {
+            // a thread per scene wall
             let walls = d.args_for(Over::load_walls(d.n_bodies));
             dispatch_indirect(pass, &self.loads_sum, &groups, walls);
         }

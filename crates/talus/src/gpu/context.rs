@@ -242,6 +242,14 @@ impl GpuContext {
     /// (case-insensitive), else a discrete GPU, else the best other kind
     /// (a CPU rasteriser like lavapipe last). Compute shaders are required.
     pub fn new(filter: Option<&str>) -> Result<GpuContext, GpuError> {
+        Self::pick(filter, 0)
+    }
+
+    /// The `k`-th (round robin) of the adapters of the best kind among
+    /// those `filter` matches (all when None): rank k of a node takes its
+    /// own GPU, several ranks sharing one when there are fewer. `k = 0` is
+    /// [`GpuContext::new`].
+    pub fn pick(filter: Option<&str>, k: usize) -> Result<GpuContext, GpuError> {
         let inst = fresh_instance();
         let mut adapters: Vec<wgpu::Adapter> =
             pollster::block_on(inst.enumerate_adapters(backends()))
@@ -254,22 +262,21 @@ impl GpuContext {
             ));
         }
         adapters.sort_by_key(|a| type_rank(a.get_info().device_type));
-        let adapter = match filter {
-            Some(f) => {
-                let fl = f.to_lowercase();
-                let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-                adapters
-                    .into_iter()
-                    .find(|a| a.get_info().name.to_lowercase().contains(&fl))
-                    .ok_or_else(|| {
-                        GpuError::NoAdapter(format!(
-                            "--adapter {f}: no adapter matches (found: {})",
-                            names.join("; ")
-                        ))
-                    })?
+        if let Some(f) = filter {
+            let fl = f.to_lowercase();
+            let names: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+            adapters.retain(|a| a.get_info().name.to_lowercase().contains(&fl));
+            if adapters.is_empty() {
+                return Err(GpuError::NoAdapter(format!(
+                    "--adapter {f}: no adapter matches (found: {})",
+                    names.join("; ")
+                )));
             }
-            None => adapters.remove(0),
-        };
+        }
+        // the best kind's (a discrete GPU before a software one)
+        let best = type_rank(adapters[0].get_info().device_type);
+        adapters.retain(|a| type_rank(a.get_info().device_type) == best);
+        let adapter = adapters.swap_remove(k % adapters.len());
         let info = adapter.get_info();
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {

@@ -9,7 +9,9 @@ use super::context::{GpuContext, GpuError};
 use super::data::bytes_per_particle;
 use super::kernel::KernelDecl;
 use super::pages::{self, Family, Paging};
-use super::{bin, contacts, copy, diagnostics, flow, integrate, neighbours, sort, surfaces};
+use super::{
+    bin, contacts, copy, diagnostics, flow, ghosts, integrate, neighbours, sort, surfaces,
+};
 use std::sync::OnceLock;
 
 /// Storage buffers the widest layout binds in one stage with one page of
@@ -34,6 +36,7 @@ pub fn kernel_decls() -> Vec<KernelDecl> {
         &diagnostics::DiagnosticsKernels::DECLS,
         &flow::FlowKernels::DECLS,
         &surfaces::SurfaceKernels::DECLS,
+        &ghosts::GhostKernels::DECLS,
         #[cfg(feature = "test-kernels")]
         &super::law::LawEval::DECLS,
         #[cfg(feature = "test-kernels")]

@@ -97,14 +97,33 @@ impl IntegrateKernels {
         pass: &mut wgpu::ComputePass,
         d: &GpuData,
     ) -> bool {
+        self.encode_particles(b, pass, d);
+        self.encode_finish(b, surfaces, pass, d)
+    }
+
+    /// The first part of [`IntegrateKernels::encode`]: `integrate` (a run
+    /// on several ranks exchanges its ghosts and errors before the rest).
+    pub fn encode_particles(&self, b: &IntegrateBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
         dispatch_indirect(
             pass,
             &self.integrate,
             &[(0, &b.g0), (1, &b.g1)],
             d.args_for(Over::EveryStep),
         );
-        // groups 0 and 1 stay set
+    }
+
+    /// The rest: `finish_step` and `move_surfaces`.
+    #[must_use]
+    pub fn encode_finish(
+        &self,
+        b: &IntegrateBinds,
+        surfaces: (&SurfaceKernels, &SurfaceBinds),
+        pass: &mut wgpu::ComputePass,
+        d: &GpuData,
+    ) -> bool {
         pass.set_pipeline(&self.finish.pipeline);
+        pass.set_bind_group(0, &b.g0, &[]);
+        pass.set_bind_group(1, &b.g1, &[]);
         pass.set_bind_group(2, &b.arm, &[]);
         pass.dispatch_workgroups(1, 1, 1);
         surfaces.0.encode_move(surfaces.1, pass, d);

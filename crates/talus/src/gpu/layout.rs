@@ -74,6 +74,16 @@ pub const WALL_ACC_WORDS: u32 = 25;
 /// a particle (force and torque; energy).
 pub const ACC_WORDS: u32 = 16;
 
+/// On a run of several ranks, the top bit of a motion record's material
+/// word: the particle is a copy of one another rank owns (a ghost). Its
+/// pairs are evaluated (its owner's partners need them), but it is not
+/// integrated and no sum over particles (wall loads, energies) counts it.
+pub const GHOST: u32 = 0x8000_0000;
+
+/// Words of a ghost's refresh row (`shaders/ghosts.wgsl`): the f32
+/// position, the motion record, the fixed-point position.
+pub const GHOST_WORDS: u32 = 4 + 16 + FX_WORDS as u32;
+
 /// Words of a fixed-point position on the device (`pos_fx`): x, y, z as
 /// (hi, lo) u32 pairs of a biased 64-bit integer (`data::FixedPoint`).
 pub const FX_WORDS: usize = 6;
@@ -140,6 +150,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("WALL_ACC_WORDS", WALL_ACC_WORDS),
         ("ACC_WORDS", ACC_WORDS),
         ("FX_WORDS", FX_WORDS as u32),
+        ("GHOST", GHOST),
+        ("GHOST_WORDS", GHOST_WORDS),
         ("DIAG_WORDS", DIAG_WORDS),
         ("ARM_REBUILD", ARM_REBUILD),
         ("ARM_ALWAYS", ARM_ALWAYS),

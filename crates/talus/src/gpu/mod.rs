@@ -12,6 +12,7 @@ pub mod data;
 pub mod diagnostics;
 pub mod fit;
 pub mod flow;
+pub mod ghosts;
 pub mod integrate;
 pub mod kernel;
 #[cfg(feature = "test-kernels")]
@@ -19,6 +20,7 @@ pub mod law;
 pub mod layout;
 pub mod neighbours;
 pub mod pages;
+pub mod ranks;
 pub mod save;
 pub mod shaders;
 pub mod sort;
@@ -71,6 +73,8 @@ pub struct GpuPipelines {
     pub diagnostics: diagnostics::DiagnosticsKernels,
     pub flow: flow::FlowKernels,
     pub surfaces: surfaces::SurfaceKernels,
+    /// The ghosts' exchange of a run on several ranks (not a stage).
+    pub ghosts: ghosts::GhostKernels,
 }
 
 impl GpuPipelines {
@@ -104,6 +108,7 @@ impl GpuPipelines {
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
             flow: flow::FlowKernels::new(ctx, &module("flow.wgsl")),
             surfaces: surfaces::SurfaceKernels::new(ctx, &module("surfaces.wgsl")),
+            ghosts: ghosts::GhostKernels::new(ctx, &module("ghosts.wgsl")),
         }
     }
 }
@@ -1230,27 +1235,19 @@ impl GpuBackend {
     }
 }
 
-impl Backend for GpuBackend {
-    fn name(&self) -> &'static str {
-        "gpu"
-    }
-
-    fn adapter(&self) -> String {
-        self.ctx.describe()
-    }
-
-    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        self.advance_observed(steps, 0, &mut |_, _| None)
-    }
-
-    fn diagnostics(&mut self) -> Diagnostics {
+impl GpuBackend {
+    /// The diagnostics stage's energies as exact sums (2⁻⁸⁰ units, added
+    /// as integers over the workgroups), whether a term was out of range,
+    /// and the largest speed: what [`Backend::diagnostics`] turns into
+    /// values ([`diagnostics_of`]); a run on several ranks adds every
+    /// rank's first.
+    pub fn diagnostic_sums(&mut self) -> ([i128; 5], bool, f64) {
         self.submit(Stage::Diagnostics.name(), |pass| {
             self.encode_stage(Stage::Diagnostics, pass)
         });
         let groups = self.data.n.div_ceil(layout::WG as u64);
         let partials: Vec<[u32; layout::DIAG_WORDS as usize]> =
             self.read_vec(&self.data.partials, groups);
-        // the workgroups' exact sums (2⁻⁸⁰ units) added as integers
         let mut sums = [0i128; 5];
         let mut bad = false;
         let mut max_speed = 0.0f64;
@@ -1266,21 +1263,45 @@ impl Backend for GpuBackend {
             bad |= p[20] != 0;
             max_speed = max_speed.max(f32::from_bits(p[21]) as f64);
         }
-        let value = |s: i128| {
-            if bad {
-                f64::NAN
-            } else {
-                crate::sums::Exact::from_units(s).value()
-            }
-        };
-        Diagnostics {
-            kinetic_translational: value(sums[0]),
-            kinetic_rotational: value(sums[1]),
-            potential: value(sums[2]),
-            elastic: value(sums[3]),
-            dissipated: value(sums[4]),
-            max_speed,
+        (sums, bad, max_speed)
+    }
+}
+
+/// The energies of [`GpuBackend::diagnostic_sums`]' sums.
+pub fn diagnostics_of(sums: [i128; 5], bad: bool, max_speed: f64) -> Diagnostics {
+    let value = |s: i128| {
+        if bad {
+            f64::NAN
+        } else {
+            crate::sums::Exact::from_units(s).value()
         }
+    };
+    Diagnostics {
+        kinetic_translational: value(sums[0]),
+        kinetic_rotational: value(sums[1]),
+        potential: value(sums[2]),
+        elastic: value(sums[3]),
+        dissipated: value(sums[4]),
+        max_speed,
+    }
+}
+
+impl Backend for GpuBackend {
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> String {
+        self.ctx.describe()
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        self.advance_observed(steps, 0, &mut |_, _| None)
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        let (sums, bad, max_speed) = self.diagnostic_sums();
+        diagnostics_of(sums, bad, max_speed)
     }
 
     fn snapshot(&mut self) -> Particles<f64> {

@@ -253,7 +253,7 @@ impl GpuBackend {
     /// `capacity` particles (None: the count and what the plan can still
     /// insert, [`default_capacity`]). A CPU checkpoint needs the set-up
     /// (its walls' poses).
-    fn load(
+    pub(crate) fn load(
         &mut self,
         saved: &Saved,
         capacity: Option<u64>,

@@ -56,6 +56,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         stage("flow.wgsl", include_str!("../../shaders/flow.wgsl")),
         stage("surfaces.wgsl", include_str!("../../shaders/surfaces.wgsl")),
         stage("copy.wgsl", include_str!("../../shaders/copy.wgsl")),
+        stage("ghosts.wgsl", include_str!("../../shaders/ghosts.wgsl")),
         stage(
             "diagnostics.wgsl",
             include_str!("../../shaders/diagnostics.wgsl"),

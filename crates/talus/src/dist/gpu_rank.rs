@@ -1,0 +1,826 @@
+//! One rank of a distributed GPU run ([`GpuRank`], a [`Part`]). The
+//! device steps the particles the rank owns beside its ghosts (copies of
+//! the neighbours' within a cutoff, marked by [`GHOST`] in the material
+//! word: evaluated in pairs, never integrated nor counted in a sum). The
+//! host exchanges twice a step at most: between the step's two
+//! submissions, the walls' exact load sums of every rank (on the steps
+//! that want them: every step with a servo); after it, the errors, the
+//! rebuild test and the ghosts' rows (position, motion record, fixed-point
+//! position: 104 bytes each, gathered and scattered by `ghosts.wgsl`).
+//!
+//! A rebuild is a migration: the rank's state is read back whole, each
+//! owned particle goes as a record (the device's own words, its history
+//! rows keyed by the partners' ids) to the rank that owns its position
+//! and to the ranks within reach of it, and each rank loads what it got
+//! as a checkpoint loads (the first build moves the history into the new
+//! list). The list's composition never changes a result (exact pair sums,
+//! pairs in id orientation), so the ranks end on the serial run's bits.
+//! Each migration reads and writes the whole state and allocates the
+//! buffers anew: correct, not yet fast (docs/ranks.md).
+
+use super::comm::Comm;
+use super::part::Part;
+use super::rank::{agree, REBALANCE_AT};
+use super::slabs::Slabs;
+use crate::backend::{Backend, Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind};
+use crate::checkpoint::Saved;
+use crate::gpu::data::{
+    FixedWords, GpuInit, CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN,
+    CTL_KEPT_NEED, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD,
+    CTL_STEP, FX_WORDS,
+};
+use crate::gpu::ghosts::{GhostList, GHOST, GHOST_WORDS};
+use crate::gpu::{diagnostics_of, GpuBackend, GpuContext};
+use crate::setup::Setup;
+use crate::state::{Particles, HAS_HISTORY, INDEX, WALL};
+
+/// u32 words of a record before its history rows: id, position (4),
+/// dissipated energy, motion record (16), fixed-point position (6),
+/// reference position (3), rows.
+const HEAD: usize = 32;
+/// Words of a history row: the entry with the partner's id for its index
+/// (a wall's entry as it is), the history (4).
+const ROW: usize = 5;
+/// The motion record's material word and id word.
+const MATERIAL: usize = 11;
+const ID: usize = 15;
+
+/// What a scene needs that GPU ranks do not do yet, if anything.
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    let what = if !setup.inserts.is_empty() {
+        "pouring ([[insert]])"
+    } else if !setup.scene.bodies.is_empty() {
+        "FEM bodies"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "--backend gpu on several ranks does not take scenes with {what} yet: run them with --backend cpu on several ranks, or on one rank"
+    ))
+}
+
+/// A rank's device state, as words (from `GpuBackend::save_state`).
+struct Local {
+    pos: Vec<[u32; 4]>,
+    diss: Vec<u32>,
+    motion: Vec<[u32; 16]>,
+    fx: Vec<FixedWords>,
+    pos_ref: Vec<[u32; 4]>,
+    start: Vec<u32>,
+    nbr: Vec<u32>,
+    hist: Vec<[u32; 4]>,
+}
+
+impl Local {
+    fn of(s: &Saved) -> Local {
+        let n = s.scalars.particles as usize;
+        fn v<T: bytemuck::Pod>(s: &Saved, name: &str) -> Vec<T> {
+            bytemuck::pod_collect_to_vec(s.section(name).expect("the device's state"))
+        }
+        let local = Local {
+            pos: v(s, "pos_rad"),
+            diss: v(s, "dissipated"),
+            motion: v(s, "motion"),
+            fx: v(s, "pos_fx"),
+            pos_ref: v(s, "pos_ref"),
+            start: v(s, "nbr_start"),
+            nbr: v(s, "nbr"),
+            hist: v(s, "nbr_hist"),
+        };
+        assert_eq!(local.pos.len(), n, "the device's state");
+        local
+    }
+
+    fn owned(&self, i: usize) -> bool {
+        self.motion[i][MATERIAL] & GHOST == 0
+    }
+
+    fn id(&self, i: usize) -> u32 {
+        self.motion[i][ID]
+    }
+
+    /// Particle `i` as a record (a ghost's when `ghost`; its history rows
+    /// when `rows`).
+    fn push(&self, out: &mut Vec<u32>, i: usize, ghost: bool, rows: bool) {
+        out.push(self.id(i));
+        out.extend_from_slice(&self.pos[i]);
+        out.push(self.diss[i]);
+        let mut m = self.motion[i];
+        m[MATERIAL] = if ghost {
+            m[MATERIAL] | GHOST
+        } else {
+            m[MATERIAL] & !GHOST
+        };
+        out.extend_from_slice(&m);
+        out.extend_from_slice(&self.fx[i]);
+        out.extend_from_slice(&self.pos_ref[i][..3]);
+        let at = out.len();
+        out.push(0);
+        if !rows {
+            return;
+        }
+        let mut k = 0;
+        for e in self.start[i] as usize..self.start[i + 1] as usize {
+            let b = self.nbr[e];
+            if b & HAS_HISTORY == 0 {
+                continue;
+            }
+            let key = if b & WALL != 0 {
+                b
+            } else {
+                (b & !INDEX) | self.id((b & INDEX) as usize)
+            };
+            out.push(key);
+            out.extend_from_slice(&self.hist[e]);
+            k += 1;
+        }
+        out[at] = k;
+    }
+}
+
+/// u32 words as u64 words (a count, then pairs).
+fn wide(v: &[u32]) -> Vec<u64> {
+    let mut w = Vec::with_capacity(1 + v.len().div_ceil(2));
+    w.push(v.len() as u64);
+    w.extend(
+        v.chunks(2)
+            .map(|c| c[0] as u64 | (c.get(1).copied().unwrap_or(0) as u64) << 32),
+    );
+    w
+}
+
+fn narrow(w: &[u64]) -> Vec<u32> {
+    let Some((&n, rest)) = w.split_first() else {
+        return Vec::new();
+    };
+    let mut v: Vec<u32> = rest
+        .iter()
+        .flat_map(|&x| [x as u32, (x >> 32) as u32])
+        .collect();
+    v.truncate(n as usize);
+    v
+}
+
+/// The records in `bufs`, each as its slice, in id order.
+fn records(bufs: &[Vec<u32>]) -> Vec<&[u32]> {
+    let mut out = Vec::new();
+    for w in bufs {
+        let mut at = 0;
+        while at < w.len() {
+            let len = HEAD + ROW * w[at + HEAD - 1] as usize;
+            out.push(&w[at..at + len]);
+            at += len;
+        }
+    }
+    out.sort_unstable_by_key(|r| r[0]);
+    out
+}
+
+/// `base` with its particles replaced by `recs` (in id order; the history
+/// rows as the previous list of a build on the next step, which every
+/// step after a load makes), its control words `ctl` and wall poses
+/// `poses` (rank 0's: alike on every rank).
+fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
+    let n = recs.len();
+    let at: std::collections::HashMap<u32, u32> = recs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r[0], i as u32))
+        .collect();
+    let (mut pos, mut diss, mut motion, mut fx, mut pos_ref) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let (mut start, mut nbr, mut hist) = (vec![0u32], Vec::new(), Vec::new());
+    for r in recs {
+        let p: [u32; 4] = r[1..5].try_into().expect("4 words");
+        pos.push(p);
+        diss.push(r[5]);
+        let m: [u32; 16] = r[6..22].try_into().expect("16 words");
+        motion.push(m);
+        let f: FixedWords = r[22..22 + FX_WORDS].try_into().expect("fixed words");
+        fx.push(f);
+        pos_ref.push([r[28], r[29], r[30], p[3]]);
+        for row in r[HEAD..].chunks_exact(ROW) {
+            let key = row[0];
+            let entry = if key & WALL != 0 {
+                key
+            } else {
+                match at.get(&(key & INDEX)) {
+                    Some(&j) => (key & !INDEX) | j,
+                    None => continue,
+                }
+            };
+            nbr.push(entry);
+            hist.push([row[1], row[2], row[3], row[4]]);
+        }
+        start.push(nbr.len() as u32);
+    }
+    let mut c = ctl.to_vec();
+    c[CTL_COUNT] = n as u32;
+    c[CTL_LIST_LEN] = nbr.len() as u32;
+    c[CTL_REBUILD] = 1;
+    let mut s = base.clone();
+    s.scalars.particles = n as u64;
+    s.scalars.step = c[CTL_STEP] as u64;
+    s.scalars.next_id = c[CTL_NEXT_ID];
+    s.scalars.builds = c[CTL_BUILDS] as u64;
+    s.scalars.rebuild = true;
+    s.scalars.max_overlap = f32::from_bits(c[CTL_MAX_OVERLAP]) as f64;
+    s.set("pos_rad", &pos);
+    s.set("dissipated", &diss);
+    s.set("motion", &motion);
+    s.set("pos_fx", &fx);
+    s.set("pos_ref", &pos_ref);
+    s.set("nbr_start", &start);
+    s.set("nbr", &nbr);
+    s.set("nbr_hist", &hist);
+    s.set("ctl", &c);
+    s.set("wall_pose", poses);
+    s
+}
+
+/// One rank's share of a GPU run.
+pub struct GpuRank<C: Comm> {
+    pub comm: C,
+    pub g: GpuBackend,
+    pub slabs: Slabs,
+    /// Per rank: the owned particles it holds as ghosts, and this rank's
+    /// ghosts from it, as (id, device index), in id order.
+    send: Vec<Vec<(u32, u32)>>,
+    recv: Vec<Vec<(u32, u32)>>,
+    /// The same, concatenated in rank order, on the device, with their
+    /// bind groups.
+    send_list: GhostList,
+    recv_list: GhostList,
+    send_bind: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    recv_bind: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    /// Rows received, to be written into the ghosts at the next step.
+    pending: bool,
+    /// The next step migrates and rebuilds (every rank alike).
+    rebuild: bool,
+    /// The step that reduces the wall loads (the last of an advance).
+    loads_at: u64,
+    owned: u64,
+    migrations: u64,
+    rebalances: u64,
+    /// Seconds this rank's device spent on its steps since the last
+    /// migration (its measured cost, exchanges included).
+    busy: f64,
+    imbalance: f64,
+}
+
+impl<C: Comm> GpuRank<C> {
+    /// Every rank: its share of `setup`'s run on the device of `ctx`, from
+    /// its start or from `saved` (given on rank 0; a checkpoint of any rank
+    /// count, either path, or a serial run). Rank 0 loads the whole state;
+    /// the first step's migration hands each rank its particles.
+    pub fn new(
+        comm: C,
+        setup: &Setup,
+        saved: Option<&Saved>,
+        ctx: Result<GpuContext, String>,
+    ) -> Result<Self, String> {
+        let r = match unsupported(setup) {
+            Some(e) => Err(e),
+            None => Slabs::new(&setup.grid, comm.size()),
+        };
+        let slabs = agree(&comm, r)?;
+        let g = ctx.and_then(|ctx| {
+            let none = Particles::<f32>::default();
+            let empty = GpuInit {
+                state: &none,
+                pos_fx: &[],
+                motion: &[],
+                list: None,
+                capacity: Some(1),
+            };
+            match (comm.rank(), saved) {
+                (0, Some(s)) => GpuBackend::restore_setup(setup, ctx, s),
+                (0, None) => GpuBackend::from_setup(setup, ctx),
+                _ => GpuBackend::from_state(setup, &setup.grid, &empty, ctx),
+            }
+            .map_err(|e| e.to_string())
+        });
+        let g = agree(&comm, g)?;
+        let size = comm.size();
+        let send_list = GhostList::new(&g.ctx, "ghosts sent", 0);
+        let recv_list = GhostList::new(&g.ctx, "ghosts received", 0);
+        Ok(GpuRank {
+            comm,
+            g,
+            slabs,
+            send: vec![Vec::new(); size],
+            recv: vec![Vec::new(); size],
+            send_list,
+            recv_list,
+            send_bind: None,
+            recv_bind: None,
+            pending: false,
+            rebuild: true,
+            loads_at: u64::MAX,
+            owned: 0,
+            migrations: 0,
+            rebalances: 0,
+            busy: 0.0,
+            imbalance: 1.0,
+        })
+    }
+
+    /// The whole run's cost per cell along the slabs' axis (as the CPU
+    /// rank's: each owned particle weighs 1 + its row's entries, each
+    /// rank's weights scaled to the seconds it measured).
+    fn histogram(&self, l: &Local, fixed: &crate::gpu::FixedPoint) -> Vec<f64> {
+        let items: Vec<([f64; 4], f64)> = (0..l.pos.len())
+            .filter(|&i| l.owned(i))
+            .map(|i| {
+                let x = fixed.decode(&l.fx[i]);
+                let w = 1.0 + (l.start[i + 1] - l.start[i]) as f64;
+                ([x[0], x[1], x[2], 0.0], w)
+            })
+            .collect();
+        let mut mine = self.slabs.histogram(items.iter().map(|(x, w)| (x, *w)));
+        let total: f64 = mine.iter().sum();
+        mine.extend([total, self.busy]);
+        let words: Vec<u64> = mine.iter().map(|x| x.to_bits()).collect();
+        let all: Vec<Vec<f64>> = self
+            .comm
+            .all_gather(&words)
+            .iter()
+            .map(|a| a.iter().map(|&x| f64::from_bits(x)).collect())
+            .collect();
+        let cells = mine.len() - 2;
+        let measured = all.iter().all(|a| a[cells + 1] > 0.0);
+        let scale = |a: &Vec<f64>| {
+            if measured && a[cells] > 0.0 {
+                a[cells + 1] / a[cells]
+            } else {
+                1.0
+            }
+        };
+        (0..cells)
+            .map(|c| all.iter().map(|a| a[c] * scale(a)).sum())
+            .collect()
+    }
+
+    /// Rank 0's control words and wall poses, on every rank.
+    fn replicated(&self, s: &Saved) -> (Vec<u32>, Vec<u8>) {
+        let mut w = Vec::new();
+        if self.comm.rank() == 0 {
+            let ctl: Vec<u32> = s.array_any("ctl").expect("control words");
+            let poses = s.section("wall_pose").expect("wall poses");
+            let pw: Vec<u32> = bytemuck::pod_collect_to_vec(poses);
+            w = [wide(&ctl), wide(&pw)].concat();
+        }
+        self.comm.broadcast(&mut w);
+        let n = 1 + (w[0] as usize).div_ceil(2);
+        let ctl = narrow(&w[..n]);
+        let poses = narrow(&w[n..]);
+        (ctl, bytemuck::cast_slice(&poses).to_vec())
+    }
+
+    /// Moves the particles to the ranks their positions say (the slabs
+    /// rebalanced first when they drifted apart) and loads each rank's
+    /// share; the exchange lists in upload order (made the device's at the
+    /// next build, [`GpuRank::relist`]).
+    fn migrate(&mut self) {
+        let s = self.g.save_state();
+        let l = Local::of(&s);
+        let fixed = self.g.fixed;
+        let h = self.histogram(&l, &fixed);
+        self.imbalance = self.slabs.imbalance(&h);
+        if self.imbalance > REBALANCE_AT {
+            let b = self.slabs.balanced(&h);
+            let after = b.imbalance(&h);
+            if after < self.imbalance {
+                self.slabs = b;
+                self.rebalances += 1;
+                self.imbalance = after;
+            }
+        }
+        self.busy = 0.0;
+        let size = self.comm.size();
+        let mut out = vec![Vec::new(); size];
+        // a particle an outlet took at the last step (id NONE) is dropped
+        // here, as the serial run's build drops it
+        for i in (0..l.pos.len()).filter(|&i| l.owned(i) && l.id(i) != u32::MAX) {
+            let x = fixed.decode(&l.fx[i]);
+            let o = self.slabs.owner(x);
+            l.push(&mut out[o], i, false, true);
+            for r in self.slabs.ghost_ranks(x, o) {
+                l.push(&mut out[r], i, true, true);
+            }
+        }
+        let got: Vec<Vec<u32>> = self
+            .comm
+            .all_to_all(out.iter().map(|o| wide(o)).collect())
+            .iter()
+            .map(|w| narrow(w))
+            .collect();
+        let (ctl, poses) = self.replicated(&s);
+        let recs = records(&got);
+        let (mut send, mut recv) = (vec![Vec::new(); size], vec![Vec::new(); size]);
+        let mut owned = 0;
+        for (i, r) in recs.iter().enumerate() {
+            let w: FixedWords = r[22..22 + FX_WORDS].try_into().expect("fixed words");
+            let x = fixed.decode(&w);
+            let o = self.slabs.owner(x);
+            if r[6 + MATERIAL] & GHOST != 0 {
+                recv[o].push((r[0], i as u32));
+            } else {
+                owned += 1;
+                for g in self.slabs.ghost_ranks(x, o) {
+                    send[g].push((r[0], i as u32));
+                }
+            }
+        }
+        let loaded = assemble(&s, &ctl, &poses, &recs);
+        drop(s);
+        self.g
+            .load(&loaded, None, None)
+            .expect("a rank's share loads as a checkpoint does");
+        self.g.rank_loaded();
+        self.send = send;
+        self.recv = recv;
+        self.owned = owned;
+        self.pending = false;
+        self.migrations += 1;
+    }
+
+    /// The exchange lists in the device's order after the build that
+    /// followed a migration (`ids`: the device's ids in its order; the
+    /// upload was in id order), on the device.
+    fn relist(&mut self, ids: &[u32]) {
+        let mut by_id: Vec<(u32, u32)> = ids
+            .iter()
+            .enumerate()
+            .map(|(j, &id)| (id, j as u32))
+            .collect();
+        by_id.sort_unstable();
+        for l in self.send.iter_mut().chain(self.recv.iter_mut()) {
+            for (id, i) in l.iter_mut() {
+                debug_assert_eq!(by_id[*i as usize].0, *id);
+                *i = by_id[*i as usize].1;
+            }
+        }
+        let flat =
+            |l: &[Vec<(u32, u32)>]| -> Vec<u32> { l.iter().flatten().map(|p| p.1).collect() };
+        let ctx = &self.g.ctx;
+        self.send_list.set(ctx, "ghosts sent", &flat(&self.send));
+        self.recv_list
+            .set(ctx, "ghosts received", &flat(&self.recv));
+        let k = &self.g.pipes.ghosts;
+        self.send_bind = Some(k.bind(ctx, &self.send_list, &self.g.data));
+        self.recv_bind = Some(k.bind(ctx, &self.recv_list, &self.g.data));
+    }
+
+    /// The walls' load sums of every rank, added exactly (128-bit
+    /// integers; an error word or'ed), written back for `wall_loads_sum`.
+    fn add_loads(&mut self, mine: &[u32]) {
+        let all: Vec<Vec<u32>> = self
+            .comm
+            .all_gather(&wide(mine))
+            .iter()
+            .map(|w| narrow(w))
+            .collect();
+        let mut total = vec![0u32; mine.len()];
+        for (w, t) in total.chunks_mut(25).enumerate() {
+            for c in 0..6 {
+                let mut sum = 0u128;
+                for a in &all {
+                    let v = &a[25 * w + 4 * c..25 * w + 4 * c + 4];
+                    let x = v
+                        .iter()
+                        .rev()
+                        .fold(0u128, |acc, &y| (acc << 32) | y as u128);
+                    sum = sum.wrapping_add(x);
+                }
+                for k in 0..4 {
+                    t[4 * c + k] = (sum >> (32 * k)) as u32;
+                }
+            }
+            t[24] = all.iter().map(|a| a[25 * w + 24]).fold(0, |x, y| x | y);
+        }
+        let q = &self.g.ctx.queue;
+        q.write_buffer(&self.g.data.wall_acc, 0, bytemuck::cast_slice(&total));
+    }
+
+    /// One step on every rank (the serial step's stages and order, with the
+    /// exchanges between them). On error the step is not counted; every
+    /// rank returns the same error.
+    pub fn step(&mut self) -> Result<(), RunError> {
+        let t0 = std::time::Instant::now();
+        let migrated = std::mem::take(&mut self.rebuild);
+        if migrated {
+            self.migrate();
+        }
+        let step = self.g.steps_done();
+        let loads = self.g.data.n_bodies > 0 && (self.g.has_servo() || step == self.loads_at);
+        let n = self.g.data.n;
+        let acc_words = self.g.wall_acc_len();
+        loop {
+            let unpack = std::mem::take(&mut self.pending).then(|| {
+                let b = self.recv_bind.as_ref().expect("bound at the migration");
+                (b, self.recv_list.count)
+            });
+            self.g.rank_submit_build(unpack);
+            if !(migrated || loads) {
+                break;
+            }
+            // the loads' partial sums; after a migration, the build's
+            // order (the ids) and whether it needed more room
+            let ids_words = if migrated { 16 * n } else { 0 };
+            let acc = if loads { acc_words } else { 0 };
+            self.g.reserve_read(4 * (ids_words + acc) + 512);
+            let (ctl, r) = {
+                let d = &self.g.data;
+                self.g
+                    .read_ctl_and(&[(&d.wall_acc, acc), (&d.b.motion, ids_words)])
+            };
+            if migrated && ctl[CTL_FROZEN] != u32::MAX {
+                if ctl[CTL_KEPT_NEED] != 0 {
+                    self.g.grow_kept(ctl[CTL_KEPT_NEED] as u64);
+                    continue;
+                }
+                if ctl[CTL_LIST_NEED] != 0 {
+                    let need = ctl[CTL_LIST_NEED] as u64;
+                    if self.g.grow_list(need) {
+                        continue;
+                    }
+                    // every rank must stop: the error comes with the
+                    // step's gather below (a frozen rank adds nothing)
+                    panic!("rank {}: the neighbour list needs {need} entries, more than the device binds", self.comm.rank());
+                }
+            }
+            if migrated {
+                let ids: Vec<u32> = r[1].chunks_exact(16).map(|m| m[ID]).collect();
+                self.relist(&ids);
+            }
+            if loads {
+                self.add_loads(&r[0]);
+            }
+            break;
+        }
+        let pack = self.send_bind.as_ref().map(|b| (b, self.send_list.count));
+        self.g.rank_submit_step(pack);
+        let rows = GHOST_WORDS as u64 * self.send_list.count;
+        self.g.reserve_read(4 * rows + 512);
+        let (ctl, r) = self.g.read_ctl_and(&[(&self.send_list.rows, rows)]);
+        self.g.rank_take_log(&ctl);
+        self.busy += t0.elapsed().as_secs_f64();
+        // every rank's ghosts' rows
+        let mut out = Vec::with_capacity(self.comm.size());
+        let mut at = 0;
+        for l in &self.send {
+            let len = GHOST_WORDS as usize * l.len();
+            out.push(wide(&r[0][at..at + len]));
+            at += len;
+        }
+        let got = self.comm.all_to_all(out);
+        let mut rows_in = Vec::with_capacity(GHOST_WORDS as usize * self.recv_list.count as usize);
+        for (l, w) in self.recv.iter().zip(&got) {
+            let v = narrow(w);
+            assert_eq!(
+                v.len(),
+                GHOST_WORDS as usize * l.len(),
+                "a ghost refresh cut short"
+            );
+            rows_in.extend_from_slice(&v);
+        }
+        if !rows_in.is_empty() {
+            let q = &self.g.ctx.queue;
+            q.write_buffer(&self.recv_list.rows, 0, bytemuck::cast_slice(&rows_in));
+            self.pending = true;
+        }
+        // errors, the largest overlap and the rebuild test of every rank
+        let status = [
+            ctl[CTL_ERR_OVERLAP] as u64,
+            ctl[CTL_MAX_OVERLAP] as u64,
+            ctl[CTL_ERR_NONFINITE] as u64,
+            ctl[CTL_REBUILD] as u64,
+        ];
+        let all = self.comm.all_gather(&status);
+        let overlap = all.iter().map(|s| s[0]).min().expect("a rank");
+        let ratio = all
+            .iter()
+            .map(|s| f32::from_bits(s[1] as u32))
+            .fold(0.0f32, f32::max);
+        let nonfinite = all.iter().map(|s| s[2]).min().expect("a rank");
+        let err = |kind, particle: u64| RunError {
+            step,
+            particle: particle as u32,
+            kind,
+        };
+        if overlap != u32::MAX as u64 {
+            let ratio = ratio as f64;
+            return Err(err(RunErrorKind::Overlap { ratio }, overlap));
+        }
+        if nonfinite != u32::MAX as u64 {
+            return Err(err(RunErrorKind::NonFinite, nonfinite));
+        }
+        self.rebuild = all.iter().any(|s| s[3] != 0);
+        self.g.rank_stepped(ratio);
+        self.g.set_ctl(&[(CTL_REBUILD, self.rebuild as u32)]);
+        Ok(())
+    }
+
+    /// Every rank's owned records (with history when `rows`), by rank.
+    fn gather(&mut self, rows: bool) -> (Saved, Vec<Vec<u32>>) {
+        let s = self.g.save_state();
+        let l = Local::of(&s);
+        let mut w = Vec::new();
+        for i in (0..l.pos.len()).filter(|&i| l.owned(i) && l.id(i) != u32::MAX) {
+            l.push(&mut w, i, false, rows);
+        }
+        let all = self
+            .comm
+            .all_gather(&wide(&w))
+            .iter()
+            .map(|a| narrow(a))
+            .collect();
+        (s, all)
+    }
+}
+
+impl<C: Comm> Part for GpuRank<C> {
+    type C = C;
+
+    fn comm(&self) -> &C {
+        &self.comm
+    }
+
+    fn name(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn adapter(&self) -> String {
+        format!(
+            "{} on {} ranks ({})",
+            self.g.ctx.describe(),
+            self.comm.size(),
+            self.comm.kind()
+        )
+    }
+
+    fn advance(&mut self, steps: u64) -> Result<(), RunError> {
+        if steps == 0 {
+            return Ok(());
+        }
+        self.loads_at = self.g.steps_done() + steps - 1;
+        self.g.rank_start_advance(self.loads_at);
+        for _ in 0..steps {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    fn diagnostics(&mut self) -> Diagnostics {
+        let (sums, bad, max_speed) = self.g.diagnostic_sums();
+        let mut w: Vec<u64> = sums
+            .iter()
+            .flat_map(|&s| [s as u64, (s as u128 >> 64) as u64])
+            .collect();
+        w.extend([bad as u64, max_speed.to_bits()]);
+        let all = self.comm.all_gather(&w);
+        let mut total = [0i128; 5];
+        let (mut bad, mut max_speed) = (false, 0.0f64);
+        for a in &all {
+            for (k, t) in total.iter_mut().enumerate() {
+                let v = (a[2 * k] as u128 | (a[2 * k + 1] as u128) << 64) as i128;
+                *t = t.wrapping_add(v);
+            }
+            bad |= a[10] != 0;
+            max_speed = max_speed.max(f64::from_bits(a[11]));
+        }
+        diagnostics_of(total, bad, max_speed)
+    }
+
+    fn snapshot(&mut self) -> Particles<f64> {
+        let (_, all) = self.gather(false);
+        let recs = records(&all);
+        let fixed = self.g.fixed;
+        let f = |w: u32| f32::from_bits(w) as f64;
+        let mut p = Particles::<f64>::default();
+        for r in recs {
+            let fx: FixedWords = r[22..22 + FX_WORDS].try_into().expect("fixed words");
+            let x = fixed.decode(&fx);
+            p.pos_rad.push([x[0], x[1], x[2], f(r[4])]);
+            p.vel_invm.push([f(r[6]), f(r[7]), f(r[8]), f(r[9])]);
+            p.omega_invi.push([f(r[10]), f(r[11]), f(r[12]), f(r[13])]);
+            p.material.push(r[6 + MATERIAL]);
+            p.id.push(r[0]);
+            p.dissipated.push(f(r[5]));
+        }
+        p
+    }
+
+    fn save(&mut self) -> Option<Saved> {
+        let (s, all) = self.gather(true);
+        if self.comm.rank() != 0 {
+            return None;
+        }
+        let recs = records(&all);
+        let ctl: Vec<u32> = s.array_any("ctl").expect("control words");
+        let poses = s.section("wall_pose").expect("wall poses").to_vec();
+        let mut full = assemble(&s, &ctl, &poses, &recs);
+        let fixed = self.g.fixed;
+        let exact: Vec<[f64; 3]> = recs
+            .iter()
+            .map(|r| fixed.decode(&r[22..22 + FX_WORDS].try_into().expect("fixed words")))
+            .collect();
+        full.set("pos_exact", &exact);
+        Some(full)
+    }
+
+    fn particle_count(&mut self) -> u64 {
+        let mine = self.owned - self.g.flow.pending.min(self.owned);
+        let all = self.comm.all_gather(&[mine]);
+        all.iter().map(|w| w[0]).sum()
+    }
+
+    fn list_stats(&mut self) -> ListStats {
+        let s = self.g.save_state();
+        let l = Local::of(&s);
+        let (mut entries, mut contacts) = (0, 0);
+        let weight = match self.g.data.pair_mode {
+            crate::gpu::Pairs::Once => 2,
+            crate::gpu::Pairs::Both => 1,
+        };
+        let hist: Vec<[f32; 4]> = bytemuck::cast_slice(&l.hist).to_vec();
+        if l.start.len() == l.pos.len() + 1 {
+            for i in (0..l.pos.len()).filter(|&i| l.owned(i)) {
+                let r = l.start[i] as usize..l.start[i + 1] as usize;
+                let (e, c) = crate::backend::list_counts(&l.nbr[r.clone()], &hist[r], weight);
+                entries += e;
+                contacts += c;
+            }
+        }
+        let all = self.comm.all_gather(&[entries, contacts, s.scalars.builds]);
+        ListStats {
+            builds: all[0][2],
+            entries: all.iter().map(|a| a[0]).sum(),
+            contacts: all.iter().map(|a| a[1]).sum(),
+        }
+    }
+
+    fn flow_events(&mut self) -> Vec<crate::flow::FlowEvent> {
+        let mut w = Vec::new();
+        for e in std::mem::take(&mut self.g.flow.events) {
+            super::records::push_event(&mut w, &e);
+        }
+        let mut all: Vec<crate::flow::FlowEvent> = self
+            .comm
+            .all_gather(&w)
+            .iter()
+            .flat_map(|a| super::records::events(a))
+            .collect();
+        // the serial log's order (`GpuFlow::take_log`)
+        all.sort_by_key(|e| {
+            let removed = matches!(e.kind, crate::flow::FlowKind::Removed(_));
+            (e.step, removed, e.id)
+        });
+        all
+    }
+
+    fn info(&mut self) -> RanksInfo {
+        let ghosts: u64 = self.recv.iter().map(|l| l.len() as u64).sum();
+        let name: Vec<u64> = self.g.ctx.describe().bytes().map(u64::from).collect();
+        let mine = [vec![self.owned, ghosts], name].concat();
+        let all = self.comm.all_gather(&mine);
+        RanksInfo {
+            ranks: self.comm.size(),
+            transport: self.comm.kind(),
+            devices: all
+                .iter()
+                .map(|a| a[2..].iter().map(|&b| b as u8 as char).collect())
+                .collect(),
+            axis: ["x", "y", "z"][self.slabs.axis].into(),
+            cuts: self.slabs.cuts.clone(),
+            imbalance: self.imbalance,
+            owned: all.iter().map(|a| a[0]).collect(),
+            ghosts: all.iter().map(|a| a[1]).collect(),
+            migrations: self.migrations,
+            rebalances: self.rebalances,
+        }
+    }
+
+    fn walls(&mut self) -> Vec<(crate::walls::Pose, crate::walls::WallLoad)> {
+        // replicated on every rank, loads added up over the ranks
+        self.g.wall_poses()
+    }
+
+    fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
+        None
+    }
+
+    fn max_overlap_ratio(&self) -> f64 {
+        self.g.max_overlap_ratio()
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.g.steps_done()
+    }
+}

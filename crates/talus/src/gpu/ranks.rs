@@ -1,0 +1,140 @@
+//! What a run on several ranks asks of the GPU backend
+//! (`dist::gpu_rank`): a step in two submissions with the host's exchanges
+//! after each (the walls' load sums of every rank added between them; the
+//! errors, the rebuild test and the ghosts' rows after the second), the
+//! load sums read and written, and the step counted on the host. Nothing
+//! here runs on one device alone.
+
+use super::data::{CTL_LEN, CTL_LOG, CTL_MAX_OVERLAP, CTL_STEP};
+use super::layout::FlowRecord;
+use super::layout::WALL_ACC_WORDS;
+use super::pages::Readable;
+use super::GpuBackend;
+use crate::backend::Stage;
+
+/// The ghosts' bind groups and how many particles a list holds.
+pub type GhostPass<'a> = (&'a (wgpu::BindGroup, wgpu::BindGroup), u64);
+
+impl GpuBackend {
+    /// Part one of a step on a rank: the rows received at the last step
+    /// written into the ghosts (`unpack`), the step armed from the
+    /// device's flags (the host may have set the rebuild flag), the build
+    /// (no workgroup unless this step rebuilds) and `wall_loads`: this
+    /// rank's partial exact sums of the walls' loads.
+    pub fn rank_submit_build(&self, unpack: Option<GhostPass>) {
+        self.submit("rank step: build", |pass| {
+            if let Some((g, n)) = unpack {
+                self.pipes.ghosts.encode(pass, false, g, n);
+            }
+            self.encode_arm(pass);
+            let (p, b, d) = (&self.pipes, &self.binds, &self.data);
+            p.bin.encode(&b.bin, pass, d);
+            self.encode_stage(Stage::Sort, pass);
+            self.encode_stage(Stage::Neighbours, pass);
+            p.contacts.encode_loads(&b.contacts, pass, d);
+        });
+    }
+
+    /// Part two: the walls' sums (every rank's, written by the host) into
+    /// their poses, the pairs, integration, the owned particles that other
+    /// ranks hold copies of packed into rows (`pack`), and `finish_step`
+    /// (the step counted, the walls moved).
+    pub fn rank_submit_step(&self, pack: Option<GhostPass>) {
+        self.submit("rank step", |pass| {
+            let (p, b, d) = (&self.pipes, &self.binds, &self.data);
+            p.contacts.encode_pairs(&b.contacts, pass, d);
+            p.integrate.encode_particles(&b.integrate, pass, d);
+            if let Some((g, n)) = pack {
+                p.ghosts.encode(pass, true, g, n);
+            }
+            if p.integrate
+                .encode_finish(&b.integrate, (&p.surfaces, &b.surfaces), pass, d)
+            {
+                self.encode_arm(pass);
+            }
+        });
+    }
+
+    /// Words of the walls' exact load sums (`wall_acc`).
+    pub fn wall_acc_len(&self) -> u64 {
+        WALL_ACC_WORDS as u64 * self.data.n_bodies
+    }
+
+    /// Grows the staging buffer to read `bytes` in one batch.
+    pub fn reserve_read(&mut self, bytes: u64) {
+        self.data.reserve_staging(&self.ctx, bytes + 256);
+    }
+
+    /// Reads the control words and the leading `words` u32 of each of
+    /// `more`, in one wait (after [`GpuBackend::reserve_read`] for more
+    /// than the staging buffer holds, else in batches).
+    pub fn read_ctl_and(&self, more: &[(&dyn Readable, u64)]) -> (Vec<u32>, Vec<Vec<u32>>) {
+        let mut parts: Vec<(&dyn Readable, u64)> = vec![(&self.data.ctl, 4 * CTL_LEN as u64)];
+        parts.extend(more.iter().map(|&(b, w)| (b, 4 * w)));
+        let mut words: Vec<Vec<u32>> = self
+            .read(&parts)
+            .iter()
+            .map(|b| bytemuck::pod_collect_to_vec(b))
+            .collect();
+        let ctl = words.remove(0);
+        (ctl, words)
+    }
+
+    /// Writes control words (`(CTL_*, value)`), queued before the next
+    /// submission.
+    pub fn set_ctl(&self, words: &[(usize, u32)]) {
+        self.write_ctl(words);
+    }
+
+    /// After a rank's step: counted on the host, with the run's largest
+    /// overlap ratio (every rank's) on the device and here.
+    pub fn rank_stepped(&mut self, max_overlap: f32) {
+        self.steps += 1;
+        self.max_overlap = max_overlap as f64;
+        self.write_ctl(&[(CTL_MAX_OVERLAP, max_overlap.to_bits())]);
+    }
+
+    /// Sets the step whose contacts reduce the wall loads (the last of an
+    /// advance) and clears the forces the last one kept, as `advance` does
+    /// before its steps.
+    pub fn rank_start_advance(&mut self, loads_at: u64) {
+        self.clear_kept_forces();
+        self.write_ctl(&[(super::data::CTL_LOADS_AT, loads_at as u32)]);
+    }
+
+    /// Whether a wall has a servo (every step then reduces the loads).
+    pub fn has_servo(&self) -> bool {
+        self.tables.params.nbr[2] != 0.0
+    }
+
+    /// After a load: room in the flow log for every particle's removal
+    /// (each is logged once before the next migration drops it).
+    pub fn rank_loaded(&mut self) {
+        let log = self.data.n + 16;
+        if self.data.reserve_flow(&self.ctx, 0, 0, log) {
+            self.rebind_flow();
+        }
+    }
+
+    /// After a rank's step (`ctl`, its control words): the flow log's
+    /// records (the outlets' removals of this rank's particles) turned into
+    /// events and the cursor reset; the removals of this step pending
+    /// until the next migration drops them.
+    pub fn rank_take_log(&mut self, ctl: &[u32]) {
+        let logged = ctl[CTL_LOG] as u64;
+        let records: Vec<FlowRecord> = if logged > 0 {
+            assert!(
+                logged <= self.data.flow.log_cap,
+                "flow log overflow: {logged} records, room for {}",
+                self.data.flow.log_cap
+            );
+            let bytes = logged * std::mem::size_of::<FlowRecord>() as u64;
+            self.data.reserve_staging(&self.ctx, bytes);
+            self.write_ctl(&[(CTL_LOG, 0)]);
+            self.read_vec(&self.data.flow.log, logged)
+        } else {
+            Vec::new()
+        };
+        self.flow.take_log(&records, ctl[CTL_STEP] as u64);
+    }
+}
