@@ -160,7 +160,8 @@ mod with_mpi {
         match a.choice {
             BackendChoice::Cpu => Ok((None, String::new())),
             BackendChoice::Gpu => {
-                let ctx = ctx.map(|c| c.map_err(|e| format!("--backend gpu: {e}")));
+                let rank = mpi.rank();
+                let ctx = ctx.map(|c| c.map_err(|e| format!("--backend gpu on rank {rank}: {e}")));
                 Ok((ctx, String::new()))
             }
             BackendChoice::Auto => {

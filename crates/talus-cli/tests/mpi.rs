@@ -96,13 +96,13 @@ fn summary(d: &Path) -> serde_json::Value {
 /// `scene` for `steps` steps serially and on each rank count: the same
 /// files.
 fn same_files_on_ranks(scene: &str, steps: u64, ranks: &[usize]) {
-    same_files_of(&scenes().join(scene), steps, ranks)
+    same_files_of(&scenes().join(scene), steps, ranks, "cpu")
 }
 
-/// [`same_files_on_ranks`] for the scene file `sc`.
-fn same_files_of(sc: &Path, steps: u64, ranks: &[usize]) {
+/// [`same_files_on_ranks`] for the scene file `sc` on `backend`.
+fn same_files_of(sc: &Path, steps: u64, ranks: &[usize], backend: &str) {
     let scene = sc.file_name().unwrap().to_str().unwrap();
-    let d = tmp(scene.trim_end_matches(".toml"));
+    let d = tmp(&format!("{}-{backend}", scene.trim_end_matches(".toml")));
     let steps = steps.to_string();
     let go = |n: usize| {
         let out = d.join(format!("np{n}"));
@@ -112,7 +112,7 @@ fn same_files_of(sc: &Path, steps: u64, ranks: &[usize]) {
                 "run",
                 sc.to_str().unwrap(),
                 "--backend",
-                "cpu",
+                backend,
                 "--steps",
                 &steps,
                 "--out",
@@ -128,6 +128,7 @@ fn same_files_of(sc: &Path, steps: u64, ranks: &[usize]) {
         let out = go(n);
         assert_same_outputs(&serial, &out, &format!("{scene}, {n} ranks"));
         let s = summary(&out);
+        assert_eq!(s["backend"], backend, "{scene}: summary.json's backend");
         if n > 1 {
             let r = &s["ranks"];
             assert_eq!(r["ranks"], n, "{scene}: summary.json's ranks");
@@ -150,6 +151,20 @@ fn same_files_of(sc: &Path, steps: u64, ranks: &[usize]) {
 #[test]
 fn settle_on_one_two_three_ranks_writes_the_serial_files() {
     same_files_on_ranks("settle.toml", 2000, &[1, 2, 3]);
+}
+
+/// The GPU path (lavapipe in CI): the settling bed on 2 and 3 ranks,
+/// each rank on its own device, writes the serial GPU run's files.
+#[test]
+fn settle_on_gpu_ranks_writes_the_serial_gpu_files() {
+    same_files_of(&scenes().join("settle.toml"), 1500, &[2, 3], "gpu");
+}
+
+/// The GPU path: the drum of triangles turning, its torque (walls.csv)
+/// added over the ranks.
+#[test]
+fn drum_on_gpu_ranks_writes_the_serial_gpu_files() {
+    same_files_of(&scenes().join("drum_stl.toml"), 600, &[2, 3], "gpu");
 }
 
 /// The drum of triangles turning (a rotating mesh on every rank).
@@ -190,7 +205,7 @@ fn membrane_on_two_ranks_writes_the_serial_files() {
     assert!(text.contains("0.015] }"), "the insertion region moved");
     let sc = d.join("membrane_low.toml");
     std::fs::write(&sc, text).unwrap();
-    same_files_of(&sc, 1500, &[2]);
+    same_files_of(&sc, 1500, &[2], "cpu");
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -365,7 +380,8 @@ fn a_killed_rank_stops_the_job() {
 }
 
 /// What cannot run on several ranks is refused in one line, from rank 0
-/// alone: the GPU path, more ranks than grid cells.
+/// alone: pouring on the GPU path, a rank without the GPU it was told to
+/// take, more ranks than grid cells.
 #[test]
 fn what_ranks_cannot_do_is_refused_in_one_line() {
     let d = tmp("refused");
@@ -393,10 +409,36 @@ fn what_ranks_cannot_do_is_refused_in_one_line() {
         assert!(!out.exists(), "nothing written");
         errors[0].to_string()
     };
-    let e = refused(2, &scenes().join("settle.toml"), "gpu");
+    // pouring on GPU ranks (not yet)
+    let e = refused(2, &scenes().join("silo.toml"), "gpu");
     assert!(
-        e.contains("--backend gpu") && e.contains("--backend cpu"),
+        e.contains("--backend gpu") && e.contains("--backend cpu") && e.contains("[[insert]]"),
         "{e}"
+    );
+    // a rank without the GPU asked for
+    let out = d.join("out");
+    let o = run(
+        2,
+        &[
+            "run",
+            scenes().join("settle.toml").to_str().unwrap(),
+            "--backend",
+            "gpu",
+            "--adapter",
+            "no such adapter",
+            "--steps",
+            "10",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{said}");
+    let errors: Vec<_> = said.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(errors.len(), 1, "one line: {said}");
+    assert!(
+        errors[0].contains("--adapter no such adapter") && errors[0].contains("rank"),
+        "{said}"
     );
     // 5 ranks for a box 4 grid cells tall
     let tiny = d.join("tiny.toml");
