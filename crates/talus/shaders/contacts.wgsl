@@ -180,7 +180,7 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
 // new contact takes over the history of an entry that had one and no longer
 // counts. `dry`: nothing written (the loads' pass).
 fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry: bool,
-            acc_in: RunOut) -> RunOut {
+            nodes: bool, acc_in: RunOut) -> RunOut {
     var o = acc_in;
     let first = walls[nbr_at(lo) & PRIM];
     let b = first.wall;
@@ -254,7 +254,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
         let on_wall = -r.force_a;
         o.load_f = o.load_f + on_wall;
         o.load_t = o.load_t + cross(cp - pose.origin.xyz, on_wall);
-        if (!dry && tri.x != NONE) {
+        if (!dry && nodes && tri.x != NONE) {
             // the force on the triangle to its nodes, with the weights
             add_node_force(tri.x, on_wall * bw.x);
             add_node_force(tri.y, on_wall * bw.y);
@@ -367,6 +367,9 @@ struct Me {
     id: u32,
     mat: u32,
     eu: f32,
+    // a copy of another rank's particle: its forces on a deforming
+    // surface's nodes are its owner's to add
+    ghost: bool,
 }
 
 // A particle's energy unit: a power of two near 2^33 / (m r 10 m/s^2), so
@@ -382,7 +385,7 @@ fn me_of(i: u32) -> Me {
     let mi = motion_at(i);
     let ri = pos_rad_at(i).w;
     return Me(pos_rad_at(i).xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
-              material_of(mi), energy_unit(mi.vel_invm.w, ri));
+              material_of(mi), energy_unit(mi.vel_invm.w, ri), is_ghost(mi));
 }
 
 // Adds a pair's half elastic and dissipated energy to `s` in unit `eu`.
@@ -527,7 +530,7 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
         let w = walls[nbr_at(e0) & PRIM].wall;
         var e1 = e0 + 1u;
         while (e1 < end && walls[nbr_at(e1) & PRIM].wall == w) { e1++; }
-        acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, acc);
+        acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, !me.ghost, acc);
         e0 = e1;
     }
     put_force(i, vec4<f32>(acc.f, acc.elastic), vec4<f32>(acc.t, acc.diss));
@@ -698,7 +701,7 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 let w = walls[nbr_at(lo) & PRIM].wall;
                 var hi = lo + 1u;
                 while (hi < end && walls[nbr_at(hi) & PRIM].wall == w) { hi++; }
-                let o = wall_run(lo, hi, xi, ri, me, mat_i, true, zero);
+                let o = wall_run(lo, hi, xi, ri, me, mat_i, true, false, zero);
                 let at = (w - w0) * WALL_ACC_WORDS;
                 for (var c = 0u; c < 3u; c++) {
                     let f = exact_of(o.load_f[c]);

@@ -557,3 +557,69 @@ fn gpu_ranks_give_the_serial_gpu_bits() {
     alone.advance(steps / 2).unwrap();
     assert_same(&want, &end(&mut alone), "2 GPU ranks resumed serially");
 }
+
+/// The rubber sheet of `scenes/membrane.toml` with a lattice of beads
+/// thrown onto it instead of its pouring: a FEM body under the grains of
+/// several GPU ranks (its surface's node forces summed over them).
+fn beads_on_a_sheet() -> Scene {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/membrane.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let cut = text.find("[[insert]]").expect("the membrane pours");
+    let text = format!(
+        "{}{}",
+        &text[..cut],
+        r#"[[particles]]
+generator = "lattice"
+region = { min = [-0.03, -0.03, 0.0002], max = [0.03, 0.03, 0.03] }
+radius = { min = 0.0018, max = 0.0022 }
+material = "glass"
+velocity = [0.0, 0.0, -1.0]
+"#
+    );
+    let dir = std::env::temp_dir().join(format!("talus-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sheet.toml");
+    std::fs::write(&path, text).unwrap();
+    Scene::load(&path).unwrap()
+}
+
+/// FEM bodies on GPU ranks: every rank advances its copy of the sheet
+/// under the node forces of all ranks' grains (a ghost's are its owner's
+/// to add): the serial GPU run's grains, energies and body, and a
+/// checkpoint of 3 ranks resumed serially ends on them too.
+#[test]
+fn gpu_ranks_with_a_fem_body() {
+    let setup = Setup::new(beads_on_a_sheet()).unwrap();
+    let steps = 300;
+    let body = |b: &dyn Backend| -> Vec<u64> {
+        let s = b.bodies().expect("the sheet").save();
+        s.iter().map(|x| x.to_bits()).collect()
+    };
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let want_body = body(&serial);
+    let on_sheet = want
+        .particles
+        .pos_rad
+        .iter()
+        .filter(|p| p[2] - p[3] < 0.0005)
+        .count();
+    assert!(on_sheet > 50, "beads on the sheet: {on_sheet}");
+    for ranks in [2, 3] {
+        let (got, got_body) = on_gpu_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), body(b))
+        });
+        assert_same(&want, &got, &format!("{ranks} GPU ranks, a FEM body"));
+        assert!(got_body == want_body, "{ranks} GPU ranks: the body's state");
+    }
+    let half = on_gpu_ranks(&setup, 3, None, |b| {
+        b.advance(steps / 2).unwrap();
+        b.save()
+    });
+    let mut alone = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &half).unwrap();
+    alone.advance(steps / 2).unwrap();
+    assert_same(&want, &end(&mut alone), "3 GPU ranks resumed serially");
+    assert!(body(&alone) == want_body, "resumed: the body's state");
+}

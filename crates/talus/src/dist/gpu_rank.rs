@@ -49,8 +49,6 @@ const ID: usize = 15;
 pub fn unsupported(setup: &Setup) -> Option<String> {
     let what = if !setup.inserts.is_empty() {
         "pouring ([[insert]])"
-    } else if !setup.scene.bodies.is_empty() {
-        "FEM bodies"
     } else {
         return None;
     };
@@ -624,7 +622,26 @@ impl<C: Comm> GpuRank<C> {
         self.rebuild = all.iter().any(|s| s[3] != 0);
         self.g.rank_stepped(ratio);
         self.g.set_ctl(&[(CTL_REBUILD, self.rebuild as u32)]);
+        // the bodies, at every multiple of K, under every rank's forces
+        let now = self.g.steps_done();
+        if self.g.bodies.as_ref().is_some_and(|b| now % b.every == 0) {
+            let words = self.surf_force_all();
+            self.g.rank_exchange(now, &words)?;
+        }
         Ok(())
+    }
+
+    /// Every rank's forces on the surfaces' nodes since the interval
+    /// began, added exactly (on every rank).
+    fn surf_force_all(&mut self) -> Vec<u32> {
+        let mine = self.g.surf_force_now();
+        let all: Vec<Vec<u32>> = self
+            .comm
+            .all_gather(&wide(&mine))
+            .iter()
+            .map(|w| narrow(w))
+            .collect();
+        crate::gpu::ranks::add_force_words(&all)
     }
 
     /// Every rank's owned records (with history when `rows`), by rank.
@@ -719,6 +736,7 @@ impl<C: Comm> Part for GpuRank<C> {
 
     fn save(&mut self) -> Option<Saved> {
         let (s, all) = self.gather(true);
+        let surf = self.g.bodies.is_some().then(|| self.surf_force_all());
         if self.comm.rank() != 0 {
             return None;
         }
@@ -732,6 +750,9 @@ impl<C: Comm> Part for GpuRank<C> {
             .map(|r| fixed.decode(&r[22..22 + FX_WORDS].try_into().expect("fixed words")))
             .collect();
         full.set("pos_exact", &exact);
+        if let Some(words) = surf {
+            self.g.rank_saved_surfaces(&mut full, &words);
+        }
         Some(full)
     }
 
@@ -813,7 +834,7 @@ impl<C: Comm> Part for GpuRank<C> {
     }
 
     fn bodies(&self) -> Option<&crate::fem::coupling::BodySet> {
-        None
+        self.g.bodies.as_ref()
     }
 
     fn max_overlap_ratio(&self) -> f64 {

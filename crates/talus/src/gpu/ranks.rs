@@ -5,12 +5,14 @@
 //! load sums read and written, and the step counted on the host. Nothing
 //! here runs on one device alone.
 
-use super::data::{CTL_LEN, CTL_LOG, CTL_MAX_OVERLAP, CTL_STEP};
+use super::data::{surf_force_words, CTL_LEN, CTL_LOG, CTL_MAX_OVERLAP, CTL_STEP};
 use super::layout::FlowRecord;
 use super::layout::WALL_ACC_WORDS;
 use super::pages::Readable;
 use super::GpuBackend;
+use crate::backend::RunError;
 use crate::backend::Stage;
+use crate::checkpoint::Saved;
 
 /// The ghosts' bind groups and how many particles a list holds.
 pub type GhostPass<'a> = (&'a (wgpu::BindGroup, wgpu::BindGroup), u64);
@@ -21,8 +23,15 @@ impl GpuBackend {
     /// device's flags (the host may have set the rebuild flag), the build
     /// (no workgroup unless this step rebuilds) and `wall_loads`: this
     /// rank's partial exact sums of the walls' loads.
-    pub fn rank_submit_build(&self, unpack: Option<GhostPass>) {
+    pub fn rank_submit_build(&mut self, unpack: Option<GhostPass>) {
+        // the surfaces posed at this step first, after a load or an
+        // exchange (as `advance`'s next submission)
+        let repose = std::mem::take(&mut self.repose_surfaces);
         self.submit("rank step: build", |pass| {
+            if repose {
+                let p = &self.pipes.surfaces;
+                p.encode_move(&self.binds.surfaces, pass, &self.data);
+            }
             if let Some((g, n)) = unpack {
                 self.pipes.ghosts.encode(pass, false, g, n);
             }
@@ -137,4 +146,54 @@ impl GpuBackend {
         };
         self.flow.take_log(&records, ctl[CTL_STEP] as u64);
     }
+
+    /// This rank's grains' forces on the surfaces' nodes since the
+    /// interval began (the force words: 64-bit fixed point per component,
+    /// then the error word).
+    pub fn surf_force_now(&mut self) -> Vec<u32> {
+        let words = surf_force_words(self.data.n_surf_nodes);
+        self.reserve_read(4 * words);
+        self.read_vec(&self.data.surf_force, words)
+    }
+
+    /// At a multiple of K on a rank, with every rank's force words added
+    /// ([`add_force_words`]): the bodies advance and the surfaces' next
+    /// interval goes up, as `advance`'s exchange does.
+    pub fn rank_exchange(&mut self, step: u64, words: &[u32]) -> Result<(), RunError> {
+        self.exchange(step, words)
+    }
+
+    /// A checkpoint gathered from the ranks: the surfaces' force words
+    /// (and their portable words) are every rank's, `words`.
+    pub fn rank_saved_surfaces(&self, s: &mut Saved, words: &[u32]) {
+        if self.bodies.is_none() {
+            return;
+        }
+        let nodes = s
+            .section("surf_nodes")
+            .expect("the surfaces' nodes")
+            .to_vec();
+        let force: &[u8] = bytemuck::cast_slice(words);
+        s.set("surfaces", &self.surfaces_words(&nodes, force));
+        s.set("surf_force", words);
+    }
+}
+
+/// Several ranks' surface force words added: each 64-bit fixed-point sum
+/// with wrapping (exact: the same bits as one device's atomics), the error
+/// words or'ed.
+pub fn add_force_words(all: &[Vec<u32>]) -> Vec<u32> {
+    let mut out = all[0].clone();
+    let pairs = (out.len() - 1) / 2;
+    for a in &all[1..] {
+        for k in 0..pairs {
+            let x = (out[2 * k] as u64 | (out[2 * k + 1] as u64) << 32)
+                .wrapping_add(a[2 * k] as u64 | (a[2 * k + 1] as u64) << 32);
+            out[2 * k] = x as u32;
+            out[2 * k + 1] = (x >> 32) as u32;
+        }
+        let e = out.len() - 1;
+        out[e] |= a[e];
+    }
+    out
 }

@@ -142,19 +142,26 @@ impl GpuBackend {
         self.data.reserve_staging(&self.ctx, need);
         let d = &self.data;
         let r = self.read(&[(&d.surf_nodes, 48 * nodes), (&d.surf_force, 4 * words)]);
-        let rec: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&r[0]);
-        let fw: Vec<u32> = bytemuck::pod_collect_to_vec(&r[1]);
-        let (force, _) = super::surfaces::node_forces(&fw, nodes as usize, d.force_scale);
+        s.put("surfaces", &self.surfaces_words(&r[0], &r[1]));
+        s.sections.push(("surf_nodes".into(), r[0].clone()));
+        s.sections.push(("surf_force".into(), r[1].clone()));
+    }
+
+    /// The surfaces' portable words from the device's node records and
+    /// force words (as read): the host's intervals with the device's
+    /// build poses and the interval's forces.
+    pub(crate) fn surfaces_words(&self, nodes: &[u8], force: &[u8]) -> Vec<f64> {
+        let rec: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(nodes);
+        let fw: Vec<u32> = bytemuck::pod_collect_to_vec(force);
+        let n = self.data.n_surf_nodes as usize;
+        let (force, _) = super::surfaces::node_forces(&fw, n, self.data.force_scale);
         let mut host = self.host_walls.surfaces.clone();
-        let n = nodes as usize;
         for k in 0..n {
             let b = rec[2 * n + k];
             host.built[k] = DVec3::new(b[0] as f64, b[1] as f64, b[2] as f64);
             host.force[k] = force[k];
         }
-        s.put("surfaces", &host.save_words());
-        s.sections.push(("surf_nodes".into(), r[0].clone()));
-        s.sections.push(("surf_force".into(), r[1].clone()));
+        host.save_words()
     }
 
     /// After new buffers were allocated for a saved state: the surfaces'
