@@ -340,28 +340,8 @@ impl<C: Comm> GpuRank<C> {
                 ([x[0], x[1], x[2], 0.0], w)
             })
             .collect();
-        let mut mine = self.slabs.histogram(items.iter().map(|(x, w)| (x, *w)));
-        let total: f64 = mine.iter().sum();
-        mine.extend([total, self.busy]);
-        let words: Vec<u64> = mine.iter().map(|x| x.to_bits()).collect();
-        let all: Vec<Vec<f64>> = self
-            .comm
-            .all_gather(&words)
-            .iter()
-            .map(|a| a.iter().map(|&x| f64::from_bits(x)).collect())
-            .collect();
-        let cells = mine.len() - 2;
-        let measured = all.iter().all(|a| a[cells + 1] > 0.0);
-        let scale = |a: &Vec<f64>| {
-            if measured && a[cells] > 0.0 {
-                a[cells + 1] / a[cells]
-            } else {
-                1.0
-            }
-        };
-        (0..cells)
-            .map(|c| all.iter().map(|a| a[c] * scale(a)).sum())
-            .collect()
+        let mine = self.slabs.histogram(items.iter().map(|(x, w)| (x, *w)));
+        super::rank::cost_of(&self.comm, mine, self.busy)
     }
 
     /// Rank 0's control words and wall poses, on every rank.

@@ -26,6 +26,33 @@ use crate::walls::LoadSum;
 /// above the mean moves the cuts.
 pub const REBALANCE_AT: f64 = 1.10;
 
+/// The whole run's cost per cell from each rank's weights per cell
+/// (`mine`) and the seconds it measured since the last migration
+/// (`busy`): each rank's weights scaled so that they add up to its seconds
+/// (when every rank measured some: not at the start). A collective.
+pub fn cost_of<C: Comm>(comm: &C, mut mine: Vec<f64>, busy: f64) -> Vec<f64> {
+    let total: f64 = mine.iter().sum();
+    mine.extend([total, busy]);
+    let words: Vec<u64> = mine.iter().map(|x| x.to_bits()).collect();
+    let all: Vec<Vec<f64>> = comm
+        .all_gather(&words)
+        .iter()
+        .map(|a| a.iter().map(|&x| f64::from_bits(x)).collect())
+        .collect();
+    let cells = mine.len() - 2;
+    let measured = all.iter().all(|a| a[cells + 1] > 0.0);
+    let scale = |a: &Vec<f64>| {
+        if measured && a[cells] > 0.0 {
+            a[cells + 1] / a[cells]
+        } else {
+            1.0
+        }
+    };
+    (0..cells)
+        .map(|c| all.iter().map(|a| a[c] * scale(a)).sum())
+        .collect()
+}
+
 /// One rank's share of a run.
 pub struct Rank<C: Comm> {
     pub comm: C,
@@ -172,30 +199,10 @@ impl<C: Comm> Rank<C> {
                 0.0
             }
         };
-        let mut mine = self
+        let mine = self
             .slabs
             .histogram(self.owned().map(|i| (&pos[i], weight(i))));
-        let total: f64 = mine.iter().sum();
-        mine.extend([total, self.busy]);
-        let words: Vec<u64> = mine.iter().map(|x| x.to_bits()).collect();
-        let all: Vec<Vec<f64>> = self
-            .comm
-            .all_gather(&words)
-            .iter()
-            .map(|a| a.iter().map(|&x| f64::from_bits(x)).collect())
-            .collect();
-        let cells = mine.len() - 2;
-        let measured = all.iter().all(|a| a[cells + 1] > 0.0);
-        let scale = |a: &Vec<f64>| {
-            if measured && a[cells] > 0.0 {
-                a[cells + 1] / a[cells]
-            } else {
-                1.0
-            }
-        };
-        (0..cells)
-            .map(|c| all.iter().map(|a| a[c] * scale(a)).sum())
-            .collect()
+        cost_of(&self.comm, mine, self.busy)
     }
 
     /// Moves the particles to the ranks their positions say (rebalancing
