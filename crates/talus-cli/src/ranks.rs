@@ -150,14 +150,27 @@ mod with_mpi {
         mpi: &Mpi,
     ) -> Result<(Option<Result<GpuContext, String>>, String), String> {
         let size = mpi.size();
-        let ctx = (a.choice != BackendChoice::Cpu).then(|| {
+        // a checkpoint resumes on the path that wrote it unless told (rank
+        // 0 read it)
+        let mut by = vec![match &p.ckpt {
+            Some(c) if c.1.backend == "gpu" => 2,
+            Some(_) => 1,
+            None => 0,
+        }];
+        mpi.broadcast(&mut by);
+        let choice = match (a.choice, by[0]) {
+            (BackendChoice::Auto, 1) => BackendChoice::Cpu,
+            (BackendChoice::Auto, 2) => BackendChoice::Gpu,
+            (c, _) => c,
+        };
+        let ctx = (choice != BackendChoice::Cpu).then(|| {
             let k = super::local_rank(mpi.rank());
             GpuContext::pick(a.adapter, k).map_err(|e| e.to_string())
         });
         let hardware = matches!(&ctx, Some(Ok(c)) if c.info.device_type != wgpu::DeviceType::Cpu);
         let all = mpi.all_gather(&[hardware as u64]);
         let everywhere = all.iter().all(|w| w[0] == 1);
-        match a.choice {
+        match choice {
             BackendChoice::Cpu => Ok((None, String::new())),
             BackendChoice::Gpu => {
                 let rank = mpi.rank();

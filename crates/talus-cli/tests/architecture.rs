@@ -364,7 +364,8 @@ fn expand(toks: &[Tok], prefix: &[String], out: &mut dyn FnMut(Vec<String>, bool
         }
     }
     parts.push(&toks[start..]);
-    for part in parts {
+    // a trailing comma leaves an empty part: it imports nothing
+    for part in parts.into_iter().filter(|p| !p.is_empty()) {
         let mut p = prefix.to_vec();
         let mut k = 0;
         let mut glob = false;
@@ -656,6 +657,10 @@ fn the_import_reader_sees_known_edges() {
     let has = |a: &str, b: &str| e[idx(a)].contains(&idx(b));
     assert!(has("src/gpu/mod.rs", "src/gpu/context.rs"));
     assert!(has("src/cpu/contacts.rs", "src/cpu/lanes.rs"));
+    // a group with a trailing comma (`use super::{a, b,};`) imports a and
+    // b, not the parent itself
+    assert!(has("src/gpu/fit.rs", "src/gpu/ghosts.rs"));
+    assert!(!has("src/gpu/fit.rs", "src/gpu/mod.rs"));
     let total: usize = e.iter().map(|s| s.len()).sum();
     assert!(total > 60, "only {total} import edges found");
     // the binary's own modules

@@ -269,6 +269,67 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_serially() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The GPU path: a checkpoint of 2 GPU ranks resumed on 3 with `--backend
+/// auto` continues on the GPU path (the one that wrote it, though the only
+/// adapter is a software one) and ends on the serial GPU run's files.
+#[test]
+fn a_gpu_checkpoint_of_two_ranks_resumes_on_three() {
+    let d = tmp("restart-gpu");
+    let sc = scenes().join("settle.toml");
+    let sc = sc.to_str().unwrap();
+    let p = |x: &str| d.join(x).to_str().unwrap().to_string();
+    let o = run(
+        0,
+        &[
+            "run",
+            sc,
+            "--steps",
+            "1200",
+            "--out",
+            &p("serial"),
+            "--backend",
+            "gpu",
+            "--quiet",
+        ],
+    );
+    ok(&o, "serial");
+    let o = run(
+        2,
+        &[
+            "run",
+            sc,
+            "--steps",
+            "600",
+            "--out",
+            &p("ranks"),
+            "--backend",
+            "gpu",
+            "--quiet",
+        ],
+    );
+    ok(&o, "2 GPU ranks to 600");
+    let o = run(
+        3,
+        &[
+            "run",
+            sc,
+            "--steps",
+            "1200",
+            "--resume",
+            &p("ranks"),
+            "--quiet",
+        ],
+    );
+    ok(&o, "resumed on 3 ranks");
+    assert_eq!(
+        summary(&d.join("ranks"))["backend"],
+        "gpu",
+        "auto follows the checkpoint"
+    );
+    assert_same_outputs(&d.join("serial"), &d.join("ranks"), "2 GPU ranks, then 3");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A long run on 2 ranks, started; returns it once its energy table has a
 /// few rows.
 fn long_run(n: usize, out: &Path) -> std::process::Child {

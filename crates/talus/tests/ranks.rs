@@ -564,6 +564,13 @@ fn gpu_ranks_give_the_serial_gpu_bits() {
 fn beads_on_a_sheet() -> Scene {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/membrane.toml");
     let text = std::fs::read_to_string(path).unwrap();
+    // forces handed over every 4 steps: a checkpoint can fall inside an
+    // interval
+    let text = text.replacen(
+        "element = \"tet10\"",
+        "element = \"tet10\"\nexchange_every = 4",
+        1,
+    );
     let cut = text.find("[[insert]]").expect("the membrane pours");
     let text = format!(
         "{}{}",
@@ -614,12 +621,23 @@ fn gpu_ranks_with_a_fem_body() {
         assert_same(&want, &got, &format!("{ranks} GPU ranks, a FEM body"));
         assert!(got_body == want_body, "{ranks} GPU ranks: the body's state");
     }
+    // a prime: the checkpoint falls inside an exchange interval (K > 1),
+    // with the interval's forces in it
+    let cut = 151;
     let half = on_gpu_ranks(&setup, 3, None, |b| {
-        b.advance(steps / 2).unwrap();
+        b.advance(cut).unwrap();
         b.save()
     });
     let mut alone = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &half).unwrap();
-    alone.advance(steps / 2).unwrap();
+    alone.advance(steps - cut).unwrap();
     assert_same(&want, &end(&mut alone), "3 GPU ranks resumed serially");
     assert!(body(&alone) == want_body, "resumed: the body's state");
+    // and on 2 ranks: the others take the bodies, surfaces and step count
+    // from rank 0, the interval's forces stay counted once
+    let (got, got_body) = on_gpu_ranks(&setup, 2, Some(&half), |b| {
+        b.advance(steps - cut).unwrap();
+        (end(b), body(b))
+    });
+    assert_same(&want, &got, "3 GPU ranks resumed on 2");
+    assert!(got_body == want_body, "resumed on 2: the body's state");
 }

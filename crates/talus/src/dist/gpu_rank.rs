@@ -241,6 +241,95 @@ fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
     s
 }
 
+/// A resumed run's replicated state on every rank: rank 0 loaded the
+/// checkpoint, the others take its step count, counters, walls, bodies
+/// and surfaces from rank 0's device (the particles come with the first
+/// migration). The surfaces' forces of the current exchange interval stay
+/// rank 0's alone (the others start it at zero), as the ranks add theirs
+/// at its end.
+fn share_resumed<C: Comm>(comm: &C, g: &mut GpuBackend, setup: &Setup) {
+    let mut w = Vec::new();
+    if comm.rank() == 0 {
+        let s = g.save_state();
+        let ctl: Vec<u32> = s.array_any("ctl").expect("control words");
+        let poses = s.section("wall_pose").expect("wall poses").to_vec();
+        let shell = assemble(&s, &ctl, &poses, &[]);
+        w = pack_shell(&shell);
+    }
+    comm.broadcast(&mut w);
+    if comm.rank() != 0 {
+        let mut s = g.save_state();
+        unpack_shell(&w, &mut s);
+        if let Some((_, f)) = s.sections.iter_mut().find(|(n, _)| n == "surf_force") {
+            f.fill(0);
+        }
+        g.load(&s, None, Some(setup))
+            .expect("rank 0's replicated state loads as a checkpoint does");
+    }
+}
+
+/// A particle-free state as words: the scalars rank 0 decides, then each
+/// section but the exact positions (name and bytes, lengths first).
+fn pack_shell(s: &Saved) -> Vec<u64> {
+    let sc = &s.scalars;
+    let mut b: Vec<u8> = Vec::new();
+    for x in [
+        sc.step,
+        sc.next_id as u64,
+        sc.builds,
+        sc.max_overlap.to_bits(),
+    ] {
+        b.extend(x.to_le_bytes());
+    }
+    for (name, data) in s.sections.iter().filter(|(n, _)| n != "pos_exact") {
+        b.extend((name.len() as u64).to_le_bytes());
+        b.extend(name.as_bytes());
+        b.extend((data.len() as u64).to_le_bytes());
+        b.extend(data);
+    }
+    let mut w = vec![b.len() as u64];
+    w.extend(b.chunks(8).map(|c| {
+        let mut x = [0u8; 8];
+        x[..c.len()].copy_from_slice(c);
+        u64::from_le_bytes(x)
+    }));
+    w
+}
+
+/// [`pack_shell`]'s words onto `s` (a rank's own empty state): its
+/// scalars and sections replaced by rank 0's.
+fn unpack_shell(w: &[u64], s: &mut Saved) {
+    let len = w[0] as usize;
+    let b: Vec<u8> = w[1..]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .take(len)
+        .collect();
+    let mut rest: &[u8] = &b;
+    let mut take = |k: usize| {
+        let (head, tail) = rest.split_at(k);
+        rest = tail;
+        head
+    };
+    let sc = &mut s.scalars;
+    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    sc.step = word(take(8));
+    sc.next_id = word(take(8)) as u32;
+    sc.builds = word(take(8));
+    sc.max_overlap = f64::from_bits(word(take(8)));
+    sc.particles = 0;
+    sc.rebuild = true;
+    s.sections.clear();
+    let mut left = len - 32;
+    while left > 0 {
+        let n = word(take(8)) as usize;
+        let name = String::from_utf8(take(n).to_vec()).expect("a section name");
+        let m = word(take(8)) as usize;
+        s.sections.push((name, take(m).to_vec()));
+        left -= 16 + n + m;
+    }
+}
+
 /// One rank's share of a GPU run.
 pub struct GpuRank<C: Comm> {
     pub comm: C,
@@ -303,7 +392,12 @@ impl<C: Comm> GpuRank<C> {
             }
             .map_err(|e| e.to_string())
         });
-        let g = agree(&comm, g)?;
+        let mut g = agree(&comm, g)?;
+        let mut resumed = vec![saved.is_some() as u64];
+        comm.broadcast(&mut resumed);
+        if resumed[0] == 1 {
+            share_resumed(&comm, &mut g, setup);
+        }
         let size = comm.size();
         let send_list = GhostList::new(&g.ctx, "ghosts sent", 0);
         let recv_list = GhostList::new(&g.ctx, "ghosts received", 0);

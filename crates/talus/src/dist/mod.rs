@@ -22,8 +22,8 @@ pub mod slabs;
 pub use crate::backend::RanksInfo;
 pub use comm::{on_threads, Comm, Threads};
 pub use gpu_rank::GpuRank;
-pub use part::{serve, Dist, DistCpu, Part};
-pub use rank::{agree, unsupported, Rank};
+pub use part::{serve, Dist, Part};
+pub use rank::{agree, unsupported, DistCpu, Rank};
 pub use slabs::Slabs;
 
 #[cfg(feature = "mpi")]

@@ -103,9 +103,6 @@ pub struct Dist<P: Part> {
     pub part: P,
 }
 
-/// Rank 0's backend of a CPU run on several ranks.
-pub type DistCpu<C> = Dist<super::rank::Rank<C>>;
-
 impl<P: Part> Dist<P> {
     /// Rank 0's part (the others must be serving).
     pub fn new(part: P) -> Self {

@@ -581,6 +581,9 @@ impl<C: Comm> Rank<C> {
     }
 }
 
+/// Rank 0's backend of a CPU run on several ranks.
+pub type DistCpu<C> = super::part::Dist<Rank<C>>;
+
 impl<C: Comm> super::part::Part for Rank<C> {
     type C = C;
 
