@@ -188,6 +188,13 @@ fn silo_on_two_three_ranks_writes_the_serial_files() {
     same_files_on_ranks("silo.toml", 3000, &[2, 3]);
 }
 
+/// The silo on GPU ranks: each rank checks the candidates on its device
+/// and keeps the verdicts in its slab; the serial GPU run's files.
+#[test]
+fn silo_on_gpu_ranks_writes_the_serial_gpu_files() {
+    same_files_of(&scenes().join("silo.toml"), 1000, &[2, 3], "gpu");
+}
+
 /// Beads poured onto a rubber sheet (a FEM body; `scenes/membrane.toml`
 /// poured from just above it, so that they land within the test): every
 /// rank advances its copy of the body under the forces of all
@@ -441,8 +448,8 @@ fn a_killed_rank_stops_the_job() {
 }
 
 /// What cannot run on several ranks is refused in one line, from rank 0
-/// alone: pouring on the GPU path, a rank without the GPU it was told to
-/// take, more ranks than grid cells.
+/// alone: a rank without the GPU it was told to take, more ranks than
+/// grid cells.
 #[test]
 fn what_ranks_cannot_do_is_refused_in_one_line() {
     let d = tmp("refused");
@@ -470,12 +477,6 @@ fn what_ranks_cannot_do_is_refused_in_one_line() {
         assert!(!out.exists(), "nothing written");
         errors[0].to_string()
     };
-    // pouring on GPU ranks (not yet)
-    let e = refused(2, &scenes().join("silo.toml"), "gpu");
-    assert!(
-        e.contains("--backend gpu") && e.contains("--backend cpu") && e.contains("[[insert]]"),
-        "{e}"
-    );
     // a rank without the GPU asked for
     let out = d.join("out");
     let o = run(

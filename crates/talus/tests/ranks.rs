@@ -641,3 +641,70 @@ fn gpu_ranks_with_a_fem_body() {
     assert_same(&want, &got, "3 GPU ranks resumed on 2");
     assert!(got_body == want_body, "resumed on 2: the body's state");
 }
+
+/// Pouring on GPU ranks: the box of [`POURING`] (batches the cuts cross,
+/// each finding the last one's beads in the way, an outlet, a shaking
+/// wall) with a second entry pouring smaller beads at the same steps, on
+/// 2 GPU ranks accepts the serial GPU run's candidates with its ids: the
+/// same events and bits; a 2-rank checkpoint between batches resumed on 3
+/// ends on them too.
+#[test]
+fn gpu_ranks_pour_as_the_serial_gpu_run() {
+    let path = std::env::temp_dir().join(format!("talus_gpu_pouring_{}.toml", std::process::id()));
+    // a second entry pours into the same region at the same steps: its
+    // batch checks against what the first just put in, on every rank
+    let second = r#"
+[[insert]]
+region = { min = [0.002, 0.002, 0.012], max = [0.018, 0.018, 0.035] }
+rate = 30000.0
+count = 1000
+radius = { min = 0.0006, max = 0.0007 }
+material = "glass"
+velocity = [0.0, 0.0, -0.1]
+interval = 0.004
+"#;
+    std::fs::write(&path, format!("{POURING}{second}")).unwrap();
+    let setup = Setup::new(Scene::load(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let steps = 1300;
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let mut want_events = serial.flow_events();
+    want_events.sort_by_key(|e| (e.step, e.id));
+    let inserted = want_events
+        .iter()
+        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(_)))
+        .count();
+    assert!(inserted > 150, "{inserted} poured in");
+    assert!(
+        inserted < 7 * (160 + 80),
+        "the region was full at times: {inserted} of 7 batches"
+    );
+    let second = want_events
+        .iter()
+        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(1)))
+        .count();
+    assert!(second > 50, "{second} of the second entry's poured in");
+    // 2 ranks straight on; 3 after a 2-rank checkpoint (the batches at
+    // 800, 1000 and 1200 poured on 3)
+    let (got, mut ev) = on_gpu_ranks(&setup, 2, None, |b| {
+        b.advance(steps).unwrap();
+        (end(b), b.flow_events())
+    });
+    ev.sort_by_key(|e| (e.step, e.id));
+    assert_eq!(ev, want_events, "2 GPU ranks: the flow events");
+    assert_same(&want, &got, "2 GPU ranks pouring");
+    let (half, mut ev) = on_gpu_ranks(&setup, 2, None, |b| {
+        b.advance(700).unwrap();
+        (b.save(), b.flow_events())
+    });
+    let (got, more) = on_gpu_ranks(&setup, 3, Some(&half), |b| {
+        b.advance(steps - 700).unwrap();
+        (end(b), b.flow_events())
+    });
+    ev.extend(more);
+    ev.sort_by_key(|e| (e.step, e.id));
+    assert_eq!(ev, want_events, "2 GPU ranks resumed on 3: the flow events");
+    assert_same(&want, &got, "2 GPU ranks pouring, resumed on 3");
+}

@@ -45,16 +45,10 @@ const ROW: usize = 5;
 const MATERIAL: usize = 11;
 const ID: usize = 15;
 
-/// What a scene needs that GPU ranks do not do yet, if anything.
-pub fn unsupported(setup: &Setup) -> Option<String> {
-    let what = if !setup.inserts.is_empty() {
-        "pouring ([[insert]])"
-    } else {
-        return None;
-    };
-    Some(format!(
-        "--backend gpu on several ranks does not take scenes with {what} yet: run them with --backend cpu on several ranks, or on one rank"
-    ))
+/// What a scene needs that GPU ranks do not do yet, if anything (nothing
+/// now: kept for the features to come, and for `--backend auto`).
+pub fn unsupported(_setup: &Setup) -> Option<String> {
+    None
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).
@@ -580,16 +574,101 @@ impl<C: Comm> GpuRank<C> {
         q.write_buffer(&self.g.data.wall_acc, 0, bytemuck::cast_slice(&total));
     }
 
+    /// The batches of `[[insert]]` due at this step's start, as the serial
+    /// GPU run accepts them: each rank checks the candidates on its device
+    /// (`insert_check`: it holds every particle within reach of its slab),
+    /// keeps the verdicts on the candidates in its slab, the ranks share
+    /// them, and the first free candidates the entry wants are the batch's.
+    /// Every rank then inserts all of them with the serial ids, the others'
+    /// marked as ghosts (the next batch's check sees them as the serial
+    /// run's does; the migration that follows keeps the owners' copies);
+    /// the owner logs each. True when any went in (the step migrates).
+    fn pour(&mut self, step: u64) -> bool {
+        let due = self.g.flow.plan.schedule(step, step + 1);
+        let me = self.comm.rank();
+        let mut any = false;
+        for at in due {
+            let want = at.target.saturating_sub(self.g.flow.inserted[at.entry]) as usize;
+            let batch = self.g.flow.plan.batch(at);
+            let c = &batch.candidates;
+            if want == 0 || c.is_empty() {
+                continue;
+            }
+            // the check reads the ghosts where their owners left them
+            let unpack = std::mem::take(&mut self.pending).then(|| {
+                let b = self.recv_bind.as_ref().expect("bound at the migration");
+                (b, self.recv_list.count)
+            });
+            let free = self.g.rank_check(unpack, &c.pos_rad);
+            let owner = |i: usize| {
+                let p = c.pos_rad[i];
+                self.slabs.owner([p[0], p[1], p[2]])
+            };
+            let mut bits = vec![0u64; c.len().div_ceil(64)];
+            for i in (0..c.len()).filter(|&i| free[i] && owner(i) == me) {
+                bits[i / 64] |= 1 << (i % 64);
+            }
+            let all = self.comm.all_gather(&bits);
+            let is_free = |i: usize| all.iter().any(|b| b[i / 64] >> (i % 64) & 1 != 0);
+            let accepted: Vec<usize> = (0..c.len()).filter(|&i| is_free(i)).take(want).collect();
+            if accepted.is_empty() {
+                continue;
+            }
+            let pick = |v: &[[f64; 4]]| accepted.iter().map(|&i| v[i]).collect::<Vec<_>>();
+            let add = Particles {
+                pos_rad: pick(&c.pos_rad),
+                vel_invm: pick(&c.vel_invm),
+                omega_invi: pick(&c.omega_invi),
+                material: accepted
+                    .iter()
+                    .map(|&i| c.material[i] | if owner(i) == me { 0 } else { GHOST })
+                    .collect(),
+                id: vec![0; accepted.len()],
+                dissipated: vec![0.0; accepted.len()],
+            };
+            let need = self.g.data.n + add.len() as u64;
+            if need > self.g.data.cap {
+                let cap = need.max(self.g.data.cap * 3 / 2);
+                self.g
+                    .grow_capacity(cap)
+                    .expect("room for a batch (the serial set-up checked the count)");
+            }
+            let gravity = self.g.flow.plan.gravity_at(at.step);
+            let ids = self
+                .g
+                .insert_under(&add, gravity)
+                .expect("room for a batch (made above)");
+            for (k, &i) in accepted.iter().enumerate() {
+                if owner(i) == me {
+                    self.g.flow.events.push(crate::flow::FlowEvent {
+                        step,
+                        id: ids.start + k as u32,
+                        kind: crate::flow::FlowKind::Inserted(at.entry),
+                        mass: 1.0 / c.vel_invm[i][3],
+                        energy: batch.energy[i],
+                    });
+                }
+            }
+            self.g.flow.inserted[at.entry] += accepted.len() as u64;
+            any = true;
+        }
+        any
+    }
+
     /// One step on every rank (the serial step's stages and order, with the
     /// exchanges between them). On error the step is not counted; every
     /// rank returns the same error.
     pub fn step(&mut self) -> Result<(), RunError> {
         let t0 = std::time::Instant::now();
-        let migrated = std::mem::take(&mut self.rebuild);
+        let mut migrated = std::mem::take(&mut self.rebuild);
         if migrated {
             self.migrate();
         }
         let step = self.g.steps_done();
+        if !self.g.flow.plan.is_empty() && self.pour(step) {
+            self.migrate();
+            migrated = true;
+        }
         let loads = self.g.data.n_bodies > 0 && (self.g.has_servo() || step == self.loads_at);
         let n = self.g.data.n;
         let acc_words = self.g.wall_acc_len();

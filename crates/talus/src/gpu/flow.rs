@@ -96,6 +96,13 @@ impl FlowKernels {
         }
     }
 
+    /// Records `insert_check` alone over the batch at the cursor (`count`
+    /// candidates): a rank's pouring, which decides with the other ranks
+    /// between the check and the writes.
+    pub fn encode_check(&self, b: &FlowBinds, pass: &mut wgpu::ComputePass, count: u64) {
+        dispatch(pass, &self.check, &[(0, &b.g0), (1, &b.g1)], count);
+    }
+
     /// Records the next batch of the submission (`count` candidates).
     pub fn encode_batch(&self, b: &FlowBinds, pass: &mut wgpu::ComputePass, count: u64) {
         let g = [(0, &b.g0), (1, &b.g1)];

@@ -647,6 +647,17 @@ impl GpuBackend {
     /// read of the control words and a few buffer writes, between calls to
     /// `advance`.
     pub fn insert(&mut self, add: &Particles<f64>) -> Result<std::ops::Range<u32>, GpuError> {
+        self.insert_under(add, self.gravity)
+    }
+
+    /// [`GpuBackend::insert`] with the motion records started under
+    /// `gravity` (a poured batch's: `InsertPlan::gravity_at` its step, as
+    /// the batches `advance` uploads).
+    pub(crate) fn insert_under(
+        &mut self,
+        add: &Particles<f64>,
+        gravity: [f64; 3],
+    ) -> Result<std::ops::Range<u32>, GpuError> {
         use data::*;
         let ctl = self.ctl();
         let (n, k) = (ctl[CTL_COUNT] as u64, add.len() as u64);
@@ -662,7 +673,7 @@ impl GpuBackend {
         let mut add = add.clone();
         add.id = ids.clone().collect();
         let motion: Vec<Motion<f32>> =
-            crate::state::convert_motion(&add.initial_motion(self.gravity, self.dt));
+            crate::state::convert_motion(&add.initial_motion(gravity, self.dt));
         let f = add.to_f32();
         let fx: Vec<data::FixedWords> = add
             .pos_rad

@@ -2,12 +2,13 @@
 //! (`dist::gpu_rank`): a step in two submissions with the host's exchanges
 //! after each (the walls' load sums of every rank added between them; the
 //! errors, the rebuild test and the ghosts' rows after the second), the
-//! load sums read and written, and the step counted on the host. Nothing
+//! load sums read and written, a pouring batch's check, and the step
+//! counted on the host. Nothing
 //! here runs on one device alone.
 
 use super::data::{surf_force_words, CTL_LEN, CTL_LOG, CTL_MAX_OVERLAP, CTL_STEP};
-use super::layout::FlowRecord;
 use super::layout::WALL_ACC_WORDS;
+use super::layout::{FlowRecord, InsertBatch};
 use super::pages::Readable;
 use super::GpuBackend;
 use crate::backend::RunError;
@@ -109,6 +110,42 @@ impl GpuBackend {
     pub fn rank_start_advance(&mut self, loads_at: u64) {
         self.clear_kept_forces();
         self.write_ctl(&[(super::data::CTL_LOADS_AT, loads_at as u32)]);
+    }
+
+    /// Pouring on a rank: whether each candidate of a batch (`pos`: its
+    /// centres and radii) is free of every particle the device holds
+    /// (owned, ghosts, and what the step's earlier batches put in), by
+    /// the serial run's `insert_check`; the ghosts' rows of the last step
+    /// written first when `unpack` says so. One submission and one read.
+    pub fn rank_check(&mut self, unpack: Option<GhostPass>, pos: &[[f64; 4]]) -> Vec<bool> {
+        let c = pos.len() as u64;
+        if self.data.reserve_flow(&self.ctx, c, 1, 0) {
+            self.rebind_flow();
+        }
+        let p32: Vec<[f32; 4]> = pos.iter().map(|p| p.map(|x| x as f32)).collect();
+        let batch = InsertBatch {
+            step: 0,
+            first: 0,
+            count: c as u32,
+            entry: 0,
+            goal: 0,
+            index: 0,
+            tag: 0,
+            pad: 0,
+        };
+        let (q, f) = (&self.ctx.queue, &self.data.flow);
+        q.write_buffer(&f.cand_pos, 0, bytemuck::cast_slice(&p32));
+        q.write_buffer(&f.batches, 0, bytemuck::bytes_of(&batch));
+        let at = (4 * super::data::FS_CURSOR) as u64;
+        q.write_buffer(&f.state, at, bytemuck::bytes_of(&0u32));
+        self.submit("rank pour: check", |pass| {
+            if let Some((g, n)) = unpack {
+                self.pipes.ghosts.encode(pass, false, g, n);
+            }
+            self.pipes.flow.encode_check(&self.binds.flow, pass, c);
+        });
+        let slot: Vec<u32> = self.read_vec(&self.data.flow.cand_slot, c);
+        slot.iter().map(|&s| s == 1).collect()
     }
 
     /// Whether a wall has a servo (every step then reduces the loads).
