@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 mod args;
 mod bench_cmd;
+#[cfg(feature = "mpi")]
+mod mpi_comm;
 mod progress;
 mod ranks;
 mod run_cmd;

@@ -15,7 +15,7 @@ pub enum World {
     Unbuilt { rank: usize, size: usize },
     /// One of several MPI ranks.
     #[cfg(feature = "mpi")]
-    Mpi(Box<talus::dist::Mpi>),
+    Mpi(Box<crate::mpi_comm::Mpi>),
 }
 
 /// (rank, size) as the launcher's environment says (Open MPI's, or the PMI
@@ -42,7 +42,7 @@ impl World {
         {
             use talus::dist::Comm;
             let _ = size;
-            match talus::dist::Mpi::init() {
+            match crate::mpi_comm::Mpi::init() {
                 Some(m) if m.size() > 1 => World::Mpi(Box::new(m)),
                 _ => World::One,
             }
@@ -96,9 +96,10 @@ fn local_rank(rank: usize) -> usize {
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use crate::args::{fail, BackendChoice};
+    use crate::mpi_comm::Mpi;
     use crate::run_cmd::{prepare, run_on, stop_flag, Prepared, RunArgs};
     use std::process::ExitCode;
-    use talus::dist::{agree, serve, unsupported, Comm, Dist, GpuRank, Mpi, Rank};
+    use talus::dist::{agree, serve, unsupported, Comm, Dist, GpuRank, Rank};
     use talus::gpu::GpuContext;
     use talus::run::AnyBackend;
 
@@ -135,7 +136,7 @@ mod with_mpi {
     fn stop_all_on_panic(rank: usize) {
         std::panic::set_hook(Box::new(move |info| {
             eprintln!("error: rank {rank} failed: {info}; stopping every rank");
-            talus::dist::comm::abort_all(3);
+            crate::mpi_comm::abort_all(3);
         }));
     }
 

@@ -5,7 +5,7 @@
 //!
 //! | file | job |
 //! |------|-----|
-//! | `comm.rs` | the collectives ([`Comm`]): over MPI (feature `mpi`) or threads |
+//! | `comm.rs` | the collectives ([`Comm`]): over MPI (in `talus-cli`) or threads |
 //! | `slabs.rs` | the decomposition: owners, ghosts, balanced cuts |
 //! | `records.rs` | a particle as words; a rank's `Step` from records |
 //! | `part.rs` | what every rank does ([`Part`]); rank 0's backend over all ([`Dist`]); the others' loop ([`serve`]) |
@@ -25,6 +25,3 @@ pub use gpu_rank::GpuRank;
 pub use part::{serve, Dist, Part};
 pub use rank::{agree, unsupported, DistCpu, Rank};
 pub use slabs::Slabs;
-
-#[cfg(feature = "mpi")]
-pub use comm::Mpi;
