@@ -57,6 +57,13 @@ pub const MAX_GIVEN_ID: u32 = (1 << 31) - 1;
 /// (the scene refuses more, and so does insertion).
 pub const MAX_PARTICLES: usize = INDEX as usize + 1;
 
+/// The fewest particles (or rows) a parallel loop of the CPU path hands
+/// one task: a smaller bed's loop runs on the thread that reached it
+/// (inside `CpuBackend::advance`, one of rayon's workers) without waking
+/// the others. On 80 beads, waking the pool at each stage of each step
+/// was most of a step's time, in the kernel.
+pub const PAR_MIN: usize = 1024;
+
 /// A particle's motion as its contact partners read it, packed so that a
 /// contact touches one 128-byte block (f64; 64 bytes in f32) of its
 /// partner instead of six arrays (velocity, spin, the previous force and
@@ -174,6 +181,7 @@ impl<T: Pod + Send + Sync> Particles<T> {
         fn g<X: Copy + Send + Sync>(src: &[X], dst: &mut [X], order: &[u32]) {
             dst.par_iter_mut()
                 .zip(order.par_iter())
+                .with_min_len(PAR_MIN)
                 .for_each(|(d, &i)| *d = src[i as usize]);
         }
         g(&self.pos_rad, &mut out.pos_rad, order);

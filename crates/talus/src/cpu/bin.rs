@@ -10,6 +10,7 @@ pub fn bin(grid: &Grid, pos_rad: &[[f64; 4]], keys: &mut Vec<u32>, counts: &mut 
     keys.resize(pos_rad.len(), 0);
     keys.par_iter_mut()
         .zip(pos_rad.par_iter())
+        .with_min_len(crate::state::PAR_MIN)
         .for_each(|(k, p)| *k = grid.particle_key([p[0], p[1], p[2]], p[3]));
     counts.clear();
     counts.resize(grid.n_cells(), 0);

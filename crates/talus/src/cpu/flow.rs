@@ -31,6 +31,7 @@ impl Step {
             .particles
             .pos_rad
             .par_iter()
+            .with_min_len(crate::state::PAR_MIN)
             .enumerate()
             .filter_map(|(i, p)| outlets.which([p[0], p[1], p[2]]).map(|k| (i, k)))
             .collect();

@@ -54,6 +54,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .zip(p.omega_invi.par_iter_mut())
         .zip(p.dissipated.par_iter_mut())
         .zip(w.motion.par_iter_mut())
+        .with_min_len(crate::state::PAR_MIN)
         .enumerate()
         .map(|(i, ((((x, v), om), diss), m))| {
             let (f, t) = (force[i], torque[i]);

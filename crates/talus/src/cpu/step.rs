@@ -116,6 +116,7 @@ impl Step {
         w.scratch_motion
             .par_iter_mut()
             .zip(order.par_iter())
+            .with_min_len(crate::state::PAR_MIN)
             .for_each(|(d, &i)| *d = m[i as usize]);
         std::mem::swap(&mut w.motion, &mut w.scratch_motion);
         if w.ghost.len() == w.order.len() {
@@ -364,11 +365,16 @@ impl Backend for CpuBackend {
     }
 
     fn advance(&mut self, steps: u64) -> Result<(), RunError> {
-        for _ in 0..steps {
-            self.st.step()?;
-            self.exchange()?;
-        }
-        Ok(())
+        // the steps on one of rayon's workers: each stage's parallel loop
+        // starts there, and a small bed's stays there (`PAR_MIN`) instead
+        // of crossing to the pool and back at every stage
+        rayon::scope(|_| {
+            for _ in 0..steps {
+                self.st.step()?;
+                self.exchange()?;
+            }
+            Ok(())
+        })
     }
 
     fn diagnostics(&mut self) -> Diagnostics {
