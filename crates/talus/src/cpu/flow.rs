@@ -71,25 +71,12 @@ impl Step {
             if accepted.is_empty() {
                 continue;
             }
-            let mut add = Particles::<f64>::default();
-            for &i in &accepted {
-                add.pos_rad.push(c.pos_rad[i]);
-                add.vel_invm.push(c.vel_invm[i]);
-                add.omega_invi.push(c.omega_invi[i]);
-                add.material.push(c.material[i]);
-                add.id.push(0);
-                add.dissipated.push(0.0);
-            }
+            let add = batch.pick(&accepted, |i| c.material[i]);
             let count = (self.particles.len() + add.len()) as u64;
             let ids = self.insert(&add).map_err(|_| count)?;
             for (&i, id) in accepted.iter().zip(ids) {
-                self.flow.events.push(FlowEvent {
-                    step: self.step,
-                    id,
-                    kind: FlowKind::Inserted(at.entry),
-                    mass: 1.0 / c.vel_invm[i][3],
-                    energy: batch.energy[i],
-                });
+                let e = batch.inserted(i, self.step, id);
+                self.flow.events.push(e);
             }
             self.flow.inserted[at.entry] += accepted.len() as u64;
         }

@@ -20,7 +20,7 @@
 
 use super::comm::Comm;
 use super::part::Part;
-use super::rank::{agree, REBALANCE_AT};
+use super::rank::{accept_across, agree, REBALANCE_AT};
 use super::slabs::Slabs;
 use crate::backend::{Backend, Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind};
 use crate::checkpoint::Saved;
@@ -595,37 +595,21 @@ impl<C: Comm> GpuRank<C> {
                 continue;
             }
             // the check reads the ghosts where their owners left them
-            let unpack = std::mem::take(&mut self.pending).then(|| {
-                let b = self.recv_bind.as_ref().expect("bound at the migration");
-                (b, self.recv_list.count)
-            });
+            let unpack = unpack_pending(&mut self.pending, &self.recv_bind, &self.recv_list);
             let free = self.g.rank_check(unpack, &c.pos_rad);
+            let accepted = accept_across(&self.comm, &self.slabs, &c.pos_rad, want, |i| free[i]);
+            if accepted.is_empty() {
+                continue;
+            }
             let owner = |i: usize| {
                 let p = c.pos_rad[i];
                 self.slabs.owner([p[0], p[1], p[2]])
             };
-            let mut bits = vec![0u64; c.len().div_ceil(64)];
-            for i in (0..c.len()).filter(|&i| free[i] && owner(i) == me) {
-                bits[i / 64] |= 1 << (i % 64);
-            }
-            let all = self.comm.all_gather(&bits);
-            let is_free = |i: usize| all.iter().any(|b| b[i / 64] >> (i % 64) & 1 != 0);
-            let accepted: Vec<usize> = (0..c.len()).filter(|&i| is_free(i)).take(want).collect();
-            if accepted.is_empty() {
-                continue;
-            }
-            let pick = |v: &[[f64; 4]]| accepted.iter().map(|&i| v[i]).collect::<Vec<_>>();
-            let add = Particles {
-                pos_rad: pick(&c.pos_rad),
-                vel_invm: pick(&c.vel_invm),
-                omega_invi: pick(&c.omega_invi),
-                material: accepted
-                    .iter()
-                    .map(|&i| c.material[i] | if owner(i) == me { 0 } else { GHOST })
-                    .collect(),
-                id: vec![0; accepted.len()],
-                dissipated: vec![0.0; accepted.len()],
-            };
+            // the others' marked GHOST: the step's next batch is checked
+            // against them as on one device
+            let add = batch.pick(&accepted, |i| {
+                c.material[i] | if owner(i) == me { 0 } else { GHOST }
+            });
             let need = self.g.data.n + add.len() as u64;
             if need > self.g.data.cap {
                 let cap = need.max(self.g.data.cap * 3 / 2);
@@ -640,13 +624,8 @@ impl<C: Comm> GpuRank<C> {
                 .expect("room for a batch (made above)");
             for (k, &i) in accepted.iter().enumerate() {
                 if owner(i) == me {
-                    self.g.flow.events.push(crate::flow::FlowEvent {
-                        step,
-                        id: ids.start + k as u32,
-                        kind: crate::flow::FlowKind::Inserted(at.entry),
-                        mass: 1.0 / c.vel_invm[i][3],
-                        energy: batch.energy[i],
-                    });
+                    let e = batch.inserted(i, step, ids.start + k as u32);
+                    self.g.flow.events.push(e);
                 }
             }
             self.g.flow.inserted[at.entry] += accepted.len() as u64;
@@ -673,10 +652,7 @@ impl<C: Comm> GpuRank<C> {
         let n = self.g.data.n;
         let acc_words = self.g.wall_acc_len();
         loop {
-            let unpack = std::mem::take(&mut self.pending).then(|| {
-                let b = self.recv_bind.as_ref().expect("bound at the migration");
-                (b, self.recv_list.count)
-            });
+            let unpack = unpack_pending(&mut self.pending, &self.recv_bind, &self.recv_list);
             self.g.rank_submit_build(unpack);
             if !(migrated || loads) {
                 break;
@@ -813,6 +789,21 @@ impl<C: Comm> GpuRank<C> {
             .collect();
         (s, all)
     }
+}
+
+/// The pass that writes the received rows into the ghosts, once, if rows
+/// came since the last (the next submission starts with it). A function
+/// of the fields, not a method, so the caller may borrow the device's
+/// backend beside it.
+fn unpack_pending<'a>(
+    pending: &mut bool,
+    bind: &'a Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    list: &GhostList,
+) -> Option<crate::gpu::ranks::GhostPass<'a>> {
+    std::mem::take(pending).then(|| {
+        let b = bind.as_ref().expect("bound at the migration");
+        (b, list.count)
+    })
 }
 
 impl<C: Comm> Part for GpuRank<C> {

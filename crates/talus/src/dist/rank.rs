@@ -329,43 +329,21 @@ impl<C: Comm> Rank<C> {
             }
             let free = crate::cpu::flow::free_of(&st.particles.pos_rad, c);
             let free_placed = crate::cpu::flow::free_of(&placed, c);
-            let owner = |i: usize| self.slabs.owner([c[i][0], c[i][1], c[i][2]]);
-            let mut bits = vec![0u64; c.len().div_ceil(64)];
-            for i in 0..c.len() {
-                if free[i] && free_placed[i] && owner(i) == me {
-                    bits[i / 64] |= 1 << (i % 64);
-                }
-            }
-            let all = self.comm.all_gather(&bits);
-            let is_free = |i: usize| all.iter().any(|b| b[i / 64] >> (i % 64) & 1 != 0);
-            let accepted: Vec<usize> = (0..c.len()).filter(|&i| is_free(i)).take(want).collect();
+            let accepted = accept_across(&self.comm, &self.slabs, c, want, |i| {
+                free[i] && free_placed[i]
+            });
             let first = st.next_id;
             for (k, &i) in accepted.iter().enumerate() {
                 placed.push(c[i]);
-                if owner(i) != me {
+                if self.slabs.owner([c[i][0], c[i][1], c[i][2]]) != me {
                     continue;
                 }
-                let cand = &batch.candidates;
-                let add = Particles {
-                    pos_rad: vec![cand.pos_rad[i]],
-                    vel_invm: vec![cand.vel_invm[i]],
-                    omega_invi: vec![cand.omega_invi[i]],
-                    material: vec![cand.material[i]],
-                    id: vec![0],
-                    dissipated: vec![0.0],
-                };
                 st.next_id = first + k as u32;
                 let id = st
-                    .insert(&add)
+                    .insert(&batch.pick(&[i], |i| batch.candidates.material[i]))
                     .expect("below the particle limit (checked by the serial set-up)")
                     .start;
-                st.flow.events.push(crate::flow::FlowEvent {
-                    step: st.step,
-                    id,
-                    kind: crate::flow::FlowKind::Inserted(at.entry),
-                    mass: 1.0 / cand.vel_invm[i][3],
-                    energy: batch.energy[i],
-                });
+                st.flow.events.push(batch.inserted(i, st.step, id));
             }
             st.next_id = first + accepted.len() as u32;
             st.flow.inserted[at.entry] += accepted.len() as u64;
@@ -583,6 +561,32 @@ impl<C: Comm> Rank<C> {
 
 /// Rank 0's backend of a CPU run on several ranks.
 pub type DistCpu<C> = super::part::Dist<Rank<C>>;
+
+/// Which candidates of a pouring batch are inserted, the same on every
+/// rank and the serial run's: each rank judges the candidates in its slab
+/// (`free`: clear of all it holds, ghosts and this step's earlier
+/// insertions included, which is all a candidate there could touch), the
+/// ranks gather the verdicts, and the first `want` free are taken, as
+/// `cpu::flow::accept` takes them on one rank. Used by the CPU and the GPU
+/// ranks.
+pub(crate) fn accept_across<C: Comm + ?Sized>(
+    comm: &C,
+    slabs: &Slabs,
+    c: &[[f64; 4]],
+    want: usize,
+    free: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    let me = comm.rank();
+    let mut bits = vec![0u64; c.len().div_ceil(64)];
+    for i in 0..c.len() {
+        if slabs.owner([c[i][0], c[i][1], c[i][2]]) == me && free(i) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+    }
+    let all = comm.all_gather(&bits);
+    let is_free = |i: usize| all.iter().any(|b| b[i / 64] >> (i % 64) & 1 != 0);
+    (0..c.len()).filter(|&i| is_free(i)).take(want).collect()
+}
 
 impl<C: Comm> super::part::Part for Rank<C> {
     type C = C;

@@ -162,6 +162,34 @@ pub struct Batch {
     pub energy: Vec<f64>,
 }
 
+impl Batch {
+    /// The candidates `picked` (indices, in that order) as particles to
+    /// insert: ids 0, nothing dissipated yet.
+    pub fn pick(&self, picked: &[usize], material: impl Fn(usize) -> u32) -> Particles<f64> {
+        let c = &self.candidates;
+        let of = |v: &[[f64; 4]]| picked.iter().map(|&i| v[i]).collect();
+        Particles {
+            pos_rad: of(&c.pos_rad),
+            vel_invm: of(&c.vel_invm),
+            omega_invi: of(&c.omega_invi),
+            material: picked.iter().map(|&i| material(i)).collect(),
+            id: vec![0; picked.len()],
+            dissipated: vec![0.0; picked.len()],
+        }
+    }
+
+    /// The event of candidate `i` inserted at `step` as particle `id`.
+    pub fn inserted(&self, i: usize, step: u64, id: u32) -> crate::flow::FlowEvent {
+        crate::flow::FlowEvent {
+            step,
+            id,
+            kind: crate::flow::FlowKind::Inserted(self.at.entry),
+            mass: 1.0 / self.candidates.vel_invm[i][3],
+            energy: self.energy[i],
+        }
+    }
+}
+
 /// The insertion schedule of a scene.
 #[derive(Debug, Clone)]
 pub struct InsertPlan {
