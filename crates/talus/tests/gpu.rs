@@ -295,6 +295,8 @@ fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
 /// the same pairs and the same spring forces k_t ξ within 1e-4 (norm-wise).
 #[test]
 fn gpu_one_step_forces_match_cpu() {
+    // each law's bed settled once (both pair modes start from it)
+    let mut settled: HashMap<bool, Step> = HashMap::new();
     for (linear, pairs) in [
         (false, Pairs::Once),
         (true, Pairs::Once),
@@ -306,9 +308,14 @@ fn gpu_one_step_forces_match_cpu() {
         ctx.pairs = pairs;
         let scene = dense_scene(linear);
         // settle a while on the CPU so contacts carry history
-        let mut cpu = CpuBackend::new(&scene).unwrap();
-        cpu.advance(300).unwrap();
-        let mut st: Step = cpu.st.clone();
+        let mut st: Step = settled
+            .entry(linear)
+            .or_insert_with(|| {
+                let mut cpu = CpuBackend::new(&scene).unwrap();
+                cpu.advance(300).unwrap();
+                cpu.st.clone()
+            })
+            .clone();
         let contacts_with_history = st.pair_history().len();
         assert!(
             contacts_with_history > 500,
@@ -1386,18 +1393,18 @@ fn bulk_fraction(p: &Particles<f64>, lo: [f64; 3], hi: [f64; 3]) -> f64 {
     solid / vol
 }
 
-/// A column of ~5000 spheres settling on a floor in a box, on both backends
+/// A column of 3000 spheres settling on a floor in a box, on both backends
 /// from the same state: the kinetic-energy curve agrees within 2 % of its
 /// peak at every energy row, and the bulk solid fraction within 2 %.
 #[test]
 fn gpu_settling_column_matches_cpu_statistically() {
     let Some(ctx) = test_context() else { return };
     let r = 0.001;
-    let (w, h) = (0.034, 0.1);
+    let (w, h) = (0.034, 0.06);
     let mut b = SceneBuilder::new("column")
         .domain([0.0; 3], [w, w, h])
         .dt_auto(0.2)
-        .duration(0.15)
+        .duration(0.11)
         .material(Material {
             friction: 0.4,
             rolling_friction: 0.01,
@@ -1416,7 +1423,7 @@ fn gpu_settling_column_matches_cpu_statistically() {
                 max: r,
             },
             "m",
-            Some(5000),
+            Some(3000),
             [0.0; 3],
         );
     b = b.seed(3);
@@ -2418,8 +2425,10 @@ fn gpu_pages_change_no_bit() {
 /// Issue 34's check: a touching lattice of 1.5·10⁶ spheres on a floor
 /// (periodic sides) lists ~10⁷ entries, more than one binding holds on
 /// lavapipe (128 MiB: 8.4·10⁶ history entries), so its history spans both
-/// pages there; 40 steps end within 10⁻³ r of the CPU path. (~1.5 min on
-/// lavapipe on 2 cores, most of it the GPU path.)
+/// pages there; 40 steps end within 10⁻³ r of the CPU path, and within a
+/// twentieth of how far the spheres went (a contact lost would move its
+/// spheres as far as the top layer's one-sided push moves it). (~65 s on
+/// lavapipe on 2 cores, most of it the GPU path's 1.4 s a step.)
 #[test]
 fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
     let Some(ctx) = test_context() else { return };
@@ -2473,15 +2482,30 @@ fn gpu_lattice_of_1_5e6_spans_binding_pages_and_matches_cpu() {
     );
     let worst = worst_position_difference(&mut cpu, &mut gpu);
     let contacts = cpu.list_stats().contacts;
+    // how far the spheres went (the top layer, pushed from below only):
+    // what a contact lost on a page would do to its spheres
+    let grid = cpu.st.grid;
+    let moved = cpu
+        .snapshot()
+        .pos_rad
+        .iter()
+        .zip(&scene.particles)
+        .map(|(p, q)| {
+            let d = grid.min_image([p[0], p[1], p[2]], q.position);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+        })
+        .fold(0.0, f64::max);
     println!(
-        "worst position difference {:e} of the radius; {contacts} contacts",
-        worst / r
+        "worst position difference {:e} of the radius, moved up to {:e}; {contacts} contacts",
+        worst / r,
+        moved / r
     );
     assert!(contacts > 4_000_000, "a lattice in contact: {contacts}");
     assert!(
-        worst < 1e-3 * r,
-        "positions differ by {:e} of the radius",
-        worst / r
+        worst < 1e-3 * r && worst < moved / 20.0,
+        "positions differ by {:e} of the radius (the spheres moved up to {:e})",
+        worst / r,
+        moved / r
     );
 }
 

@@ -221,6 +221,21 @@ fn outlets_and_the_open_domain_take_the_same_particles() {
     }
 }
 
+/// Flow events in the order of (step, id).
+fn in_order(mut e: Vec<talus::flow::FlowEvent>) -> Vec<talus::flow::FlowEvent> {
+    e.sort_by_key(|e| (e.step, e.id));
+    e
+}
+
+/// How many of `events` are insertions (by `entry`, or by any).
+fn poured(events: &[talus::flow::FlowEvent], entry: Option<usize>) -> usize {
+    let by = |e: &talus::flow::FlowEvent| match e.kind {
+        talus::flow::FlowKind::Inserted(k) => entry.is_none_or(|n| n == k),
+        _ => false,
+    };
+    events.iter().filter(|e| by(e)).count()
+}
+
 /// Pouring (`[[insert]]`) on 2 and 3 ranks: a box 2 × 2 × 4 cm filled
 /// by batches every 200 steps from a region the cuts cross, each batch
 /// finding the last one's beads still in the way (the rate asks for more
@@ -239,23 +254,18 @@ fn pouring_accepts_the_serial_candidates() {
     let mut serial = CpuBackend::from_setup(&setup).unwrap();
     serial.advance(steps).unwrap();
     let want = end(&mut serial);
-    let mut want_events = serial.flow_events();
-    want_events.sort_by_key(|e| (e.step, e.id));
-    let inserted = want_events
-        .iter()
-        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(_)))
-        .count();
+    let want_events = in_order(serial.flow_events());
+    let inserted = poured(&want_events, None);
     assert!(inserted > 150, "{inserted} poured in");
     assert!(
         inserted < 12 * 160,
         "the region was full at times: {inserted} of 12 batches"
     );
     for ranks in [2, 3] {
-        let (got, mut ev) = on_ranks(&setup, ranks, None, |b| {
+        let (got, ev) = on_ranks(&setup, ranks, None, |b| {
             b.advance(steps).unwrap();
-            (end(b), b.flow_events())
+            (end(b), in_order(b.flow_events()))
         });
-        ev.sort_by_key(|e| (e.step, e.id));
         assert_eq!(ev, want_events, "{ranks} ranks: the insertion events");
         assert_same(&want, &got, &format!("{ranks} ranks"));
     }
@@ -412,12 +422,16 @@ fn ranks_across_a_periodic_boundary() {
     }
 }
 
-/// A GPU context (lavapipe in CI: a missing adapter fails).
+/// A GPU context (lavapipe in CI: a missing adapter fails) from the test
+/// binary's pool: a device an earlier test or run of ranks opened is lent
+/// again, with its kernels already built (on lavapipe a fresh device
+/// costs seconds).
 fn gpu_ctx() -> talus::gpu::GpuContext {
-    talus::gpu::GpuContext::new(None).expect("a GPU adapter (lavapipe in CI)")
+    talus::gpu::context::test_context().expect("a GPU adapter (lavapipe in CI)")
 }
 
-/// [`on_ranks`] on the GPU path: each thread rank opens its own device.
+/// [`on_ranks`] on the GPU path: each thread rank on a device of its own
+/// (from the pool: [`gpu_ctx`]).
 fn on_gpu_ranks<R: Send>(
     setup: &Setup,
     ranks: usize,
@@ -425,7 +439,7 @@ fn on_gpu_ranks<R: Send>(
     f: impl Fn(&mut Dist<GpuRank<Threads>>) -> R + Sync,
 ) -> R {
     let mut out = on_threads(ranks, |comm| {
-        let ctx = talus::gpu::GpuContext::new(None).map_err(|e| e.to_string());
+        let ctx = Ok(gpu_ctx());
         let rank = GpuRank::new(comm, setup, saved, ctx).unwrap();
         if rank.comm.rank() == 0 {
             let mut b = Dist::new(rank);
@@ -530,10 +544,14 @@ fn gpu_ranks_give_the_serial_gpu_bits() {
         .filter(|w| f64::from_bits(w[3]) != 0.0)
         .count();
     assert_eq!(pushed, 5, "every wall pressed on: {:?}", want.walls);
+    // the 2-rank run also saves at half the steps (which changes no bit)
+    let mut half = None;
     for ranks in 1..=3 {
-        let (got, info, c) = on_gpu_ranks(&setup, ranks, None, |b| {
-            b.advance(steps).unwrap();
-            (end(b), b.ranks().unwrap(), b.list_stats().contacts)
+        let (got, info, c, saved) = on_gpu_ranks(&setup, ranks, None, |b| {
+            b.advance(steps / 2).unwrap();
+            let saved = (ranks == 2).then(|| b.save());
+            b.advance(steps - steps / 2).unwrap();
+            (end(b), b.ranks().unwrap(), b.list_stats().contacts, saved)
         });
         assert_same(&want, &got, &format!("{ranks} GPU ranks"));
         assert_eq!(c, contacts, "{ranks} GPU ranks: contacts");
@@ -542,12 +560,10 @@ fn gpu_ranks_give_the_serial_gpu_bits() {
             assert!(info.owned.iter().all(|&g| g > 300), "owned: {info:?}");
             assert!(info.migrations > 1, "migrations: {info:?}");
         }
+        half = half.or(saved);
     }
     // stopped on 2 ranks at half the steps, resumed on 3 and serially
-    let half = on_gpu_ranks(&setup, 2, None, |b| {
-        b.advance(steps / 2).unwrap();
-        b.save()
-    });
+    let half = half.expect("saved on 2 ranks");
     let got = on_gpu_ranks(&setup, 3, Some(&half), |b| {
         b.advance(steps / 2).unwrap();
         end(b)
@@ -593,7 +609,7 @@ velocity = [0.0, 0.0, -1.0]
 /// FEM bodies on GPU ranks: every rank advances its copy of the sheet
 /// under the node forces of all ranks' grains (a ghost's are its owner's
 /// to add): the serial GPU run's grains, energies and body, and a
-/// checkpoint of 3 ranks resumed serially ends on them too.
+/// checkpoint of 3 ranks resumed serially and on 2 ends on them too.
 #[test]
 fn gpu_ranks_with_a_fem_body() {
     let setup = Setup::new(beads_on_a_sheet()).unwrap();
@@ -613,21 +629,22 @@ fn gpu_ranks_with_a_fem_body() {
         .filter(|p| p[2] - p[3] < 0.0005)
         .count();
     assert!(on_sheet > 50, "beads on the sheet: {on_sheet}");
+    // the 3-rank run also saves at a prime step: the checkpoint falls
+    // inside an exchange interval (K > 1), with the interval's forces in it
+    let cut = 151;
+    let mut half = None;
     for ranks in [2, 3] {
-        let (got, got_body) = on_gpu_ranks(&setup, ranks, None, |b| {
-            b.advance(steps).unwrap();
-            (end(b), body(b))
+        let (got, got_body, saved) = on_gpu_ranks(&setup, ranks, None, |b| {
+            b.advance(cut).unwrap();
+            let saved = (ranks == 3).then(|| b.save());
+            b.advance(steps - cut).unwrap();
+            (end(b), body(b), saved)
         });
         assert_same(&want, &got, &format!("{ranks} GPU ranks, a FEM body"));
         assert!(got_body == want_body, "{ranks} GPU ranks: the body's state");
+        half = half.or(saved);
     }
-    // a prime: the checkpoint falls inside an exchange interval (K > 1),
-    // with the interval's forces in it
-    let cut = 151;
-    let half = on_gpu_ranks(&setup, 3, None, |b| {
-        b.advance(cut).unwrap();
-        b.save()
-    });
+    let half = half.expect("saved on 3 ranks");
     let mut alone = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &half).unwrap();
     alone.advance(steps - cut).unwrap();
     assert_same(&want, &end(&mut alone), "3 GPU ranks resumed serially");
@@ -670,41 +687,37 @@ interval = 0.004
     let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
     serial.advance(steps).unwrap();
     let want = end(&mut serial);
-    let mut want_events = serial.flow_events();
-    want_events.sort_by_key(|e| (e.step, e.id));
-    let inserted = want_events
-        .iter()
-        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(_)))
-        .count();
+    let want_events = in_order(serial.flow_events());
+    let inserted = poured(&want_events, None);
     assert!(inserted > 150, "{inserted} poured in");
     assert!(
         inserted < 7 * (160 + 80),
         "the region was full at times: {inserted} of 7 batches"
     );
-    let second = want_events
-        .iter()
-        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Inserted(1)))
-        .count();
+    let second = poured(&want_events, Some(1));
     assert!(second > 50, "{second} of the second entry's poured in");
     // 2 ranks straight on; 3 after a 2-rank checkpoint (the batches at
     // 800, 1000 and 1200 poured on 3)
-    let (got, mut ev) = on_gpu_ranks(&setup, 2, None, |b| {
-        b.advance(steps).unwrap();
-        (end(b), b.flow_events())
-    });
-    ev.sort_by_key(|e| (e.step, e.id));
-    assert_eq!(ev, want_events, "2 GPU ranks: the flow events");
-    assert_same(&want, &got, "2 GPU ranks pouring");
-    let (half, mut ev) = on_gpu_ranks(&setup, 2, None, |b| {
+    // (saved at 700 on the way, which changes no bit)
+    let (got, ev, (half, mut ev_half)) = on_gpu_ranks(&setup, 2, None, |b| {
         b.advance(700).unwrap();
-        (b.save(), b.flow_events())
+        let saved = (b.save(), b.flow_events());
+        b.advance(steps - 700).unwrap();
+        (end(b), b.flow_events(), saved)
     });
+    // (the events since the last call: those to 700, then the rest)
+    let all = in_order([ev_half.clone(), ev].concat());
+    assert_eq!(all, want_events, "2 GPU ranks: the flow events");
+    assert_same(&want, &got, "2 GPU ranks pouring");
     let (got, more) = on_gpu_ranks(&setup, 3, Some(&half), |b| {
         b.advance(steps - 700).unwrap();
         (end(b), b.flow_events())
     });
-    ev.extend(more);
-    ev.sort_by_key(|e| (e.step, e.id));
-    assert_eq!(ev, want_events, "2 GPU ranks resumed on 3: the flow events");
+    ev_half.extend(more);
+    assert_eq!(
+        in_order(ev_half),
+        want_events,
+        "2 GPU ranks resumed on 3: the flow events"
+    );
     assert_same(&want, &got, "2 GPU ranks pouring, resumed on 3");
 }
