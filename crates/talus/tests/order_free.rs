@@ -122,22 +122,15 @@ fn the_skin_changes_the_lists_not_a_servo_wall_cpu() {
 
 /// The same on the GPU at hand, each pair once (a GPU's default; from
 /// both sides it gives these bits too:
-/// `gpu.rs::gpu_each_pair_once_gives_the_bits_of_both_sides`).
+/// `gpu.rs::gpu_each_pair_once_gives_the_bits_of_both_sides`), with the
+/// servo floor: it fails with the loads summed in memory order, and with
+/// each particle's pair sums in row order (checked 2026-11-29 by turning
+/// `sums_add` of `shaders/contacts.wgsl` into an f32 running sum: at skin
+/// 0.4 d the first particle's bits differ), so the settle scene without
+/// the servo, which took 3 more runs on lavapipe, is left to the CPU.
 #[test]
 fn the_skin_changes_the_lists_not_a_servo_wall_gpu() {
     same_bits_whatever_the_skin(servo_floor, &[0.05, 0.4], 2500, |s| {
-        let mut ctx = test_context()?;
-        ctx.pairs = Pairs::Once;
-        Some(Box::new(GpuBackend::new(s, ctx).unwrap()))
-    });
-}
-
-/// The same on the GPU at hand, each pair once (on lavapipe, skins of
-/// 0.05 and 0.4 diameters for 1500 steps happened to agree with the sums
-/// in row order; these do not).
-#[test]
-fn the_skin_changes_the_lists_not_the_bits_gpu() {
-    same_bits_whatever_the_skin(settle, &[0.02, 0.1, 0.5], 2500, |s| {
         let mut ctx = test_context()?;
         ctx.pairs = Pairs::Once;
         Some(Box::new(GpuBackend::new(s, ctx).unwrap()))
