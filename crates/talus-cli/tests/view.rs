@@ -738,24 +738,18 @@ fn run_view_offscreen_draws_without_a_display() {
     let dir = tmp("live_offscreen");
     let scene = dir.join("tiny.toml");
     std::fs::write(&scene, TINY).unwrap();
-    for be in ["gpu", "cpu"] {
+    // the CPU path runs these 125 beads in a few µs a step: steps enough
+    // for the run to outlast three frames (33 ms apart)
+    for (be, steps) in [("gpu", "3000"), ("cpu", "100000")] {
         let shot = dir.join(format!("off-{be}.png"));
         let _ = std::fs::remove_file(&shot);
         let run = |out: &str, view: bool| {
             let mut c = Command::new(env!("CARGO_BIN_EXE_talus"));
-            c.args([
-                "run",
-                "--backend",
-                be,
-                "--steps",
-                "3000",
-                "--quiet",
-                "--out",
-            ])
-            .arg(dir.join(format!("{out}-{be}")))
-            .arg(&scene)
-            .env_remove("DISPLAY")
-            .env_remove("WAYLAND_DISPLAY");
+            c.args(["run", "--backend", be, "--steps", steps, "--quiet", "--out"])
+                .arg(dir.join(format!("{out}-{be}")))
+                .arg(&scene)
+                .env_remove("DISPLAY")
+                .env_remove("WAYLAND_DISPLAY");
             if view {
                 c.arg("--view")
                     .args(["--offscreen", "320x200"])
