@@ -71,7 +71,7 @@ impl Step {
             if accepted.is_empty() {
                 continue;
             }
-            let add = batch.pick(&accepted, |i| c.material[i]);
+            let add = batch.pick(&accepted);
             let count = (self.particles.len() + add.len()) as u64;
             let ids = self.insert(&add).map_err(|_| count)?;
             for (&i, id) in accepted.iter().zip(ids) {

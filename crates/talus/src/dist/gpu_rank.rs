@@ -607,9 +607,12 @@ impl<C: Comm> GpuRank<C> {
             };
             // the others' marked GHOST: the step's next batch is checked
             // against them as on one device
-            let add = batch.pick(&accepted, |i| {
-                c.material[i] | if owner(i) == me { 0 } else { GHOST }
-            });
+            let mut add = batch.pick(&accepted);
+            for (m, &i) in add.material.iter_mut().zip(&accepted) {
+                if owner(i) != me {
+                    *m |= GHOST;
+                }
+            }
             let need = self.g.data.n + add.len() as u64;
             if need > self.g.data.cap {
                 let cap = need.max(self.g.data.cap * 3 / 2);

@@ -340,7 +340,7 @@ impl<C: Comm> Rank<C> {
                 }
                 st.next_id = first + k as u32;
                 let id = st
-                    .insert(&batch.pick(&[i], |i| batch.candidates.material[i]))
+                    .insert(&batch.pick(&[i]))
                     .expect("below the particle limit (checked by the serial set-up)")
                     .start;
                 st.flow.events.push(batch.inserted(i, st.step, id));

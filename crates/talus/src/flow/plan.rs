@@ -165,14 +165,14 @@ pub struct Batch {
 impl Batch {
     /// The candidates `picked` (indices, in that order) as particles to
     /// insert: ids 0, nothing dissipated yet.
-    pub fn pick(&self, picked: &[usize], material: impl Fn(usize) -> u32) -> Particles<f64> {
+    pub fn pick(&self, picked: &[usize]) -> Particles<f64> {
         let c = &self.candidates;
         let of = |v: &[[f64; 4]]| picked.iter().map(|&i| v[i]).collect();
         Particles {
             pos_rad: of(&c.pos_rad),
             vel_invm: of(&c.vel_invm),
             omega_invi: of(&c.omega_invi),
-            material: picked.iter().map(|&i| material(i)).collect(),
+            material: picked.iter().map(|&i| c.material[i]).collect(),
             id: vec![0; picked.len()],
             dissipated: vec![0.0; picked.len()],
         }
