@@ -5,9 +5,20 @@
 
 use talus::dist::Comm;
 
+/// `TALUS_MPI_OVERLAP=1`: each rank runs its interior's contacts while
+/// the ghosts' rows travel (posted as non-blocking sends and receives),
+/// instead of after they came. Off by default: on one 2-core node (shared
+/// memory) it measured slower (`docs/ranks.md`); worth trying where the
+/// exchange costs more than it does there, with a network that moves the
+/// data without the CPU.
+pub const OVERLAP: &str = "TALUS_MPI_OVERLAP";
+
 /// The ranks of `mpirun` (feature `mpi`): MPI's world communicator.
 pub struct Mpi {
     world: mpi::topology::SimpleCommunicator,
+    /// [`OVERLAP`] set: the ghosts' rows travel while the interior's
+    /// contacts run.
+    overlap: bool,
     /// Ends MPI when dropped (after every other use of `world`).
     _universe: mpi::environment::Universe,
 }
@@ -19,6 +30,7 @@ impl Mpi {
         let universe = mpi::initialize()?;
         Some(Mpi {
             world: universe.world(),
+            overlap: std::env::var(OVERLAP).is_ok_and(|v| v == "1"),
             _universe: universe,
         })
     }
@@ -54,6 +66,45 @@ impl Comm for Mpi {
         split(&recv, &got_counts, &got_displs)
     }
 
+    fn all_to_all_during(
+        &self,
+        out: Vec<Vec<u64>>,
+        expect: &[usize],
+        work: &mut dyn FnMut(),
+    ) -> Vec<Vec<u64>> {
+        use mpi::traits::*;
+        // point to point with the ranks that have words to exchange (a
+        // slab's neighbours; the lengths are known on both sides): faster
+        // here than MPI's all-to-all, blocking or not
+        const TAG: i32 = 17;
+        let mut got: Vec<Vec<u64>> = expect.iter().map(|&n| vec![0u64; n]).collect();
+        mpi::request::scope(|scope| {
+            let mut reqs = Vec::new();
+            for (r, buf) in got.iter_mut().enumerate() {
+                if !buf.is_empty() {
+                    let from = self.world.process_at_rank(r as i32);
+                    reqs.push(from.immediate_receive_into_with_tag(scope, &mut buf[..], TAG));
+                }
+            }
+            for (r, m) in out.iter().enumerate() {
+                if !m.is_empty() {
+                    let to = self.world.process_at_rank(r as i32);
+                    reqs.push(to.immediate_send_with_tag(scope, &m[..], TAG));
+                }
+            }
+            if self.overlap {
+                work();
+            }
+            for q in reqs {
+                q.wait();
+            }
+        });
+        if !self.overlap {
+            work();
+        }
+        got
+    }
+
     fn all_gather(&self, data: &[u64]) -> Vec<Vec<u64>> {
         use mpi::datatype::PartitionMut;
         use mpi::traits::*;
@@ -83,10 +134,15 @@ impl Comm for Mpi {
         // "Open MPI v4.1.4, package: …": the name and version
         let v = mpi::environment::library_version().unwrap_or_default();
         let v = v.split([',', '\n', '\0']).next().unwrap_or("").trim();
-        if v.is_empty() {
+        let v = if v.is_empty() {
             "MPI".into()
         } else {
             format!("MPI: {v}")
+        };
+        if self.overlap {
+            format!("{v}; {OVERLAP}=1")
+        } else {
+            v
         }
     }
 }

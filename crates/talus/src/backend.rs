@@ -189,6 +189,9 @@ pub struct RanksInfo {
     /// Migrations (list rebuilds) and the rebalances among them.
     pub migrations: u64,
     pub rebalances: u64,
+    /// Seconds each rank waited for the ghosts' refreshes beyond the work
+    /// that ran while they travelled: the exchange's exposed cost.
+    pub exchange_wait_s: Vec<f64>,
 }
 
 use crate::checkpoint::Saved;

@@ -80,8 +80,17 @@ struct Ctx<'a> {
     lp: LawParams,
     pairs: &'a crate::pair::PairTable,
     walls: WallCtx<'a>,
-    /// `Work::ghost` (empty: no ghosts).
-    ghost: &'a [bool],
+    /// Which rows this pass runs: those whose `class` is `want` (all when
+    /// `class` is empty; a rank's classes: `dist::rank`).
+    class: &'a [u8],
+    want: u8,
+}
+
+impl Ctx<'_> {
+    #[inline]
+    fn runs(&self, i: usize) -> bool {
+        self.class.is_empty() || self.class[i] == self.want
+    }
 }
 
 /// (largest overlap ratio, lowest id over the limit, the load on each
@@ -117,6 +126,28 @@ const CHUNK: usize = 512;
 /// place: a pair in contact carries its history on, a candidate not in
 /// contact has zero history (a new contact starts from zero).
 pub fn contacts(st: &mut Step) -> ContactReport {
+    let part = pass(st, &[], 0);
+    finish(st, part)
+}
+
+/// The partial results of one or more passes over rows ([`pass`]), to be
+/// [`merge`]d and [`finish`]ed.
+pub struct Passed(Partial);
+
+impl Passed {
+    /// Both passes' results (the same whichever rows ran in which).
+    pub fn merge(self, b: Passed) -> Passed {
+        Passed(merge(self.0, b.0))
+    }
+}
+
+/// The stage over the rows whose `class` is `want` (every row when
+/// `class` is empty): their force, torque and history written, no other
+/// particle's. A rank runs its interior's rows while the ghosts' data is
+/// in flight, then its boundary's (`dist::rank`); every row's result is
+/// the same bits in either pass, and so are the merged sums (maxima,
+/// minima and exact load sums).
+pub fn pass(st: &mut Step, class: &[u8], want: u8) -> Passed {
     let p = &mut st.particles;
     let w = &mut st.work;
     let c = Ctx {
@@ -131,7 +162,8 @@ pub fn contacts(st: &mut Step) -> ContactReport {
             pairs: &st.pairs,
             lp: st.law,
         },
-        ghost: &w.ghost,
+        class,
+        want,
     };
     let n = c.pos_rad.len();
     let out = Out {
@@ -141,7 +173,14 @@ pub fn contacts(st: &mut Step) -> ContactReport {
         hist: &mut w.nbr_hist,
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
-    let (max_overlap_ratio, overlap, mut loads, nodal) = run(&c, 0, n, out);
+    Passed(run(&c, 0, n, out))
+}
+
+/// The stage's results after its passes: the walls' loads, the forces on
+/// the surfaces' nodes, the report.
+pub fn finish(st: &mut Step, passed: Passed) -> ContactReport {
+    let w = &mut st.work;
+    let (max_overlap_ratio, overlap, mut loads, nodal) = passed.0;
     loads.resize(st.walls.bodies.len(), LoadSum::default());
     for (b, l) in st.walls.bodies.iter_mut().zip(&loads) {
         b.load = l.value();
@@ -336,8 +375,6 @@ struct Batch {
     /// One particle's contacts as (the partner's id, index in `pending`):
     /// summed in id order.
     order: Vec<(u32, u32)>,
-    /// Where a ghost's wall loads go (dropped).
-    spare_loads: Vec<LoadSum>,
 }
 
 thread_local! {
@@ -358,6 +395,11 @@ impl Batch {
         self.count.clear();
         self.walls.clear();
         for i in range.clone() {
+            if !c.runs(i) {
+                self.walls.push(0..0);
+                self.count.push(0);
+                continue;
+            }
             let full = row(i);
             let r = pairs_of(out.nbr, full.clone());
             self.walls.push(r.end..full.end);
@@ -378,18 +420,11 @@ impl Batch {
             let k = i - lo;
             let contacts = q..q + self.count[b] as usize;
             q = contacts.end;
+            if !c.runs(i) {
+                continue;
+            }
             let walls = self.walls[b].clone();
-            let r = if c.ghost.get(i) == Some(&true) {
-                // a ghost's loads on the walls are its owner's to count
-                let mut spare = (std::mem::take(&mut self.spare_loads), Vec::new());
-                spare.0.clear();
-                spare.0.resize(acc.2.len(), LoadSum::default());
-                let r = self.particle(i, c, contacts, k, walls, out, &mut spare.0, &mut spare.1);
-                self.spare_loads = spare.0;
-                r
-            } else {
-                self.particle(i, c, contacts, k, walls, out, &mut acc.2, &mut acc.3)
-            };
+            let r = self.particle(i, c, contacts, k, walls, out, &mut acc.2, &mut acc.3);
             acc.0 = acc.0.max(r);
             if r > MAX_OVERLAP_RATIO {
                 let over = (r, Some(c.motion[i][3][3].bits32()), Vec::new(), Vec::new());

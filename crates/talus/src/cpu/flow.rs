@@ -23,30 +23,42 @@ impl Step {
     /// Removes the particles the outlets take (their centre now), with an
     /// event each (energy as the diagnostics would count it now).
     pub fn drain_outlets(&mut self) {
+        let taken = self.outlet_takes();
+        self.take_out(&taken, &HashSet::new());
+    }
+
+    /// The particles (not ghosts: their owners judge them) whose centre is
+    /// in an outlet now, as (index, outlet), in index order.
+    pub(crate) fn outlet_takes(&self) -> Vec<(usize, usize)> {
         let outlets = &self.flow.outlets;
+        let w = &self.work;
         // every step, over every particle: in parallel (collected in index
         // order)
         use rayon::prelude::*;
-        let taken: Vec<(usize, usize)> = self
-            .particles
+        self.particles
             .pos_rad
             .par_iter()
             .with_min_len(crate::state::PAR_MIN)
             .enumerate()
-            .filter_map(|(i, p)| outlets.which([p[0], p[1], p[2]]).map(|k| (i, k)))
-            .collect();
-        if taken.is_empty() {
+            .filter_map(|(i, p)| {
+                let k = outlets.which([p[0], p[1], p[2]])?;
+                (!w.is_ghost(i)).then_some((i, k))
+            })
+            .collect()
+    }
+
+    /// Removes `taken` ([`Step::outlet_takes`]), with an event each, and
+    /// the particles whose ids are in `more` (a rank's copies of those
+    /// other ranks' outlets took: their owners tell of them).
+    pub(crate) fn take_out(&mut self, taken: &[(usize, usize)], more: &HashSet<u32>) {
+        if taken.is_empty() && more.is_empty() {
             return;
         }
         let g = self.gravity_now();
-        let mut ids = HashSet::new();
-        for &(i, k) in &taken {
+        let mut ids = more.clone();
+        for &(i, k) in taken {
             let id = self.particles.id[i];
             ids.insert(id);
-            // a ghost goes too, but its owner tells of it
-            if self.work.is_ghost(i) {
-                continue;
-            }
             let e = particle_energy(self, i, g);
             self.flow.events.push(FlowEvent {
                 step: self.step,

@@ -45,6 +45,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let w = &mut st.work;
     let (force, torque) = (&w.force, &w.torque);
     let pos_ref = &w.pos_ref;
+    let ghost = &w.ghost;
     let p = &mut st.particles;
     let ids = &p.id;
     let (bad, rebuild) = p
@@ -57,6 +58,11 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .with_min_len(crate::state::PAR_MIN)
         .enumerate()
         .map(|(i, ((((x, v), om), diss), m))| {
+            // a rank's copy of another's particle: its owner moves it
+            // (the ghosts' refresh), not tested here
+            if ghost.get(i) == Some(&true) {
+                return (None, false);
+            }
             let (f, t) = (force[i], torque[i]);
             let mut pos = [0.0; 3];
             for k in 0..3 {

@@ -16,6 +16,18 @@ pub trait Comm {
     /// `out[r]` goes to rank r; returns what each rank sent to this one,
     /// by rank.
     fn all_to_all(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>>;
+    /// [`Comm::all_to_all`] with `work` run while the messages travel:
+    /// `expect[r]` words come from rank r (the receiver knows how many:
+    /// the ghosts' refresh), and `work` must not use the comm. What
+    /// overlaps depends on the transport: MPI's non-blocking all-to-all
+    /// (messages under the eager limit leave when posted; larger ones may
+    /// wait for the completion, as MPI progresses them inside its calls).
+    fn all_to_all_during(
+        &self,
+        out: Vec<Vec<u64>>,
+        expect: &[usize],
+        work: &mut dyn FnMut(),
+    ) -> Vec<Vec<u64>>;
     /// Every rank's `data`, by rank.
     fn all_gather(&self, data: &[u64]) -> Vec<Vec<u64>>;
     /// Rank 0's `data`, on every rank (the others' is replaced).
@@ -110,13 +122,50 @@ impl Comm for Threads {
     }
 
     fn all_to_all(&self, out: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
+        self.post(out);
+        self.collect()
+    }
+
+    fn all_to_all_during(
+        &self,
+        out: Vec<Vec<u64>>,
+        expect: &[usize],
+        work: &mut dyn FnMut(),
+    ) -> Vec<Vec<u64>> {
+        self.post(out);
+        work();
+        let got = self.collect();
+        let lens: Vec<usize> = got.iter().map(Vec::len).collect();
+        assert_eq!(
+            lens, expect,
+            "rank {}: messages of unexpected lengths",
+            self.rank
+        );
+        got
+    }
+
+    fn all_gather(&self, data: &[u64]) -> Vec<Vec<u64>> {
+        self.all_to_all(vec![data.to_vec(); self.size()])
+    }
+
+    fn kind(&self) -> String {
+        "threads of one process".into()
+    }
+}
+
+impl Threads {
+    /// This rank's messages into the mailboxes (no rank reads them before
+    /// all have posted: [`Threads::collect`]).
+    fn post(&self, out: Vec<Vec<u64>>) {
         assert_eq!(out.len(), self.size());
-        {
-            let mut slots = self.shared.slots.lock().unwrap_or_else(|e| e.into_inner());
-            for (to, m) in out.into_iter().enumerate() {
-                slots[self.rank][to] = Some(m);
-            }
+        let mut slots = self.shared.slots.lock().unwrap_or_else(|e| e.into_inner());
+        for (to, m) in out.into_iter().enumerate() {
+            slots[self.rank][to] = Some(m);
         }
+    }
+
+    /// The messages to this rank, once every rank posted its own.
+    fn collect(&self) -> Vec<Vec<u64>> {
         self.barrier();
         let got = {
             let mut slots = self.shared.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -127,14 +176,6 @@ impl Comm for Threads {
         // no rank writes its next messages before all have read these
         self.barrier();
         got
-    }
-
-    fn all_gather(&self, data: &[u64]) -> Vec<Vec<u64>> {
-        self.all_to_all(vec![data.to_vec(); self.size()])
-    }
-
-    fn kind(&self) -> String {
-        "threads of one process".into()
     }
 }
 

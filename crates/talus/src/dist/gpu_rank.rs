@@ -348,6 +348,8 @@ pub struct GpuRank<C: Comm> {
     owned: u64,
     migrations: u64,
     rebalances: u64,
+    /// Seconds in the ghosts' refreshes (`RanksInfo::exchange_wait_s`).
+    waited: f64,
     /// Seconds this rank's device spent on its steps since the last
     /// migration (its measured cost, exchanges included).
     busy: f64,
@@ -411,6 +413,7 @@ impl<C: Comm> GpuRank<C> {
             owned: 0,
             migrations: 0,
             rebalances: 0,
+            waited: 0.0,
             busy: 0.0,
             imbalance: 1.0,
         })
@@ -709,7 +712,10 @@ impl<C: Comm> GpuRank<C> {
             out.push(wide(&r[0][at..at + len]));
             at += len;
         }
+        // (not overlapped on this path yet: the device is idle meanwhile)
+        let t = std::time::Instant::now();
         let got = self.comm.all_to_all(out);
+        self.waited += t.elapsed().as_secs_f64();
         let mut rows_in = Vec::with_capacity(GHOST_WORDS as usize * self.recv_list.count as usize);
         for (l, w) in self.recv.iter().zip(&got) {
             let v = narrow(w);
@@ -956,14 +962,14 @@ impl<C: Comm> Part for GpuRank<C> {
     fn info(&mut self) -> RanksInfo {
         let ghosts: u64 = self.recv.iter().map(|l| l.len() as u64).sum();
         let name: Vec<u64> = self.g.ctx.describe().bytes().map(u64::from).collect();
-        let mine = [vec![self.owned, ghosts], name].concat();
+        let mine = [vec![self.owned, ghosts, self.waited.to_bits()], name].concat();
         let all = self.comm.all_gather(&mine);
         RanksInfo {
             ranks: self.comm.size(),
             transport: self.comm.kind(),
             devices: all
                 .iter()
-                .map(|a| a[2..].iter().map(|&b| b as u8 as char).collect())
+                .map(|a| a[3..].iter().map(|&b| b as u8 as char).collect())
                 .collect(),
             axis: ["x", "y", "z"][self.slabs.axis].into(),
             cuts: self.slabs.cuts.clone(),
@@ -972,6 +978,7 @@ impl<C: Comm> Part for GpuRank<C> {
             ghosts: all.iter().map(|a| a[1]).collect(),
             migrations: self.migrations,
             rebalances: self.rebalances,
+            exchange_wait_s: all.iter().map(|a| f64::from_bits(a[2])).collect(),
         }
     }
 

@@ -3,13 +3,16 @@
 //!
 //! A step on every rank: (on a rebuild) migrate — particles go to the
 //! rank that owns their position, with their history, copies to the ranks
-//! within a cutoff — and bin, sort, build; contacts and integration over
-//! everything the rank holds; the ghosts refreshed from their owners; the
-//! wall loads (exact sums) and the errors gathered, so every rank moves
-//! its walls alike; outlets. A particle's force is the serial run's bit
-//! for bit: its partners are all present (owned or ghost, with the
-//! owner's state), its sum runs in its partners' id order, and a pair is
-//! evaluated from its lower id whichever rank evaluates it.
+//! within a cutoff — and bin, sort, build; the ghosts' refresh (their
+//! owners' state after the last integration) exchanged around the contacts
+//! of the owned particles with no ghost partner, then the others'
+//! contacts; integration of the owned particles (a ghost is its owner's to
+//! move); the wall loads (exact sums), the errors and the ids the outlets
+//! took gathered, so every rank moves its walls alike and drops the same
+//! particles. A particle's force is the serial run's bit for bit: its
+//! partners are all present (owned or ghost, with the owner's state), its
+//! sum runs in its partners' id order, and a pair is evaluated from its
+//! lower id whichever rank evaluates it.
 
 use super::comm::Comm;
 use super::records;
@@ -18,7 +21,7 @@ use crate::backend::{Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind, 
 use crate::checkpoint::Saved;
 use crate::cpu::{contacts, diagnostics, integrate, CpuBackend, Step};
 use crate::setup::Setup;
-use crate::state::Particles;
+use crate::state::{Particles, INDEX, WALL};
 use crate::sums::Exact;
 use crate::walls::LoadSum;
 
@@ -74,7 +77,25 @@ pub struct Rank<C: Comm> {
     /// The cost imbalance the last migration left (largest slab's cost
     /// over the mean).
     imbalance: f64,
+    /// Each particle's rows in the contact stage: [`INTERIOR`],
+    /// [`BOUNDARY`] or [`COPY`] (since the last build or removal).
+    class: Vec<u8>,
+    /// The ghosts still hold the last step's start: their owners'
+    /// integration is not yet here (it comes with the next contacts).
+    stale: bool,
+    /// Seconds spent waiting for the ghosts' refreshes beyond the work
+    /// that ran while they travelled (the exchange's exposed cost).
+    waited: f64,
 }
+
+/// An owned particle none of whose partners is a ghost: its contacts run
+/// while the ghosts' refresh is in flight.
+const INTERIOR: u8 = 0;
+/// An owned particle with a ghost partner: its contacts run once the
+/// refresh is in.
+const BOUNDARY: u8 = 1;
+/// A ghost: its contacts are its owner's (none run here).
+const COPY: u8 = 2;
 
 /// What a scene needs that the ranks do not do yet, if anything (today:
 /// nothing; the GPU path is refused by the command line).
@@ -134,6 +155,9 @@ impl<C: Comm> Rank<C> {
             rebalances: 0,
             busy: 0.0,
             imbalance: 1.0,
+            class: Vec::new(),
+            stale: false,
+            waited: 0.0,
         };
         rank.share_replicated();
         rank.st.rebuild = true;
@@ -257,6 +281,30 @@ impl<C: Comm> Rank<C> {
         }
         self.send = send;
         self.recv = recv;
+        self.classify();
+        // every ghost came with its owner's state of now
+        self.stale = false;
+    }
+
+    /// Each particle's rows in the contact stage ([`INTERIOR`],
+    /// [`BOUNDARY`], [`COPY`]), from the list.
+    fn classify(&mut self) {
+        let w = &self.st.work;
+        let n = self.st.particles.len();
+        debug_assert_eq!(w.nbr_start.len(), n + 1, "a list over every particle");
+        let ghost_partner = |e: &u32| e & WALL == 0 && w.is_ghost((e & INDEX) as usize);
+        self.class = (0..n)
+            .map(|i| {
+                let row = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
+                if w.is_ghost(i) {
+                    COPY
+                } else if w.nbr[row].iter().any(ghost_partner) {
+                    BOUNDARY
+                } else {
+                    INTERIOR
+                }
+            })
+            .collect();
     }
 
     /// The exchange lists after particles left (an outlet takes a
@@ -282,8 +330,10 @@ impl<C: Comm> Rank<C> {
         }
     }
 
-    /// The ghosts take their owners' state of now.
-    fn refresh(&mut self) {
+    /// The rows this rank sends (its owned particles the others hold
+    /// copies of: their state of now), by rank, and the words it expects
+    /// from each.
+    fn refresh_rows(&self) -> (Vec<Vec<u64>>, Vec<usize>) {
         let out = self
             .send
             .iter()
@@ -295,8 +345,17 @@ impl<C: Comm> Rank<C> {
                 w
             })
             .collect();
-        let got = self.comm.all_to_all(out);
-        for (l, w) in self.recv.iter().zip(&got) {
+        let expect = self
+            .recv
+            .iter()
+            .map(|l| l.len() * records::REFRESH)
+            .collect();
+        (out, expect)
+    }
+
+    /// The rows received into the ghosts.
+    fn take_rows(&mut self, got: &[Vec<u64>]) {
+        for (l, w) in self.recv.iter().zip(got) {
             assert_eq!(
                 w.len(),
                 l.len() * records::REFRESH,
@@ -306,6 +365,46 @@ impl<C: Comm> Rank<C> {
                 records::take_refresh(&mut self.st, i as usize, f);
             }
         }
+        self.stale = false;
+    }
+
+    /// The ghosts take their owners' state of now, if they do not hold
+    /// it (a collective: every rank's `stale` is the same).
+    fn refresh(&mut self) {
+        if self.stale {
+            let (out, _) = self.refresh_rows();
+            let t = std::time::Instant::now();
+            let got = self.comm.all_to_all(out);
+            self.waited += t.elapsed().as_secs_f64();
+            self.take_rows(&got);
+        }
+    }
+
+    /// The contact stage: with the ghosts' refresh in flight, the rows of
+    /// the particles that have no ghost partner; then, with it in, the
+    /// rest (the same bits as one pass: `contacts::pass`).
+    fn contacts(&mut self) -> contacts::ContactReport {
+        let t0 = std::time::Instant::now();
+        let interior = if self.stale {
+            let (out, expect) = self.refresh_rows();
+            let (st, class) = (&mut self.st, &self.class);
+            let mut interior = None;
+            let mut ran = 0.0;
+            let got = self.comm.all_to_all_during(out, &expect, &mut || {
+                let t = std::time::Instant::now();
+                interior = Some(contacts::pass(st, class, INTERIOR));
+                ran = t.elapsed().as_secs_f64();
+            });
+            self.waited += t0.elapsed().as_secs_f64() - ran;
+            self.take_rows(&got);
+            interior.expect("the work ran")
+        } else {
+            contacts::pass(&mut self.st, &self.class, INTERIOR)
+        };
+        let boundary = contacts::pass(&mut self.st, &self.class, BOUNDARY);
+        let rep = contacts::finish(&mut self.st, interior.merge(boundary));
+        self.st.stage_seconds[Stage::Contacts.index()] += t0.elapsed().as_secs_f64();
+        rep
     }
 
     /// The batches of `[[insert]]` due at this step's start, as a serial
@@ -357,19 +456,27 @@ impl<C: Comm> Rank<C> {
     /// order, with the exchanges between them). On error the step is not
     /// counted; every rank returns the same error.
     pub fn step(&mut self) -> Result<(), RunError> {
+        // pouring checks its candidates against the ghosts too
+        let st = &self.st;
+        if !st.flow.plan.schedule(st.step, st.step + 1).is_empty() {
+            self.refresh();
+        }
         self.insert_due();
         // the same on every rank (the last step's gather decided it)
         if self.st.rebuild {
             self.migrate();
         }
-        let st = &mut self.st;
         let t0 = std::time::Instant::now();
-        let rep = st.timed(Stage::Contacts, contacts::contacts);
-        let done = st.timed(Stage::Integrate, integrate::integrate);
-        self.busy += t0.elapsed().as_secs_f64();
-        self.refresh();
-        // errors and wall loads of every rank
+        let waited = self.waited;
+        let rep = self.contacts();
         let st = &mut self.st;
+        let done = st.timed(Stage::Integrate, integrate::integrate);
+        // the ghosts wait for their owners' rows until the next contacts
+        self.stale = true;
+        self.busy += t0.elapsed().as_secs_f64() - (self.waited - waited);
+        // the outlets' catch among the owned particles (positions are
+        // final: nothing moves them before the serial run's drain)
+        let taken = st.outlet_takes();
         let none = u64::MAX;
         let mut status = vec![
             rep.overlap.map_or(none, u64::from),
@@ -388,6 +495,9 @@ impl<C: Comm> Rank<C> {
                 }
             }
         }
+        // last (the only part whose length differs among ranks)
+        let taken_at = status.len();
+        status.extend(taken.iter().map(|&(i, _)| st.particles.id[i] as u64));
         let all = self.comm.all_gather(&status);
         let overlap = all.iter().map(|s| s[0]).min().expect("a rank");
         let ratio = all.iter().map(|s| f64::from_bits(s[1])).fold(0.0, f64::max);
@@ -431,11 +541,19 @@ impl<C: Comm> Rank<C> {
         let moved = all.iter().any(|s| s[3] != 0);
         st.rebuild = moved || walls_moved || surfaces_moved;
         // an outlet takes a particle from its owner and its copies alike
-        // (the same state)
-        let n = st.particles.len();
-        st.drain_outlets();
-        if st.particles.len() != n {
-            self.relist();
+        // (the owner's verdict: the copies' state is a step behind)
+        let gone: std::collections::HashSet<u32> = all
+            .iter()
+            .flat_map(|s| &s[taken_at..])
+            .map(|&id| id as u32)
+            .collect();
+        if !gone.is_empty() {
+            let n = st.particles.len();
+            st.take_out(&taken, &gone);
+            if st.particles.len() != n {
+                self.relist();
+                self.classify();
+            }
         }
         // the bodies, as a serial run after its step (the same forces on
         // every rank: the same bodies)
@@ -537,9 +655,10 @@ impl<C: Comm> Rank<C> {
     pub fn info(&self) -> RanksInfo {
         let ghosts = self.st.work.ghost.iter().filter(|&&g| g).count() as u64;
         let owned = self.st.particles.len() as u64 - ghosts;
+        let threads = rayon::current_num_threads() as u64;
         let all = self
             .comm
-            .all_gather(&[owned, ghosts, rayon::current_num_threads() as u64]);
+            .all_gather(&[owned, ghosts, threads, self.waited.to_bits()]);
         let owned: Vec<u64> = all.iter().map(|a| a[0]).collect();
         RanksInfo {
             ranks: self.comm.size(),
@@ -555,6 +674,7 @@ impl<C: Comm> Rank<C> {
             ghosts: all.iter().map(|a| a[1]).collect(),
             migrations: self.migrations,
             rebalances: self.rebalances,
+            exchange_wait_s: all.iter().map(|a| f64::from_bits(a[3])).collect(),
         }
     }
 }
