@@ -24,6 +24,7 @@ pub mod rng;
 pub mod run;
 pub mod scene;
 pub mod setup;
+pub mod shapes;
 pub mod state;
 pub mod sums;
 pub mod text;
