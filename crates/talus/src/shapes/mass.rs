@@ -47,16 +47,41 @@ pub struct MassProperties {
     pub inertia: DMat3,
 }
 
-/// Moments of a set of cells: Σ V, Σ ∫x dV, Σ ∫x xᵀ dV (about the origin).
+/// Moments of a body at unit density: V, ∫x dV, ∫x xᵀ dV (about the
+/// origin).
 #[derive(Debug, Clone, Copy, Default)]
-struct Moments {
-    v: f64,
-    first: DVec3,
+pub(crate) struct Moments {
+    pub v: f64,
+    pub first: DVec3,
     /// ∫ x_a x_b dV, a ≤ b: xx, yy, zz, xy, xz, yz.
-    second: [f64; 6],
+    pub second: [f64; 6],
 }
 
 impl Moments {
+    /// Volume, centre, and the inertia about the centre (I = tr(S) 1 − S,
+    /// S = ∫ x xᵀ about the centre).
+    pub fn properties(&self) -> MassProperties {
+        let volume = self.v;
+        let com = self.first / volume;
+        let s = &self.second;
+        let sxx = s[0] - volume * com.x * com.x;
+        let syy = s[1] - volume * com.y * com.y;
+        let szz = s[2] - volume * com.z * com.z;
+        let sxy = s[3] - volume * com.x * com.y;
+        let sxz = s[4] - volume * com.x * com.z;
+        let syz = s[5] - volume * com.y * com.z;
+        let inertia = DMat3::from_cols(
+            DVec3::new(syy + szz, -sxy, -sxz),
+            DVec3::new(-sxy, sxx + szz, -syz),
+            DVec3::new(-sxz, -syz, sxx + syy),
+        );
+        MassProperties {
+            volume,
+            centre: com,
+            inertia,
+        }
+    }
+
     /// A whole cube of half-size `a` centred at `c`.
     fn cube(c: DVec3, a: f64) -> Moments {
         let v = 8.0 * a * a * a;
@@ -76,7 +101,7 @@ impl Moments {
         }
     }
 
-    fn scaled(mut self, f: f64) -> Moments {
+    pub fn scaled(mut self, f: f64) -> Moments {
         self.v *= f;
         self.first *= f;
         for x in &mut self.second {
@@ -85,7 +110,7 @@ impl Moments {
         self
     }
 
-    fn add(&mut self, o: &Moments) {
+    pub fn add(&mut self, o: &Moments) {
         self.v += o.v;
         self.first += o.first;
         for (a, b) in self.second.iter_mut().zip(o.second) {
@@ -170,26 +195,7 @@ pub fn union_of_spheres(spheres: &[[f64; 4]], acc: Accuracy) -> Result<MassPrope
     let depth = acc.depth.max(3);
     let mut m = at(depth).scaled(4.0 / 3.0);
     m.add(&at(depth - 1).scaled(-1.0 / 3.0));
-    let volume = m.v;
-    let com = m.first / volume;
-    // ∫ x xᵀ about the centre of mass, then I = tr(S) 1 − S
-    let s = &m.second;
-    let sxx = s[0] - volume * com.x * com.x;
-    let syy = s[1] - volume * com.y * com.y;
-    let szz = s[2] - volume * com.z * com.z;
-    let sxy = s[3] - volume * com.x * com.y;
-    let sxz = s[4] - volume * com.x * com.z;
-    let syz = s[5] - volume * com.y * com.z;
-    let inertia = DMat3::from_cols(
-        DVec3::new(syy + szz, -sxy, -sxz),
-        DVec3::new(-sxy, sxx + szz, -syz),
-        DVec3::new(-sxz, -syz, sxx + syy),
-    );
-    Ok(MassProperties {
-        volume,
-        centre: com,
-        inertia,
-    })
+    Ok(m.properties())
 }
 
 /// The 8 children of a cube (centre `c`, half-size `a`), in a fixed order.
