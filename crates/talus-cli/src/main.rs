@@ -554,6 +554,12 @@ fn cmd_check(path: &Path) -> ExitCode {
         outln!("             {}: {k}", s.label);
     }
     outln!("total mass   {:.6e} kg", scene.total_mass() + 0.0);
+    if !scene.shapes.is_empty() {
+        outln!("shapes       (clumps: read and checked, not yet run by either backend)");
+        for l in scene.describe_shapes() {
+            outln!("             {l}");
+        }
+    }
     if !scene.inserts.is_empty() || !scene.outlets.is_empty() {
         outln!("flow");
         for l in scene.describe_flow() {

@@ -3245,3 +3245,36 @@ fn several_ranks_without_the_mpi_feature_are_refused() {
         assert!(!d.exists(), "no run");
     }
 }
+
+// ------------------------------------------------------------------ shapes
+
+/// `[[shapes]]` (issue 37: read and checked, not yet run): `check` lists
+/// each with its volume; a bad one stops it in one line at its key.
+#[test]
+fn shapes_are_listed_by_check_and_bad_ones_refused() {
+    let shapes = "\n[[shapes]]\nname = \"dumbbell\"\nspheres = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]]\n";
+    let dir = TempDir::new("shapes");
+    let scene = dir.write("scene.toml", &format!("{BASE}{shapes}"));
+    let out = check(&scene);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // two spheres less their lens: 7.5063e-9 m³
+    assert!(
+        stdout.contains("shapes[0] dumbbell: 2 spheres, 7.5063e-9 m³"),
+        "{stdout}"
+    );
+    let bad =
+        format!("{BASE}\n[[shapes]]\nname = \"dumbbell\"\nspheres = [[0.0, 0.0, 0.0, -0.001]]\n");
+    let line = line_of(&bad, "spheres = [[0.0, 0.0, 0.0, -0.001]]");
+    check_fails(
+        "shapes-bad",
+        &bad,
+        Some(line),
+        "shapes[0].spheres[0]",
+        &["radius must be finite and > 0 (got -0.001)"],
+    );
+}

@@ -38,6 +38,7 @@ impl SceneBuilder {
                 inserts: Vec::new(),
                 outlets: Vec::new(),
                 bodies: Vec::new(),
+                shapes: Vec::new(),
                 sources: Vec::new(),
                 key_lines: HashMap::new(),
                 mesh_files: Default::default(),

@@ -269,6 +269,58 @@ impl Scene {
 }
 
 impl Scene {
+    /// One line per `[[shapes]]` entry, for `talus check`: its spheres and
+    /// its mass properties at unit density (the union's, or a mesh's
+    /// solid's; `shapes::mass`, `shapes::fill`), e.g. `shapes[0] dumbbell:
+    /// 2 spheres, 7.5063e-9 m³, Ixx, Iyy, Izz about the centre (…) m⁵
+    /// (× density: kg m²)`.
+    pub fn describe_shapes(&self) -> Vec<String> {
+        use crate::scene::types::ClumpSource;
+        use crate::shapes::{fill, mass};
+        let moments = |m: &mass::MassProperties| {
+            let e = m.inertia;
+            format!(
+                "({:.3e}, {:.3e}, {:.3e})",
+                e.col(0)[0],
+                e.col(1)[1],
+                e.col(2)[2]
+            )
+        };
+        self.shapes
+            .iter()
+            .enumerate()
+            .map(|(i, sh)| {
+                let head = format!("shapes[{i}] {}", sh.name);
+                match &sh.source {
+                    ClumpSource::Spheres(list) => {
+                        match mass::union_of_spheres(list, mass::Accuracy::default()) {
+                            Ok(m) => format!(
+                                "{head}: {} spheres, {:.4e} m³, Ixx, Iyy, Izz about the centre {} m⁵ (× density: kg m²)",
+                                list.len(),
+                                m.volume,
+                                moments(&m)
+                            ),
+                            Err(e) => format!("{head}: {e}"),
+                        }
+                    }
+                    ClumpSource::Mesh {
+                        file,
+                        triangles,
+                        count,
+                    } => match fill::solid_properties(triangles) {
+                        Ok(m) => format!(
+                            "{head}: {} filled with {count} spheres, solid {:.4e} m³, Ixx, Iyy, Izz about the centre {} m⁵ (× density: kg m²)",
+                            file.display(),
+                            m.volume,
+                            moments(&m)
+                        ),
+                        Err(e) => format!("{head}: {e}"),
+                    },
+                }
+            })
+            .collect()
+    }
+
     /// One line per `[[bodies]]` entry, for `talus check` (on a valid
     /// scene: each mesh is built again, from the file read at load), e.g. `bodies[0] plate: 1369
     /// nodes, 576 elements (tet10), stvk, explicit, mass 1.1e-2 kg,

@@ -522,6 +522,28 @@ pub struct Insert {
     pub interval: Option<f64>,
 }
 
+/// `[[shapes]]`: a rigid clump of spheres particles may take (issue 37;
+/// read and checked, not yet run by either backend).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClumpShape {
+    pub name: String,
+    pub source: ClumpSource,
+}
+
+/// Where a clump's spheres come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClumpSource {
+    /// `spheres = [[x, y, z, r], ...]` in the shape's own frame (m).
+    Spheres(Vec<[f64; 4]>),
+    /// `file = "mesh.stl"` (a closed surface) filled with `spheres_count`
+    /// spheres (`shapes::fill`).
+    Mesh {
+        file: PathBuf,
+        triangles: Vec<super::mesh_file::Triangle>,
+        count: usize,
+    },
+}
+
 /// `[[outlets]]`: particles whose centre enters `region` are removed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outlet {
@@ -730,6 +752,8 @@ pub struct Scene {
     pub outlets: Vec<Outlet>,
     /// `[[bodies]]` entries, in order.
     pub bodies: Vec<Body>,
+    /// `[[shapes]]` entries, in order.
+    pub shapes: Vec<ClumpShape>,
     /// The particle sources, in order.
     pub sources: Vec<SourceInfo>,
     /// TOML line of each key path, for error messages.

@@ -14,6 +14,9 @@ mod flow;
 mod particles;
 mod reader;
 mod schema;
+mod shapes;
+#[cfg(test)]
+mod shapes_tests;
 #[cfg(test)]
 mod tests;
 
@@ -118,6 +121,12 @@ impl Reader<'_> {
                 particles.extend(ps);
             }
         }
+        let mut shapes = Vec::new();
+        for mut t in self.table_array(&mut root, "shapes", shapes::SHAPE_KEYS)? {
+            let s = self.shape(&mut t, &shapes, &domain)?;
+            self.finish(t)?;
+            shapes.push(s);
+        }
         let mut inserts = Vec::new();
         for mut t in self.table_array(&mut root, "insert", INSERT_KEYS)? {
             inserts.push(self.insert(&mut t, &materials)?);
@@ -154,6 +163,7 @@ impl Reader<'_> {
             inserts,
             outlets,
             bodies,
+            shapes,
             sources,
             key_lines: self.lines.borrow().clone(),
             mesh_files: Default::default(),

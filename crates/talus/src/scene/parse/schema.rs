@@ -24,6 +24,7 @@ pub(super) const ROOT_KEYS: &[&str] = &[
     "insert",
     "outlets",
     "bodies",
+    "shapes",
 ];
 pub(super) const SIMULATION_KEYS: &[&str] = &[
     "duration",

@@ -1,0 +1,136 @@
+//! Tests of `[[shapes]]` (`shapes.rs`): a shape of spheres, a mesh shape,
+//! and every bad shape's one line.
+
+use crate::scene::parse::parse_str;
+use crate::scene::types::ClumpSource;
+
+const HEAD: &str = r#"
+[simulation]
+duration = 0.1
+
+[domain]
+min = [0.0, 0.0, 0.0]
+max = [0.01, 0.01, 0.02]
+
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.5
+
+[[particles]]
+generator = "lattice"
+region = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }
+radius = 0.001
+material = "glass"
+"#;
+
+fn parse(tail: &str) -> Result<crate::scene::Scene, String> {
+    parse_str(&format!("{HEAD}{tail}"), None).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_shape_of_spheres_is_read() {
+    let s = parse(
+        "[[shapes]]\nname = \"dumbbell\"\nspheres = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]]\n",
+    )
+    .unwrap();
+    assert_eq!(s.shapes.len(), 1);
+    assert_eq!(s.shapes[0].name, "dumbbell");
+    assert_eq!(
+        s.shapes[0].source,
+        ClumpSource::Spheres(vec![[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]])
+    );
+}
+
+/// Every bad shape in one line naming the key.
+#[test]
+fn bad_shapes_are_refused_in_one_line() {
+    let cases = [
+        ("name = \"a\"\nspheres = []", "shapes[0].spheres: a shape needs at least one sphere"),
+        (
+            "name = \"a\"\nspheres = [[0.0, 0.0, 0.0, 0.001], [0.0, 0.0, 0.0, 0.0]]",
+            "shapes[0].spheres[1]: sphere 1: radius must be finite and > 0 (got 0)",
+        ),
+        (
+            "name = \"a\"\nspheres = [[0.0, 0.0, 0.0, nan]]",
+            "shapes[0].spheres[0][3]: expected a finite number",
+        ),
+        (
+            "name = \"a\"\nspheres = [[0.0, 0.0, 0.001]]",
+            "shapes[0].spheres[0]: expected [x, y, z, radius] (m), found 3 values",
+        ),
+        ("name = \"a\"", "shapes[0]: expected spheres = [[x, y, z, radius], ...]"),
+        (
+            "name = \"a\"\nspheres = [[0.0, 0.0, 0.0, 0.001]]\nfile = \"t.stl\"\nspheres_count = 3",
+            "shapes[0].file: give either spheres or file (with spheres_count), not both",
+        ),
+        (
+            "name = \"a\"\nfile = \"t.stl\"\nspheres_count = 0",
+            "shapes[0].spheres_count: spheres_count must be at least 1 (got 0)",
+        ),
+        (
+            "name = \"a\"\nfile = \"t.stl\"",
+            "shapes[0].spheres_count: missing key",
+        ),
+        (
+            "name = \"long\"\nspheres = [[0.0, 0.0, 0.0, 0.001], [0.0, 0.0, 0.02, 0.001]]",
+            "shapes[0].name: shape \"long\" is 0.0220 m across along z, more than the domain's 0.0200 m",
+        ),
+        ("spheres = [[0.0, 0.0, 0.0, 0.001]]", "shapes[0].name: missing key"),
+    ];
+    for (body, want) in cases {
+        let e = parse(&format!("[[shapes]]\n{body}\n")).unwrap_err();
+        assert!(e.contains(want), "{body}:\n  {e}\n  wanted {want}");
+    }
+    let e = parse(
+        "[[shapes]]\nname = \"a\"\nspheres = [[0.0, 0.0, 0.0, 0.001]]\n[[shapes]]\nname = \"a\"\nspheres = [[0.0, 0.0, 0.0, 0.001]]\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("shapes[1].name: shapes[0] is already named \"a\""),
+        "{e}"
+    );
+}
+
+/// A mesh shape: the file relative to the scene, closed and of volume.
+#[test]
+fn a_mesh_shape_must_be_closed() {
+    let d = std::env::temp_dir().join(format!("talus_shapes_{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    // a tetrahedron, counter-clockwise from outside; then one face less
+    let v = ["0 0 0", "0.002 0 0", "0 0.002 0", "0 0 0.002"];
+    let faces = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]];
+    let stl = |faces: &[[usize; 3]]| {
+        let mut s = String::from("solid t\n");
+        for f in faces {
+            s += "facet normal 0 0 0\nouter loop\n";
+            for &k in f {
+                s += &format!("vertex {}\n", v[k]);
+            }
+            s += "endloop\nendfacet\n";
+        }
+        s + "endsolid t\n"
+    };
+    std::fs::write(d.join("tet.stl"), stl(&faces)).unwrap();
+    std::fs::write(d.join("open.stl"), stl(&faces[..3])).unwrap();
+    let scene = |file: &str| {
+        let text =
+            format!("{HEAD}[[shapes]]\nname = \"t\"\nfile = \"{file}\"\nspheres_count = 4\n");
+        std::fs::write(d.join("s.toml"), &text).unwrap();
+        parse_str(&text, Some(&d.join("s.toml"))).map_err(|e| e.to_string())
+    };
+    let s = scene("tet.stl").unwrap();
+    assert!(
+        matches!(&s.shapes[0].source, ClumpSource::Mesh { count: 4, triangles, .. } if triangles.len() == 4)
+    );
+    let e = scene("open.stl").unwrap_err();
+    assert!(
+        e.contains("shapes[0].file: mesh file")
+            && e.contains("the mesh is not closed: 3 edges belong to one triangle only"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&d).ok();
+}
