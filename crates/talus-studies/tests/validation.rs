@@ -102,6 +102,7 @@ cases! {
     fem_wave_arrival => "fem-wave",
     fem_cantilever => "fem-cantilever",
     fem_spinning_body => "fem-spin",
+    clump_rotation_free_top => "clump-top",
     coupled_momentum_and_bed_weight => "coupled",
 }
 
@@ -153,6 +154,7 @@ fn report_is_written() {
             "fem-wave",
             "fem-cantilever",
             "fem-spin",
+            "clump-top",
             "coupled",
             "packing",
             "plate",

@@ -10,6 +10,7 @@
 
 mod bed;
 mod beverloo;
+mod clump;
 mod collapse;
 mod common;
 mod compaction;
@@ -36,6 +37,7 @@ mod wall_sweep;
 use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
+use clump::case_clump_top;
 use collapse::case_collapse;
 use compaction::case_compaction;
 use coupling::{case_coupled, case_plate};
@@ -175,6 +177,14 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_fem_spin(mk),
+    },
+    CaseDef {
+        id: "clump-top",
+        title: "torque-free asymmetric top: the clumps' rotation against the exact solution",
+        source: "Landau & Lifshitz, Mechanics §37 (elliptic functions); issue 37",
+        full: false,
+        options: &[],
+        run: |mk, _| case_clump_top(mk),
     },
     CaseDef {
         id: "coupled",
