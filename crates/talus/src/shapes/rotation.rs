@@ -104,6 +104,61 @@ pub fn free_top_period(inertia: DVec3, e: f64, l2: f64) -> f64 {
     4.0 * elliptic_k(k2.sqrt()) / lambda2.sqrt()
 }
 
+/// What [`tumble`] measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tumble {
+    /// The exact period of the body-frame spin ([`free_top_period`]), s.
+    pub period: f64,
+    /// The step, s.
+    pub dt: f64,
+    /// The worst |ΔL| / L (world frame) and |ΔE| / E over the run.
+    pub worst_l: f64,
+    pub worst_e: f64,
+    /// When the spin about axis 2 changed sign (linearly between steps), s.
+    pub flips: Vec<f64>,
+}
+
+impl Tumble {
+    /// The period the flips measure: two flips a period.
+    pub fn measured_period(&self) -> Option<f64> {
+        let n = self.flips.len();
+        (n >= 3).then(|| 2.0 * (self.flips[n - 1] - self.flips[0]) / (n - 1) as f64)
+    }
+}
+
+/// A free asymmetric top (principal moments `inertia`, increasing) started
+/// at orientation `q0` with body-frame angular velocity `omega_body`, run
+/// `steps` steps over `periods` of its exact period: the check of the unit
+/// tests and of `talus validate`'s clump-top.
+pub fn tumble(inertia: DVec3, omega_body: DVec3, q0: DQuat, steps: u64, periods: f64) -> Tumble {
+    let mut r = Rotor {
+        q: q0,
+        l: q0 * (inertia * omega_body),
+    };
+    let (l0, e0) = (r.l, r.energy(inertia));
+    let period = free_top_period(inertia, e0, l0.length_squared());
+    let dt = periods * period / steps as f64;
+    let mut t = Tumble {
+        period,
+        dt,
+        worst_l: 0.0,
+        worst_e: 0.0,
+        flips: Vec::new(),
+    };
+    let mut last = (r.q.inverse() * r.l).y;
+    for n in 1..=steps {
+        r.step(inertia, DVec3::ZERO, dt);
+        let now = (r.q.inverse() * r.l).y;
+        if now.signum() != last.signum() {
+            t.flips.push((n as f64 - now / (now - last)) * dt);
+        }
+        last = now;
+        t.worst_l = t.worst_l.max((r.l - l0).length() / l0.length());
+        t.worst_e = t.worst_e.max((r.energy(inertia) - e0).abs() / e0);
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,40 +178,23 @@ mod tests {
     /// solution's half period, within 1 %.
     #[test]
     fn the_intermediate_axis_flips_with_the_exact_period() {
-        let inertia = DVec3::new(1.0, 2.0, 3.0);
-        let omega_body = DVec3::new(0.01, 1.0, 0.02);
         let q0 = DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
-        let mut r = Rotor {
-            q: q0,
-            l: q0 * (inertia * omega_body),
-        };
-        let (l0, e0) = (r.l, r.energy(inertia));
-        let period = free_top_period(inertia, e0, l0.length_squared());
-        let steps = 100_000;
-        // about eight periods of the flip in the run
-        let dt = 8.0 * period / steps as f64;
-        let mut flips = Vec::new();
-        let mut last = (r.q.inverse() * r.l).y;
-        let mut worst_e = 0.0f64;
-        for n in 1..=steps {
-            r.step(inertia, DVec3::ZERO, dt);
-            let now = (r.q.inverse() * r.l).y;
-            if now.signum() != last.signum() {
-                // the crossing, linearly between the two steps
-                flips.push((n as f64 - now / (now - last)) * dt);
-            }
-            last = now;
-            worst_e = worst_e.max((r.energy(inertia) - e0).abs() / e0);
-        }
-        assert_eq!(r.l, l0, "the world angular momentum, bit for bit");
-        assert!(worst_e < 1e-5, "energy within {worst_e:e}");
-        assert!(flips.len() >= 10, "{} flips", flips.len());
-        let half = (flips[flips.len() - 1] - flips[0]) / (flips.len() - 1) as f64;
-        let err = (2.0 * half - period).abs() / period;
+        let t = tumble(
+            DVec3::new(1.0, 2.0, 3.0),
+            DVec3::new(0.01, 1.0, 0.02),
+            q0,
+            100_000,
+            8.0,
+        );
+        assert_eq!(t.worst_l, 0.0, "the world angular momentum, bit for bit");
+        assert!(t.worst_e < 1e-5, "energy within {:e}", t.worst_e);
+        assert!(t.flips.len() >= 10, "{} flips", t.flips.len());
+        let got = t.measured_period().expect("flips");
+        let err = (got - t.period).abs() / t.period;
         assert!(
             err < 0.01,
-            "flip period {} against {period} ({err:e})",
-            2.0 * half
+            "flip period {got} against {} ({err:e})",
+            t.period
         );
     }
 

@@ -7,7 +7,7 @@ use crate::validate::maker::Maker;
 use crate::validate::result::CaseResult;
 use crate::validate::row::{Row, Tol};
 use glam::{DQuat, DVec3};
-use talus::shapes::rotation::{free_top_period, Rotor};
+use talus::shapes::rotation::tumble;
 
 /// A rigid body with principal moments 1, 2, 3 kg m² spun at 1 rad/s about
 /// its intermediate axis, 1–2 % off: 10⁵ steps over eight periods of its
@@ -23,37 +23,21 @@ pub fn case_clump_top(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         ));
         return Ok(out);
     }
-    let inertia = DVec3::new(1.0, 2.0, 3.0);
-    let omega_body = DVec3::new(0.01, 1.0, 0.02);
     let q0 = DQuat::from_euler(glam::EulerRot::XYZ, 0.3, -0.7, 1.1);
-    let mut r = Rotor {
-        q: q0,
-        l: q0 * (inertia * omega_body),
-    };
-    let (l0, e0) = (r.l, r.energy(inertia));
-    let period = free_top_period(inertia, e0, l0.length_squared());
-    let steps = 100_000;
-    let dt = 8.0 * period / steps as f64;
-    let (mut worst_l, mut worst_e) = (0.0f64, 0.0f64);
-    let mut flips = Vec::new();
-    let mut last = (r.q.inverse() * r.l).y;
-    for n in 1..=steps {
-        r.step(inertia, DVec3::ZERO, dt);
-        let now = (r.q.inverse() * r.l).y;
-        if now.signum() != last.signum() {
-            flips.push((n as f64 - now / (now - last)) * dt);
-        }
-        last = now;
-        worst_l = worst_l.max((r.l - l0).length() / l0.length());
-        worst_e = worst_e.max((r.energy(inertia) - e0).abs() / e0);
-    }
-    if flips.len() < 3 {
+    let t = tumble(
+        DVec3::new(1.0, 2.0, 3.0),
+        DVec3::new(0.01, 1.0, 0.02),
+        q0,
+        100_000,
+        8.0,
+    );
+    let Some(measured) = t.measured_period() else {
         return Err(format!(
             "the top flipped {} times, expected ~16",
-            flips.len()
+            t.flips.len()
         ));
-    }
-    let measured = 2.0 * (flips[flips.len() - 1] - flips[0]) / (flips.len() - 1) as f64;
+    };
+    let (worst_l, worst_e, period, dt) = (t.worst_l, t.worst_e, t.period, t.dt);
     let name = "clump-top";
     out.row(Row::new(
         name,
@@ -78,7 +62,7 @@ pub fn case_clump_top(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     ));
     out.notes.push(format!(
         "{name}: I = (1, 2, 3) kg m², ω = (0.01, 1, 0.02) rad/s in the body, dt = {dt:.3e} s, {} flips",
-        flips.len()
+        t.flips.len()
     ));
     Ok(out)
 }

@@ -5,7 +5,6 @@
 use super::reader::{join, Reader, Tab, V};
 use crate::scene::error::SceneError;
 use crate::scene::types::{Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Material};
-use std::path::Path;
 use toml::de::DeValue;
 
 pub(super) const BODY_KEYS: &[&str] = &[
@@ -179,13 +178,7 @@ impl Reader<'_> {
                         ));
                     }
                 }
-                let base = self
-                    .file
-                    .as_ref()
-                    .and_then(|p| p.parent())
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                Ok(BodyMesh::File(base.join(fname)))
+                Ok(BodyMesh::File(self.beside_scene(fname)))
             }
             (None, Some(v)) => {
                 let path = join(&t.path, "generator");

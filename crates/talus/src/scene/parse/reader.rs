@@ -69,6 +69,13 @@ impl<'a> Reader<'a> {
             + 1
     }
 
+    /// `name` relative to the scene file's folder (as given when the scene
+    /// was parsed from text).
+    pub(super) fn beside_scene(&self, name: &str) -> std::path::PathBuf {
+        let base = self.file.as_ref().and_then(|p| p.parent());
+        base.map(|b| b.join(name)).unwrap_or_else(|| name.into())
+    }
+
     pub(super) fn err(&self, line: Option<usize>, key: &str, msg: impl Into<String>) -> SceneError {
         SceneError {
             file: self.file.clone(),

@@ -10,7 +10,6 @@ use crate::scene::types::{
     unit_or_given, Contact, ContactModel, Domain, Dt, End, Interaction, Material, Oscillation,
     Servo, Shape, Side, Simulation, Wall, WallMotion,
 };
-use std::path::Path;
 use toml::de::DeValue;
 
 pub(super) const ROOT_KEYS: &[&str] = &[
@@ -399,13 +398,7 @@ impl Reader<'_> {
         let v = self.required(t, "file", "a mesh file name, \"*.stl\" or \"*.obj\"")?;
         let fname = self.string(&fpath, v)?;
         let file_line = self.vline(v);
-        let base = self
-            .file
-            .as_ref()
-            .and_then(|p| p.parent())
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let file = base.join(fname);
+        let file = self.beside_scene(fname);
         let scale = match self.get(t, "scale") {
             Some(v) => {
                 let spath = join(&t.path, "scale");

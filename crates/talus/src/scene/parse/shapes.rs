@@ -9,7 +9,6 @@ use crate::scene::error::SceneError;
 use crate::scene::mesh_file;
 use crate::scene::types::{ClumpShape, ClumpSource, Domain};
 use crate::shapes::{fill, mass};
-use std::path::Path;
 
 pub(super) const SHAPE_KEYS: &[&str] = &["name", "spheres", "file", "spheres_count"];
 
@@ -80,13 +79,7 @@ impl Reader<'_> {
                 let fpath = join(&t.path, "file");
                 let fname = self.string(&fpath, v)?;
                 let line = self.vline(v);
-                let base = self
-                    .file
-                    .as_ref()
-                    .and_then(|p| p.parent())
-                    .map(Path::to_path_buf)
-                    .unwrap_or_default();
-                let path = base.join(fname);
+                let path = self.beside_scene(fname);
                 let cpath = join(&t.path, "spheres_count");
                 let c =
                     self.required(t, "spheres_count", "the number of spheres to fill it with")?;

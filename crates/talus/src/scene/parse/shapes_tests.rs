@@ -1,34 +1,14 @@
 //! Tests of `[[shapes]]` (`shapes.rs`): a shape of spheres, a mesh shape,
 //! and every bad shape's one line.
 
+use super::tests::{BED, HEAD};
 use crate::scene::parse::parse_str;
 use crate::scene::types::ClumpSource;
 
-const HEAD: &str = r#"
-[simulation]
-duration = 0.1
-
-[domain]
-min = [0.0, 0.0, 0.0]
-max = [0.01, 0.01, 0.02]
-
-[[materials]]
-name = "glass"
-density = 2500.0
-youngs_modulus = 5.0e6
-poisson_ratio = 0.25
-restitution = 0.5
-friction = 0.5
-
-[[particles]]
-generator = "lattice"
-region = { min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.01] }
-radius = 0.001
-material = "glass"
-"#;
-
-fn parse(tail: &str) -> Result<crate::scene::Scene, String> {
-    parse_str(&format!("{HEAD}{tail}"), None).map_err(|e| e.to_string())
+/// The scene of `tests.rs` (domain 0.1 × 0.1 × 0.2 m) with its lattice
+/// bed and `shapes`.
+fn parse(shapes: &str) -> Result<crate::scene::Scene, String> {
+    super::tests::parse(&format!("{BED}{shapes}"))
 }
 
 #[test]
@@ -76,8 +56,8 @@ fn bad_shapes_are_refused_in_one_line() {
             "shapes[0].spheres_count: missing key",
         ),
         (
-            "name = \"long\"\nspheres = [[0.0, 0.0, 0.0, 0.001], [0.0, 0.0, 0.02, 0.001]]",
-            "shapes[0].name: shape \"long\" is 0.0220 m across along z, more than the domain's 0.0200 m",
+            "name = \"long\"\nspheres = [[0.0, 0.0, 0.0, 0.001], [0.0, 0.0, 0.2, 0.001]]",
+            "shapes[0].name: shape \"long\" is 0.2020 m across along z, more than the domain's 0.2000 m",
         ),
         ("spheres = [[0.0, 0.0, 0.0, 0.001]]", "shapes[0].name: missing key"),
     ];
@@ -118,7 +98,7 @@ fn a_mesh_shape_must_be_closed() {
     std::fs::write(d.join("open.stl"), stl(&faces[..3])).unwrap();
     let scene = |file: &str| {
         let text =
-            format!("{HEAD}[[shapes]]\nname = \"t\"\nfile = \"{file}\"\nspheres_count = 4\n");
+            format!("{HEAD}{BED}[[shapes]]\nname = \"t\"\nfile = \"{file}\"\nspheres_count = 4\n");
         std::fs::write(d.join("s.toml"), &text).unwrap();
         parse_str(&text, Some(&d.join("s.toml"))).map_err(|e| e.to_string())
     };

@@ -10,7 +10,7 @@ use crate::scene::types::{
 };
 use std::path::{Path, PathBuf};
 
-const HEAD: &str = r#"
+pub(super) const HEAD: &str = r#"
 [simulation]
 duration = 0.1
 
@@ -27,7 +27,7 @@ restitution = 0.5
 friction = 0.5
 "#;
 
-fn parse(tail: &str) -> Result<Scene, String> {
+pub(super) fn parse(tail: &str) -> Result<Scene, String> {
     parse_str(&format!("{HEAD}{tail}"), None).map_err(|e| e.to_string())
 }
 
@@ -262,7 +262,7 @@ fn reading_errors() {
 }
 
 /// A lattice source, so that a scene with only bodies still has grains.
-const BED: &str = "[[particles]]\ngenerator = \"lattice\"\nregion = { min = [0.0, 0.0, 0.1], max = [0.01, 0.01, 0.11] }\nradius = 0.001\nmaterial = \"glass\"\n";
+pub(super) const BED: &str = "[[particles]]\ngenerator = \"lattice\"\nregion = { min = [0.0, 0.0, 0.1], max = [0.01, 0.01, 0.11] }\nradius = 0.001\nmaterial = \"glass\"\n";
 
 #[test]
 fn a_generated_body_with_every_key() {
