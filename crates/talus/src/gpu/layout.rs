@@ -543,6 +543,34 @@ pub struct LawOut {
     pub energy: [f32; 4],
 }
 
+#[cfg(feature = "test-kernels")]
+/// A free top for the clumps' rotation alone (`RotorCase` in
+/// `shaders/rotor_eval.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct RotorCase {
+    /// Start orientation (x, y, z, w).
+    pub q: [f32; 4],
+    /// xyz: world angular momentum.
+    pub l: [f32; 4],
+    /// xyz: principal moments; w: dt.
+    pub inertia: [f32; 4],
+    /// x: steps.
+    pub steps: [u32; 4],
+}
+
+#[cfg(feature = "test-kernels")]
+/// What a [`RotorCase`] ends with (`RotorOut` in rotor_eval.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct RotorOut {
+    pub q: [f32; 4],
+    pub l: [f32; 4],
+    /// Sign changes of the body-frame spin about axis 2: count, first and
+    /// last (s); the worst |ΔE| / E.
+    pub flips: [f32; 4],
+}
+
 /// A scan level's uniform (`ScanParams` in `shaders/sort.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
@@ -678,6 +706,15 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             normal,
             hist
         }),
+        #[cfg(feature = "test-kernels")]
+        layout!(RotorCase {
+            q,
+            l,
+            inertia,
+            steps
+        }),
+        #[cfg(feature = "test-kernels")]
+        layout!(RotorOut { q, l, flips }),
         #[cfg(feature = "test-kernels")]
         layout!(LawOut {
             force_a,

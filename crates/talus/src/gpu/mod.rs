@@ -21,6 +21,8 @@ pub mod layout;
 pub mod neighbours;
 pub mod pages;
 pub mod ranks;
+#[cfg(feature = "test-kernels")]
+pub mod rotor_eval;
 pub mod save;
 pub mod shaders;
 pub mod sort;

@@ -1,7 +1,7 @@
 //! The WGSL sources, each stage file with `common.wgsl` prepended,
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
-//! walls and `law.wgsl` (the pair law) before those that evaluate
-//! contacts; then, appended, the page declarations and accessors of the
+//! walls, `law.wgsl` (the pair law) before those that evaluate contacts
+//! and `rotor.wgsl` (a clump's rotation) before `rotor_eval.wgsl`; then, appended, the page declarations and accessors of the
 //! paged arrays each declares, for a run's [`Paging`] (`pages::generate`),
 //! and `PAIRS_ONCE`, the device's [`Pairs`] as a constant (so each variant
 //! compiles without the other's code).
@@ -10,7 +10,7 @@ use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 3] = ["common.wgsl", "law.wgsl", "walls.wgsl"];
+pub const INCLUDES: [&str; 4] = ["common.wgsl", "law.wgsl", "rotor.wgsl", "walls.wgsl"];
 
 /// `(stage file name, full source)` for every shader module, with one
 /// page of every paged array, each pair once.
@@ -44,6 +44,15 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         ),
         #[cfg(feature = "test-kernels")]
         with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
+        #[cfg(feature = "test-kernels")]
+        (
+            "rotor_eval.wgsl",
+            format!(
+                "{common}\n{}\n{}",
+                include_str!("../../shaders/rotor.wgsl"),
+                include_str!("../../shaders/rotor_eval.wgsl")
+            ),
+        ),
         #[cfg(feature = "test-kernels")]
         with_walls(
             "wall_eval.wgsl",

@@ -18,7 +18,7 @@ pub fn case_clump_top(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     if mk.name() != "cpu" {
         out.notes.push(format!(
-            "not run on {}: the clumps' rotation has no GPU twin yet (issue 37); see the cpu rows",
+            "not run on {}: the clumps' rotation runs in no GPU stage yet (its f32 twin, rotor.wgsl, is checked against this one in the engine's tests/gpu.rs); see the cpu rows",
             mk.name()
         ));
         return Ok(out);
