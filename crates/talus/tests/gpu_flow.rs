@@ -642,3 +642,51 @@ fn paged_run(scene: &talus::scene::Scene, pairs: Pairs) {
     resumed.advance(100).unwrap();
     assert_same_bits(&device_state(&plain), &device_state(&resumed));
 }
+
+/// A pour whose step may offer more candidates than llvmpipe runs loop
+/// iterations (`gpu::SOFTWARE_LOOP_MAX`): refused in one line on a
+/// software adapter (CI's lavapipe), which would drop candidates past it
+/// without a word; built on a hardware one.
+#[test]
+fn gpu_software_adapter_refuses_batches_past_its_loop_limit() {
+    let Some(ctx) = test_context() else { return };
+    let scene = build(
+        SceneBuilder::new("flood")
+            .domain([0.0; 3], [0.2, 0.2, 0.1])
+            .gravity([0.0, 0.0, -9.81])
+            .dt(dt())
+            .steps(100)
+            .material(glass())
+            .add_insert(insert(
+                Region::Box {
+                    min: [0.0; 3],
+                    max: [0.2, 0.2, 0.05],
+                },
+                [0.0; 3],
+                50,
+                40_000,
+                40_000,
+                0,
+            )),
+    );
+    let setup = talus::Setup::new(scene).unwrap();
+    let most = setup.inserts.most_candidates_per_step();
+    assert!(most > talus::gpu::SOFTWARE_LOOP_MAX, "{most} candidates");
+    let software = ctx.info.device_type == wgpu::DeviceType::Cpu;
+    match GpuBackend::from_setup(&setup, ctx) {
+        Err(e) => {
+            assert!(software, "a hardware adapter refused it: {e}");
+            let e = e.to_string();
+            assert!(
+                e.contains("ends a shader loop after 65535 iterations")
+                    && e.contains("--backend cpu"),
+                "{e}"
+            );
+            assert_eq!(e.lines().count(), 1, "{e}");
+        }
+        Ok(_) => assert!(
+            !software,
+            "a software adapter took {most} candidates a step"
+        ),
+    }
+}

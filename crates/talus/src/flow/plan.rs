@@ -266,6 +266,20 @@ impl InsertPlan {
         self.entries.is_empty()
     }
 
+    /// An upper bound on the candidates one step's batches offer
+    /// together: each batch min(2 × its share + 16, its lattice's cells),
+    /// a share at most ⌈rate × interval⌉ + 1 (and the entry's count).
+    pub fn most_candidates_per_step(&self) -> u64 {
+        self.entries
+            .iter()
+            .map(|e| {
+                let share = (e.rate * e.every as f64 * self.dt).ceil() as u64 + 1;
+                let share = e.insert.count.map_or(share, |c| share.min(c));
+                (2 * share + 16).min(e.dims[0] * e.dims[1] * e.dims[2])
+            })
+            .sum()
+    }
+
     /// Entry `k`'s cumulative target after its batch `b`: its rate over
     /// the time its batches 0..=b cover (the last one's up to `stop`).
     pub fn target(&self, k: usize, b: u64) -> u64 {

@@ -302,6 +302,10 @@ pub fn default_capacity(plan: &crate::flow::InsertPlan, n: u64, inserted: u64, e
     n + more.min(n.max(65_536))
 }
 
+/// The most iterations llvmpipe (lavapipe) runs of a shader loop before it
+/// ends it (seen: a 10⁵-step loop of `rotor_eval` stopped at 65 535).
+pub const SOFTWARE_LOOP_MAX: u64 = 65_535;
+
 impl GpuBackend {
     /// The backend for `scene` on `ctx`, resolving a [`Setup`] for it
     /// first ([`Setup::new`] on a clone of the scene): for callers with a
@@ -382,6 +386,18 @@ impl GpuBackend {
             return Err(GpuError::TooLarge(format!(
                 "the run takes {} steps; the GPU path counts at most {GPU_MAX_STEPS} (its step counter has 32 bits): use --backend cpu, or a larger dt",
                 setup.steps
+            )));
+        }
+        // llvmpipe (lavapipe) ends a shader loop after 65 535 iterations:
+        // one thread loops over a pouring batch's candidates
+        // (`insert_pick`), and a candidate over what the step's earlier
+        // batches placed (`insert_check`); past it candidates would be
+        // dropped without a word
+        let most = setup.inserts.most_candidates_per_step();
+        if ctx.info.device_type == wgpu::DeviceType::Cpu && most > SOFTWARE_LOOP_MAX {
+            return Err(GpuError::TooLarge(format!(
+                "{}: a step's [[insert]] batches may offer {most} candidates; this software adapter ends a shader loop after {SOFTWARE_LOOP_MAX} iterations: use --backend cpu, or a lower rate or shorter interval",
+                ctx.info.name
             )));
         }
         let have = ctx.limits.max_storage_buffers_per_shader_stage;
