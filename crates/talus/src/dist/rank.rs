@@ -372,9 +372,9 @@ impl<C: Comm> Rank<C> {
     /// it (a collective: every rank's `stale` is the same).
     fn refresh(&mut self) {
         if self.stale {
-            let (out, _) = self.refresh_rows();
+            let (out, expect) = self.refresh_rows();
             let t = std::time::Instant::now();
-            let got = self.comm.all_to_all(out);
+            let got = self.comm.all_to_all_during(out, &expect, &mut || {});
             self.waited += t.elapsed().as_secs_f64();
             self.take_rows(&got);
         }

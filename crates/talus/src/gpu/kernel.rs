@@ -313,3 +313,54 @@ pub fn dispatch(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::Bi
     let (x, y) = groups(n);
     pass.dispatch_workgroups(x, y, 1);
 }
+
+/// A test kernel over `count` cases, once: group 0 bound to `inputs` then a
+/// fresh output array of `count` `O`s, one dispatch, the outputs read back
+/// (allocates and waits for the device: the twin tests' evaluators
+/// `law.rs`, `wall_eval.rs`, `rotor_eval.rs`, not a step).
+#[cfg(feature = "test-kernels")]
+pub fn eval_once<O: bytemuck::Pod>(
+    ctx: &GpuContext,
+    kernel: &Kernel,
+    label: &str,
+    inputs: &[&wgpu::Buffer],
+    count: usize,
+) -> Vec<O> {
+    if count == 0 {
+        return Vec::new();
+    }
+    let dev = &ctx.device;
+    let bytes = (count * std::mem::size_of::<O>()) as u64;
+    let mk = |usage| {
+        dev.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(256),
+            usage,
+            mapped_at_creation: false,
+        })
+    };
+    let out = mk(wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC);
+    let back = mk(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST);
+    let mut bound = inputs.to_vec();
+    bound.push(&out);
+    let bg = kernel.bind(ctx, 0, &bound);
+    let mut enc = dev.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: None,
+        });
+        dispatch(&mut pass, kernel, &[(0, &bg)], count as u64);
+    }
+    enc.copy_buffer_to_buffer(&out, 0, &back, 0, bytes);
+    ctx.queue.submit([enc.finish()]);
+    let slice = back.slice(..bytes);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("map a test kernel's outputs")
+    });
+    dev.poll(wgpu::PollType::wait_indefinitely())
+        .expect("GPU device lost");
+    let v = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().expect("mapped"));
+    back.unmap();
+    v
+}

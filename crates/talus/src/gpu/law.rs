@@ -6,7 +6,7 @@
 //! `gpu_law_matches_cpu_law_in_every_branch`).
 
 use super::context::GpuContext;
-use super::kernel::{dispatch, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{eval_once, Kernel, KernelDecl, R, RW, U};
 use super::layout::{LawCase, LawOut, Params};
 use wgpu::util::DeviceExt;
 
@@ -61,41 +61,6 @@ impl LawEval {
             bytemuck::cast_slice(cases),
             wgpu::BufferUsages::STORAGE,
         );
-        let bytes = std::mem::size_of_val(cases) as u64;
-        let mk = |label, usage| {
-            dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: bytes.max(256),
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let out = mk(
-            "law outputs",
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let back = mk(
-            "law readback",
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
-        let bg = self.kernel.bind(ctx, 0, &[&p, &c, &out]);
-        let mut enc = dev.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("law_eval"),
-                timestamp_writes: None,
-            });
-            dispatch(&mut pass, &self.kernel, &[(0, &bg)], cases.len() as u64);
-        }
-        let out_bytes = (cases.len() * std::mem::size_of::<LawOut>()) as u64;
-        enc.copy_buffer_to_buffer(&out, 0, &back, 0, out_bytes);
-        ctx.queue.submit([enc.finish()]);
-        let slice = back.slice(..out_bytes);
-        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map law outputs"));
-        dev.poll(wgpu::PollType::wait_indefinitely())
-            .expect("GPU device lost");
-        let v = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().expect("mapped"));
-        back.unmap();
-        v
+        eval_once(ctx, &self.kernel, "law_eval", &[&p, &c], cases.len())
     }
 }

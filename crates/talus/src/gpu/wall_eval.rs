@@ -6,7 +6,7 @@
 //! `walls::motion` (`tests/gpu_walls.rs`).
 
 use super::context::GpuContext;
-use super::kernel::{dispatch, Kernel, KernelDecl, R, RW};
+use super::kernel::{eval_once, Kernel, KernelDecl, R, RW};
 use super::layout::{WallCase, WallOut};
 use wgpu::util::DeviceExt;
 
@@ -38,46 +38,13 @@ impl WallEval {
         if cases.is_empty() {
             return Vec::new();
         }
-        let dev = &ctx.device;
-        let c = dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("wall cases"),
-            contents: bytemuck::cast_slice(cases),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let out_bytes = (cases.len() * std::mem::size_of::<WallOut>()) as u64;
-        let mk = |label, usage| {
-            dev.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size: out_bytes.max(256),
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        let out = mk(
-            "wall outputs",
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let back = mk(
-            "wall readback",
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
-        let bg = self.kernel.bind(ctx, 0, &[&c, &out]);
-        let mut enc = dev.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wall_eval"),
-                timestamp_writes: None,
+        let c = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("wall cases"),
+                contents: bytemuck::cast_slice(cases),
+                usage: wgpu::BufferUsages::STORAGE,
             });
-            dispatch(&mut pass, &self.kernel, &[(0, &bg)], cases.len() as u64);
-        }
-        enc.copy_buffer_to_buffer(&out, 0, &back, 0, out_bytes);
-        ctx.queue.submit([enc.finish()]);
-        let slice = back.slice(..out_bytes);
-        slice.map_async(wgpu::MapMode::Read, |r| r.expect("map wall outputs"));
-        dev.poll(wgpu::PollType::wait_indefinitely())
-            .expect("GPU device lost");
-        let v = bytemuck::pod_collect_to_vec(&slice.get_mapped_range().expect("mapped"));
-        back.unmap();
-        v
+        eval_once(ctx, &self.kernel, "wall_eval", &[&c], cases.len())
     }
 }
