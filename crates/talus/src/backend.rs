@@ -236,6 +236,11 @@ pub trait Backend {
     fn ranks(&mut self) -> Option<RanksInfo> {
         None
     }
+    /// The clumps now (their bodies: centre, velocity, spin,
+    /// orientation), in id order; empty for spheres only.
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        Vec::new()
+    }
 }
 
 /// `impl Backend` for a type that dereferences to one: every method
@@ -297,6 +302,9 @@ macro_rules! forward_backend {
             }
             fn ranks(&mut self) -> Option<$crate::backend::RanksInfo> {
                 (**self).ranks()
+            }
+            fn clumps(&mut self) -> Vec<$crate::shapes::clumps::ClumpRow> {
+                (**self).clumps()
             }
         }
     };

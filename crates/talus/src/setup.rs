@@ -232,16 +232,47 @@ impl MemoryPlan {
     }
 }
 
+impl Setup {
+    /// Why a backend other than the serial CPU one cannot run this scene
+    /// yet: it holds clumps (issue 37 brings them to the GPU and to ranks
+    /// next). `what` names the backend ("the GPU backend", "ranks").
+    pub fn clumps_unsupported(&self, what: &str) -> Option<SceneError> {
+        if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
+            return Some(self.scene.error(
+                &format!("insert[{k}].shape"),
+                format!(
+                    "clumps run on the serial CPU backend so far, not on {what}; use --backend cpu"
+                ),
+            ));
+        }
+        let k = self
+            .scene
+            .particles
+            .iter()
+            .position(|p| p.shape.is_some())?;
+        let p = &self.scene.particles[k];
+        Some(self.scene.error(
+            &format!("particles[{}]", p.source),
+            format!(
+                "particle {k} is a clump (shape \"{}\"): clumps run on the serial CPU backend so far, not on {what}; use --backend cpu",
+                self.scene.shapes[p.shape.unwrap_or(0)].name
+            ),
+        ))
+    }
+}
+
 /// Refuses particles a mesh wall, or an FEM body's surface, cuts through
 /// at the start (deeper than the run's overlap limit): `talus check` and
 /// `talus run` then give the same verdict, with its cause, instead of a
 /// run that stops at its first step blaming dt.
 fn refuse_cut_particles(scene: &Scene, walls: &WallSet) -> Result<(), SceneError> {
-    let pos = scene.pos_rad();
+    let (pos, owner) = scene.member_spheres();
     let limit = crate::state::MAX_OVERLAP_RATIO;
     let Some((k, i, overlap)) = crate::walls::set::first_cut_by_mesh(walls, &pos, limit) else {
         return Ok(());
     };
+    let member_radius = pos[i][3];
+    let i = owner[i];
     let n_walls = scene.walls.len();
     let key = if k < n_walls {
         format!("walls[{k}]")
@@ -258,7 +289,7 @@ fn refuse_cut_particles(scene: &Scene, walls: &WallSet) -> Result<(), SceneError
         &key,
         format!(
             "cuts through particle {i}{from} at [{:.4e}, {:.4e}, {:.4e}]: it overlaps the surface by {overlap:.3e} m, more than {limit} of its radius {:.3e} m (the most a run accepts); move the surface or the particles",
-            p.position[0], p.position[1], p.position[2], p.radius
+            p.position[0], p.position[1], p.position[2], member_radius
         ),
     ))
 }

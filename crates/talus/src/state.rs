@@ -25,6 +25,7 @@
 //! of its partner besides the position, packed in one place.
 
 use crate::scene::Scene;
+use crate::shapes::clumps::{Clumps, NONE};
 use bytemuck::Pod;
 
 /// Neighbour-list entries (both paths; `HAS_HISTORY`, `WALL` and `INDEX`
@@ -278,6 +279,97 @@ impl Particles<f64> {
             s.material.push(p.material as u32);
         }
         s
+    }
+
+    /// The initial state of a scene with clumps: a sphere's row as
+    /// [`Particles::from_scene`] makes it, a clump's members' rows (its
+    /// id, its 1/M and largest 1/I, each member's point velocity), the
+    /// clumps' state, and each row's clump and member index (both empty
+    /// when the scene has no clumps).
+    pub fn with_clumps(scene: &Scene) -> (Self, Clumps, Vec<u32>, Vec<u32>) {
+        use glam::DVec3;
+        if scene.particles.iter().all(|p| p.shape.is_none()) {
+            return (Self::from_scene(scene), Clumps::default(), vec![], vec![]);
+        }
+        let ids = scene.particle_ids();
+        let mut s = Particles::default();
+        let mut clumps = Clumps::default();
+        let (mut body, mut member) = (Vec::new(), Vec::new());
+        for (p, &id) in scene.particles.iter().zip(&ids) {
+            let Some(shape) = p.shape else {
+                let one = Particles::from_scene_rows(scene, std::slice::from_ref(p), id);
+                s.append(&one);
+                body.push(NONE);
+                member.push(0);
+                continue;
+            };
+            let sh = &scene.shapes[shape].body;
+            let m = scene.particle_mass(p);
+            let rho = scene.materials[p.material].density;
+            let q = sh.engine_orientation(crate::shapes::table::written(p.orientation));
+            let (x, v, w) = (
+                DVec3::from(p.position),
+                DVec3::from(p.velocity),
+                DVec3::from(p.angular_velocity),
+            );
+            let k = clumps.len() as u32;
+            let first = s.len() as u32;
+            clumps.push(
+                id,
+                shape as u32,
+                p.material as u32,
+                m,
+                sh.moments * rho,
+                x,
+                v,
+                q,
+                w,
+                first..first + sh.members.len() as u32,
+            );
+            let inv_i = clumps.max_inv_moment(k as usize);
+            for (j, c) in sh.members_at(x, q).enumerate() {
+                let vm = v + w.cross(DVec3::new(c[0], c[1], c[2]) - x);
+                s.pos_rad.push(c);
+                s.vel_invm.push([vm.x, vm.y, vm.z, 1.0 / m]);
+                s.omega_invi.push([w.x, w.y, w.z, inv_i]);
+                s.material.push(p.material as u32);
+                s.id.push(id);
+                s.dissipated.push(0.0);
+                body.push(k);
+                member.push(j as u32);
+            }
+        }
+        (s, clumps, body, member)
+    }
+
+    /// Sphere rows of `ps` with the one id `id` (a helper of
+    /// [`Particles::with_clumps`]).
+    fn from_scene_rows(scene: &Scene, ps: &[crate::scene::types::ParticleInit], id: u32) -> Self {
+        let mut s = Particles::default();
+        for p in ps {
+            let m = scene.particle_mass(p);
+            let inertia = 0.4 * m * p.radius * p.radius;
+            let [x, y, z] = p.position;
+            let [vx, vy, vz] = p.velocity;
+            let [wx, wy, wz] = p.angular_velocity;
+            s.pos_rad.push([x, y, z, p.radius]);
+            s.vel_invm.push([vx, vy, vz, 1.0 / m]);
+            s.omega_invi.push([wx, wy, wz, 1.0 / inertia]);
+            s.material.push(p.material as u32);
+            s.id.push(id);
+            s.dissipated.push(0.0);
+        }
+        s
+    }
+
+    /// Appends `o`'s rows.
+    pub fn append(&mut self, o: &Particles<f64>) {
+        self.pos_rad.extend_from_slice(&o.pos_rad);
+        self.vel_invm.extend_from_slice(&o.vel_invm);
+        self.omega_invi.extend_from_slice(&o.omega_invi);
+        self.material.extend_from_slice(&o.material);
+        self.id.extend_from_slice(&o.id);
+        self.dissipated.extend_from_slice(&o.dissipated);
     }
 
     /// Converts to the GPU's f32 layout (same arrays, same order).

@@ -116,9 +116,14 @@ pub fn release_speed(scene: &Scene, table: &PairTable) -> f64 {
         return 0.0;
     };
     let mut v: f64 = 0.0;
-    crate::grid::pairs::for_each_contact(&scene.pos_rad(), &grid, |i, j, d| {
+    let (pos, owner) = scene.member_spheres();
+    crate::grid::pairs::for_each_contact(&pos, &grid, |i, j, d| {
+        let delta = pos[i][3] + pos[j][3] - d;
+        let (i, j) = (owner[i], owner[j]);
+        if i == j {
+            return;
+        }
         let (a, b) = (&scene.particles[i], &scene.particles[j]);
-        let delta = a.radius + b.radius - d;
         if delta <= 0.0 || delta.is_nan() {
             return;
         }
@@ -279,6 +284,8 @@ mod tests {
             stop: None,
             count: None,
             interval: None,
+            shape: None,
+            orientation: Default::default(),
         };
         let empty = base().add_insert(insert.clone()).build().unwrap();
         let present = base()

@@ -34,6 +34,8 @@ fn pour(rate: f64, radius: RadiusDist, count: Option<u64>) -> Insert {
         stop: None,
         count,
         interval: None,
+        shape: None,
+        orientation: Default::default(),
     }
 }
 

@@ -47,6 +47,8 @@ fn insert(region: Region, v: [f64; 3], every: u64, per: u64, total: u64, start: 
         stop: None,
         count: Some(total),
         interval: Some(every as f64 * dt),
+        shape: None,
+        orientation: Default::default(),
     }
 }
 

@@ -891,14 +891,14 @@ fn final_csv_round_trips() {
     );
     let mut b = CpuBackend::new(&scene).unwrap();
     b.advance(300).unwrap();
-    let mut end = talus::run::to_inits(&b.snapshot());
+    let mut end = talus::run::to_inits(&b.snapshot(), &[]);
     // as if an outlet had taken every other one
     end = end.into_iter().skip(1).step_by(2).collect();
     let path = std::env::temp_dir().join(format!("talus-rt-{}.csv", std::process::id()));
-    talus::io::csv::write_particles(&path, &end, &scene.materials).unwrap();
+    talus::io::csv::write_particles(&path, &end, &scene.materials, &scene.shapes).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.starts_with("x,y,z,vx,vy,vz,wx,wy,wz,radius,material,id\n"));
-    let back = talus::io::csv::read_particles(&path, &scene.materials, 0).unwrap();
+    let back = talus::io::csv::read_particles(&path, &scene.materials, &scene.shapes, 0).unwrap();
     std::fs::remove_file(&path).ok();
     assert_eq!(back.len(), end.len());
     for (a, b) in back.iter().zip(&end) {

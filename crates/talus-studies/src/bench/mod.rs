@@ -606,6 +606,8 @@ pub fn discharge_bed(n: usize, seed: u64) -> Result<Scene, String> {
         stop: None,
         count: None,
         interval: None,
+        shape: None,
+        orientation: Default::default(),
     });
     Ok(s)
 }

@@ -26,6 +26,7 @@ use super::law::{dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes,
 use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, WallSums};
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
+use crate::shapes::clumps::lever_along;
 use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
 use crate::sums::Exact;
 use crate::walls::LoadSum;
@@ -84,6 +85,8 @@ struct Ctx<'a> {
     /// `class` is empty; a rank's classes: `dist::rank`).
     class: &'a [u8],
     want: u8,
+    /// Each row's lever (`shapes::clumps::lever_along`; empty: no clumps).
+    lever: &'a [[f64; 6]],
 }
 
 impl Ctx<'_> {
@@ -164,6 +167,7 @@ pub fn pass(st: &mut Step, class: &[u8], want: u8) -> Passed {
         },
         class,
         want,
+        lever: &w.lever,
     };
     let n = c.pos_rad.len();
     let out = Out {
@@ -522,6 +526,13 @@ impl Batch {
                 };
                 li.a.set_motion(lane, ma, ra);
                 li.b.set_motion(lane, mb, rb);
+                if !c.lever.is_empty() {
+                    // a clump's member: its body's inverse mass at the
+                    // contact point, along n
+                    let (ia, ib) = if i_is_a { (i, j) } else { (j, i) };
+                    li.a.inv_mass.0[lane] += lever_along(&c.lever[ia], n);
+                    li.b.inv_mass.0[lane] += lever_along(&c.lever[ib], n);
+                }
                 li.pp.set(lane, pp);
                 set3(&mut li.n, lane, n);
                 li.overlap.0[lane] = overlap;
@@ -613,6 +624,7 @@ impl Batch {
                 xi_pos,
                 ri,
                 mi,
+                c.lever.get(i).unwrap_or(&[0.0; 6]),
                 &mut out.nbr[walls.clone()],
                 &mut out.hist[walls],
                 loads,

@@ -68,6 +68,16 @@ pub struct Work {
     /// [`crate::cpu::contacts::add_node_sums`]).
     pub defer_nodal: bool,
     pub nodal_step: Vec<[crate::sums::Exact; 3]>,
+    /// Each row's clump (`shapes::clumps::NONE`: a sphere) and its member
+    /// index in the clump's shape; both empty when the run has no clumps.
+    pub body: Vec<u32>,
+    pub member: Vec<u32>,
+    /// Each row's lever S = [b]ₓᵀ I⁻¹ [b]ₓ (xx, yy, zz, xy, xz, yz; b its
+    /// member's arm from the clump's centre, I⁻¹ the clump's world inverse
+    /// inertia; zero for a sphere): 1/M + nᵀ S n is the body's inverse
+    /// mass at a contact of normal n (`shapes::clumps::lever_along`).
+    /// Empty when the run has no clumps; refreshed whenever a clump moves.
+    pub lever: Vec<[f64; 6]>,
 }
 
 impl Work {
@@ -107,6 +117,10 @@ pub struct Step {
     pub next_id: u32,
     /// Insertion and outlets (`cpu/flow.rs`).
     pub flow: CpuFlow,
+    /// The clumps (`shapes::clumps`; empty: spheres only) and the scene's
+    /// shapes they take.
+    pub clumps: crate::shapes::clumps::Clumps,
+    pub shapes: std::sync::Arc<Vec<crate::shapes::table::Shape>>,
 }
 
 /// The CPU's insertion and outlet state.

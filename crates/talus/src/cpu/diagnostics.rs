@@ -51,6 +51,14 @@ pub fn sums(st: &Step) -> ([Exact; 5], f64) {
         }
         max_speed = max_speed.max(e.max_speed);
     }
+    // the clumps' bodies (their members' rows count their contacts only)
+    for k in 0..st.clumps.len() {
+        let e = super::clumps::energy(st, k, g.into());
+        sums[0].add(e.kinetic_translational);
+        sums[1].add(e.kinetic_rotational);
+        sums[2].add(e.potential);
+        max_speed = max_speed.max(e.max_speed);
+    }
     (sums, max_speed)
 }
 
@@ -78,6 +86,18 @@ pub fn particle_energy(st: &Step, i: usize, g: [f64; 3]) -> Diagnostics {
         v2 += vn * vn;
         w2 += wn * wn;
         gx += g[k] * xn;
+    }
+    if w.body
+        .get(i)
+        .is_some_and(|&b| b != crate::shapes::clumps::NONE)
+    {
+        // a clump's member: its contacts' energy; the body's is its clump's
+        return Diagnostics {
+            elastic: f[3],
+            dissipated: p.dissipated[i],
+            max_speed: v2.sqrt(),
+            ..Default::default()
+        };
     }
     Diagnostics {
         kinetic_translational: 0.5 * m * v2,

@@ -16,6 +16,7 @@
 use super::data::Step;
 use super::diagnostics::particle_energy;
 use crate::flow::{FlowEvent, FlowKind};
+use crate::shapes::clumps::NONE;
 use crate::state::Particles;
 use std::collections::{HashMap, HashSet};
 
@@ -35,16 +36,29 @@ impl Step {
         // every step, over every particle: in parallel (collected in index
         // order)
         use rayon::prelude::*;
-        self.particles
+        let member = |i: usize| w.body.get(i).is_some_and(|&b| b != NONE);
+        let mut taken: Vec<(usize, usize)> = self
+            .particles
             .pos_rad
             .par_iter()
             .with_min_len(crate::state::PAR_MIN)
             .enumerate()
             .filter_map(|(i, p)| {
                 let k = outlets.which([p[0], p[1], p[2]])?;
-                (!w.is_ghost(i)).then_some((i, k))
+                (!w.is_ghost(i) && !member(i)).then_some((i, k))
             })
-            .collect()
+            .collect();
+        // a clump by its centre of mass (named by its first member's row)
+        if !self.clumps.is_empty() {
+            let c = &self.clumps;
+            for k in 0..c.len() {
+                if let Some(o) = outlets.which(c.pos[k].to_array()) {
+                    taken.push((c.rows[c.first[k] as usize] as usize, o));
+                }
+            }
+            taken.sort_unstable();
+        }
+        taken
     }
 
     /// Removes `taken` ([`Step::outlet_takes`]), with an event each, and
@@ -59,7 +73,7 @@ impl Step {
         for &(i, k) in taken {
             let id = self.particles.id[i];
             ids.insert(id);
-            let e = particle_energy(self, i, g);
+            let e = self.whole_particle_energy(i, g);
             self.flow.events.push(FlowEvent {
                 step: self.step,
                 id,
@@ -69,6 +83,28 @@ impl Step {
             });
         }
         self.remove(&ids);
+    }
+
+    /// The energy [`crate::cpu::diagnostics::diagnostics`] counts for the
+    /// particle of row `i`: a sphere's, or its clump's body and all its
+    /// members' contacts.
+    pub(crate) fn whole_particle_energy(
+        &self,
+        i: usize,
+        g: [f64; 3],
+    ) -> crate::backend::Diagnostics {
+        let Some(&k) = self.work.body.get(i).filter(|&&b| b != NONE) else {
+            return particle_energy(self, i, g);
+        };
+        let k = k as usize;
+        let mut e = super::clumps::energy(self, k, g.into());
+        let c = &self.clumps;
+        for &row in &c.rows[c.first[k] as usize..c.first[k + 1] as usize] {
+            let m = particle_energy(self, row as usize, g);
+            e.elastic += m.elastic;
+            e.dissipated += m.dissipated;
+        }
+        e
     }
 
     /// Inserts the batches due at the start of this step; Err(count) when
@@ -85,7 +121,14 @@ impl Step {
             }
             let add = batch.pick(&accepted);
             let count = (self.particles.len() + add.len()) as u64;
-            let ids = self.insert(&add).map_err(|_| count)?;
+            let ids = match batch.shape {
+                None => self.insert(&add),
+                Some(s) => {
+                    let q: Vec<[f64; 4]> = accepted.iter().map(|&i| batch.orientation[i]).collect();
+                    self.insert_clumps(s, &add, &q)
+                }
+            }
+            .map_err(|_| count)?;
             for (&i, id) in accepted.iter().zip(ids) {
                 let e = batch.inserted(i, self.step, id);
                 self.flow.events.push(e);

@@ -52,8 +52,99 @@ impl Step {
         if w.ghost.len() == n {
             w.ghost.resize(n + k, false);
         }
+        // spheres among clumps
+        if n > 0 && w.body.len() == n {
+            w.body.resize(n + k, crate::shapes::clumps::NONE);
+            w.member.resize(n + k, 0);
+            w.lever.resize(n + k, [0.0; 6]);
+        }
         self.next_id = ids.end;
         self.rebuild = true;
+        Ok(ids)
+    }
+
+    /// Appends clumps of shape `shape` (index into the scene's shapes):
+    /// `add`'s rows give each one's centre of mass, velocity and 1/M (its
+    /// radius is ignored), `orientation` each one's as written. Ids
+    /// `next_id..`, one a clump, returned; its members' rows carry it. The
+    /// next step rebuilds the list.
+    pub fn insert_clumps(
+        &mut self,
+        shape: usize,
+        add: &Particles<f64>,
+        orientation: &[[f64; 4]],
+    ) -> Result<std::ops::Range<u32>, String> {
+        use crate::shapes::clumps::NONE;
+        use glam::DVec3;
+        let sh = self.shapes[shape].clone();
+        let n = self.particles.len();
+        let k = add.len() * sh.members.len();
+        if n + k > MAX_PARTICLES {
+            return Err(format!(
+                "{} particles: at most {MAX_PARTICLES} fit the neighbour list's indices",
+                n + k
+            ));
+        }
+        let ids = self.next_id..self.next_id + add.len() as u32;
+        // spheres so far: every row becomes one of no clump
+        let w = &mut self.work;
+        if w.body.len() != n {
+            w.body = vec![NONE; n];
+            w.member = vec![0; n];
+        }
+        let mut rows = Particles::default();
+        for (c, id) in ids.clone().enumerate() {
+            let x = DVec3::new(add.pos_rad[c][0], add.pos_rad[c][1], add.pos_rad[c][2]);
+            let v = DVec3::new(add.vel_invm[c][0], add.vel_invm[c][1], add.vel_invm[c][2]);
+            let inv_m = add.vel_invm[c][3];
+            let q = sh.engine_orientation(crate::shapes::table::written(orientation[c]));
+            let first = (n + rows.len()) as u32;
+            let material = add.material[c];
+            // the shape's moments at this clump's density (M / V)
+            let moments = sh.moments * (1.0 / inv_m / sh.volume);
+            let kc = self.clumps.len();
+            self.clumps.push(
+                id,
+                shape as u32,
+                material,
+                1.0 / inv_m,
+                moments,
+                x,
+                v,
+                q,
+                DVec3::ZERO,
+                first..first + sh.members.len() as u32,
+            );
+            // as a sphere's motion record: no contact force before its
+            // first step, V(−½) = V(0) − g dt/2 (the torque-free L stays)
+            let g = DVec3::from(self.gravity_now());
+            self.clumps.vel_half[kc] = v - 0.5 * self.law.dt * g;
+            let inv_i = self.clumps.max_inv_moment(kc);
+            for (j, m) in sh.members_at(x, q).enumerate() {
+                rows.pos_rad.push(m);
+                rows.vel_invm.push([v.x, v.y, v.z, inv_m]);
+                rows.omega_invi.push([0.0, 0.0, 0.0, inv_i]);
+                rows.material.push(material);
+                rows.id.push(id);
+                rows.dissipated.push(0.0);
+                self.work.body.push(kc as u32);
+                self.work.member.push(j as u32);
+            }
+        }
+        let motion = rows.initial_motion(self.gravity_now(), self.law.dt);
+        self.particles.append(&rows);
+        let w = &mut self.work;
+        w.motion.extend_from_slice(&motion);
+        w.force.resize(n + k, [0.0; 4]);
+        w.torque.resize(n + k, [0.0; 4]);
+        w.pos_ref
+            .extend(rows.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
+        if w.ghost.len() == n {
+            w.ghost.resize(n + k, false);
+        }
+        self.next_id = ids.end;
+        self.rebuild = true;
+        self.refresh_levers();
         Ok(ids)
     }
 
@@ -101,6 +192,8 @@ impl Step {
         if w.ghost.len() == n {
             compact(&mut w.ghost, &keep);
         }
+        self.clumps_follow_removal(&keep);
+        let w = &mut self.work;
         // the list over the kept particles: their rows, without the
         // entries of removed partners, renumbered; history beside its entry
         if w.nbr_start.len() == n + 1 {

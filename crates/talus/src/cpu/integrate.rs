@@ -36,6 +36,20 @@ pub struct IntegrateReport {
     pub rebuild: bool,
 }
 
+impl IntegrateReport {
+    /// Both reports': the lower id, either's rebuild.
+    pub fn merge(self, o: IntegrateReport) -> IntegrateReport {
+        let nonfinite = match (self.nonfinite, o.nonfinite) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        IntegrateReport {
+            nonfinite,
+            rebuild: self.rebuild || o.rebuild,
+        }
+    }
+}
+
 pub fn integrate(st: &mut Step) -> IntegrateReport {
     let dt = st.law.dt;
     let half_skin2 = 0.25 * st.skin * st.skin;
@@ -46,6 +60,8 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let (force, torque) = (&w.force, &w.torque);
     let pos_ref = &w.pos_ref;
     let ghost = &w.ghost;
+    // a clump's members are moved by their clump (`clumps::integrate`)
+    let body = &w.body;
     let p = &mut st.particles;
     let ids = &p.id;
     let (bad, rebuild) = p
@@ -60,7 +76,11 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .map(|(i, ((((x, v), om), diss), m))| {
             // a rank's copy of another's particle: its owner moves it
             // (the ghosts' refresh), not tested here
-            if ghost.get(i) == Some(&true) {
+            if ghost.get(i) == Some(&true)
+                || body
+                    .get(i)
+                    .is_some_and(|&b| b != crate::shapes::clumps::NONE)
+            {
                 return (None, false);
             }
             let (f, t) = (force[i], torque[i]);

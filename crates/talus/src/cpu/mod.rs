@@ -14,9 +14,11 @@
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
 //! | `bin.rs`, `sort.rs`, `neighbours.rs`, `contacts.rs`, `integrate.rs`, `diagnostics.rs` | the stages |
+//! | `clumps.rs` | the clumps' part of integrate (reduction, rigid-body step, members re-posed) and their rows' bookkeeping |
 //! | `wall_contacts.rs` | the wall part of the contact stage: moving walls, the mesh reduction, wall loads |
 
 pub mod bin;
+pub mod clumps;
 pub mod contacts;
 pub mod data;
 pub mod diagnostics;

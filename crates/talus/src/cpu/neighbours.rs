@@ -167,7 +167,8 @@ pub struct NewList<'a> {
 }
 
 /// Builds the list (particle candidates, then the wall primitives within
-/// reach) over particles already in cell order (`starts` indexes
+/// reach; `body`, each row's clump or empty, keeps a clump's members off
+/// each other's rows) over particles already in cell order (`starts` indexes
 /// the arrays directly; particle i stood at `old.order[i]` in the previous
 /// order) and moves each listed pair's history over from `old` (zero for a
 /// pair new to the list). One search per particle: each chunk of `CHUNK`
@@ -177,12 +178,14 @@ pub struct NewList<'a> {
 /// buffer inside a kernel, searches twice: count, then fill; the list is
 /// the same). Nothing is allocated once the vectors have reached their size,
 /// except the chunk table of the copy (n / 1024 slices).
+#[allow(clippy::too_many_arguments)]
 pub fn build(
     grid: &Grid,
     pos_rad: &[[f64; 4]],
     walls: &WallSet,
     starts: &[u32],
     skin: f64,
+    body: &[u32],
     old: &OldList,
     new: NewList,
 ) {
@@ -205,7 +208,17 @@ pub fn build(
             for (k, c) in counts.iter_mut().enumerate() {
                 let before = buf.len();
                 let i = ci * CHUNK + k;
-                for_candidates(i, pos_rad, grid, starts, skin, |j| buf.push(j as u32));
+                if body.is_empty() || body[i] == crate::shapes::clumps::NONE {
+                    for_candidates(i, pos_rad, grid, starts, skin, |j| buf.push(j as u32));
+                } else {
+                    // a clump's members never meet each other
+                    let own = body[i];
+                    for_candidates(i, pos_rad, grid, starts, skin, |j| {
+                        if body[j] != own {
+                            buf.push(j as u32)
+                        }
+                    });
+                }
                 for_walls(pos_rad[i], walls, skin, |w| buf.push(w as u32 | WALL));
                 *c = (buf.len() - before) as u32;
             }

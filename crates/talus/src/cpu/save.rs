@@ -45,6 +45,11 @@ impl Step {
         s.put("nbr", &w.nbr);
         s.put("nbr_hist", &w.nbr_hist);
         s.put("walls", &self.walls.state_words());
+        if !self.clumps.is_empty() || !w.body.is_empty() {
+            self.clumps.save(&mut s);
+            s.put("body", &w.body);
+            s.put("member", &w.member);
+        }
         s
     }
 
@@ -153,6 +158,19 @@ impl Step {
         self.rebuild = sc.rebuild;
         self.max_overlap_ratio = sc.max_overlap;
         self.flow.inserted = sc.inserted.clone();
+        if saved.section("clumps_id").is_ok() {
+            self.clumps = crate::shapes::clumps::Clumps::restore(saved, self.shapes.len())?;
+            self.work.body = saved.array("body", n)?;
+            self.work.member = saved.array("member", n)?;
+            self.clumps
+                .check_rows(&self.work.body, &self.work.member, &self.shapes)?;
+            self.refresh_levers();
+        } else {
+            self.clumps = Default::default();
+            self.work.body.clear();
+            self.work.member.clear();
+            self.work.lever.clear();
+        }
         // a GPU checkpoint may hold particles an outlet marked (id NONE)
         // that its next build would have dropped: drop them now
         if sc.precision == Precision::F32 {

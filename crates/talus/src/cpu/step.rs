@@ -23,7 +23,13 @@ impl Step {
     /// The step of `setup`'s scene at step 0: its particles, its `dt`,
     /// grid, pair table, walls, plan and outlets (clones of the set-up's).
     pub fn from_setup(setup: &Setup) -> Result<Step, String> {
-        Step::with_particles(setup, Particles::from_scene(&setup.scene))
+        let (particles, clumps, body, member) = Particles::with_clumps(&setup.scene);
+        let mut st = Step::with_particles(setup, particles)?;
+        st.clumps = clumps;
+        st.work.body = body;
+        st.work.member = member;
+        st.refresh_levers();
+        Ok(st)
     }
 
     /// The step of `setup`'s scene at step 0 holding `particles` instead
@@ -70,6 +76,8 @@ impl Step {
             stage_seconds: Default::default(),
             next_id,
             flow: super::data::CpuFlow::new(setup),
+            clumps: Default::default(),
+            shapes: std::sync::Arc::new(scene.shapes.iter().map(|s| s.body.clone()).collect()),
         })
     }
 
@@ -122,6 +130,7 @@ impl Step {
         if w.ghost.len() == w.order.len() {
             w.ghost = w.order.iter().map(|&i| w.ghost[i as usize]).collect();
         }
+        self.clumps_follow_sort();
     }
 
     /// Stage 3: the neighbour list over the particles in cell order (after
@@ -152,6 +161,7 @@ impl Step {
             &self.walls,
             &w.starts,
             self.skin,
+            &w.body,
             &old,
             neighbours::NewList {
                 count: &mut w.nbr_count,
@@ -235,7 +245,10 @@ impl Step {
             let ratio = rep.max_overlap_ratio;
             return Err(err(RunErrorKind::Overlap { ratio }, id, self));
         }
-        let done = self.timed(Stage::Integrate, integrate::integrate);
+        let done = self.timed(Stage::Integrate, |st| {
+            let spheres = integrate::integrate(st);
+            spheres.merge(super::clumps::integrate(st))
+        });
         if let Some(id) = done.nonfinite {
             return Err(err(RunErrorKind::NonFinite, id, self));
         }
@@ -383,8 +396,20 @@ impl Backend for CpuBackend {
 
     fn snapshot(&mut self) -> Particles<f64> {
         let mut p = self.st.particles.clone();
-        p.sort_by_id();
+        if self.st.work.body.len() == p.len() {
+            // a clump's members in member order, whatever the rows' order
+            let w = &self.st.work;
+            let mut order: Vec<u32> = (0..p.len() as u32).collect();
+            order.sort_by_key(|&i| (p.id[i as usize], w.member[i as usize]));
+            p.permute(&order);
+        } else {
+            p.sort_by_id();
+        }
         p
+    }
+
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        self.st.clumps.rows_out(&self.st.shapes)
     }
 
     fn max_overlap_ratio(&self) -> f64 {

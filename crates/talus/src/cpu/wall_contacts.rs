@@ -73,7 +73,8 @@ pub struct MeshScratch {
     had: Vec<bool>,
 }
 
-/// Particle (position `xi`, radius `ri`, motion record `mi`) against its
+/// Particle (position `xi`, radius `ri`, motion record `mi`, lever
+/// `lever`: `shapes::clumps::lever_along`, zero for a sphere) against its
 /// wall entries `nbr` (history `hist`, updated in place), added to `sums`.
 /// Adds each contact's load to `loads` (per scene wall), and a contact with
 /// a deforming surface's force to the triangle's nodes (`nodal`, with the
@@ -84,6 +85,7 @@ pub fn particle_walls(
     xi: V3,
     ri: f64,
     mi: &Motion<f64>,
+    lever: &[f64; 6],
     nbr: &mut [u32],
     hist: &mut [[f64; 4]],
     loads: &mut [LoadSum],
@@ -104,6 +106,7 @@ pub fn particle_walls(
             xi,
             ri,
             mi,
+            lever,
             &mut nbr[k0..k1],
             &mut hist[k0..k1],
             sums,
@@ -123,6 +126,7 @@ fn run(
     xi: V3,
     ri: f64,
     mi: &Motion<f64>,
+    lever: &[f64; 6],
     nbr: &mut [u32],
     hist: &mut [[f64; 4]],
     sums: &mut WallSums,
@@ -192,7 +196,9 @@ fn run(
             wall.vel_half = v;
         }
         let pp = c.pairs.get(mi[2][3].bits32(), prim.material);
-        let me = body(mi, ri);
+        let mut me = body(mi, ri);
+        // a clump's member: the body's inverse mass at this contact point
+        me.inv_mass += crate::shapes::clumps::lever_along(lever, n);
         let r = pair_law(&c.lp, pp, &me, &wall, n, overlap, h);
         for q in 0..3 {
             sums.force[q] += r.force_a[q];

@@ -47,8 +47,10 @@ const ID: usize = 15;
 
 /// What a scene needs that GPU ranks do not do yet, if anything (nothing
 /// now: kept for the features to come, and for `--backend auto`).
-pub fn unsupported(_setup: &Setup) -> Option<String> {
-    None
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    setup
+        .clumps_unsupported("ranks (a distributed run)")
+        .map(|e| e.to_string())
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).

@@ -99,8 +99,10 @@ const COPY: u8 = 2;
 
 /// What a scene needs that the ranks do not do yet, if anything (today:
 /// nothing; the GPU path is refused by the command line).
-pub fn unsupported(_setup: &Setup) -> Option<String> {
-    None
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    setup
+        .clumps_unsupported("ranks (a distributed run)")
+        .map(|e| e.to_string())
 }
 
 /// The first error among the ranks' `r` (every rank learns it, as "rank

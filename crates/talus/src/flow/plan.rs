@@ -130,6 +130,9 @@ pub struct EntryPlan {
     pub cell: f64,
     pub dims: [u64; 3],
     pub origin: [f64; 3],
+    /// A clump entry's shape: (its index, its reach from the centre (m),
+    /// its volume (m³)); None: spheres.
+    pub clump: Option<(usize, f64, f64)>,
 }
 
 impl EntryPlan {
@@ -160,6 +163,12 @@ pub struct Batch {
     /// Each candidate's energy at insertion: kinetic + potential in the
     /// gravity of that step (J).
     pub energy: Vec<f64>,
+    /// A clump entry's: its shape, and each candidate's orientation as
+    /// written (w, x, y, z); its candidates' `pos_rad` hold the centre of
+    /// mass and the shape's reach (the bounding sphere the placement and
+    /// acceptance keep clear), `vel_invm` the clump's 1/M.
+    pub shape: Option<usize>,
+    pub orientation: Vec<[f64; 4]>,
 }
 
 impl Batch {
@@ -224,9 +233,17 @@ impl InsertPlan {
             .iter()
             .map(|ins| {
                 let density = scene.materials[ins.material].density;
+                let clump = ins.shape.map(|k| {
+                    let b = &scene.shapes[k].body;
+                    (k, b.reach, b.volume)
+                });
+                let volume = match clump {
+                    Some((_, _, v)) => v,
+                    None => 4.0 / 3.0 * PI * mean_r3(&ins.radius),
+                };
                 let rate = match ins.rate {
                     InsertRate::Count(r) => r,
-                    InsertRate::Mass(m) => m / (density * 4.0 / 3.0 * PI * mean_r3(&ins.radius)),
+                    InsertRate::Mass(m) => m / (density * volume),
                 };
                 let interval = ins.interval.unwrap_or_else(|| auto_interval(ins, g, dt));
                 let every = ((interval / dt).round() as u64).max(1);
@@ -235,7 +252,9 @@ impl InsertPlan {
                 let span = ins
                     .stop
                     .map(|stop| step_at_or_after(stop, dt).saturating_sub(first));
-                let cell = 2.0 * ins.radius.max() * CELL_OVER_DIAMETER;
+                // a clump's cell holds its bounding sphere, any orientation
+                let reach = clump.map_or(ins.radius.max(), |c| c.1);
+                let cell = 2.0 * reach * CELL_OVER_DIAMETER;
                 let (lo, hi) = ins.region.bounds();
                 let dims =
                     std::array::from_fn(|k| (((hi[k] - lo[k]) / cell).floor() as u64).max(1));
@@ -249,6 +268,7 @@ impl InsertPlan {
                     cell,
                     dims,
                     origin: lo,
+                    clump,
                 }
             })
             .collect();
@@ -386,9 +406,23 @@ impl InsertPlan {
         let g = self.gravity_at(at.step);
         let mut c = Particles::<f64>::default();
         let mut energy = Vec::new();
+        let mut orientation = Vec::new();
         let mut take = |cell: u64, rng: &mut Rng| -> bool {
-            // four draws per cell tried, whether it qualifies or not
+            // four draws per cell tried, whether it qualifies or not (a
+            // clump's: three more, its orientation)
             let r = e.insert.radius.sample(rng);
+            let (r, q) = match e.clump {
+                None => (r, None),
+                Some((_, reach, _)) => {
+                    let q = match e.insert.orientation {
+                        crate::scene::types::Orientation::Fixed(q) => q,
+                        crate::scene::types::Orientation::Random => {
+                            uniform_rotation([rng.f64(), rng.f64(), rng.f64()])
+                        }
+                    };
+                    (reach, Some(q))
+                }
+            };
             let j = [rng.f64(), rng.f64(), rng.f64()];
             let ijk = [
                 cell % e.dims[0],
@@ -402,7 +436,11 @@ impl InsertPlan {
             if !fits(&e.insert.region, p, r) || !clear_of_walls(&self.walls, &poses, p, r) {
                 return false;
             }
-            let m = e.density * 4.0 / 3.0 * PI * r * r * r;
+            let m = match e.clump {
+                Some((_, _, volume)) => e.density * volume,
+                None => e.density * 4.0 / 3.0 * PI * r * r * r,
+            };
+            orientation.extend(q);
             let v = e.insert.velocity;
             c.pos_rad.push([p[0], p[1], p[2], r]);
             c.vel_invm.push([v[0], v[1], v[2], 1.0 / m]);
@@ -445,8 +483,18 @@ impl InsertPlan {
             at,
             candidates: c,
             energy,
+            shape: e.clump.map(|c| c.0),
+            orientation,
         }
     }
+}
+
+/// A rotation uniform over SO(3) from three uniform draws in [0, 1)
+/// (Shoemake 1992), as a unit quaternion [w, x, y, z].
+pub fn uniform_rotation(u: [f64; 3]) -> [f64; 4] {
+    let (a, b) = ((1.0 - u[0]).sqrt(), u[0].sqrt());
+    let (t1, t2) = (2.0 * PI * u[1], 2.0 * PI * u[2]);
+    [b * t2.cos(), a * t1.sin(), a * t1.cos(), b * t2.sin()]
 }
 
 /// A sphere of radius `r` at `p` lies wholly inside the region.

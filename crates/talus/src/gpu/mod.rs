@@ -331,6 +331,9 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let scene = &setup.scene;
         let grid = setup.grid;
+        if let Some(e) = setup.clumps_unsupported("the GPU backend") {
+            return Err(GpuError::Scene(e));
+        }
         // the host side, before anything large is allocated (the device's
         // memory is admitted with the buffers)
         crate::setup::MemoryPlan::of(setup)

@@ -236,6 +236,14 @@ impl GpuBackend {
         saved: &Saved,
     ) -> Result<GpuBackend, GpuError> {
         let grid = setup.grid;
+        if let Some(e) = setup.clumps_unsupported("the GPU backend") {
+            return Err(GpuError::Scene(e));
+        }
+        if saved.section("clumps_id").is_ok() {
+            return Err(GpuError::Checkpoint(
+                "it holds clumps, which run on the serial CPU backend so far: resume with --backend cpu".into(),
+            ));
+        }
         let none = Particles::<f32>::default();
         let init = GpuInit {
             state: &none,

@@ -64,6 +64,8 @@ pub fn pair_impact(setup: &Setup) -> Option<PairImpact> {
         material,
         source: 0,
         id: None,
+        shape: None,
+        orientation: crate::scene::types::IDENTITY,
     };
     s.particles = vec![at(-r - 0.5 * gap, 0.5 * v), at(r + 0.5 * gap, -0.5 * v)];
     s.sources = vec![SourceInfo {

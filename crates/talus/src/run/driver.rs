@@ -221,8 +221,42 @@ fn io<T>(r: std::io::Result<T>, p: &Path) -> Result<T, RunFailure> {
     r.map_err(|e| RunFailure::Io(e, p.to_path_buf()))
 }
 
-/// Converts a state back into scene particles (for `final.csv`).
-pub fn to_inits(p: &Particles<f64>) -> Vec<ParticleInit> {
+/// Converts a state back into scene particles (for `final.csv`): a
+/// sphere's row as it is, a clump's members (the rows with its id) as the
+/// one particle of `clumps` (its centre, velocity, spin, shape and
+/// orientation).
+pub fn to_inits(
+    p: &Particles<f64>,
+    clumps: &[crate::shapes::clumps::ClumpRow],
+) -> Vec<ParticleInit> {
+    if !clumps.is_empty() {
+        let by_id: std::collections::HashMap<u32, &crate::shapes::clumps::ClumpRow> =
+            clumps.iter().map(|c| (c.id, c)).collect();
+        let mut out = Vec::with_capacity(p.len());
+        let mut last = None;
+        let spheres = to_inits(p, &[]);
+        for (i, s) in spheres.into_iter().enumerate() {
+            match by_id.get(&p.id[i]) {
+                None => out.push(s),
+                Some(c) if last != Some(c.id) => {
+                    last = Some(c.id);
+                    out.push(ParticleInit {
+                        position: c.pos,
+                        velocity: c.vel,
+                        angular_velocity: c.omega,
+                        radius: c.radius,
+                        material: c.material as usize,
+                        source: 0,
+                        id: Some(c.id),
+                        shape: Some(c.shape as usize),
+                        orientation: c.orientation,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        return out;
+    }
     (0..p.len())
         .map(|i| {
             let a = p.pos_rad[i];
@@ -236,6 +270,8 @@ pub fn to_inits(p: &Particles<f64>) -> Vec<ParticleInit> {
                 material: p.material[i] as usize,
                 source: 0,
                 id: Some(p.id[i]),
+                shape: None,
+                orientation: crate::scene::types::IDENTITY,
             }
         })
         .collect()
@@ -370,6 +406,8 @@ struct Progress {
     particle_steps: f64,
     last_diag: Diagnostics,
     last_good: Particles<f64>,
+    /// The clumps at `last_good` (empty: spheres only).
+    last_good_clumps: Vec<crate::shapes::clumps::ClumpRow>,
 }
 
 /// Runs `sim` up to step `cfg.steps`, writing outputs into `cfg.out_dir`
@@ -433,6 +471,7 @@ fn run_loop<B: Backend>(
         particle_steps: 0.0,
         last_diag: Diagnostics::default(),
         last_good: sim.particles(),
+        last_good_clumps: sim.clumps(),
     };
     if resumed.is_none() {
         let states = sim.backend().bodies().map(|b| b.now());
@@ -490,6 +529,7 @@ fn run_loop<B: Backend>(
             }
             if done > 1 || at_end {
                 pg.last_good = sim.particles();
+                pg.last_good_clumps = sim.clumps();
                 let t = sim.time();
                 let states = sim
                     .backend()
@@ -571,8 +611,11 @@ fn finish<B: Backend>(
     let flow = sim.flow().clone();
     let (ins, rem) = (flow.inserted_total(), flow.removed_total());
     let (particles_end, final_state) = match failure {
-        Some(_) => (pg.last_good.len() as u64, pg.last_good),
-        None => (sim.particle_count(), sim.particles()),
+        Some(_) => (
+            pg.last_good.len() as u64,
+            (pg.last_good, pg.last_good_clumps),
+        ),
+        None => (sim.particle_count(), (sim.particles(), sim.clumps())),
     };
     let scene = sim.scene();
     let summary = Summary {
@@ -625,7 +668,12 @@ fn finish<B: Backend>(
     };
     let csv_path = cfg.out_dir.join("final.csv");
     io(
-        csv::write_particles(&csv_path, &to_inits(&final_state), &sim.scene().materials),
+        csv::write_particles(
+            &csv_path,
+            &to_inits(&final_state.0, &final_state.1),
+            &sim.scene().materials,
+            &sim.scene().shapes,
+        ),
         &csv_path,
     )?;
     let sum_path = cfg.out_dir.join(SUMMARY_FILE);

@@ -201,6 +201,12 @@ impl<B: Backend> Simulation<B> {
         self.backend.snapshot()
     }
 
+    /// The clumps now, in id order (empty: spheres only): what a
+    /// snapshot's rows with one id make together.
+    pub fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        self.backend.clumps()
+    }
+
     /// Particles present now.
     pub fn particle_count(&mut self) -> u64 {
         self.backend.particle_count()

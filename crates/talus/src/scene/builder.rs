@@ -295,7 +295,47 @@ impl SceneBuilder {
             material: m,
             source: src,
             id: None,
+            shape: None,
+            orientation: crate::scene::types::IDENTITY,
         });
+        self
+    }
+    /// A `[[shapes]]` entry of spheres (x, y, z, radius in its own frame),
+    /// resolved as the parser resolves one.
+    pub fn shape(mut self, name: &str, spheres: &[[f64; 4]]) -> Self {
+        use crate::shapes::{mass, table};
+        match mass::union_of_spheres(spheres, mass::Accuracy::default()) {
+            Ok(props) => self.scene.shapes.push(crate::scene::types::ClumpShape {
+                name: name.into(),
+                source: crate::scene::types::ClumpSource::Spheres(spheres.to_vec()),
+                body: table::Shape::new(name, spheres, &props),
+            }),
+            Err(e) => self.fail("shapes", e.to_string()),
+        }
+        self
+    }
+    /// One clump of shape `shape` (added by [`SceneBuilder::shape`]) with
+    /// its centre of mass at `position` and orientation `orientation`
+    /// (w, x, y, z: the shape's frame as written to the world).
+    pub fn clump(
+        mut self,
+        shape: &str,
+        position: [f64; 3],
+        velocity: [f64; 3],
+        angular_velocity: [f64; 3],
+        orientation: [f64; 4],
+        material: &str,
+    ) -> Self {
+        let Some(s) = self.scene.shapes.iter().position(|x| x.name == shape) else {
+            self.fail("particles", format!("unknown shape \"{shape}\""));
+            return self;
+        };
+        let radius = self.scene.shapes[s].body.max_radius;
+        self = self.particle_spin(position, velocity, angular_velocity, radius, material);
+        let p = self.scene.particles.last_mut().expect("just pushed");
+        p.shape = Some(s);
+        p.orientation =
+            crate::shapes::table::as_written(crate::shapes::table::written(orientation));
         self
     }
     /// A generated source (lattice or random) as in a scene file.
@@ -426,6 +466,8 @@ mod tests {
             stop: Some(0.05),
             count: None,
             interval: None,
+            shape: None,
+            orientation: Default::default(),
         }
     }
 

@@ -388,6 +388,8 @@ mod tests {
                 stop: Some(0.5),
                 count: Some(100000),
                 interval: None,
+                shape: None,
+                orientation: Default::default(),
             })
             .add_insert(Insert {
                 region: Region::Cylinder {
@@ -404,6 +406,8 @@ mod tests {
                 stop: None,
                 count: None,
                 interval: Some(0.01),
+                shape: None,
+                orientation: Default::default(),
             })
             .add_outlet(Outlet {
                 name: Some("orifice".into()),

@@ -38,6 +38,8 @@ fn blank(position: [f64; 3], radius: f64) -> ParticleInit {
         material: 0,
         source: 0,
         id: None,
+        shape: None,
+        orientation: crate::scene::types::IDENTITY,
     }
 }
 

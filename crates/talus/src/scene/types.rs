@@ -258,7 +258,17 @@ pub struct ParticleInit {
     /// back, so a run continued from it keeps every particle's identity);
     /// None: numbered after the largest id given ([`Scene::particle_ids`]).
     pub id: Option<u32>,
+    /// A clump's shape (index into `Scene::shapes`); None: a sphere. A
+    /// clump's `position` is its centre of mass, its `radius` the shape's
+    /// largest member radius (what the grid and the time step see).
+    pub shape: Option<usize>,
+    /// A clump's orientation (w, x, y, z, unit): the shape's frame as
+    /// written to the world ([1, 0, 0, 0] for a sphere).
+    pub orientation: [f64; 4],
 }
+
+/// The identity orientation of [`ParticleInit::orientation`].
+pub const IDENTITY: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
 
 /// Which side of a cylinder or cone surface the particles are on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -520,14 +530,34 @@ pub struct Insert {
     pub count: Option<u64>,
     /// s between batches; None: `"auto"` (see `flow::plan::auto_interval`).
     pub interval: Option<f64>,
+    /// `shape`: clumps of this `[[shapes]]` entry instead of spheres
+    /// (`radius` is then the shape's largest member radius: what the grid
+    /// and the time step see).
+    pub shape: Option<usize>,
+    /// `orientation` of the clumps.
+    pub orientation: Orientation,
 }
 
-/// `[[shapes]]`: a rigid clump of spheres particles may take (issue 37;
-/// read and checked, not yet run by either backend).
+/// `[[insert]] orientation`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Orientation {
+    /// `"random"` (the default): uniform over rotations, from the run's
+    /// seed.
+    #[default]
+    Random,
+    /// `[w, x, y, z]` (normalised): the shape's frame as written to the
+    /// world.
+    Fixed([f64; 4]),
+}
+
+/// `[[shapes]]`: a rigid clump of spheres particles may take (issue 37).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClumpShape {
     pub name: String,
     pub source: ClumpSource,
+    /// What the engine moves: members in the principal frame, mass
+    /// properties at unit density (resolved when the scene is read).
+    pub body: crate::shapes::table::Shape,
 }
 
 /// Where a clump's spheres come from.
@@ -789,9 +819,17 @@ impl Scene {
         self.materials.iter().position(|m| m.name == name)
     }
 
+    /// A particle's mass: a sphere's, or its clump's (the shape's volume
+    /// at the material's density).
     pub fn particle_mass(&self, p: &ParticleInit) -> f64 {
-        let r = p.radius;
-        self.materials[p.material].density * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+        let rho = self.materials[p.material].density;
+        match p.shape {
+            Some(s) => rho * self.shapes[s].body.volume,
+            None => {
+                let r = p.radius;
+                rho * 4.0 / 3.0 * std::f64::consts::PI * r * r * r
+            }
+        }
     }
 
     pub fn total_mass(&self) -> f64 {
@@ -805,6 +843,35 @@ impl Scene {
             .iter()
             .map(|p| [p.position[0], p.position[1], p.position[2], p.radius])
             .collect()
+    }
+
+    /// Every particle's spheres, [x, y, z, radius], in order: a sphere's
+    /// one, a clump's members at its pose; with the index of the particle
+    /// each belongs to (what the overlap and wall checks take: a clump's
+    /// members never count against each other).
+    pub fn member_spheres(&self) -> (Vec<[f64; 4]>, Vec<usize>) {
+        use crate::shapes::table::written;
+        if self.particles.iter().all(|p| p.shape.is_none()) {
+            return (self.pos_rad(), (0..self.particles.len()).collect());
+        }
+        let (mut pos, mut owner) = (Vec::new(), Vec::new());
+        for (i, p) in self.particles.iter().enumerate() {
+            match p.shape {
+                None => {
+                    pos.push([p.position[0], p.position[1], p.position[2], p.radius]);
+                    owner.push(i);
+                }
+                Some(s) => {
+                    let body = &self.shapes[s].body;
+                    let q = body.engine_orientation(written(p.orientation));
+                    for m in body.members_at(glam::DVec3::from(p.position), q) {
+                        pos.push(m);
+                        owner.push(i);
+                    }
+                }
+            }
+        }
+        (pos, owner)
     }
 
     /// (smallest, largest) radius of the particles present at the start

@@ -5,6 +5,8 @@
 //! rotation of a body with a full inertia tensor ([`rotation`]). Not yet
 //! in scenes or either backend.
 
+pub mod clumps;
 pub mod fill;
 pub mod mass;
 pub mod rotation;
+pub mod table;

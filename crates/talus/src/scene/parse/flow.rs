@@ -4,7 +4,9 @@
 
 use super::reader::{join, Reader, Tab, V};
 use crate::scene::error::SceneError;
-use crate::scene::types::{unit_or_given, Insert, InsertRate, Material, Outlet, Region};
+use crate::scene::types::{
+    unit_or_given, Insert, InsertRate, Material, Orientation, Outlet, Region,
+};
 use toml::de::DeValue;
 
 pub(super) const INSERT_KEYS: &[&str] = &[
@@ -12,6 +14,8 @@ pub(super) const INSERT_KEYS: &[&str] = &[
     "rate",
     "mass_rate",
     "radius",
+    "shape",
+    "orientation",
     "material",
     "velocity",
     "start",
@@ -54,7 +58,12 @@ impl Reader<'_> {
     }
 
     /// One `[[insert]]` table.
-    pub(super) fn insert(&self, t: &mut Tab, materials: &[Material]) -> Result<Insert, SceneError> {
+    pub(super) fn insert(
+        &self,
+        t: &mut Tab,
+        materials: &[Material],
+        shapes: &[crate::scene::types::ClumpShape],
+    ) -> Result<Insert, SceneError> {
         let v = self.required(t, "region", REGION_FORMS)?;
         let region = self.region(&join(&t.path, "region"), v)?;
         let rate = match (self.get(t, "rate"), self.get(t, "mass_rate")) {
@@ -75,8 +84,87 @@ impl Reader<'_> {
                 ))
             }
         };
-        let v = self.required(t, "radius", "a radius in m, { min, max } or a list")?;
-        let radius = self.radius_dist(&join(&t.path, "radius"), v)?;
+        // spheres of a radius, or clumps of a shape
+        let (radius, shape) = match (self.get(t, "radius"), self.get(t, "shape")) {
+            (Some(_), Some(s)) => {
+                return Err(self.err(
+                    self.vline(s),
+                    &join(&t.path, "shape"),
+                    "give either radius (spheres) or shape (clumps), not both",
+                ))
+            }
+            (Some(v), None) => (self.radius_dist(&join(&t.path, "radius"), v)?, None),
+            (None, Some(v)) => {
+                let spath = join(&t.path, "shape");
+                let name = self.string(&spath, v)?;
+                let Some(k) = shapes.iter().position(|s| s.name == name) else {
+                    let names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+                    return Err(self.err(
+                        self.vline(v),
+                        &spath,
+                        format!(
+                            "unknown shape \"{name}\" (defined in [[shapes]]: {})",
+                            if names.is_empty() { "none".into() } else { names.join(", ") }
+                        ),
+                    ));
+                };
+                let r = shapes[k].body.max_radius;
+                (crate::scene::radius::RadiusDist::Constant(r), Some(k))
+            }
+            (None, None) => {
+                return Err(self.err(
+                    t.line,
+                    &join(&t.path, "radius"),
+                    "missing key (expected radius = <m>, { min, max } or a list; or shape = \"<a [[shapes]] name>\")",
+                ))
+            }
+        };
+        let orientation = match self.get(t, "orientation") {
+            None => Orientation::Random,
+            Some(v) => {
+                let opath = join(&t.path, "orientation");
+                if shape.is_none() {
+                    return Err(self.err(
+                        self.vline(v),
+                        &opath,
+                        "orientation is a clump's: give shape too (spheres have none)",
+                    ));
+                }
+                match v.get_ref() {
+                    DeValue::String(x) if x.as_ref() == "random" => Orientation::Random,
+                    DeValue::Array(_) => {
+                        let a = self.array(&opath, v)?;
+                        if a.len() != 4 {
+                            return Err(self.err(
+                                self.vline(v),
+                                &opath,
+                                format!("expected \"random\" or a quaternion [w, x, y, z], found {} values", a.len()),
+                            ));
+                        }
+                        let mut q = [0.0; 4];
+                        for (i, n) in a.iter().enumerate() {
+                            q[i] = self.num(&format!("{opath}[{i}]"), n)?;
+                        }
+                        let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        if norm.is_nan() || norm <= 1e-12 {
+                            return Err(self.err(
+                                self.vline(v),
+                                &opath,
+                                "the quaternion is zero: give a rotation [w, x, y, z], e.g. [1, 0, 0, 0]",
+                            ));
+                        }
+                        Orientation::Fixed(q.map(|x| x / norm))
+                    }
+                    _ => {
+                        return Err(self.err(
+                            self.vline(v),
+                            &opath,
+                            "expected \"random\" or a quaternion [w, x, y, z]",
+                        ))
+                    }
+                }
+            }
+        };
         let v = self.required(t, "material", "a material name")?;
         let material = self.material_ref(&join(&t.path, "material"), v, materials)?;
         let velocity = match self.get(t, "velocity") {
@@ -109,6 +197,8 @@ impl Reader<'_> {
             stop,
             count,
             interval,
+            shape,
+            orientation,
         })
     }
 

@@ -104,13 +104,21 @@ impl Reader<'_> {
             walls.push(self.wall(&mut t, &materials)?);
             self.finish(t)?;
         }
+        // shapes first: particle files name them
+        let mut shapes = Vec::new();
+        for mut t in self.table_array(&mut root, "shapes", shapes::SHAPE_KEYS)? {
+            let s = self.shape(&mut t, &shapes, &domain)?;
+            self.finish(t)?;
+            shapes.push(s);
+        }
         let mut particles = Vec::new();
         let mut sources = Vec::new();
         let mut rng_seed = simulation.seed;
         let sources_t = self.table_array(&mut root, "particles", PARTICLES_KEYS)?;
         for (si, mut t) in sources_t.into_iter().enumerate() {
             rng_seed = rng_seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let (label, ps) = self.particle_source(&mut t, si, &materials, &particles, rng_seed)?;
+            let (label, ps) =
+                self.particle_source(&mut t, si, &materials, &shapes, &particles, rng_seed)?;
             self.finish(t)?;
             sources.push(label);
             // moved, not copied, when it is the first: a generated list may
@@ -121,15 +129,9 @@ impl Reader<'_> {
                 particles.extend(ps);
             }
         }
-        let mut shapes = Vec::new();
-        for mut t in self.table_array(&mut root, "shapes", shapes::SHAPE_KEYS)? {
-            let s = self.shape(&mut t, &shapes, &domain)?;
-            self.finish(t)?;
-            shapes.push(s);
-        }
         let mut inserts = Vec::new();
         for mut t in self.table_array(&mut root, "insert", INSERT_KEYS)? {
-            inserts.push(self.insert(&mut t, &materials)?);
+            inserts.push(self.insert(&mut t, &materials, &shapes)?);
             self.finish(t)?;
         }
         let mut outlets = Vec::new();

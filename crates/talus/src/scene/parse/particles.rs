@@ -14,6 +14,7 @@ impl Reader<'_> {
         t: &mut Tab,
         si: usize,
         materials: &[Material],
+        shapes: &[crate::scene::types::ClumpShape],
         existing: &[ParticleInit],
         seed: u64,
     ) -> Result<(SourceInfo, Vec<ParticleInit>), SceneError> {
@@ -38,20 +39,21 @@ impl Reader<'_> {
                     .and_then(|p| p.parent())
                     .unwrap_or(Path::new("."));
                 let path = base.join(fname);
-                let ps = crate::io::csv::read_particles(&path, materials, si).map_err(|e| {
-                    // Errors in a CSV row name the CSV file, line and column;
-                    // errors about the whole file (missing, empty) point at
-                    // the `file` key of the scene.
-                    if e.line.is_some() {
-                        e
-                    } else {
-                        self.err(
-                            self.vline(f),
-                            &join(&t.path, "file"),
-                            format!("{}: {}", path.display(), e.message),
-                        )
-                    }
-                })?;
+                let ps =
+                    crate::io::csv::read_particles(&path, materials, shapes, si).map_err(|e| {
+                        // Errors in a CSV row name the CSV file, line and column;
+                        // errors about the whole file (missing, empty) point at
+                        // the `file` key of the scene.
+                        if e.line.is_some() {
+                            e
+                        } else {
+                            self.err(
+                                self.vline(f),
+                                &join(&t.path, "file"),
+                                format!("{}: {}", path.display(), e.message),
+                            )
+                        }
+                    })?;
                 let label = format!("{} ({})", t.path, fname);
                 Ok((
                     SourceInfo {

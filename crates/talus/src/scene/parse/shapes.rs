@@ -8,6 +8,7 @@ use super::reader::{join, Reader, Tab};
 use crate::scene::error::SceneError;
 use crate::scene::mesh_file;
 use crate::scene::types::{ClumpShape, ClumpSource, Domain};
+use crate::shapes::table::Shape;
 use crate::shapes::{fill, mass};
 
 pub(super) const SHAPE_KEYS: &[&str] = &["name", "spheres", "file", "spheres_count"];
@@ -130,6 +131,22 @@ impl Reader<'_> {
                 ));
             }
         }
-        Ok(ClumpShape { name, source })
+        // the body the engine moves: its members in the principal frame,
+        // the union's mass properties (a list) or the solid's (a mesh)
+        let body = match &source {
+            ClumpSource::Spheres(list) => {
+                let props = mass::union_of_spheres(list, mass::Accuracy::default())
+                    .map_err(|e| self.err(name_line, &npath, e.to_string()))?;
+                Shape::new(&name, list, &props)
+            }
+            ClumpSource::Mesh {
+                triangles, count, ..
+            } => {
+                let f = fill::fill(triangles, *count)
+                    .map_err(|e| self.err(name_line, &npath, e.to_string()))?;
+                Shape::new(&name, &f.spheres, &f.solid)
+            }
+        };
+        Ok(ClumpShape { name, source, body })
     }
 }

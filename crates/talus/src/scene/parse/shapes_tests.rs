@@ -114,3 +114,62 @@ fn a_mesh_shape_must_be_closed() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+const DUMBBELL: &str =
+    "[[shapes]]\nname = \"dumbbell\"\nspheres = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]]\n";
+
+/// `[[insert]] shape` and `orientation`: clumps poured, their radius the
+/// shape's largest member's; a fixed orientation normalised.
+#[test]
+fn an_insert_of_a_shape_is_read() {
+    use crate::scene::types::Orientation;
+    let ins = "[[insert]]\nregion = { min = [0.0, 0.0, 0.15], max = [0.1, 0.1, 0.2] }\nrate = 100.0\nshape = \"dumbbell\"\nmaterial = \"glass\"\n";
+    let s = parse(&format!("{DUMBBELL}{ins}")).unwrap();
+    assert_eq!(s.inserts[0].shape, Some(0));
+    assert_eq!(s.inserts[0].orientation, Orientation::Random);
+    assert_eq!(s.inserts[0].radius.max(), 0.001);
+    let s = parse(&format!(
+        "{DUMBBELL}{ins}orientation = [2.0, 0.0, 0.0, 0.0]\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.inserts[0].orientation,
+        Orientation::Fixed([1.0, 0.0, 0.0, 0.0])
+    );
+    let s = parse(&format!("{DUMBBELL}{ins}orientation = \"random\"\n")).unwrap();
+    assert_eq!(s.inserts[0].orientation, Orientation::Random);
+}
+
+#[test]
+fn bad_inserts_of_shapes_are_refused_in_one_line() {
+    let base = "[[insert]]\nregion = { min = [0.0, 0.0, 0.15], max = [0.1, 0.1, 0.2] }\nrate = 100.0\nmaterial = \"glass\"\n";
+    let cases = [
+        ("shape = \"cube\"", "insert[0].shape: unknown shape \"cube\" (defined in [[shapes]]: dumbbell)"),
+        (
+            "shape = \"dumbbell\"\nradius = 0.001",
+            "insert[0].shape: give either radius (spheres) or shape (clumps), not both",
+        ),
+        (
+            "radius = 0.001\norientation = \"random\"",
+            "insert[0].orientation: orientation is a clump's: give shape too",
+        ),
+        (
+            "shape = \"dumbbell\"\norientation = [0.0, 0.0, 0.0, 0.0]",
+            "insert[0].orientation: the quaternion is zero",
+        ),
+        (
+            "shape = \"dumbbell\"\norientation = [1.0, 0.0, 0.0]",
+            "insert[0].orientation: expected \"random\" or a quaternion [w, x, y, z], found 3 values",
+        ),
+        (
+            "shape = \"dumbbell\"\norientation = \"upright\"",
+            "insert[0].orientation: expected \"random\" or a quaternion [w, x, y, z]",
+        ),
+        ("", "insert[0].radius: missing key (expected radius = <m>"),
+    ];
+    for (tail, want) in cases {
+        let e = parse(&format!("{DUMBBELL}{base}{tail}\n")).unwrap_err();
+        assert!(e.contains(want), "{tail}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}

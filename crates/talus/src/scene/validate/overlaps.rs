@@ -11,22 +11,26 @@ use crate::scene::types::{ParticleInit, Scene};
 /// reported (the lowest i, then j), found without listing every touching
 /// pair (a file of many copies of one row would hold ~N²/2).
 pub(super) fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
-    let pos = s.pos_rad();
+    // a clump's members are spheres here, never against each other
+    let (pos, owner) = s.member_spheres();
     let generated = |p: &ParticleInit| s.sources.get(p.source).is_some_and(|src| src.generated);
     let limit = |i: usize, j: usize| {
-        let (a, b) = (&s.particles[i], &s.particles[j]);
+        let (a, b) = (&s.particles[owner[i]], &s.particles[owner[j]]);
+        let (ra, rb) = (pos[i][3], pos[j][3]);
         if generated(a) || generated(b) {
-            1e-12 * (a.radius + b.radius)
+            1e-12 * (ra + rb)
         } else {
-            0.5 * a.radius.min(b.radius)
+            0.5 * ra.min(rb)
         }
     };
-    let overlap =
-        |i: usize, j: usize, dist: f64| s.particles[i].radius + s.particles[j].radius - dist;
-    let found = first_contact_where(&pos, grid, |i, j, d| overlap(i, j, d) > limit(i, j));
-    if let Some((i, j, dist)) = found {
+    let overlap = |i: usize, j: usize, dist: f64| pos[i][3] + pos[j][3] - dist;
+    let found = first_contact_where(&pos, grid, |i, j, d| {
+        owner[i] != owner[j] && overlap(i, j, d) > limit(i, j)
+    });
+    if let Some((mi, mj, dist)) = found {
+        let overlap = overlap(mi, mj, dist);
+        let (i, j) = (owner[mi], owner[mj]);
         let (a, b) = (&s.particles[i], &s.particles[j]);
-        let overlap = overlap(i, j, dist);
         return Err(s.error(
             &format!("particles[{}]", b.source),
             format!(
@@ -39,8 +43,8 @@ pub(super) fn check_overlaps(s: &Scene, grid: &Grid) -> Result<(), SceneError> {
                     .get(b.source)
                     .map(|x| x.label.as_str())
                     .unwrap_or("?"),
-                a.radius,
-                b.radius
+                pos[mi][3],
+                pos[mj][3]
             ),
         ));
     }

@@ -1,0 +1,309 @@
+//! The clumps' part of the integrate stage (and their bookkeeping through
+//! sort and removal): see `shapes::clumps` for how a clump is held.
+//!
+//! Per clump, with F and T the sums over its members in member order
+//! (T = Σ q b_m × f_m + t_m, about the centre of mass; member order, not
+//! row order, so the bits do not depend on the sort):
+//!
+//! ```text
+//! V(n+½) = V(n−½) + (F/M + g) dt           X(n+1) = X(n) + V(n+½) dt
+//! L(n+½) = L(n−½) + T dt                   q(n+1) = drift(q(n), L(n+½), dt)
+//! V*(n+1) = V(n+½) + (F/M + g) dt/2        L*(n+1) = L(n+½) + T dt/2
+//! ```
+//!
+//! (the spheres' kick–drift–kick; the drift is the exact-rotation
+//! splitting of `shapes::rotation`, which keeps L and bounds the energy
+//! error), ω* from L* and q(n+1). Then every member is re-posed:
+//! x_m = X + q b_m, v*_m = V* + ω* × q b_m, and its v(n+½) is the chord
+//! (x_m(n+1) − x_m(n))/dt, its ω(n+½) the rotation from q(n) to q(n+1)
+//! over dt: what moved it, as a sphere's half-step values are.
+
+use super::data::Step;
+use super::integrate::IntegrateReport;
+use crate::shapes::clumps::NONE;
+use crate::shapes::rotation::Rotor;
+use glam::{DQuat, DVec3};
+use rayon::prelude::*;
+
+/// The force and torque (about the centre) on clump `k` from its
+/// members' contacts: in member order, arms from `q`.
+pub fn load(st: &Step, k: usize, q: DQuat) -> (DVec3, DVec3) {
+    let c = &st.clumps;
+    let body = &st.shapes[c.shape[k] as usize];
+    let (lo, hi) = (c.first[k] as usize, c.first[k + 1] as usize);
+    let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);
+    for (m, &row) in c.rows[lo..hi].iter().enumerate() {
+        let b = body.members[m];
+        let arm = q * DVec3::new(b[0], b[1], b[2]);
+        let fr = st.work.force[row as usize];
+        let tr = st.work.torque[row as usize];
+        let fm = DVec3::new(fr[0], fr[1], fr[2]);
+        f += fm;
+        t += arm.cross(fm) + DVec3::new(tr[0], tr[1], tr[2]);
+    }
+    (f, t)
+}
+
+/// Moves the clumps one step and re-poses their members (after the
+/// spheres' pass, which skips member rows).
+pub fn integrate(st: &mut Step) -> IntegrateReport {
+    if st.clumps.is_empty() {
+        return IntegrateReport::default();
+    }
+    let dt = st.law.dt;
+    let g = DVec3::from(st.gravity_now());
+    let first = st.step == 0;
+    let grid = st.grid;
+    // the bodies: each clump's new state from its members' load
+    let next: Vec<_> = (0..st.clumps.len())
+        .into_par_iter()
+        .with_min_len(crate::state::PAR_MIN / 4)
+        .map(|k| {
+            let c = &st.clumps;
+            let q = c.q[k];
+            let (f, t) = load(st, k, q);
+            let a = f * c.inv_mass[k] + g;
+            let v_prev = if first {
+                c.vel[k] - 0.5 * dt * a
+            } else {
+                c.vel_half[k]
+            };
+            let vh = v_prev + a * dt;
+            let mut x = (c.pos[k] + vh * dt).to_array();
+            grid.wrap(&mut x);
+            let v = vh + 0.5 * dt * a;
+            // on the first step l_half holds L(0): L(−½) = L(0) − T dt/2
+            let l_prev = if first {
+                c.l_half[k] - 0.5 * dt * t
+            } else {
+                c.l_half[k]
+            };
+            let lh = l_prev + t * dt;
+            let mut r = Rotor { q, l: lh };
+            r.drift(c.moments[k], dt);
+            let l_star = lh + 0.5 * dt * t;
+            let omega = Rotor { q: r.q, l: l_star }.omega(c.moments[k]);
+            (DVec3::from(x), vh, v, r.q, lh, omega)
+        })
+        .collect();
+    let c = &mut st.clumps;
+    for (k, (x, vh, v, q, lh, omega)) in next.into_iter().enumerate() {
+        c.q_prev[k] = c.q[k];
+        c.pos[k] = x;
+        c.vel_half[k] = vh;
+        c.vel[k] = v;
+        c.q[k] = q;
+        c.l_half[k] = lh;
+        c.omega[k] = omega;
+    }
+    // the members, each from its clump
+    let half_skin2 = 0.25 * st.skin * st.skin;
+    let shapes = &st.shapes;
+    let c = &st.clumps;
+    let w = &mut st.work;
+    let (body, member, torque, pos_ref) = (&w.body, &w.member, &w.torque, &w.pos_ref);
+    let ghost = &w.ghost;
+    let p = &mut st.particles;
+    let ids = &p.id;
+    let (bad, rebuild) = p
+        .pos_rad
+        .par_iter_mut()
+        .zip(p.vel_invm.par_iter_mut())
+        .zip(p.omega_invi.par_iter_mut())
+        .zip(p.dissipated.par_iter_mut())
+        .zip(w.motion.par_iter_mut())
+        .with_min_len(crate::state::PAR_MIN)
+        .enumerate()
+        .map(|(i, ((((x, v), om), diss), mo))| {
+            let k = body[i];
+            if k == NONE || ghost.get(i) == Some(&true) {
+                return (None, false);
+            }
+            let k = k as usize;
+            let b = shapes[c.shape[k] as usize].members[member[i] as usize];
+            let b = DVec3::new(b[0], b[1], b[2]);
+            let (arm, arm_prev) = (c.q[k] * b, c.q_prev[k] * b);
+            let mut pos = (c.pos[k] + arm).to_array();
+            grid.wrap(&mut pos);
+            let vm = c.vel[k] + c.omega[k].cross(arm);
+            let vh = c.vel_half[k] + (arm - arm_prev) / dt;
+            let turn = (c.q[k] * c.q_prev[k].inverse()).to_scaled_axis() / dt;
+            let turn = if c.q[k].dot(c.q_prev[k]) < 0.0 {
+                (-(c.q[k]) * c.q_prev[k].inverse()).to_scaled_axis() / dt
+            } else {
+                turn
+            };
+            x[..3].copy_from_slice(&pos);
+            v[..3].copy_from_slice(&vm.to_array());
+            om[..3].copy_from_slice(&c.omega[k].to_array());
+            mo[0] = *v;
+            mo[1] = *om;
+            mo[2][..3].copy_from_slice(&vh.to_array());
+            mo[3][..3].copy_from_slice(&turn.to_array());
+            *diss += torque[i][3];
+            let zero = (0..3).fold(0.0, |s, k| s + x[k] * 0.0 + v[k] * 0.0 + om[k] * 0.0);
+            let moved = super::neighbours::displacement2(&grid, pos_ref[i], pos) > half_skin2;
+            ((zero != 0.0).then_some(ids[i]), moved)
+        })
+        .reduce(
+            || (None, false),
+            |a, b| {
+                let id = match (a.0, b.0) {
+                    (Some(x), Some(y)) => Some(x.min(y)),
+                    (x, y) => x.or(y),
+                };
+                (id, a.1 || b.1)
+            },
+        );
+    st.refresh_levers();
+    IntegrateReport {
+        nonfinite: bad,
+        rebuild,
+    }
+}
+
+/// Clump `k`'s kinetic (translational, rotational) and potential energy
+/// at the step just integrated (its speed in `max_speed`), recovered as
+/// the spheres' are: V(n) = V(n+½) − a dt/2, X(n) = X(n+1) − V(n+½) dt,
+/// L(n) = L(n+½) − T dt/2 with the load of that step, ½ ωᵀIω from L(n)
+/// and q(n). Before the first step, the initial state.
+pub fn energy(st: &Step, k: usize, g: DVec3) -> crate::backend::Diagnostics {
+    let c = &st.clumps;
+    let dt = st.law.dt;
+    let m = 1.0 / c.inv_mass[k];
+    let (v, x, l, q) = if st.step == 0 {
+        (c.vel[k], c.pos[k], c.l_half[k], c.q[k])
+    } else {
+        let q = c.q_prev[k];
+        let (f, t) = load(st, k, q);
+        let a = f * c.inv_mass[k] + g;
+        (
+            c.vel_half[k] - 0.5 * dt * a,
+            c.pos[k] - c.vel_half[k] * dt,
+            c.l_half[k] - 0.5 * dt * t,
+            q,
+        )
+    };
+    let pi = q.inverse() * l;
+    crate::backend::Diagnostics {
+        kinetic_translational: 0.5 * m * v.length_squared(),
+        kinetic_rotational: 0.5 * (pi * pi / c.moments[k]).element_sum(),
+        potential: -m * g.dot(x),
+        elastic: 0.0,
+        dissipated: 0.0,
+        max_speed: v.length(),
+    }
+}
+
+impl Step {
+    /// Every row's lever (`Work::lever`) from its clump's pose now: after
+    /// every step that moves clumps and every change of the rows.
+    pub(crate) fn refresh_levers(&mut self) {
+        let w = &mut self.work;
+        if w.body.is_empty() {
+            w.lever.clear();
+            return;
+        }
+        let c = &self.clumps;
+        let shapes = &self.shapes;
+        let inv: Vec<glam::DMat3> = (0..c.len()).map(|k| c.world_inverse_inertia(k)).collect();
+        let (body, member) = (&w.body, &w.member);
+        w.lever.resize(body.len(), [0.0; 6]);
+        w.lever
+            .par_iter_mut()
+            .with_min_len(crate::state::PAR_MIN)
+            .enumerate()
+            .for_each(|(i, s)| {
+                let k = body[i];
+                *s = if k == NONE {
+                    [0.0; 6]
+                } else {
+                    let k = k as usize;
+                    let b = shapes[c.shape[k] as usize].members[member[i] as usize];
+                    let arm = c.q[k] * DVec3::new(b[0], b[1], b[2]);
+                    crate::shapes::clumps::lever(arm, inv[k])
+                };
+            });
+    }
+
+    /// After the sort's permutation (`work.order`: new row j held old row
+    /// `order[j]`): the member rows of every clump follow their rows.
+    pub(crate) fn clumps_follow_sort(&mut self) {
+        let w = &mut self.work;
+        if w.body.len() != w.order.len() {
+            return;
+        }
+        w.body = w.order.iter().map(|&i| w.body[i as usize]).collect();
+        w.member = w.order.iter().map(|&i| w.member[i as usize]).collect();
+        let c = &mut self.clumps;
+        for (j, &k) in w.body.iter().enumerate() {
+            if k != NONE {
+                let at = c.first[k as usize] + w.member[j];
+                c.rows[at as usize] = j as u32;
+            }
+        }
+        self.refresh_levers();
+    }
+
+    /// After a removal that kept rows `keep` (old index → kept?): drops the
+    /// clumps whose rows went (a clump's rows go together: they share its
+    /// id) and renumbers the rest.
+    pub(crate) fn clumps_follow_removal(&mut self, keep: &[bool]) {
+        let w = &mut self.work;
+        if w.body.len() != keep.len() {
+            return;
+        }
+        let c = &mut self.clumps;
+        let alive: Vec<bool> = (0..c.len())
+            .map(|k| keep[c.rows[c.first[k] as usize] as usize])
+            .collect();
+        let mut new_k = vec![NONE; c.len()];
+        let mut n = 0u32;
+        for (k, &a) in alive.iter().enumerate() {
+            if a {
+                new_k[k] = n;
+                n += 1;
+            }
+        }
+        fn compact<X: Copy>(v: &mut Vec<X>, keep: &[bool]) {
+            let mut it = keep.iter();
+            v.retain(|_| *it.next().unwrap());
+        }
+        compact(&mut w.body, keep);
+        compact(&mut w.member, keep);
+        for b in &mut w.body {
+            if *b != NONE {
+                *b = new_k[*b as usize];
+            }
+        }
+        let sizes: Vec<u32> = (0..c.len())
+            .filter(|&k| alive[k])
+            .map(|k| c.first[k + 1] - c.first[k])
+            .collect();
+        compact(&mut c.id, &alive);
+        compact(&mut c.shape, &alive);
+        compact(&mut c.material, &alive);
+        compact(&mut c.pos, &alive);
+        compact(&mut c.vel, &alive);
+        compact(&mut c.vel_half, &alive);
+        compact(&mut c.inv_mass, &alive);
+        compact(&mut c.moments, &alive);
+        compact(&mut c.q, &alive);
+        compact(&mut c.q_prev, &alive);
+        compact(&mut c.l_half, &alive);
+        compact(&mut c.omega, &alive);
+        c.first = std::iter::once(0)
+            .chain(sizes.iter().scan(0u32, |s, &x| {
+                *s += x;
+                Some(*s)
+            }))
+            .collect();
+        c.rows = vec![0; *c.first.last().unwrap() as usize];
+        for (j, &k) in w.body.iter().enumerate() {
+            if k != NONE {
+                c.rows[(c.first[k as usize] + w.member[j]) as usize] = j as u32;
+            }
+        }
+        self.refresh_levers();
+    }
+}
