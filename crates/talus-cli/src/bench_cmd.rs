@@ -70,6 +70,7 @@ pub fn run(o: Opts) -> ExitCode {
             "discharge" => beds.push(Bed::Discharge),
             "hopper" => beds.push(Bed::Hopper),
             "hopper-mesh" => beds.push(Bed::HopperMesh),
+            "clumps" => beds.push(Bed::Clumps),
             k @ ("fem-tet4" | "fem-tet10" | "fem-coupled") => fem.push(k),
             // the broad phase's rows: size ratios 1:1 to 1:35, settled and
             // flowing, side by side
@@ -98,7 +99,7 @@ pub fn run(o: Opts) -> ExitCode {
                     beds.push(Bed::ChuteWide(k));
                 } else {
                     eprintln!(
-                        "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, settled-1:K, chute-1:K (K = 2..100), wide, discharge, hopper, hopper-mesh, fem-tet4, fem-tet10, fem-coupled)"
+                        "error: --beds: unknown bed \"{other}\" (expected mono, poly, settled, chute, settled-1:K, chute-1:K (K = 2..100), wide, discharge, hopper, hopper-mesh, clumps, fem-tet4, fem-tet10, fem-coupled)"
                     );
                     return ExitCode::FAILURE;
                 }
@@ -240,6 +241,8 @@ fn cpu_row(kind: Case, n: usize, o: &Opts, threads: usize) -> BenchRow {
         Ok(b) => b,
         Err(e) => return skipped("cpu", adapter, kind, n, e),
     };
+    // spheres: a clump's members each count (the rows the step runs)
+    let n = b.st.particles.len();
     b.advance(o.warmup).ok();
     let before = b.st.stage_seconds;
     let res = measure(&mut b, 0, o.steps, o.repeats);

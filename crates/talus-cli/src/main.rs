@@ -135,7 +135,9 @@ enum Command {
         /// top), settled-1:K and chute-1:K (those beds with large spheres K
         /// times the small ones' diameter, 30 % of the solid volume), wide
         /// (settled and chute at 1:1, 1:3, 1:10, 1:35: the broad phase's
-        /// rows; 1:35 needs ~4e5 particles or more).
+        /// rows; 1:35 needs ~4e5 particles or more), clumps (the mono
+        /// lattice of 4-sphere clumps; sizes and rates in member spheres;
+        /// CPU only so far).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
         /// Grid levels, comma-separated: each bed runs once per entry, side

@@ -103,6 +103,8 @@ cases! {
     fem_cantilever => "fem-cantilever",
     fem_spinning_body => "fem-spin",
     clump_rotation_free_top => "clump-top",
+    clump_impacts => "clump-impact",
+    clump_domino_tipping => "clump-domino",
     coupled_momentum_and_bed_weight => "coupled",
 }
 
@@ -155,6 +157,8 @@ fn report_is_written() {
             "fem-cantilever",
             "fem-spin",
             "clump-top",
+            "clump-impact",
+            "clump-domino",
             "coupled",
             "packing",
             "plate",

@@ -52,6 +52,10 @@ pub enum Bed {
     SettledWide(u32),
     /// The `chute` flow with large spheres among it ([`wide_bed`]).
     ChuteWide(u32),
+    /// The `mono` lattice with a 4-sphere tetrahedral clump at each site
+    /// instead of a sphere, randomly turned ([`clump_bed`]); its size is
+    /// counted in member spheres.
+    Clumps,
 }
 
 impl Bed {
@@ -66,6 +70,7 @@ impl Bed {
             Bed::HopperMesh => "hopper mesh".into(),
             Bed::SettledWide(k) => format!("settled 1:{k}"),
             Bed::ChuteWide(k) => format!("chute 1:{k}"),
+            Bed::Clumps => "clumps 4-sphere".into(),
         }
     }
 }
@@ -87,7 +92,44 @@ pub fn bed(kind: Bed, n: usize, seed: u64) -> Result<Scene, String> {
         Bed::HopperMesh => Ok(hopper_bed(&cached_cell()?, n, true)),
         Bed::SettledWide(k) => wide_bed(&cached_cell()?, n, k, false),
         Bed::ChuteWide(k) => wide_bed(&cached_cell()?, n, k, true),
+        Bed::Clumps => clump_bed(n, seed),
     }
+}
+
+/// `n` member spheres (rounded down to fours) as tetrahedral clumps on the
+/// `mono` bed's lattice: members of radius R/2 at the vertices of a
+/// tetrahedron of circumradius 0.45 R (they overlap; the clump reaches
+/// 0.95 R from its centre, within the site's share), each clump turned at
+/// random from `seed`, settling under gravity in the same box.
+pub fn clump_bed(n: usize, seed: u64) -> Result<Scene, String> {
+    use talus::shapes::{mass, table};
+    let sites = (n / 4).max(1);
+    let mut s = lattice_bed(Bed::Mono, sites, seed);
+    let c = 0.45 * R / 3f64.sqrt();
+    let spheres: Vec<[f64; 4]> = [
+        [1.0, 1.0, 1.0],
+        [1.0, -1.0, -1.0],
+        [-1.0, 1.0, -1.0],
+        [-1.0, -1.0, 1.0],
+    ]
+    .iter()
+    .map(|v| [c * v[0], c * v[1], c * v[2], 0.5 * R])
+    .collect();
+    let props =
+        mass::union_of_spheres(&spheres, mass::Accuracy::default()).map_err(|e| e.to_string())?;
+    s.shapes.push(talus::scene::types::ClumpShape {
+        name: "tetra".into(),
+        source: talus::scene::types::ClumpSource::Spheres(spheres.clone()),
+        body: table::Shape::new("tetra", &spheres, &props),
+    });
+    let mut rng = Rng::new(seed ^ 0x7e7a);
+    for p in &mut s.particles {
+        p.shape = Some(0);
+        p.radius = 0.5 * R;
+        p.orientation = talus::flow::plan::uniform_rotation([rng.f64(), rng.f64(), rng.f64()]);
+    }
+    s.name = format!("bed-clumps-{}", 4 * sites);
+    Ok(s)
 }
 
 /// The lattice beds, `mono` and `poly`.

@@ -83,11 +83,21 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
             r.drift(c.moments[k], dt);
             let l_star = lh + 0.5 * dt * t;
             let omega = Rotor { q: r.q, l: l_star }.omega(c.moments[k]);
-            (DVec3::from(x), vh, v, r.q, lh, omega)
+            // what every member needs once per clump: the turn over the
+            // step (its ω(n+½)) and the world inverse inertia (its lever)
+            let dq = r.q * q.inverse();
+            let dq = if dq.w < 0.0 { -dq } else { dq };
+            let turn = dq.to_scaled_axis() / dt;
+            let rot = glam::DMat3::from_quat(r.q);
+            let inv_i =
+                rot * glam::DMat3::from_diagonal(DVec3::ONE / c.moments[k]) * rot.transpose();
+            (DVec3::from(x), vh, v, r.q, lh, omega, turn, inv_i)
         })
         .collect();
     let c = &mut st.clumps;
-    for (k, (x, vh, v, q, lh, omega)) in next.into_iter().enumerate() {
+    let mut per = Vec::with_capacity(next.len());
+    for (k, (x, vh, v, q, lh, omega, turn, inv_i)) in next.into_iter().enumerate() {
+        per.push((turn, inv_i));
         c.q_prev[k] = c.q[k];
         c.pos[k] = x;
         c.vel_half[k] = vh;
@@ -105,6 +115,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let ghost = &w.ghost;
     let p = &mut st.particles;
     let ids = &p.id;
+    w.lever.resize(body.len(), [0.0; 6]);
     let (bad, rebuild) = p
         .pos_rad
         .par_iter_mut()
@@ -112,9 +123,10 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .zip(p.omega_invi.par_iter_mut())
         .zip(p.dissipated.par_iter_mut())
         .zip(w.motion.par_iter_mut())
+        .zip(w.lever.par_iter_mut())
         .with_min_len(crate::state::PAR_MIN)
         .enumerate()
-        .map(|(i, ((((x, v), om), diss), mo))| {
+        .map(|(i, (((((x, v), om), diss), mo), lever))| {
             let k = body[i];
             if k == NONE || ghost.get(i) == Some(&true) {
                 return (None, false);
@@ -127,12 +139,8 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
             grid.wrap(&mut pos);
             let vm = c.vel[k] + c.omega[k].cross(arm);
             let vh = c.vel_half[k] + (arm - arm_prev) / dt;
-            let turn = (c.q[k] * c.q_prev[k].inverse()).to_scaled_axis() / dt;
-            let turn = if c.q[k].dot(c.q_prev[k]) < 0.0 {
-                (-(c.q[k]) * c.q_prev[k].inverse()).to_scaled_axis() / dt
-            } else {
-                turn
-            };
+            let (turn, inv_i) = per[k];
+            *lever = crate::shapes::clumps::lever(arm, inv_i);
             x[..3].copy_from_slice(&pos);
             v[..3].copy_from_slice(&vm.to_array());
             om[..3].copy_from_slice(&c.omega[k].to_array());
@@ -155,7 +163,6 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
                 (id, a.1 || b.1)
             },
         );
-    st.refresh_levers();
     IntegrateReport {
         nonfinite: bad,
         rebuild,

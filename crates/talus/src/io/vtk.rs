@@ -33,7 +33,20 @@ pub(crate) fn arr<T: bytemuck::Pod>(
 /// Writes one snapshot. Point data: radius, velocity, angular_velocity,
 /// material (index), material name table in FieldData-free form (index
 /// only), id, dissipated_energy.
-pub fn write_vtu(path: &Path, p: &Particles<f64>, _scene: &Scene) -> std::io::Result<()> {
+pub fn write_vtu(path: &Path, p: &Particles<f64>, scene: &Scene) -> std::io::Result<()> {
+    write_vtu_clumps(path, p, scene, &[])
+}
+
+/// [`write_vtu`] of a state with clumps (`clumps`, the bodies of the rows
+/// with their ids): every member sphere is a point, with its clump's id,
+/// and two more arrays: `shape` (the `[[shapes]]` index; −1 for a sphere)
+/// and `orientation` (w, x, y, z as written; 1, 0, 0, 0 for a sphere).
+pub fn write_vtu_clumps(
+    path: &Path,
+    p: &Particles<f64>,
+    _scene: &Scene,
+    clumps: &[crate::shapes::clumps::ClumpRow],
+) -> std::io::Result<()> {
     let n = p.len();
     let points: Vec<f64> = p.pos_rad.iter().flat_map(|a| [a[0], a[1], a[2]]).collect();
     let radius: Vec<f64> = p.pos_rad.iter().map(|a| a[3]).collect();
@@ -58,6 +71,20 @@ pub fn write_vtu(path: &Path, p: &Particles<f64>, _scene: &Scene) -> std::io::Re
         arr("id", "Int64", 1, &ids),
         arr("dissipated_energy", "Float64", 1, &p.dissipated),
     ];
+    let mut point_data = point_data;
+    if !clumps.is_empty() {
+        let by_id: std::collections::HashMap<u32, &crate::shapes::clumps::ClumpRow> =
+            clumps.iter().map(|c| (c.id, c)).collect();
+        let of = |i: usize| by_id.get(&p.id[i]);
+        let shape: Vec<i32> = (0..n)
+            .map(|i| of(i).map_or(-1, |c| c.shape as i32))
+            .collect();
+        let q: Vec<f64> = (0..n)
+            .flat_map(|i| of(i).map_or(crate::scene::types::IDENTITY, |c| c.orientation))
+            .collect();
+        point_data.push(arr("shape", "Int32", 1, &shape));
+        point_data.push(arr("orientation", "Float64", 4, &q));
+    }
     let pts = arr("Points", "Float64", 3, &points);
     let cells = [
         arr("connectivity", "Int64", 1, &conn),

@@ -264,7 +264,9 @@ impl Outputs {
         let k = self.snapshot_k;
         let name = format!("particles_{k:05}.vtu");
         let path = self.dir.join(&name);
-        at_path(vtk::write_vtu(&path, p, sim.scene()), &path)?;
+        // the clumps now: `p` is this moment's state (the last good one)
+        let clumps = sim.clumps();
+        at_path(vtk::write_vtu_clumps(&path, p, sim.scene(), &clumps), &path)?;
         self.particles.add(t, 0, name);
         at_path(self.particles.write(), self.particles.path())?;
         if let Some((_, series)) = self.walls.as_mut() {

@@ -37,7 +37,7 @@ mod wall_sweep;
 use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
-use clump::case_clump_top;
+use clump::{case_clump_domino, case_clump_impact, case_clump_top};
 use collapse::case_collapse;
 use compaction::case_compaction;
 use coupling::{case_coupled, case_plate};
@@ -185,6 +185,22 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_clump_top(mk),
+    },
+    CaseDef {
+        id: "clump-impact",
+        title: "a dumbbell dropped on a plane: restitution on end, the rigid-body impulse solution tilted",
+        source: "rigid-body impact (Stronge, Impact Mechanics ch. 5); Berry et al. 2023; issue 37",
+        full: false,
+        options: &[],
+        run: |mk, _| case_clump_impact(mk),
+    },
+    CaseDef {
+        id: "clump-domino",
+        title: "a two-sphere domino on an incline tips where gravity leaves its base",
+        source: "statics; issue 37",
+        full: false,
+        options: &[],
+        run: |mk, _| case_clump_domino(mk),
     },
     CaseDef {
         id: "coupled",
