@@ -3248,8 +3248,8 @@ fn several_ranks_without_the_mpi_feature_are_refused() {
 
 // ------------------------------------------------------------------ shapes
 
-/// `[[shapes]]` (issue 37: read and checked, not yet run): `check` lists
-/// each with its volume; a bad one stops it in one line at its key.
+/// `[[shapes]]` (issue 37): `check` lists each with its volume; a bad one
+/// stops it in one line at its key.
 #[test]
 fn shapes_are_listed_by_check_and_bad_ones_refused() {
     let shapes = "\n[[shapes]]\nname = \"dumbbell\"\nspheres = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]]\n";
@@ -3276,5 +3276,140 @@ fn shapes_are_listed_by_check_and_bad_ones_refused() {
         Some(line),
         "shapes[0].spheres[0]",
         &["radius must be finite and > 0 (got -0.001)"],
+    );
+}
+
+/// The scene of [`BASE`] reading `particles.csv` with a dumbbell shape.
+fn clump_scene(dir: &TempDir) -> PathBuf {
+    let shapes = "\n[[shapes]]\nname = \"dumbbell\"\nspheres = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]]\n";
+    dir.write(
+        "scene.toml",
+        &format!(
+            "{}{shapes}",
+            edit(BASE, GENERATOR, "file = \"particles.csv\"\n")
+        ),
+    )
+}
+
+/// The particle CSV's clump columns: an unknown shape, a zero quaternion,
+/// a radius other than the shape's, an orientation on a sphere: one line
+/// each at the file, line and column.
+#[test]
+fn csv_clump_rows_are_checked() {
+    let head = "x,y,z,vx,vy,vz,wx,wy,wz,radius,material,shape,qw,qx,qy,qz\n";
+    let cases = [
+        (
+            "0.005,0.005,0.005,0,0,0,0,0,0,,glass,cube,1,0,0,0",
+            "column shape",
+            "unknown shape \"cube\" (defined: dumbbell; empty: a sphere)",
+        ),
+        (
+            "0.005,0.005,0.005,0,0,0,0,0,0,,glass,dumbbell,0,0,0,0",
+            "column qw",
+            "the orientation quaternion is zero",
+        ),
+        (
+            "0.005,0.005,0.005,0,0,0,0,0,0,0.002,glass,dumbbell,1,0,0,0",
+            "column radius",
+            "a clump's radius is its shape's largest member radius, 1e-3 m",
+        ),
+        (
+            "0.005,0.005,0.005,0,0,0,0,0,0,0.001,glass,,0,1,0,0",
+            "column qw",
+            "a sphere (shape empty) has no orientation",
+        ),
+    ];
+    for (k, (row, key, want)) in cases.iter().enumerate() {
+        let dir = TempDir::new(&format!("csv-clump-{k}"));
+        let scene = clump_scene(&dir);
+        let csv = dir.write("particles.csv", &format!("{head}{row}\n"));
+        expect_error(&check(&scene), &csv, Some(2), key, &[want]);
+    }
+}
+
+/// Clumps from a CSV and poured by `[[insert]] shape` run end to end on
+/// the CPU: `final.csv` has one row a particle with `shape,qw..qz`, the
+/// snapshots draw every member with its orientation, a scene reading
+/// that `final.csv` runs on; the GPU backend refuses in one line.
+#[test]
+fn clumps_run_end_to_end_and_the_gpu_refuses_them() {
+    let dir = TempDir::new("clumps-run");
+    let scene = clump_scene(&dir);
+    let text = std::fs::read_to_string(&scene).unwrap()
+        + "\n[[insert]]\nregion = { min = [0.0, 0.0, 0.006], max = [0.01, 0.01, 0.01] }\nrate = 2000.0\nshape = \"dumbbell\"\nmaterial = \"glass\"\ncount = 3\n";
+    std::fs::write(&scene, text).unwrap();
+    dir.write(
+        "particles.csv",
+        "x,y,z,vx,vy,vz,wx,wy,wz,radius,material,shape,qw,qx,qy,qz\n\
+         0.003,0.005,0.0012,0,0,0,0,0,0,,glass,dumbbell,1,0,0,0\n\
+         0.007,0.005,0.0012,0,0,0,0,0,0,0.001,glass,,,,,\n",
+    );
+    let out_dir = dir.0.join("out");
+    let out = talus(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "cpu",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fin = std::fs::read_to_string(out_dir.join("final.csv")).unwrap();
+    let mut lines = fin.lines();
+    assert_eq!(
+        lines.next(),
+        Some("x,y,z,vx,vy,vz,wx,wy,wz,radius,material,id,shape,qw,qx,qy,qz")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 5, "{fin}");
+    let clumps = rows.iter().filter(|r| r.contains(",dumbbell,")).count();
+    assert_eq!(clumps, 4, "{fin}");
+    let vtu = std::fs::read(out_dir.join("particles_00001.vtu")).unwrap();
+    let vtu = String::from_utf8_lossy(&vtu);
+    assert!(vtu.contains("Name=\"orientation\" NumberOfComponents=\"4\""));
+    // analyze reads spheres only so far: it says so instead of counting
+    // a clump's overlapping members as spheres
+    let out = talus(&[
+        "analyze",
+        out_dir.to_str().unwrap(),
+        "fraction",
+        "--region",
+        "box:0,0,0,0.01,0.01,0.01",
+    ]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("the run holds clumps"),
+        "{e}"
+    );
+    // the next scene starts from it
+    let text = std::fs::read_to_string(&scene)
+        .unwrap()
+        .replace("file = \"particles.csv\"", "file = \"out/final.csv\"");
+    let next = dir.write("next.toml", text.split("\n[[insert]]").next().unwrap());
+    let out = talus(&["check", next.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = talus(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--out",
+        dir.0.join("gpu").to_str().unwrap(),
+    ]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    let lines: Vec<&str> = e.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{e}");
+    assert!(
+        lines[0].contains("clumps run on the serial CPU backend so far"),
+        "{e}"
     );
 }

@@ -55,8 +55,20 @@ impl RunDir {
                 self.snapshots.len()
             )
         })?;
-        vtk::read_vtu(path)?
-            .particles()
+        let vtu = vtk::read_vtu(path)?;
+        // a clump's members overlap: summed as spheres they would count
+        // their lenses twice (fractions, volumes), and their rows are not
+        // particles (counts, contacts)
+        if vtu
+            .ints("shape", false)
+            .is_ok_and(|s| s.iter().any(|&k| k >= 0))
+        {
+            return Err(format!(
+                "{}: the run holds clumps; talus analyze reads spheres only so far (a clump's overlapping members would be counted as separate spheres)",
+                path.display()
+            ));
+        }
+        vtu.particles()
             .map_err(|e| format!("{}: {e}", path.display()))
     }
 

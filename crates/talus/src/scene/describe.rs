@@ -270,53 +270,29 @@ impl Scene {
 
 impl Scene {
     /// One line per `[[shapes]]` entry, for `talus check`: its spheres and
-    /// its mass properties at unit density (the union's, or a mesh's
-    /// solid's; `shapes::mass`, `shapes::fill`), e.g. `shapes[0] dumbbell:
-    /// 2 spheres, 7.5063e-9 m³, Ixx, Iyy, Izz about the centre (…) m⁵
-    /// (× density: kg m²)`.
+    /// its mass properties at unit density as the scene resolved them
+    /// (`ClumpShape::body`: the union's, or a mesh's solid's), e.g.
+    /// `shapes[0] dumbbell: 2 spheres, 7.5063e-9 m³, principal moments (…)
+    /// m⁵ (× density: kg m²), reach 1.6000e-3 m`.
     pub fn describe_shapes(&self) -> Vec<String> {
         use crate::scene::types::ClumpSource;
-        use crate::shapes::{fill, mass};
-        let moments = |m: &mass::MassProperties| {
-            let e = m.inertia;
-            format!(
-                "({:.3e}, {:.3e}, {:.3e})",
-                e.col(0)[0],
-                e.col(1)[1],
-                e.col(2)[2]
-            )
-        };
         self.shapes
             .iter()
             .enumerate()
             .map(|(i, sh)| {
-                let head = format!("shapes[{i}] {}", sh.name);
-                match &sh.source {
-                    ClumpSource::Spheres(list) => {
-                        match mass::union_of_spheres(list, mass::Accuracy::default()) {
-                            Ok(m) => format!(
-                                "{head}: {} spheres, {:.4e} m³, Ixx, Iyy, Izz about the centre {} m⁵ (× density: kg m²)",
-                                list.len(),
-                                m.volume,
-                                moments(&m)
-                            ),
-                            Err(e) => format!("{head}: {e}"),
-                        }
-                    }
-                    ClumpSource::Mesh {
-                        file,
-                        triangles,
-                        count,
-                    } => match fill::solid_properties(triangles) {
-                        Ok(m) => format!(
-                            "{head}: {} filled with {count} spheres, solid {:.4e} m³, Ixx, Iyy, Izz about the centre {} m⁵ (× density: kg m²)",
-                            file.display(),
-                            m.volume,
-                            moments(&m)
-                        ),
-                        Err(e) => format!("{head}: {e}"),
-                    },
-                }
+                let b = &sh.body;
+                let what = match &sh.source {
+                    ClumpSource::Spheres(list) => format!("{} spheres,", list.len()),
+                    ClumpSource::Mesh { file, count, .. } => format!(
+                        "{} filled with {count} spheres ({} placed), solid",
+                        file.display(),
+                        b.members.len()
+                    ),
+                };
+                format!(
+                    "shapes[{i}] {}: {what} {:.4e} m³, principal moments ({:.3e}, {:.3e}, {:.3e}) m⁵ (× density: kg m²), reach {:.4e} m",
+                    sh.name, b.volume, b.moments.x, b.moments.y, b.moments.z, b.reach
+                )
             })
             .collect()
     }
