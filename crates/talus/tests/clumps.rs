@@ -430,3 +430,109 @@ fn poured_dumbbells_arrive_whole_in_random_orientations() {
     c.advance(10).unwrap();
     assert_ne!(clumps(&mut c)[0].orientation, early[0].orientation);
 }
+
+/// A box 4 × 2 × 1 mm as an ASCII STL (12 triangles, outward).
+fn box_stl(a: [f64; 3]) -> String {
+    let v = |i: usize| {
+        let b = [i & 1, (i >> 1) & 1, (i >> 2) & 1];
+        [0, 1, 2].map(|k| (b[k] as f64 - 0.5) * a[k])
+    };
+    // each face as two triangles, counter-clockwise seen from outside
+    let faces = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let mut s = String::from("solid box\n");
+    for f in faces {
+        for t in [[f[0], f[1], f[2]], [f[0], f[2], f[3]]] {
+            s += "facet normal 0 0 0\nouter loop\n";
+            for i in t {
+                let p = v(i);
+                s += &format!("vertex {} {} {}\n", p[0], p[1], p[2]);
+            }
+            s += "endloop\nendfacet\n";
+        }
+    }
+    s + "endsolid box\n"
+}
+
+/// A clump filled from a closed mesh takes the solid's exact mass
+/// properties (not its spheres' union): a 4 × 2 × 1 mm box filled with 8
+/// spheres has the box's mass and principal moments, and spins freely
+/// with its angular momentum kept.
+#[test]
+fn a_mesh_filled_clump_has_the_solids_mass_and_moments() {
+    let dir = std::env::temp_dir().join(format!("talus_clump_mesh_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let a = [0.004, 0.002, 0.001];
+    std::fs::write(dir.join("box.stl"), box_stl(a)).unwrap();
+    std::fs::write(
+        dir.join("bed.csv"),
+        "x,y,z,vx,vy,vz,wx,wy,wz,radius,material,shape,qw,qx,qy,qz\n0,0,0,0,0,0,50,120,-30,,glass,brick,1,0,0,0\n",
+    )
+    .unwrap();
+    let scene = r#"
+[simulation]
+steps = 2000
+dt = 1e-6
+gravity = [0.0, 0.0, 0.0]
+
+[domain]
+min = [-0.02, -0.02, -0.02]
+max = [0.02, 0.02, 0.02]
+
+[[materials]]
+name = "glass"
+density = 2500.0
+youngs_modulus = 5.0e6
+poisson_ratio = 0.25
+restitution = 0.5
+friction = 0.5
+
+[[shapes]]
+name = "brick"
+file = "box.stl"
+spheres_count = 8
+
+[[particles]]
+file = "bed.csv"
+"#;
+    std::fs::write(dir.join("scene.toml"), scene).unwrap();
+    let scene = Scene::load(&dir.join("scene.toml")).unwrap();
+    let body = &scene.shapes[0].body;
+    assert!(body.members.len() >= 2 && body.members.len() <= 8);
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let rho = 2500.0;
+    let v = a[0] * a[1] * a[2];
+    let m = rho * v;
+    // the box's principal moments, ascending: m (b² + c²) / 12 …
+    let mut want = [
+        m * (a[1] * a[1] + a[2] * a[2]) / 12.0,
+        m * (a[0] * a[0] + a[2] * a[2]) / 12.0,
+        m * (a[0] * a[0] + a[1] * a[1]) / 12.0,
+    ];
+    want.sort_by(f64::total_cmp);
+    let c = &b.st.clumps;
+    assert!(
+        rel(1.0 / c.inv_mass[0], m) < 1e-12,
+        "{} vs {m}",
+        1.0 / c.inv_mass[0]
+    );
+    for k in 0..3 {
+        assert!(
+            rel(c.moments[0][k], want[k]) < 1e-9,
+            "{:?} vs {want:?}",
+            c.moments[0]
+        );
+    }
+    let l = |c: &talus::shapes::clumps::Clumps| c.world_inertia(0) * c.omega[0];
+    let l0 = l(&b.st.clumps);
+    b.advance(2000).unwrap();
+    let l1 = l(&b.st.clumps);
+    assert!((l1 - l0).length() < 1e-12 * l0.length(), "{l0} → {l1}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
