@@ -400,6 +400,7 @@ fn poured_dumbbells_arrive_whole_in_random_orientations() {
     a.advance(180_000).unwrap();
     let cs = clumps(&mut a);
     assert_eq!(cs.len(), 40, "inserted");
+    assert_eq!(a.particle_count(), 40, "a clump is one particle");
     let p = a.snapshot();
     assert_eq!(p.len(), 80);
     for c in &cs {

@@ -436,6 +436,12 @@ impl Backend for CpuBackend {
     }
 
     fn particle_count(&mut self) -> u64 {
+        // a clump is one particle however many rows its members take
+        let w = &self.st.work;
+        if w.body.len() == self.st.particles.len() && !self.st.clumps.is_empty() {
+            let spheres = w.body.iter().filter(|&&k| k == crate::shapes::clumps::NONE);
+            return (spheres.count() + self.st.clumps.len()) as u64;
+        }
         self.st.particles.len() as u64
     }
 

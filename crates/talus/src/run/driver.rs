@@ -612,7 +612,9 @@ fn finish<B: Backend>(
     let (ins, rem) = (flow.inserted_total(), flow.removed_total());
     let (particles_end, final_state) = match failure {
         Some(_) => (
-            pg.last_good.len() as u64,
+            // particles, not rows: a clump's members share its id
+            pg.last_good.id.windows(2).filter(|w| w[0] != w[1]).count() as u64
+                + u64::from(!pg.last_good.id.is_empty()),
             (pg.last_good, pg.last_good_clumps),
         ),
         None => (sim.particle_count(), (sim.particles(), sim.clumps())),
