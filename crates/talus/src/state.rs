@@ -268,17 +268,23 @@ impl Particles<f64> {
             dissipated: vec![0.0; n],
         };
         for p in &scene.particles {
-            let m = scene.particle_mass(p);
-            let inertia = 0.4 * m * p.radius * p.radius;
-            let [x, y, z] = p.position;
-            let [vx, vy, vz] = p.velocity;
-            let [wx, wy, wz] = p.angular_velocity;
-            s.pos_rad.push([x, y, z, p.radius]);
-            s.vel_invm.push([vx, vy, vz, 1.0 / m]);
-            s.omega_invi.push([wx, wy, wz, 1.0 / inertia]);
-            s.material.push(p.material as u32);
+            s.push_sphere(scene, p);
         }
         s
+    }
+
+    /// Appends the row of sphere `p` of `scene` (its id and energy are the
+    /// caller's).
+    fn push_sphere(&mut self, scene: &Scene, p: &crate::scene::types::ParticleInit) {
+        let m = scene.particle_mass(p);
+        let inertia = 0.4 * m * p.radius * p.radius;
+        let [x, y, z] = p.position;
+        let [vx, vy, vz] = p.velocity;
+        let [wx, wy, wz] = p.angular_velocity;
+        self.pos_rad.push([x, y, z, p.radius]);
+        self.vel_invm.push([vx, vy, vz, 1.0 / m]);
+        self.omega_invi.push([wx, wy, wz, 1.0 / inertia]);
+        self.material.push(p.material as u32);
     }
 
     /// The initial state of a scene with clumps: a sphere's row as
@@ -297,8 +303,9 @@ impl Particles<f64> {
         let (mut body, mut member) = (Vec::new(), Vec::new());
         for (p, &id) in scene.particles.iter().zip(&ids) {
             let Some(shape) = p.shape else {
-                let one = Particles::from_scene_rows(scene, std::slice::from_ref(p), id);
-                s.append(&one);
+                s.push_sphere(scene, p);
+                s.id.push(id);
+                s.dissipated.push(0.0);
                 body.push(NONE);
                 member.push(0);
                 continue;
@@ -340,26 +347,6 @@ impl Particles<f64> {
             }
         }
         (s, clumps, body, member)
-    }
-
-    /// Sphere rows of `ps` with the one id `id` (a helper of
-    /// [`Particles::with_clumps`]).
-    fn from_scene_rows(scene: &Scene, ps: &[crate::scene::types::ParticleInit], id: u32) -> Self {
-        let mut s = Particles::default();
-        for p in ps {
-            let m = scene.particle_mass(p);
-            let inertia = 0.4 * m * p.radius * p.radius;
-            let [x, y, z] = p.position;
-            let [vx, vy, vz] = p.velocity;
-            let [wx, wy, wz] = p.angular_velocity;
-            s.pos_rad.push([x, y, z, p.radius]);
-            s.vel_invm.push([vx, vy, vz, 1.0 / m]);
-            s.omega_invi.push([wx, wy, wz, 1.0 / inertia]);
-            s.material.push(p.material as u32);
-            s.id.push(id);
-            s.dissipated.push(0.0);
-        }
-        s
     }
 
     /// Appends `o`'s rows.

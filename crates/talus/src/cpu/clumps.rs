@@ -116,8 +116,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let p = &mut st.particles;
     let ids = &p.id;
     w.lever.resize(body.len(), [0.0; 6]);
-    let (bad, rebuild) = p
-        .pos_rad
+    p.pos_rad
         .par_iter_mut()
         .zip(p.vel_invm.par_iter_mut())
         .zip(p.omega_invi.par_iter_mut())
@@ -129,7 +128,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
         .map(|(i, (((((x, v), om), diss), mo), lever))| {
             let k = body[i];
             if k == NONE || ghost.get(i) == Some(&true) {
-                return (None, false);
+                return IntegrateReport::default();
             }
             let k = k as usize;
             let b = shapes[c.shape[k] as usize].members[member[i] as usize];
@@ -151,22 +150,12 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
             *diss += torque[i][3];
             let zero = (0..3).fold(0.0, |s, k| s + x[k] * 0.0 + v[k] * 0.0 + om[k] * 0.0);
             let moved = super::neighbours::displacement2(&grid, pos_ref[i], pos) > half_skin2;
-            ((zero != 0.0).then_some(ids[i]), moved)
+            IntegrateReport {
+                nonfinite: (zero != 0.0).then_some(ids[i]),
+                rebuild: moved,
+            }
         })
-        .reduce(
-            || (None, false),
-            |a, b| {
-                let id = match (a.0, b.0) {
-                    (Some(x), Some(y)) => Some(x.min(y)),
-                    (x, y) => x.or(y),
-                };
-                (id, a.1 || b.1)
-            },
-        );
-    IntegrateReport {
-        nonfinite: bad,
-        rebuild,
-    }
+        .reduce(IntegrateReport::default, IntegrateReport::merge)
 }
 
 /// Clump `k`'s kinetic (translational, rotational) and potential energy

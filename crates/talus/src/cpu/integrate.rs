@@ -64,8 +64,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let body = &w.body;
     let p = &mut st.particles;
     let ids = &p.id;
-    let (bad, rebuild) = p
-        .pos_rad
+    p.pos_rad
         .par_iter_mut()
         .zip(p.vel_invm.par_iter_mut())
         .zip(p.omega_invi.par_iter_mut())
@@ -81,7 +80,7 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
                     .get(i)
                     .is_some_and(|&b| b != crate::shapes::clumps::NONE)
             {
-                return (None, false);
+                return IntegrateReport::default();
             }
             let (f, t) = (force[i], torque[i]);
             let mut pos = [0.0; 3];
@@ -115,20 +114,10 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
             let zero = (0..3).fold(0.0, |s, k| s + x[k] * 0.0 + v[k] * 0.0 + om[k] * 0.0);
             let finite = zero == 0.0;
             let moved = super::neighbours::displacement2(&grid, pos_ref[i], pos) > half_skin2;
-            ((!finite).then_some(ids[i]), moved)
+            IntegrateReport {
+                nonfinite: (!finite).then_some(ids[i]),
+                rebuild: moved,
+            }
         })
-        .reduce(
-            || (None, false),
-            |a, b| {
-                let id = match (a.0, b.0) {
-                    (Some(x), Some(y)) => Some(x.min(y)),
-                    (x, y) => x.or(y),
-                };
-                (id, a.1 || b.1)
-            },
-        );
-    IntegrateReport {
-        nonfinite: bad,
-        rebuild,
-    }
+        .reduce(IntegrateReport::default, IntegrateReport::merge)
 }
