@@ -587,6 +587,23 @@ fn xvfb_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// `xvfb-run`'s arguments with a server number of its own: a number no
+/// earlier window test of this process used (two runs in a row with `-a`
+/// could meet the previous server still shutting down on the number it
+/// freed: CI saw "Failed to open connection to X server"), spread by the
+/// process id so that two test processes do not meet either.
+fn xvfb_args() -> Vec<String> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let n = 200 + (std::process::id() % 500) * 16 + k % 16;
+    vec![
+        "-n".into(),
+        n.to_string(),
+        "-s".into(),
+        "-screen 0 1280x1024x24".into(),
+    ]
+}
+
 fn xvfb_or_skip() -> bool {
     let found = Command::new("xvfb-run").arg("--help").output().is_ok();
     if !found {
@@ -612,7 +629,7 @@ fn the_window_draws_the_run_under_xvfb() {
         d.into_os_string()
     });
     let o = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .args(xvfb_args())
         .arg(env!("CARGO_BIN_EXE_talus"))
         .arg("view")
         .arg(dir)
@@ -670,8 +687,7 @@ fn run_view_draws_the_live_simulation_under_xvfb() {
         let run = |out: &str, view: bool| {
             let mut c = if view {
                 let mut c = Command::new("xvfb-run");
-                c.args(["-a", "-s", "-screen 0 1280x1024x24"])
-                    .arg(env!("CARGO_BIN_EXE_talus"));
+                c.args(xvfb_args()).arg(env!("CARGO_BIN_EXE_talus"));
                 c
             } else {
                 Command::new(env!("CARGO_BIN_EXE_talus"))
