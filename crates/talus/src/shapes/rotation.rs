@@ -54,7 +54,7 @@ impl Rotor {
 
     /// The free rotor for `h` (the splitting above); `l` unchanged.
     pub fn drift(&mut self, inertia: DVec3, h: f64) {
-        let mut pi = self.q.inverse() * self.l;
+        let mut pi = (self.q.inverse() * self.l).to_array();
         let mut q = self.q;
         for (axis, t) in [
             (0, 0.5 * h),
@@ -64,9 +64,19 @@ impl Rotor {
             (0, 0.5 * h),
         ] {
             let angle = pi[axis] / inertia[axis] * t;
-            let e = DVec3::AXES[axis];
-            q *= DQuat::from_axis_angle(e, angle);
-            pi = DQuat::from_axis_angle(e, -angle) * pi;
+            // one sine and cosine of the half angle serve both turns (a
+            // clump's step spends most of its time here)
+            let (s, c) = (0.5 * angle).sin_cos();
+            let mut e = [0.0; 3];
+            e[axis] = s;
+            q *= DQuat::from_xyzw(e[0], e[1], e[2], c);
+            // π turned the opposite way about the same axis: its other
+            // two components (i, j cyclic after the axis) by −angle
+            let (sa, ca) = (2.0 * s * c, c * c - s * s);
+            let (i, j) = ((axis + 1) % 3, (axis + 2) % 3);
+            let (pi_i, pi_j) = (pi[i], pi[j]);
+            pi[i] = ca * pi_i + sa * pi_j;
+            pi[j] = ca * pi_j - sa * pi_i;
         }
         self.q = q.normalize();
     }
