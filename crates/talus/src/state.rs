@@ -334,8 +334,11 @@ impl Particles<f64> {
                 first..first + sh.members.len() as u32,
             );
             let inv_i = clumps.max_inv_moment(k as usize);
-            for (j, c) in sh.members_at(x, q).enumerate() {
+            for (j, mut c) in sh.members_at(x, q).enumerate() {
                 let vm = v + w.cross(DVec3::new(c[0], c[1], c[2]) - x);
+                let mut at = [c[0], c[1], c[2]];
+                scene.domain.wrap(&mut at);
+                c[..3].copy_from_slice(&at);
                 s.pos_rad.push(c);
                 s.vel_invm.push([vm.x, vm.y, vm.z, 1.0 / m]);
                 s.omega_invi.push([w.x, w.y, w.z, inv_i]);

@@ -6,6 +6,7 @@
 
 use crate::common::{glass, rel};
 use glam::{DMat3, DQuat, DVec3};
+use std::f64::consts::FRAC_1_SQRT_2;
 use talus::backend::Backend;
 use talus::cpu::CpuBackend;
 use talus::scene::{Scene, SceneBuilder};
@@ -633,5 +634,69 @@ fn an_outlet_takes_clumps_whole_and_the_balance_closes() {
     assert!(
         drift < 1e-9 * scale + 2e-2 * d.dissipated,
         "drift {drift:e} of {scale:e}"
+    );
+}
+
+/// A dumbbell across a periodic boundary: its members start wrapped into
+/// the box (one on each side), stay rigid through the wrap as it drifts,
+/// and a clump with a member behind a wall is refused in one line.
+#[test]
+fn clumps_straddle_periodic_boundaries_and_members_behind_walls_are_refused() {
+    let scene = dumbbell_scene(SceneBuilder::new("periodic"))
+        .periodic([true, false, false])
+        .gravity([0.0; 3])
+        .dt(1e-6)
+        .steps(1)
+        .clump(
+            "dumbbell",
+            [0.0198, 0.0, 0.0],
+            [0.5, 0.0, 0.0],
+            [0.0, 0.0, 30.0],
+            [1.0, 0.0, 0.0, 0.0],
+            "glass",
+        )
+        .build()
+        .unwrap();
+    let mut b = CpuBackend::new(&scene).unwrap();
+    let p = b.snapshot();
+    assert!(
+        p.pos_rad.iter().all(|x| x[0] >= -0.02 && x[0] < 0.02),
+        "{:?}",
+        p.pos_rad
+    );
+    assert!(
+        p.pos_rad.iter().any(|x| x[0] < 0.0),
+        "one member wrapped: {:?}",
+        p.pos_rad
+    );
+    let grid = b.st.grid;
+    for _ in 0..20 {
+        b.advance(100).unwrap();
+        let p = b.snapshot();
+        let a = [p.pos_rad[0][0], p.pos_rad[0][1], p.pos_rad[0][2]];
+        let c = [p.pos_rad[1][0], p.pos_rad[1][1], p.pos_rad[1][2]];
+        let d = grid.min_image(a, c);
+        let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+        assert!((len - 0.0012).abs() < 1e-12, "{len}");
+    }
+    // a member behind the floor, its centre in front of it
+    let e = dumbbell_scene(SceneBuilder::new("behind"))
+        .dt(1e-6)
+        .steps(1)
+        .wall([0.0, 0.0, 0.0], [0.0, 0.0, 1.0], "glass")
+        .clump(
+            "dumbbell",
+            [0.0, 0.0, 0.0009],
+            [0.0; 3],
+            [0.0; 3],
+            [FRAC_1_SQRT_2, 0.0, -FRAC_1_SQRT_2, 0.0],
+            "glass",
+        )
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("a \"dumbbell\" clump): a member (radius 0.001) is") && e.contains("walls[0]"),
+        "{e}"
     );
 }

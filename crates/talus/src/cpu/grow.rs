@@ -120,7 +120,10 @@ impl Step {
             let g = DVec3::from(self.gravity_now());
             self.clumps.vel_half[kc] = v - 0.5 * self.law.dt * g;
             let inv_i = self.clumps.max_inv_moment(kc);
-            for (j, m) in sh.members_at(x, q).enumerate() {
+            for (j, mut m) in sh.members_at(x, q).enumerate() {
+                let mut at = [m[0], m[1], m[2]];
+                self.grid.wrap(&mut at);
+                m[..3].copy_from_slice(&at);
                 rows.pos_rad.push(m);
                 rows.vel_invm.push([v.x, v.y, v.z, inv_m]);
                 rows.omega_invi.push([0.0, 0.0, 0.0, inv_i]);

@@ -169,6 +169,23 @@ pub struct Domain {
     pub periodic: [bool; 3],
 }
 
+impl Domain {
+    /// `p` brought into the box along its periodic axes (as
+    /// `Grid::wrap` does for a run): a clump's member may stick out of
+    /// the box its centre is in.
+    pub fn wrap(&self, p: &mut [f64; 3]) {
+        for (k, pk) in p.iter_mut().enumerate() {
+            let len = self.max[k] - self.min[k];
+            if self.periodic[k] && !(0.0..len).contains(&(*pk - self.min[k])) {
+                *pk = self.min[k] + (*pk - self.min[k]).rem_euclid(len);
+                if *pk >= self.max[k] {
+                    *pk = self.min[k];
+                }
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ContactModel {
     /// Hertz normal + Mindlin tangential with viscoelastic damping (LIGGGHTS
@@ -864,7 +881,10 @@ impl Scene {
                 Some(s) => {
                     let body = &self.shapes[s].body;
                     let q = body.engine_orientation(written(p.orientation));
-                    for m in body.members_at(glam::DVec3::from(p.position), q) {
+                    for mut m in body.members_at(glam::DVec3::from(p.position), q) {
+                        let mut x = [m[0], m[1], m[2]];
+                        self.domain.wrap(&mut x);
+                        m[..3].copy_from_slice(&x);
                         pos.push(m);
                         owner.push(i);
                     }

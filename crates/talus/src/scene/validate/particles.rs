@@ -117,6 +117,49 @@ pub(super) fn check_particles(s: &Scene) -> Result<(), SceneError> {
             }
         }
     }
+    check_clump_members(s)
+}
+
+/// A clump's members (its centre passed the checks above): inside the
+/// domain along its closed axes, and clear of the walls as a file
+/// particle is (up to half the member's radius).
+fn check_clump_members(s: &Scene) -> Result<(), SceneError> {
+    if s.particles.iter().all(|p| p.shape.is_none()) {
+        return Ok(());
+    }
+    let d = &s.domain;
+    let (pos, owner) = s.member_spheres();
+    for (x, &i) in pos.iter().zip(&owner) {
+        let p = &s.particles[i];
+        let Some(shape) = p.shape else { continue };
+        let key = format!("particles[{}]", p.source);
+        let name = &s.shapes[shape].name;
+        for k in 0..3 {
+            if !d.periodic[k] && (x[k] < d.min[k] || x[k] > d.max[k]) {
+                return Err(s.error(
+                    &key,
+                    format!(
+                        "particle {i} (a \"{name}\" clump): a member at [{:.4e}, {:.4e}, {:.4e}] is outside the domain ({} not in [{}, {}])",
+                        x[0], x[1], x[2], ["x", "y", "z"][k], d.min[k], d.max[k]
+                    ),
+                ));
+            }
+        }
+        for (wi, w) in s.walls.iter().enumerate() {
+            let Some(dist) = distance_to(&w.shape, DVec3::new(x[0], x[1], x[2])) else {
+                continue;
+            };
+            if dist < 0.5 * x[3] {
+                return Err(s.error(
+                    &key,
+                    format!(
+                        "particle {i} (a \"{name}\" clump): a member (radius {}) is {dist} m from walls[{wi}]: behind it or overlapping it by more than half its radius",
+                        x[3]
+                    ),
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
