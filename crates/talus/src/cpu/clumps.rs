@@ -20,7 +20,7 @@
 
 use super::data::Step;
 use super::integrate::IntegrateReport;
-use crate::shapes::clumps::NONE;
+use crate::shapes::clumps::{in_world, NONE};
 use crate::shapes::rotation::Rotor;
 use glam::{DQuat, DVec3};
 use rayon::prelude::*;
@@ -29,14 +29,24 @@ use rayon::prelude::*;
 /// members' contacts: in member order, arms from `q`.
 pub fn load(st: &Step, k: usize, q: DQuat) -> (DVec3, DVec3) {
     let c = &st.clumps;
-    let body = &st.shapes[c.shape[k] as usize];
-    let (lo, hi) = (c.first[k] as usize, c.first[k + 1] as usize);
+    let members = &st.shapes[c.shape[k] as usize].members;
+    let rows = &c.rows[c.first[k] as usize..c.first[k + 1] as usize];
+    load_of(members, rows, &st.work.force, &st.work.torque, q)
+}
+
+/// [`load`] from its parts: the shape's `members`, the clump's member
+/// `rows`, the rows' forces and torques.
+fn load_of(
+    members: &[[f64; 4]],
+    rows: &[u32],
+    force: &[[f64; 4]],
+    torque: &[[f64; 4]],
+    q: DQuat,
+) -> (DVec3, DVec3) {
     let (mut f, mut t) = (DVec3::ZERO, DVec3::ZERO);
-    for (m, &row) in c.rows[lo..hi].iter().enumerate() {
-        let b = body.members[m];
+    for (b, &row) in members.iter().zip(rows) {
         let arm = q * DVec3::new(b[0], b[1], b[2]);
-        let fr = st.work.force[row as usize];
-        let tr = st.work.torque[row as usize];
+        let (fr, tr) = (force[row as usize], torque[row as usize]);
         let fm = DVec3::new(fr[0], fr[1], fr[2]);
         f += fm;
         t += arm.cross(fm) + DVec3::new(tr[0], tr[1], tr[2]);
@@ -54,66 +64,67 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let g = DVec3::from(st.gravity_now());
     let first = st.step == 0;
     let grid = st.grid;
-    // the bodies: each clump's new state from its members' load
-    let next: Vec<_> = (0..st.clumps.len())
-        .into_par_iter()
+    let half_skin2 = 0.25 * st.skin * st.skin;
+    let Step {
+        clumps: c,
+        work: w,
+        shapes,
+        particles: p,
+        ..
+    } = st;
+    // the bodies, in place: each clump's new state from its members' load,
+    // and what its members need of it once (the step's turn, their ω(n+½);
+    // the world inverse inertia, their lever) in `Work::clump_step`
+    w.clump_step.resize(c.len(), Default::default());
+    let (cfirst, crows, cshape) = (&c.first, &c.rows, &c.shape);
+    let (inv_mass, moments) = (&c.inv_mass, &c.moments);
+    let (force, torque) = (&w.force, &w.torque);
+    c.pos
+        .par_iter_mut()
+        .zip(c.vel.par_iter_mut())
+        .zip(c.vel_half.par_iter_mut())
+        .zip(c.q.par_iter_mut())
+        .zip(c.q_prev.par_iter_mut())
+        .zip(c.l_half.par_iter_mut())
+        .zip(c.omega.par_iter_mut())
+        .zip(w.clump_step.par_iter_mut())
         .with_min_len(crate::state::PAR_MIN / 4)
-        .map(|k| {
-            let c = &st.clumps;
-            let q = c.q[k];
-            let (f, t) = load(st, k, q);
-            let a = f * c.inv_mass[k] + g;
-            let v_prev = if first {
-                c.vel[k] - 0.5 * dt * a
-            } else {
-                c.vel_half[k]
-            };
-            let vh = v_prev + a * dt;
-            let mut x = (c.pos[k] + vh * dt).to_array();
-            grid.wrap(&mut x);
-            let v = vh + 0.5 * dt * a;
-            // on the first step l_half holds L(0): L(−½) = L(0) − T dt/2
-            let l_prev = if first {
-                c.l_half[k] - 0.5 * dt * t
-            } else {
-                c.l_half[k]
-            };
-            let lh = l_prev + t * dt;
-            let mut r = Rotor { q, l: lh };
-            r.drift(c.moments[k], dt);
-            let l_star = lh + 0.5 * dt * t;
-            let omega = Rotor { q: r.q, l: l_star }.omega(c.moments[k]);
-            // what every member needs once per clump: the turn over the
-            // step (its ω(n+½)) and the world inverse inertia (its lever)
+        .enumerate()
+        .for_each(|(k, (((((((x, v), vh), q), q_prev), lh), omega), once))| {
+            let members = &shapes[cshape[k] as usize].members;
+            let rows = &crows[cfirst[k] as usize..cfirst[k + 1] as usize];
+            let (f, t) = load_of(members, rows, force, torque, *q);
+            let a = f * inv_mass[k] + g;
+            // on the first step: v(−½) = v(0) − a dt/2, and l_half holds
+            // L(0): L(−½) = L(0) − T dt/2
+            let v_prev = if first { *v - 0.5 * dt * a } else { *vh };
+            *vh = v_prev + a * dt;
+            let mut xn = (*x + *vh * dt).to_array();
+            grid.wrap(&mut xn);
+            *x = DVec3::from(xn);
+            *v = *vh + 0.5 * dt * a;
+            let l_prev = if first { *lh - 0.5 * dt * t } else { *lh };
+            *lh = l_prev + t * dt;
+            let mut r = Rotor { q: *q, l: *lh };
+            r.drift(moments[k], dt);
+            *omega = Rotor {
+                q: r.q,
+                l: *lh + 0.5 * dt * t,
+            }
+            .omega(moments[k]);
             let dq = r.q * q.inverse();
             let dq = if dq.w < 0.0 { -dq } else { dq };
-            let turn = dq.to_scaled_axis() / dt;
-            let rot = glam::DMat3::from_quat(r.q);
-            let inv_i =
-                rot * glam::DMat3::from_diagonal(DVec3::ONE / c.moments[k]) * rot.transpose();
-            (DVec3::from(x), vh, v, r.q, lh, omega, turn, inv_i)
-        })
-        .collect();
-    let c = &mut st.clumps;
-    let mut per = Vec::with_capacity(next.len());
-    for (k, (x, vh, v, q, lh, omega, turn, inv_i)) in next.into_iter().enumerate() {
-        per.push((turn, inv_i));
-        c.q_prev[k] = c.q[k];
-        c.pos[k] = x;
-        c.vel_half[k] = vh;
-        c.vel[k] = v;
-        c.q[k] = q;
-        c.l_half[k] = lh;
-        c.omega[k] = omega;
-    }
+            *once = (
+                dq.to_scaled_axis() / dt,
+                in_world(r.q, DVec3::ONE / moments[k]),
+            );
+            *q_prev = *q;
+            *q = r.q;
+        });
     // the members, each from its clump
-    let half_skin2 = 0.25 * st.skin * st.skin;
-    let shapes = &st.shapes;
-    let c = &st.clumps;
-    let w = &mut st.work;
+    let c = &*c;
     let (body, member, torque, pos_ref) = (&w.body, &w.member, &w.torque, &w.pos_ref);
-    let ghost = &w.ghost;
-    let p = &mut st.particles;
+    let (ghost, per) = (&w.ghost, &w.clump_step);
     let ids = &p.id;
     w.lever.resize(body.len(), [0.0; 6]);
     p.pos_rad
@@ -231,6 +242,8 @@ impl Step {
         }
         w.body = w.order.iter().map(|&i| w.body[i as usize]).collect();
         w.member = w.order.iter().map(|&i| w.member[i as usize]).collect();
+        // the poses did not change: each row's lever moves with it
+        w.lever = w.order.iter().map(|&i| w.lever[i as usize]).collect();
         let c = &mut self.clumps;
         for (j, &k) in w.body.iter().enumerate() {
             if k != NONE {
@@ -238,7 +251,6 @@ impl Step {
                 c.rows[at as usize] = j as u32;
             }
         }
-        self.refresh_levers();
     }
 
     /// After a removal that kept rows `keep` (old index → kept?): drops the

@@ -78,6 +78,9 @@ pub struct Work {
     /// mass at a contact of normal n (`shapes::clumps::lever_along`).
     /// Empty when the run has no clumps; refreshed whenever a clump moves.
     pub lever: Vec<[f64; 6]>,
+    /// Per clump, during integrate: the step's turn / dt and the world
+    /// inverse inertia, for its members (kept: no allocation a step).
+    pub clump_step: Vec<(glam::DVec3, glam::DMat3)>,
 }
 
 impl Work {

@@ -87,8 +87,7 @@ impl Clumps {
 
     /// The world inertia tensor of clump `k`.
     pub fn world_inertia(&self, k: usize) -> DMat3 {
-        let r = DMat3::from_quat(self.q[k]);
-        r * DMat3::from_diagonal(self.moments[k]) * r.transpose()
+        in_world(self.q[k], self.moments[k])
     }
 
     /// Adds a clump (its rows are added by the caller: members `first..`
@@ -118,8 +117,7 @@ impl Clumps {
         self.moments.push(moments);
         self.q.push(q);
         self.q_prev.push(q);
-        let r = DMat3::from_quat(q);
-        let l = r * DMat3::from_diagonal(moments) * r.transpose() * omega;
+        let l = in_world(q, moments) * omega;
         self.l_half.push(l);
         self.omega.push(omega);
         if self.first.is_empty() {
@@ -133,6 +131,13 @@ impl Clumps {
     pub fn max_inv_moment(&self, k: usize) -> f64 {
         1.0 / self.moments[k].min_element()
     }
+}
+
+/// The diagonal tensor `principal` (in the principal frame) in the world,
+/// for orientation `q`: R diag R ᵀ.
+pub fn in_world(q: DQuat, principal: DVec3) -> DMat3 {
+    let r = DMat3::from_quat(q);
+    r * DMat3::from_diagonal(principal) * r.transpose()
 }
 
 /// nᵀ S n for a lever S (xx, yy, zz, xy, xz, yz): what a clump's
@@ -172,8 +177,7 @@ pub fn lever(b: DVec3, inv_i: DMat3) -> [f64; 6] {
 impl Clumps {
     /// The world inverse inertia of clump `k`.
     pub fn world_inverse_inertia(&self, k: usize) -> DMat3 {
-        let r = DMat3::from_quat(self.q[k]);
-        r * DMat3::from_diagonal(DVec3::ONE / self.moments[k]) * r.transpose()
+        in_world(self.q[k], DVec3::ONE / self.moments[k])
     }
 
     /// Into a checkpoint: every array, f64 bits as they are.
