@@ -3330,9 +3330,10 @@ fn csv_clump_rows_are_checked() {
 /// Clumps from a CSV and poured by `[[insert]] shape` run end to end on
 /// the CPU: `final.csv` has one row a particle with `shape,qw..qz`, the
 /// snapshots draw every member with its orientation, a scene reading
-/// that `final.csv` runs on; the GPU backend refuses in one line.
+/// that `final.csv` runs on, on the GPU too; the GPU backend refuses
+/// pouring clumps in one line.
 #[test]
-fn clumps_run_end_to_end_and_the_gpu_refuses_them() {
+fn clumps_run_end_to_end_and_the_gpu_refuses_pouring_them() {
     let dir = TempDir::new("clumps-run");
     let scene = clump_scene(&dir);
     let text = std::fs::read_to_string(&scene).unwrap()
@@ -3409,7 +3410,26 @@ fn clumps_run_end_to_end_and_the_gpu_refuses_them() {
     let lines: Vec<&str> = e.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "{e}");
     assert!(
-        lines[0].contains("clumps run on the serial CPU backend so far"),
+        lines[0].contains("clumps are poured on the CPU backend so far"),
         "{e}"
     );
+    // the clumps of that final.csv run on the GPU: one row a particle back
+    let gpu_out = dir.0.join("gpu-next");
+    let out = talus(&[
+        "run",
+        next.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--out",
+        gpu_out.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fin = std::fs::read_to_string(gpu_out.join("final.csv")).unwrap();
+    let rows: Vec<&str> = fin.lines().skip(1).collect();
+    assert_eq!(rows.len(), 5, "{fin}");
+    assert_eq!(rows.iter().filter(|r| r.contains(",dumbbell,")).count(), 4);
 }

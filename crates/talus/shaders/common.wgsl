@@ -85,7 +85,7 @@ struct Params {
     grid_len: vec4<f32>,   // xyz: domain lengths; w: grid::PERIOD_SLACK
     level_count: vec4<u32>,// x: the grid's levels, y: how many of them are large (contacts_large)
     gravity_dt: vec4<f32>, // xyz gravity, w dt
-    dims: vec4<u32>,       // x, y, z unused (each level has its own: `levels`); w: n_cells, all levels
+    dims: vec4<u32>,       // x: the clumps (0: none), y, z unused (each level has its own: `levels`); w: n_cells, all levels
     periodic: vec4<u32>,   // x, y, z flags; w: model (0 Hertz-Mindlin, 1 linear)
     sizes: vec4<u32>,      // particle capacity (the active count is ctl[CTL_COUNT]), scene walls, wall primitives, n materials
     linear: vec4<f32>,     // stiffness (0: none), contact time (0: none), k_t/k_n, overlap limit
@@ -115,6 +115,47 @@ struct Motion {
     omega_invi: vec4<f32>,
     vel_half: vec4<f32>,   // w: bitcast material (and GHOST)
     omega_half: vec4<f32>, // w: bitcast id
+}
+
+// A row's part in a clump (src/gpu/layout.rs, MemberRow; the per-row
+// array `clump_row`, moved with the row by the reorder): its lever
+// S = [b]x^T I^-1 [b]x (xx, yy, zz, xy; xz, yz), its clump (NONE: a
+// sphere) and member index. Read only when the run has clumps
+// (P.dims.x > 0).
+struct MemberRow {
+    lever_a: vec4<f32>,
+    lever_b: vec2<f32>,
+    body: u32,
+    member: u32,
+}
+
+// n^T S n: what a clump's member adds to its body's 1/M at a contact of
+// normal n, so that the contact's damping sees the mass its point moves
+// with (twin of shapes::clumps::lever_along).
+fn lever_along(r: MemberRow, n: vec3<f32>) -> f32 {
+    let s = r.lever_a;
+    let t = r.lever_b;
+    return s.x * n.x * n.x + s.y * n.y * n.y + s.z * n.z * n.z
+        + 2.0 * (s.w * n.x * n.y + t.x * n.x * n.z + t.y * n.y * n.z);
+}
+
+// A clump (src/gpu/layout.rs, Clump, documents every lane): its state in
+// f32, its centre as the particles' fixed point.
+struct Clump {
+    vel: vec4<f32>,       // V*(n); w: 1/M
+    vel_half: vec4<f32>,  // V(n-1/2)
+    q: vec4<f32>,         // q(n), principal frame to world (xyz, w)
+    q_prev: vec4<f32>,    // q(n-1)
+    l_half: vec4<f32>,    // world angular momentum L(n-1/2)
+    omega: vec4<f32>,     // omega*(n); w: the largest 1/I_k
+    moments: vec4<f32>,   // principal moments
+    turn: vec4<f32>,      // the last step's turn / dt: the members' omega(n-1/2)
+    force: vec4<f32>,     // the last step's load: force and torque about the centre
+    torque: vec4<f32>,
+    info: vec4<u32>,      // id, first row in clump_rows, first member in members, members
+    pos_fx: array<u32, FX_WORDS>,
+    pad0: u32,
+    pad1: u32,
 }
 
 // On a run of several ranks, the material word's top bit marks a copy of a
@@ -204,6 +245,11 @@ fn gravity_at(p: Params, step: u32) -> vec3<f32> {
         }
     }
     return turn(p.gravity_dt.xyz, p.gravity_rot.xyz, p.gravity_rot.w * turning);
+}
+
+// Whether x is finite: NaN fails both comparisons, +-inf the bound.
+fn is_finite(x: f32) -> bool {
+    return abs(x) <= 3.4028235e38;
 }
 
 // Linear index of a possibly 2-D dispatch (x wraps at 65535 groups).

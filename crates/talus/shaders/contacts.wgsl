@@ -33,6 +33,9 @@
 @group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
 // Everything else a partner in contact is read for: one 64-byte record.
 @group(1) @binding(1) var<storage, read> motion: array<Motion>;
+// Each row's part in a clump (read when the run has clumps, P.dims.x): a
+// member's lever adds to its body's 1/M at each contact (`lever_along`).
+@group(1) @binding(2) var<storage, read> clump_row: array<MemberRow>;
 
 // The history beside each list entry: only the entry's particle reads or
 // writes it. The list's arrays may span several buffers: reached through
@@ -179,8 +182,8 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
 // through the law with the wall's velocity at the contact point; a mesh's
 // new contact takes over the history of an entry that had one and no longer
 // counts. `dry`: nothing written (the loads' pass).
-fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry: bool,
-            nodes: bool, acc_in: RunOut) -> RunOut {
+fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow, mat_i: u32,
+            dry: bool, nodes: bool, acc_in: RunOut) -> RunOut {
     var o = acc_in;
     let first = walls[nbr_at(lo) & PRIM];
     let b = first.wall;
@@ -245,7 +248,10 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, mat_i: u32, dry:
             wb.vel_half = v;
         }
         let pp = pairs[mat_i * P.sizes.w + wall.material];
-        let r = pair_law(pp, me, wb, n, overlap, hist);
+        // a clump's member: its body's inverse mass at this contact point
+        var mb = me;
+        if (P.dims.x != 0u) { mb.inv_mass += lever_along(lever, n); }
+        let r = pair_law(pp, mb, wb, n, overlap, hist);
         o.f = o.f + r.force_a;
         o.t = o.t + r.torque_a;
         o.elastic += r.elastic;
@@ -370,6 +376,14 @@ struct Me {
     // a copy of another rank's particle: its forces on a deforming
     // surface's nodes are its owner's to add
     ghost: bool,
+    // its part in a clump (zero lever: a sphere)
+    row: MemberRow,
+}
+
+// Row i's part in a clump: a sphere's (no lever) when the run has none.
+fn row_of(i: u32) -> MemberRow {
+    if (P.dims.x == 0u) { return MemberRow(vec4<f32>(0.0), vec2<f32>(0.0), NONE, 0u); }
+    return clump_row_at(i);
 }
 
 // A particle's energy unit: a power of two near 2^33 / (m r 10 m/s^2), so
@@ -385,7 +399,7 @@ fn me_of(i: u32) -> Me {
     let mi = motion_at(i);
     let ri = pos_rad_at(i).w;
     return Me(pos_rad_at(i).xyz, ri, body(mi, ri), bitcast<u32>(mi.omega_half.w),
-              material_of(mi), energy_unit(mi.vel_invm.w, ri), is_ghost(mi));
+              material_of(mi), energy_unit(mi.vel_invm.w, ri), is_ghost(mi), row_of(i));
 }
 
 // Adds a pair's half elastic and dissipated energy to `s` in unit `eu`.
@@ -448,15 +462,23 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         var fi: vec3<f32>;
         var ti: vec3<f32>;
         var tj: vec3<f32>;
+        // a clump's member: its body's inverse mass at the contact point
+        var bi = me.b;
+        var bj = body(mj, pj.w);
+        if (P.dims.x != 0u) {
+            let n = d * (1.0 / dist);
+            bi.inv_mass += lever_along(me.row, n);
+            bj.inv_mass += lever_along(clump_row_at(j), n);
+        }
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
-            r = pair_law(pp, me.b, body(mj, pj.w), d * (1.0 / dist), overlap, hist);
+            r = pair_law(pp, bi, bj, d * (1.0 / dist), overlap, hist);
             fi = r.force_a;
             ti = r.torque_a;
             tj = r.torque_b;
         } else {
             let pp = pairs[mat_j * P.sizes.w + mat_i];
-            r = pair_law(pp, body(mj, pj.w), me.b, -d * (1.0 / dist), overlap, hist);
+            r = pair_law(pp, bj, bi, -d * (1.0 / dist), overlap, hist);
             fi = -r.force_a;
             ti = r.torque_b;
             tj = r.torque_a;
@@ -530,7 +552,7 @@ fn finish_row(i: u32, me: Me, walls_from: u32, end: u32, s: Sums) {
         let w = walls[nbr_at(e0) & PRIM].wall;
         var e1 = e0 + 1u;
         while (e1 < end && walls[nbr_at(e1) & PRIM].wall == w) { e1++; }
-        acc = wall_run(e0, e1, me.x, me.r, me.b, me.mat, false, !me.ghost, acc);
+        acc = wall_run(e0, e1, me.x, me.r, me.b, me.row, me.mat, false, !me.ghost, acc);
         e0 = e1;
     }
     put_force(i, vec4<f32>(acc.f, acc.elastic), vec4<f32>(acc.t, acc.diss));
@@ -701,7 +723,7 @@ fn wall_loads(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
                 let w = walls[nbr_at(lo) & PRIM].wall;
                 var hi = lo + 1u;
                 while (hi < end && walls[nbr_at(hi) & PRIM].wall == w) { hi++; }
-                let o = wall_run(lo, hi, xi, ri, me, mat_i, true, false, zero);
+                let o = wall_run(lo, hi, xi, ri, me, row_of(i), mat_i, true, false, zero);
                 let at = (w - w0) * WALL_ACC_WORDS;
                 for (var c = 0u; c < 3u; c++) {
                     let f = exact_of(o.load_f[c]);

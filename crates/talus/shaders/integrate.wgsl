@@ -36,61 +36,13 @@
 @group(1) @binding(1) var<storage, read_write> diss: array<f32>;
 @group(1) @binding(2) var<storage, read_write> motion: array<Motion>;
 @group(1) @binding(3) var<storage, read_write> posfx: array<array<u32, FX_WORDS>>;
+// each row's part in a clump (read when the run has clumps: P.dims.x)
+@group(1) @binding(4) var<storage, read> clump_row: array<MemberRow>;
 
 // finish_step only: the indirect dispatches' slots and workgroup counts,
 // armed for the next step (as bin.wgsl's `arm_rebuild`)
 @group(2) @binding(0) var<storage, read> slots: array<ArgSlot>;
 @group(2) @binding(1) var<storage, read_write> args: array<u32>;
-
-const TWO32: f32 = 4294967296.0;
-const TWO40: f32 = 1099511627776.0;
-
-// Adds an integer-valued increment q (in fixed-point units, any sign) to the
-// biased 64-bit value (h, l).
-fn fx_add(h: u32, l: u32, q: f32) -> vec2<u32> {
-    let a = abs(q);
-    let qh = floor(a / TWO32);
-    let ql = u32(a - qh * TWO32);
-    let qhu = u32(qh);
-    if (q >= 0.0) {
-        let lo = l + ql;
-        return vec2<u32>(h + qhu + select(0u, 1u, lo < l), lo);
-    }
-    let lo = l - ql;
-    return vec2<u32>(h - qhu - select(0u, 1u, lo > l), lo);
-}
-
-// The fixed-point coordinate as f32: min + X · len / 2^40.
-fn fx_to_f32(h: u32, l: u32, k: u32) -> f32 {
-    let s = bitcast<i32>(h ^ 0x80000000u);
-    return P.grid_min[k] + (f32(s) * TWO32 + f32(l)) * (P.grid_len[k] / TWO40);
-}
-
-// Index of the first outlet that takes centre x, or NONE (twin of
-// `OutletSet::which`, in f32).
-fn outlet_of(x: vec3<f32>) -> u32 {
-    let n = arrayLength(&outlets);
-    for (var k = 0u; k < n; k++) {
-        let o = outlets[k];
-        var takes = false;
-        if (o.kind == OUTLET_CYLINDER) {
-            let d = x - o.a.xyz;
-            let h = dot(d, o.b.xyz);
-            let r = d - h * o.b.xyz;
-            takes = h >= 0.0 && h <= o.b.w && dot(r, r) <= o.a.w * o.a.w;
-        } else {
-            let inside = all(x >= o.a.xyz) && all(x <= o.b.xyz);
-            takes = inside == (o.kind == OUTLET_BOX);
-        }
-        if (takes) { return k; }
-    }
-    return NONE;
-}
-
-fn is_finite(x: f32) -> bool {
-    // NaN fails both comparisons; ±inf fails the bound
-    return abs(x) <= 3.4028235e38;
-}
 
 @compute @workgroup_size(256)
 fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -99,6 +51,11 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
     // contacts of this step failed: leave the state as it is
     if (atomicLoad(&ctl[CTL_ERR_OVERLAP]) != NONE) { return; }
+    // a clump's member moves with its clump (clumps.wgsl), which reads
+    // its force first
+    if (P.dims.x != 0u) {
+        if (clump_row_at(i).body != NONE) { return; }
+    }
     let dt = P.gravity_dt.w;
     let g = gravity_at(P, atomicLoad(&ctl[CTL_STEP]));
     let f = work_f32x4(i, 0u);
@@ -125,20 +82,9 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     let v_half = v_prev + a * dt;
     // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly
     // 2^40 units (the domain length), i.e. 256 in the high word
-    var fx = posfx_at(i);
-    var p = vec3<f32>(0.0);
-    for (var k = 0u; k < 3u; k++) {
-        let q = round(v_half[k] * dt * (TWO40 / P.grid_len[k]));
-        let r = fx_add(fx[2u * k], fx[2u * k + 1u], q);
-        var h = r.x;
-        if (P.periodic[k] != 0u) {
-            let s = bitcast<i32>(h ^ 0x80000000u);
-            if (s < 0) { h = h + 256u; } else if (s >= 256) { h = h - 256u; }
-        }
-        fx[2u * k] = h;
-        fx[2u * k + 1u] = r.y;
-        p[k] = fx_to_f32(h, r.y, k);
-    }
+    let moved_fx = fx_move(posfx_at(i), v_half * dt);
+    let fx = moved_fx.fx;
+    let p = moved_fx.p;
     let v_new = v_half + 0.5 * a * dt;
     let w_half = w_prev + al * dt;
     let om_new = w_half + 0.5 * al * dt;

@@ -104,9 +104,11 @@ fn id_of(j: u32) -> u32 {
 // Whether the row of the particle of id `id_i` holds the pair with j:
 // when each pair is listed once, the lower id's row does, so the pair
 // stays in the same row from build to build (its history with it); else
-// both rows do.
+// both rows do. Never two members of one clump (their rows share its id;
+// only a run with clumps, P.dims.x, looks).
 fn holds(id_i: u32, j: u32) -> bool {
-    return !pairs_once() || id_i < id_of(j);
+    if (pairs_once()) { return id_i < id_of(j); }
+    return P.dims.x == 0u || id_i != id_of(j);
 }
 
 // The particle candidates of i (at xi, radius ri, id id_i) in the x-range

@@ -233,15 +233,15 @@ impl MemoryPlan {
 }
 
 impl Setup {
-    /// Why a backend other than the serial CPU one cannot run this scene
-    /// yet: it holds clumps (issue 37 brings them to the GPU and to ranks
-    /// next). `what` names the backend ("the GPU backend", "ranks").
+    /// Why ranks cannot run this scene yet: it holds clumps (either
+    /// backend runs them in one process; issue 37 brings them to ranks
+    /// next). `what` names the runner ("ranks (a distributed run)").
     pub fn clumps_unsupported(&self, what: &str) -> Option<SceneError> {
         if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
             return Some(self.scene.error(
                 &format!("insert[{k}].shape"),
                 format!(
-                    "clumps run on the serial CPU backend so far, not on {what}; use --backend cpu"
+                    "clumps run in one process so far (either backend), not on {what}; run it without ranks"
                 ),
             ));
         }
@@ -254,9 +254,21 @@ impl Setup {
         Some(self.scene.error(
             &format!("particles[{}]", p.source),
             format!(
-                "particle {k} is a clump (shape \"{}\"): clumps run on the serial CPU backend so far, not on {what}; use --backend cpu",
+                "particle {k} is a clump (shape \"{}\"): clumps run in one process so far (either backend), not on {what}; run it without ranks",
                 self.scene.shapes[p.shape.unwrap_or(0)].name
             ),
+        ))
+    }
+}
+
+impl Setup {
+    /// What of clumps the GPU backend cannot run yet: clumps poured by
+    /// `[[insert]]` (the scene's own clumps run; issue 37 brings pouring).
+    pub fn clumps_unsupported_gpu(&self) -> Option<SceneError> {
+        let k = self.scene.inserts.iter().position(|i| i.shape.is_some())?;
+        Some(self.scene.error(
+            &format!("insert[{k}].shape"),
+            "clumps are poured on the CPU backend so far, not on the GPU backend (clumps given as particles run on both); use --backend cpu",
         ))
     }
 }

@@ -168,9 +168,15 @@ fn one_member_impact_rebounds_with_the_materials_restitution() {
 /// 2 %.
 #[test]
 fn a_tilted_dumbbell_rebounds_as_the_rigid_body_impulse_solution() {
-    let (e, v) = (0.6, 0.5);
-    let tilt = 30f64.to_radians();
-    let q = DQuat::from_rotation_y(-tilt);
+    let (scene, want) = tilted_drop(0.6, 0.5, 30.0);
+    tilted_rebound_matches(&mut CpuBackend::new(&scene).unwrap(), want, 0.02, 1e-9);
+}
+
+/// The tilted drop: a dumbbell at `tilt_deg` from the plane falling at `v`
+/// without spin onto it, restitution `e`, frictionless; and the rigid-body
+/// impulse solution after the impact (its centre's velocity, its spin).
+pub(crate) fn tilted_drop(e: f64, v: f64, tilt_deg: f64) -> (Scene, (DVec3, DVec3)) {
+    let q = DQuat::from_rotation_y(-tilt_deg.to_radians());
     let arm = q * DVec3::new(-0.0006, 0.0, 0.0); // the lower member
     let z0 = -arm.z + 0.001 + 1e-7;
     let scene = dumbbell_scene(SceneBuilder::new("tilt"))
@@ -189,24 +195,11 @@ fn a_tilted_dumbbell_rebounds_as_the_rigid_body_impulse_solution() {
         .build();
     let mut scene: Scene = scene.unwrap();
     scene.materials[0].restitution = e;
-    let mut b = CpuBackend::new(&scene).unwrap();
     let (mass, inertia) = {
+        let b = CpuBackend::new(&scene).unwrap();
         let c = &b.st.clumps;
         (1.0 / c.inv_mass[0], c.world_inertia(0))
     };
-    for _ in 0..4000 {
-        b.advance(10).unwrap();
-        let p = b.snapshot();
-        let low = p
-            .pos_rad
-            .iter()
-            .map(|x| x[2] - x[3])
-            .fold(f64::INFINITY, f64::min);
-        if b.st.step > 1000 && low > 1e-6 {
-            break;
-        }
-    }
-    let c = clumps(&mut b)[0];
     // the impulse J n at the contact point r (from the centre): the
     // contact point's normal speed reverses times e
     let n = DVec3::Z;
@@ -217,24 +210,54 @@ fn a_tilted_dumbbell_rebounds_as_the_rigid_body_impulse_solution() {
     let j = -(1.0 + e) * vn / k;
     let v_after = DVec3::new(0.0, 0.0, -v) + j / mass * n;
     let w_after = inv_i * r.cross(j * n);
+    (scene, (v_after, w_after))
+}
+
+/// Runs `b` (a [`tilted_drop`]) until the dumbbell has left the plane and
+/// checks its centre's vertical velocity and spin against `want` within
+/// `tol`, and that it spins about y alone (the others below `off_axis`
+/// rad/s).
+pub(crate) fn tilted_rebound_matches(
+    b: &mut dyn Backend,
+    want: (DVec3, DVec3),
+    tol: f64,
+    off_axis: f64,
+) {
+    let (v_after, w_after) = want;
+    for _ in 0..4000 {
+        b.advance(10).unwrap();
+        let p = b.snapshot();
+        let low = p
+            .pos_rad
+            .iter()
+            .map(|x| x[2] - x[3])
+            .fold(f64::INFINITY, f64::min);
+        if b.steps_done() > 1000 && low > 1e-6 {
+            break;
+        }
+    }
+    let c = b.clumps()[0];
     println!(
-        "vz {} vs {}, ω {:?} vs {w_after}",
-        c.vel[2], v_after.z, c.omega
+        "{}: vz {} vs {}, ω {:?} vs {w_after}",
+        b.name(),
+        c.vel[2],
+        v_after.z,
+        c.omega
     );
     assert!(
-        rel(c.vel[2], v_after.z) < 0.02,
+        rel(c.vel[2], v_after.z) < tol,
         "vz {} vs {}",
         c.vel[2],
         v_after.z
     );
     assert!(
-        rel(c.omega[1], w_after.y) < 0.02,
+        rel(c.omega[1], w_after.y) < tol,
         "ωy {} vs {}",
         c.omega[1],
         w_after.y
     );
     assert!(
-        c.omega[0].abs() < 1e-9 && c.omega[2].abs() < 1e-9,
+        c.omega[0].abs() < off_axis && c.omega[2].abs() < off_axis,
         "{:?}",
         c.omega
     );
@@ -329,8 +352,8 @@ fn clumps_resume_bit_for_bit_and_round_trip_through_csv() {
 }
 
 #[test]
-fn the_gpu_backend_and_ranks_refuse_clumps_with_one_line() {
-    let scene = dumbbell_scene(SceneBuilder::new("refuse"))
+fn ranks_refuse_clumps_and_the_gpu_pouring_them_with_one_line() {
+    let b = dumbbell_scene(SceneBuilder::new("refuse"))
         .steps(1)
         .dt(1e-6)
         .clump(
@@ -340,19 +363,43 @@ fn the_gpu_backend_and_ranks_refuse_clumps_with_one_line() {
             [0.0; 3],
             [1.0, 0.0, 0.0, 0.0],
             "glass",
-        )
-        .build()
-        .unwrap();
-    let setup = talus::setup::Setup::new(scene).unwrap();
+        );
+    let setup = talus::setup::Setup::new(b.clone().build().unwrap()).unwrap();
+    // clumps as particles run on the GPU; ranks refuse them
+    assert!(setup.clumps_unsupported_gpu().is_none());
     let e = setup
-        .clumps_unsupported("the GPU backend")
+        .clumps_unsupported("ranks (a distributed run)")
         .unwrap()
         .to_string();
     assert!(
-        e.contains("clump") && e.contains("--backend cpu") && !e.contains('\n'),
+        e.contains("clump") && e.contains("without ranks") && !e.contains('\n'),
         "{e}"
     );
     assert!(talus::dist::rank::unsupported(&setup).is_some());
+    // poured clumps: not on the GPU yet
+    let mut scene = b.build().unwrap();
+    scene.inserts.push(talus::scene::Insert {
+        region: talus::scene::Region::Box {
+            min: [0.0; 3],
+            max: [0.01; 3],
+        },
+        rate: talus::scene::InsertRate::Count(1000.0),
+        radius: talus::scene::RadiusDist::Constant(0.001),
+        material: 0,
+        velocity: [0.0; 3],
+        start: 0.0,
+        stop: None,
+        count: Some(1),
+        interval: None,
+        shape: Some(0),
+        orientation: Default::default(),
+    });
+    let setup = talus::setup::Setup::new(scene).unwrap();
+    let e = setup.clumps_unsupported_gpu().unwrap().to_string();
+    assert!(
+        e.contains("insert[0].shape") && e.contains("--backend cpu") && !e.contains('\n'),
+        "{e}"
+    );
 }
 
 /// Dumbbells poured into a box: every batch's clumps land whole (their

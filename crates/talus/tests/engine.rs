@@ -16,6 +16,8 @@ mod flow;
 mod gpu;
 #[path = "gpu_bodies.rs"]
 mod gpu_bodies;
+#[path = "gpu_clumps.rs"]
+mod gpu_clumps;
 #[path = "gpu_flow.rs"]
 mod gpu_flow;
 #[path = "gpu_wall_stages.rs"]

@@ -107,6 +107,7 @@ fn gpu_integer_stages_match_cpu_exactly() {
         motion: &motion,
         list: None,
         capacity: None,
+        clumps: None,
     };
     let setup = talus::Setup::new(scene.clone()).unwrap();
     let g = GpuBackend::from_state(&setup, &grid, &init, ctx).unwrap();
@@ -249,6 +250,7 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
         pos_fx: &fx,
         motion: &motion,
         capacity: None,
+        clumps: None,
         list: Some(ListInit {
             start: &st.work.nbr_start,
             nbr: &st.work.nbr,
@@ -381,6 +383,7 @@ fn fresh_pair(scene: &Scene, ctx: talus::gpu::GpuContext) -> (Step, GpuBackend) 
         motion: &motion,
         list: None,
         capacity: None,
+        clumps: None,
     };
     let setup = talus::Setup::new(scene.clone()).unwrap();
     let g = GpuBackend::from_state(&setup, &st.grid, &init, ctx).unwrap();

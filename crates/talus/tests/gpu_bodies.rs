@@ -125,6 +125,7 @@ fn gpu_with(scene: &Scene, set: &WallSet) -> Option<GpuBackend> {
         motion: &motion,
         list: None,
         capacity: None,
+        clumps: None,
     };
     let setup = talus::Setup::new(scene.clone()).unwrap();
     Some(GpuBackend::with_walls(&setup, &grid, &init, ctx, Some(set.clone())).unwrap())

@@ -55,6 +55,12 @@ impl Step {
 
     /// Continues from `saved` (this scene's; `Step::new` made the rest).
     pub fn restore(&mut self, saved: &Saved) -> Result<(), String> {
+        if saved.section("gpu_clumps").is_ok() {
+            return Err(
+                "it holds the GPU backend's clumps, which resume on the GPU backend so far: resume with --backend gpu"
+                    .into(),
+            );
+        }
         let sc = &saved.scalars;
         let n = sc.particles as usize;
         type Arrays = (

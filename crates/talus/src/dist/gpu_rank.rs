@@ -382,6 +382,7 @@ impl<C: Comm> GpuRank<C> {
                 motion: &[],
                 list: None,
                 capacity: Some(1),
+                clumps: None,
             };
             match (comm.rank(), saved) {
                 (0, Some(s)) => GpuBackend::restore_setup(setup, ctx, s),

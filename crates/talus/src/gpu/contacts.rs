@@ -37,11 +37,11 @@ impl ContactKernels {
     /// `contacts`, `wall_loads`, `wall_loads_sum`, `contacts_large`,
     /// `contacts_walls`. Group 0: params, ctl,
     /// nbr_start, nbr, pairs, walls, wall_motion, wall_pose, wall_acc;
-    /// group 1: pos, motion; group 2: nbr_hist, the
+    /// group 1: pos, motion, clump_row (a clump member's lever); group 2: nbr_hist, the
     /// deforming surfaces' uniform, nodes, triangles and force words (a
     /// contact with a surface triangle reads its nodes' velocities and
     /// adds its force to them), the work records (pair sums, force and
-    /// torque) and the sums' error bits: 16 storage buffers, and the pages past the
+    /// torque) and the sums' error bits: 17 storage buffers, and the pages past the
     /// first of its paged arrays beside them (`pages`).
     /// One layout for the five (and one set of bind groups: see
     /// `NeighbourKernels::DECLS` for why).
@@ -49,7 +49,7 @@ impl ContactKernels {
         const S: &str = "contacts.wgsl";
         const G: &[&[Access]] = &[
             &[U, RW, R, RW, R, R, R, RW, RW],
-            &[R, R],
+            &[R, R, R],
             &[RW, U, R, R, RW, RW, RW],
         ];
         [
@@ -85,7 +85,7 @@ impl ContactKernels {
             &d.wall_pose,
             &d.wall_acc,
         ];
-        let g1 = [b.pos.first(), b.motion.first()];
+        let g1 = [b.pos.first(), b.motion.first(), b.clump_row.first()];
         let g2 = [
             d.nbr_hist.first(),
             &d.surf_info,
@@ -101,6 +101,7 @@ impl ContactKernels {
             ("nbr_hist", &d.nbr_hist),
             ("pos_rad", &b.pos),
             ("motion", &b.motion),
+            ("clump_row", &b.clump_row),
             ("acc", &d.acc),
         ];
         ContactBinds {

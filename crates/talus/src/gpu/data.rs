@@ -38,6 +38,12 @@ pub struct ParticleBuffers {
     /// fold them away (Mesa folded a Kahan compensation to zero). `pos` is
     /// derived from it each step for the kernels that read positions.
     pub pos_fx: Paged,
+    /// Each row's part in a clump ([`MemberRow`](super::layout::MemberRow),
+    /// 32 bytes): only in a run with clumps (else one element a page,
+    /// never read, and the reorder moves no word of it).
+    pub clump_row: Paged,
+    /// Whether the run has clumps (`clump_row` is a real array).
+    pub clumped: bool,
 }
 
 /// 64-bit fixed-point coordinates of the GPU path: per axis
@@ -96,6 +102,8 @@ pub struct GpuInit<'a> {
     /// Particles the buffers hold (at least `state`'s count, which is the
     /// active count to start with); None: just those.
     pub capacity: Option<u64>,
+    /// The clumps and each row's part in one (None: spheres only).
+    pub clumps: Option<&'a super::clump_data::ClumpInit>,
 }
 
 impl GpuInit<'_> {
@@ -372,6 +380,9 @@ pub struct GpuData {
     pub staging: wgpu::Buffer,
     /// The most bytes `staging` grows to ([`STAGING_MAX`]).
     pub staging_cap: u64,
+    /// The clumps' table, rows table and the shapes' members (one element
+    /// each when the run has none).
+    pub clumps: super::clump_data::ClumpBuffers,
     /// Insertion and outlets.
     pub flow: FlowBuffers,
 }
@@ -506,7 +517,12 @@ fn kept_table(ctx: &GpuContext, label: &str, elem: u64, cap: u64, paging: &Pagin
 /// Indirect dispatch arguments, written by a kernel.
 const ARGS: wgpu::BufferUsages = STORAGE.union(wgpu::BufferUsages::INDIRECT);
 
-fn init(ctx: &GpuContext, label: &str, bytes: &[u8], usage: wgpu::BufferUsages) -> wgpu::Buffer {
+pub(crate) fn init(
+    ctx: &GpuContext,
+    label: &str,
+    bytes: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
     // no zero-sized bindings: an empty array gets room for one element of
     // any of our structs (the shaders never read it)
     let pad;
@@ -571,6 +587,16 @@ impl ParticleBuffers {
                 bytemuck::cast_slice(init0.pos_fx),
                 4 * FX_WORDS as u64,
             ),
+            clump_row: match init0.clumps {
+                Some(c) => b("clump_row", bytemuck::cast_slice(&c.row), 32),
+                None => {
+                    let mut none = Paged::new(ctx, &format!("{set}.clump_row"), 32, 1, page, &[]);
+                    let pages = cap.div_ceil(page) as usize;
+                    none.pad_to(ctx, &format!("{set}.clump_row"), pages);
+                    none
+                }
+            },
+            clumped: init0.clumps.is_some(),
         }
     }
 
@@ -579,12 +605,17 @@ impl ParticleBuffers {
     /// reorder (one generic dispatch per entry), the readback size and the
     /// byte counts are made from: a new per-particle array is one line
     /// here (and its field).
-    pub fn arrays(&self) -> [(&'static str, &Paged, u64); 4] {
+    pub fn arrays(&self) -> [(&'static str, &Paged, u64); 5] {
         [
             ("pos_rad", &self.pos, 4),
             ("dissipated", &self.diss, 1),
             ("motion", &self.motion, 16),
             ("pos_fx", &self.pos_fx, FX_WORDS as u64),
+            (
+                "clump_row",
+                &self.clump_row,
+                if self.clumped { 8 } else { 0 },
+            ),
         ]
     }
 
@@ -815,12 +846,19 @@ impl GpuData {
         // copy back leaves them zero)
         let sums = pair_sums(ctx.pairs, params.level_count[1]);
         let reorder_width = work_words(ctx.pairs, params.level_count[1]) as u64;
+        let clumps = super::clump_data::ClumpBuffers::new(ctx, init0.clumps)?;
         let params = &Params {
             level_count: [
                 params.level_count[0],
                 params.level_count[1],
                 reorder_width as u32,
                 params.level_count[3],
+            ],
+            dims: [
+                clumps.count as u32,
+                params.dims[1],
+                params.dims[2],
+                params.dims[3],
             ],
             ..*params
         };
@@ -999,6 +1037,7 @@ impl GpuData {
                 )
             },
             staging_cap: STAGING_MAX,
+            clumps,
             staging: staging(
                 ctx,
                 STAGING_MAX.min(

@@ -15,7 +15,7 @@ impl DiagnosticsKernels {
     pub const DECLS: [KernelDecl; 1] = [KernelDecl::new(
         "diagnostics.wgsl",
         "diagnostics",
-        &[&[U, R, R, R, R, RW, R]],
+        &[&[U, R, R, R, R, RW, R, R, R]],
     )];
 
     pub fn new(ctx: &GpuContext, module: &super::kernel::Module) -> Self {
@@ -37,12 +37,15 @@ impl DiagnosticsKernels {
                 d.acc.first(),
                 &d.partials,
                 &d.ctl,
+                &d.clumps.table,
+                a.clump_row.first(),
             ],
             &[
                 ("pos_rad", &a.pos),
                 ("dissipated", &a.diss),
                 ("motion", &a.motion),
                 ("work", &d.acc),
+                ("clump_row", &a.clump_row),
             ],
         )
     }

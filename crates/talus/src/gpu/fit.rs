@@ -10,7 +10,7 @@ use super::data::bytes_per_particle;
 use super::kernel::KernelDecl;
 use super::pages::{self, Family, Paging};
 use super::{
-    bin, contacts, copy, diagnostics, flow, ghosts, integrate, neighbours, sort, surfaces,
+    bin, clumps, contacts, copy, diagnostics, flow, ghosts, integrate, neighbours, sort, surfaces,
 };
 use std::sync::OnceLock;
 
@@ -33,6 +33,7 @@ pub fn kernel_decls() -> Vec<KernelDecl> {
         &neighbours::NeighbourKernels::DECLS,
         &contacts::ContactKernels::DECLS,
         &integrate::IntegrateKernels::DECLS,
+        &clumps::ClumpKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
         &flow::FlowKernels::DECLS,
         &surfaces::SurfaceKernels::DECLS,

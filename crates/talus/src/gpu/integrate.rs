@@ -31,7 +31,7 @@ impl IntegrateKernels {
         // one layout for groups 0 and 1 (and one set of bind groups: see
         // `NeighbourKernels::DECLS` for why)
         const G0: &[Access] = &[U, RW, RW, R, R, RW, R, RW];
-        const G1: &[Access] = &[RW, RW, RW, RW];
+        const G1: &[Access] = &[RW, RW, RW, RW, R];
         const S: &str = "integrate.wgsl";
         [
             KernelDecl::new(S, "integrate", &[G0, G1]),
@@ -66,6 +66,7 @@ impl IntegrateKernels {
             ("diss", &b.diss),
             ("motion", &b.motion),
             ("posfx", &b.pos_fx),
+            ("clump_row", &b.clump_row),
         ];
         IntegrateBinds {
             g0: k.bind_paged(ctx, 0, &g0, &pages),
@@ -77,6 +78,7 @@ impl IntegrateKernels {
                     b.diss.first(),
                     b.motion.first(),
                     b.pos_fx.first(),
+                    b.clump_row.first(),
                 ],
                 &pages,
             ),
@@ -84,25 +86,9 @@ impl IntegrateKernels {
         }
     }
 
-    /// Records the stage; `surfaces`: the deforming surfaces' kernels and
-    /// bind group, whose `move_surfaces` poses them for the next step after
-    /// `finish_step`. Returns whether the next step still needs arming
-    /// (`arm_rebuild`): a moving surface can ask for a rebuild after
-    /// `finish_step` armed it.
-    #[must_use]
-    pub fn encode(
-        &self,
-        b: &IntegrateBinds,
-        surfaces: (&SurfaceKernels, &SurfaceBinds),
-        pass: &mut wgpu::ComputePass,
-        d: &GpuData,
-    ) -> bool {
-        self.encode_particles(b, pass, d);
-        self.encode_finish(b, surfaces, pass, d)
-    }
-
-    /// The first part of [`IntegrateKernels::encode`]: `integrate` (a run
-    /// on several ranks exchanges its ghosts and errors before the rest).
+    /// The first part of the stage: `integrate` (then the clumps' part,
+    /// `gpu::clumps`; a run on several ranks exchanges its ghosts and
+    /// errors before the rest).
     pub fn encode_particles(&self, b: &IntegrateBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
         dispatch_indirect(
             pass,
@@ -112,7 +98,11 @@ impl IntegrateKernels {
         );
     }
 
-    /// The rest: `finish_step` and `move_surfaces`.
+    /// The rest: `finish_step` and `move_surfaces` (`surfaces`: the
+    /// deforming surfaces' kernels and bind group, which pose them for the
+    /// next step). Returns whether the next step still needs arming
+    /// (`arm_rebuild`): a moving surface can ask for a rebuild after
+    /// `finish_step` armed it.
     #[must_use]
     pub fn encode_finish(
         &self,

@@ -181,8 +181,9 @@ pub struct Params {
     pub level_count: [u32; 4],
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],
-    /// x, y, z unused (each level has its own cells: `levels`); w: the
-    /// cells of all levels.
+    /// x: the clumps (their table's length, `GpuData::clumps`; 0: none,
+    /// and no kernel reads a `clump_row`); y, z unused (each level has its
+    /// own cells: `levels`); w: the cells of all levels.
     pub dims: [u32; 4],
     /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
     pub periodic: [u32; 4],
@@ -571,6 +572,63 @@ pub struct RotorOut {
     pub flips: [f32; 4],
 }
 
+/// A clump on the device (`Clump` in `shaders/clumps.wgsl`; the host's f64
+/// twin is `shapes::clumps::Clumps`): its state in f32, its centre in the
+/// particles' 64-bit fixed point. Written by `clump_bodies` each step.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct Clump {
+    /// V*(n), the predicted full-step velocity; w: 1/M.
+    pub vel: [f32; 4],
+    /// V(n−½), which moved the centre to x(n).
+    pub vel_half: [f32; 4],
+    /// q(n), principal frame to world (x, y, z, w), and q(n−1).
+    pub q: [f32; 4],
+    pub q_prev: [f32; 4],
+    /// World angular momentum L(n−½).
+    pub l_half: [f32; 4],
+    /// ω*(n), world; w: the largest 1/I_k (the members' rolling cap).
+    pub omega: [f32; 4],
+    /// Principal moments (kg m²).
+    pub moments: [f32; 4],
+    /// The last step's turn q(n) q(n−1)⁻¹ as an angle vector over dt: its
+    /// members' ω(n−½).
+    pub turn: [f32; 4],
+    /// The last step's load: force (N) and torque about the centre (N m),
+    /// which the diagnostics recover the start of the step's state from.
+    pub force: [f32; 4],
+    pub torque: [f32; 4],
+    /// The particle's id, the first of its member rows in the rows table,
+    /// its shape's first member in the members table, its members.
+    pub info: [u32; 4],
+    /// The centre x(n) (`data::FixedPoint`).
+    pub pos_fx: [u32; FX_WORDS],
+    pub pad: [u32; 2],
+}
+
+/// A particle row's part in a clump (`MemberRow` in `shaders/common.wgsl`,
+/// the per-row array `clump_row`, which the rebuild's reorder moves with
+/// the row): its lever S = [b]ₓᵀ I⁻¹ [b]ₓ (xx, yy, zz, xy; xz, yz), its
+/// clump (`NONE`: a sphere) and its member index.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct MemberRow {
+    pub lever_a: [f32; 4],
+    pub lever_b: [f32; 2],
+    pub body: u32,
+    pub member: u32,
+}
+
+impl MemberRow {
+    /// A sphere's row.
+    pub const SPHERE: MemberRow = MemberRow {
+        lever_a: [0.0; 4],
+        lever_b: [0.0; 2],
+        body: NONE,
+        member: 0,
+    };
+}
+
 /// A scan level's uniform (`ScanParams` in `shaders/sort.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
@@ -748,5 +806,25 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             offset
         }),
         layout!(ArgSlot { scale, fixed, when }),
+        layout!(Clump {
+            vel,
+            vel_half,
+            q,
+            q_prev,
+            l_half,
+            omega,
+            moments,
+            turn,
+            force,
+            torque,
+            info,
+            pos_fx
+        }),
+        layout!(MemberRow {
+            lever_a,
+            lever_b,
+            body,
+            member
+        }),
     ]
 }

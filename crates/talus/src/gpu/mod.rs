@@ -5,6 +5,9 @@
 //! (snapshots, energy rows, the error flags at the end of `advance`).
 
 pub mod bin;
+pub mod clump_data;
+pub mod clump_out;
+pub mod clumps;
 pub mod contacts;
 pub mod context;
 pub mod copy;
@@ -72,6 +75,8 @@ pub struct GpuPipelines {
     pub neighbours: neighbours::NeighbourKernels,
     pub contacts: contacts::ContactKernels,
     pub integrate: integrate::IntegrateKernels,
+    /// The clumps' part of integrate (and of the sort: the rows table).
+    pub clumps: clumps::ClumpKernels,
     pub diagnostics: diagnostics::DiagnosticsKernels,
     pub flow: flow::FlowKernels,
     pub surfaces: surfaces::SurfaceKernels,
@@ -107,6 +112,7 @@ impl GpuPipelines {
             neighbours: neighbours::NeighbourKernels::new(ctx, &module("neighbours.wgsl")),
             contacts: contacts::ContactKernels::new(ctx, &module("contacts.wgsl")),
             integrate: integrate::IntegrateKernels::new(ctx, &module("integrate.wgsl")),
+            clumps: clumps::ClumpKernels::new(ctx, &module("clumps.wgsl")),
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
             flow: flow::FlowKernels::new(ctx, &module("flow.wgsl")),
             surfaces: surfaces::SurfaceKernels::new(ctx, &module("surfaces.wgsl")),
@@ -122,6 +128,8 @@ pub struct GpuBindings {
     pub neighbours: neighbours::NeighbourBinds,
     pub contacts: contacts::ContactBinds,
     pub integrate: integrate::IntegrateBinds,
+    /// None: the run has no clumps.
+    pub clumps: Option<clumps::ClumpBinds>,
     pub diagnostics: wgpu::BindGroup,
     pub flow: flow::FlowBinds,
     pub surfaces: surfaces::SurfaceBinds,
@@ -135,6 +143,7 @@ impl GpuBindings {
             neighbours: p.neighbours.bind(ctx, &p.sort, d),
             contacts: p.contacts.bind(ctx, d),
             integrate: p.integrate.bind(ctx, d),
+            clumps: p.clumps.bind(ctx, d),
             diagnostics: p.diagnostics.bind(ctx, d),
             flow: p.flow.bind(ctx, d),
             surfaces: p.surfaces.bind(ctx, d),
@@ -291,6 +300,8 @@ pub struct GpuBackend {
     /// at the current step after an exchange or a load, and their rebuild
     /// test, as the CPU's `pose_surfaces` after `start_interval`).
     pub(crate) repose_surfaces: bool,
+    /// The scene's `[[shapes]]` bodies (a clump's members and frame).
+    pub shapes: Vec<crate::shapes::table::Shape>,
 }
 
 /// Particles a run of `plan` holds room for with `n` present and
@@ -331,7 +342,7 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let scene = &setup.scene;
         let grid = setup.grid;
-        if let Some(e) = setup.clumps_unsupported("the GPU backend") {
+        if let Some(e) = setup.clumps_unsupported_gpu() {
             return Err(GpuError::Scene(e));
         }
         // the host side, before anything large is allocated (the device's
@@ -339,7 +350,7 @@ impl GpuBackend {
         crate::setup::MemoryPlan::of(setup)
             .admit_gpu_host()
             .map_err(GpuError::TooLarge)?;
-        let exact = Particles::from_scene(scene);
+        let (exact, clumps, body, member) = Particles::with_clumps(scene);
         let state = exact.to_f32();
         let fp = FixedPoint::new(&grid);
         let pos_fx: Vec<data::FixedWords> = exact
@@ -352,12 +363,16 @@ impl GpuBackend {
             let plan = &setup.inserts;
             (!plan.is_empty()).then(|| default_capacity(plan, exact.len() as u64, 0, setup.steps))
         });
+        let shapes: Vec<crate::shapes::table::Shape> =
+            scene.shapes.iter().map(|s| s.body.clone()).collect();
+        let clumps = clump_data::ClumpInit::new(&clumps, &body, &member, &shapes, |x| fp.encode(x));
         let init = GpuInit {
             state: &state,
             pos_fx: &pos_fx,
             motion: &crate::state::convert_motion(&motion),
             list: None,
             capacity,
+            clumps: clumps.as_ref(),
         };
         Self::from_state(setup, &grid, &init, ctx)
     }
@@ -464,6 +479,7 @@ impl GpuBackend {
             bodies,
             host_walls,
             repose_surfaces: false,
+            shapes: setup.scene.shapes.iter().map(|s| s.body.clone()).collect(),
         })
     }
 
@@ -544,7 +560,12 @@ impl GpuBackend {
                 self.encode_arm(pass);
                 p.bin.encode(&b.bin, pass, d)
             }
-            Stage::Sort => p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d),
+            Stage::Sort => {
+                p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d);
+                if let Some(c) = &b.clumps {
+                    p.clumps.encode_follow(c, pass, d);
+                }
+            }
             Stage::Neighbours => p.neighbours.encode(
                 &b.neighbours,
                 &p.sort,
@@ -556,7 +577,11 @@ impl GpuBackend {
             Stage::Contacts => p.contacts.encode(&b.contacts, pass, d),
             Stage::Integrate => {
                 let surfaces = (&p.surfaces, &b.surfaces);
-                if p.integrate.encode(&b.integrate, surfaces, pass, d) {
+                p.integrate.encode_particles(&b.integrate, pass, d);
+                if let Some(c) = &b.clumps {
+                    p.clumps.encode_step(c, pass, d);
+                }
+                if p.integrate.encode_finish(&b.integrate, surfaces, pass, d) {
                     self.encode_arm(pass);
                 }
             }
@@ -885,6 +910,7 @@ impl GpuBackend {
         let (p, d) = (&self.pipes, &self.data);
         self.binds.flow = p.flow.bind(&self.ctx, d);
         self.binds.integrate = p.integrate.bind(&self.ctx, d);
+        self.binds.clumps = p.clumps.bind(&self.ctx, d);
     }
 
     /// Uploads the batches of steps `from..to` (one submission) and
@@ -1344,6 +1370,23 @@ impl Backend for GpuBackend {
             let e = self.fixed.decode(w);
             x[..3].copy_from_slice(&e);
         }
+        // a clump's members in member order (as the CPU's snapshot)
+        let rows = self.member_rows();
+        if !rows.is_empty() {
+            let mut order: Vec<u32> = (0..p.len() as u32)
+                .filter(|&i| p.id[i as usize] != layout::NONE)
+                .collect();
+            order.sort_by_key(|&i| (p.id[i as usize], rows[i as usize].member));
+            let at = |i: &u32| *i as usize;
+            return Particles {
+                pos_rad: order.iter().map(|i| p.pos_rad[at(i)]).collect(),
+                vel_invm: order.iter().map(|i| p.vel_invm[at(i)]).collect(),
+                omega_invi: order.iter().map(|i| p.omega_invi[at(i)]).collect(),
+                material: order.iter().map(|i| p.material[at(i)]).collect(),
+                id: order.iter().map(|i| p.id[at(i)]).collect(),
+                dissipated: order.iter().map(|i| p.dissipated[at(i)]).collect(),
+            };
+        }
         // particles marked removed (an outlet took them at the last step;
         // the next build drops them) are gone, as on the CPU
         if p.id.contains(&layout::NONE) {
@@ -1386,9 +1429,25 @@ impl Backend for GpuBackend {
     }
 
     fn particle_count(&mut self) -> u64 {
+        if self.data.clumps.count > 0 {
+            // a clump once, however many rows its members take (the rows
+            // an outlet marked are gone)
+            let rows = self.member_rows();
+            let ids = self.ids();
+            let spheres = (rows.iter().zip(&ids))
+                .filter(|(r, &id)| r.body == layout::NONE && id != layout::NONE)
+                .count();
+            let clumps = self.clump_table();
+            let live = clumps.iter().filter(|c| c.info[0] != layout::NONE).count();
+            return (spheres + live) as u64;
+        }
         // the marked particles are still in the device's count until the
         // next build
         self.data.n - self.flow.pending.min(self.data.n)
+    }
+
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        self.clump_rows_out()
     }
 
     fn save(&mut self) -> crate::checkpoint::Saved {

@@ -15,7 +15,7 @@
 //! pages), all with one page size in entries (the 16-byte history's: one
 //! division finds the page of an entry for all four), and the
 //! particles' of more than 4 bytes each and those the reorder moves
-//! (`pos`, `diss`, `motion`, `pos_fx`, `pos_ref`, the work records, which
+//! (`pos`, `diss`, `motion`, `pos_fx`, `clump_row`, `pos_ref`, the work records, which
 //! are the reorder's scratch), with one page size in particles (the 64-byte motion
 //! record's). The reorder reaches its two arrays by words
 //! (`arr_word(p, w)`, records of `G.stride` words, and `scr_word`, of
@@ -75,7 +75,7 @@ const fn paged(name: &'static str, ty: &'static str, family: Family) -> PagedDec
 
 /// Every paged array (a shader declaring one of these names pages it;
 /// several names may be one array, as each shader calls it).
-pub const PAGED: [PagedDecl; 15] = {
+pub const PAGED: [PagedDecl; 16] = {
     use Family::{Entries as E, Particles as P};
     [
         paged("nbr", "u32", E),
@@ -92,6 +92,7 @@ pub const PAGED: [PagedDecl; 15] = {
             family: P,
             reach: Reach::Words("3u"),
         },
+        paged("clump_row", "MemberRow", P),
         paged("diss", "f32", P),
         paged("dissipated", "f32", P),
         PagedDecl {

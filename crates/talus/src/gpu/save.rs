@@ -125,7 +125,83 @@ impl GpuBackend {
         raw(&mut s, "wall_pose", &r[8]);
         s.put("walls", &walls);
         self.save_surfaces(&mut s);
+        self.save_clumps(&mut s, n);
         s
+    }
+
+    /// The clumps, when the run has any, as the device holds them
+    /// (`gpu_clumps`: the table's raw records; `gpu_clump_rows`: the rows
+    /// table; `gpu_clump_row`: each row's part, set B's order) with their
+    /// shapes and materials: a GPU restore is bit for bit. (The CPU backend
+    /// refuses them in one line: its clumps' state is f64.)
+    fn save_clumps(&mut self, s: &mut Saved, n: u64) {
+        let c = &self.data.clumps;
+        if c.count == 0 {
+            return;
+        }
+        let size = std::mem::size_of::<super::clump_data::Clump>() as u64;
+        let r = self.read(&[
+            (&c.table, size * c.count),
+            (&c.rows, 4 * c.rows_len),
+            (&self.data.b.clump_row, 32 * n),
+        ]);
+        for (name, bytes) in ["gpu_clumps", "gpu_clump_rows", "gpu_clump_row"]
+            .into_iter()
+            .zip(r)
+        {
+            s.sections.push((name.into(), bytes));
+        }
+        s.put("gpu_clumps_shape", &c.shape);
+        s.put("gpu_clumps_material", &c.material);
+    }
+
+    /// The clumps a GPU checkpoint holds (None: it holds none), checked
+    /// against this scene's shapes and the checkpoint's `n` rows.
+    fn load_clumps(
+        &self,
+        saved: &Saved,
+        n: usize,
+    ) -> Result<Option<super::clump_data::ClumpInit>, String> {
+        let Ok(raw) = saved.section("gpu_clumps") else {
+            return Ok(None);
+        };
+        let size = std::mem::size_of::<super::clump_data::Clump>();
+        if raw.len() % size != 0 {
+            return Err(format!(
+                "section `gpu_clumps` holds {} bytes, not whole {size}-byte records",
+                raw.len()
+            ));
+        }
+        let table: Vec<super::clump_data::Clump> = bytemuck::pod_collect_to_vec(raw);
+        let k = table.len();
+        let mut init = super::clump_data::ClumpInit {
+            table,
+            rows: saved.array_any("gpu_clump_rows")?,
+            members: Vec::new(),
+            row: saved.array("gpu_clump_row", n)?,
+            shape: saved.array("gpu_clumps_shape", k)?,
+            material: saved.array("gpu_clumps_material", k)?,
+        };
+        let mut first = Vec::new();
+        for sh in &self.shapes {
+            first.push(init.members.len() as u32);
+            init.members
+                .extend(sh.members.iter().map(|m| m.map(|x| x as f32)));
+        }
+        for (j, c) in init.table.iter().enumerate() {
+            let s = init.shape[j] as usize;
+            let ok = s < self.shapes.len()
+                && c.info[2] == first[s]
+                && c.info[3] as usize == self.shapes[s].members.len()
+                && (c.info[1] + c.info[3]) as usize <= init.rows.len();
+            if !ok {
+                return Err(format!(
+                    "clump {j} does not fit this scene's [[shapes]] (shape {s}, members {})",
+                    c.info[3]
+                ));
+            }
+        }
+        Ok(Some(init))
     }
 
     /// The FEM bodies and their surfaces, when the scene has any: the
@@ -236,12 +312,12 @@ impl GpuBackend {
         saved: &Saved,
     ) -> Result<GpuBackend, GpuError> {
         let grid = setup.grid;
-        if let Some(e) = setup.clumps_unsupported("the GPU backend") {
+        if let Some(e) = setup.clumps_unsupported_gpu() {
             return Err(GpuError::Scene(e));
         }
         if saved.section("clumps_id").is_ok() {
             return Err(GpuError::Checkpoint(
-                "it holds clumps, which run on the serial CPU backend so far: resume with --backend cpu".into(),
+                "it holds the CPU backend's clumps (f64), which resume on the CPU backend so far: resume with --backend cpu".into(),
             ));
         }
         let none = Particles::<f32>::default();
@@ -251,6 +327,7 @@ impl GpuBackend {
             motion: &[],
             list: None,
             capacity: Some(1),
+            clumps: None,
         };
         let mut g = GpuBackend::from_state(setup, &grid, &init, ctx)?;
         g.load(saved, None, Some(setup))?;
@@ -287,6 +364,7 @@ impl GpuBackend {
             )));
         }
         let start: Vec<u32> = saved.array("nbr_start", n + 1).map_err(bad)?;
+        let clumps = self.load_clumps(saved, n).map_err(bad)?;
         let nbr: Vec<u32> = saved.array_any("nbr").map_err(bad)?;
         struct Loaded {
             pos: Vec<[f32; 4]>,
@@ -389,6 +467,7 @@ impl GpuBackend {
                 hist: &l.hist,
             }),
             capacity: Some(cap),
+            clumps: clumps.as_ref(),
         };
         let fstate = self.flow.state_words(&sc.inserted, sc.step);
         debug_assert_eq!(fstate.len(), FS_ENTRIES + 2 * sc.inserted.len());

@@ -1,7 +1,11 @@
 //! The WGSL sources, each stage file with `common.wgsl` prepended,
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
 //! walls, `law.wgsl` (the pair law) before those that evaluate contacts
-//! and `rotor.wgsl` (a clump's rotation) before `rotor_eval.wgsl`; then, appended, the page declarations and accessors of the
+//! `fixed.wgsl` (the fixed-point coordinates) before those that move
+//! particles or read a clump's centre, `outlets.wgsl` (the outlets' test)
+//! before those that move particles, and `rotor.wgsl` (a clump's
+//! rotation) before those that turn or weigh clumps; then, appended, the
+//! page declarations and accessors of the
 //! paged arrays each declares, for a run's [`Paging`] (`pages::generate`),
 //! and `PAIRS_ONCE`, the device's [`Pairs`] as a constant (so each variant
 //! compiles without the other's code).
@@ -10,7 +14,14 @@ use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 4] = ["common.wgsl", "law.wgsl", "rotor.wgsl", "walls.wgsl"];
+pub const INCLUDES: [&str; 6] = [
+    "common.wgsl",
+    "fixed.wgsl",
+    "law.wgsl",
+    "outlets.wgsl",
+    "rotor.wgsl",
+    "walls.wgsl",
+];
 
 /// `(stage file name, full source)` for every shader module, with one
 /// page of every paged array, each pair once.
@@ -23,6 +34,9 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
     let common = include_str!("../../shaders/common.wgsl");
     let law = include_str!("../../shaders/law.wgsl");
     let walls = include_str!("../../shaders/walls.wgsl");
+    let fixed = include_str!("../../shaders/fixed.wgsl");
+    let rotor = include_str!("../../shaders/rotor.wgsl");
+    let outlets = include_str!("../../shaders/outlets.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
     #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
@@ -48,8 +62,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         (
             "rotor_eval.wgsl",
             format!(
-                "{common}\n{}\n{}",
-                include_str!("../../shaders/rotor.wgsl"),
+                "{common}\n{rotor}\n{}",
                 include_str!("../../shaders/rotor_eval.wgsl")
             ),
         ),
@@ -58,17 +71,30 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
             "wall_eval.wgsl",
             include_str!("../../shaders/wall_eval.wgsl"),
         ),
-        with_walls(
+        (
             "integrate.wgsl",
-            include_str!("../../shaders/integrate.wgsl"),
+            format!(
+                "{common}\n{walls}\n{fixed}\n{outlets}\n{}",
+                include_str!("../../shaders/integrate.wgsl")
+            ),
+        ),
+        (
+            "clumps.wgsl",
+            format!(
+                "{common}\n{fixed}\n{outlets}\n{rotor}\n{}",
+                include_str!("../../shaders/clumps.wgsl")
+            ),
         ),
         stage("flow.wgsl", include_str!("../../shaders/flow.wgsl")),
         stage("surfaces.wgsl", include_str!("../../shaders/surfaces.wgsl")),
         stage("copy.wgsl", include_str!("../../shaders/copy.wgsl")),
         stage("ghosts.wgsl", include_str!("../../shaders/ghosts.wgsl")),
-        stage(
+        (
             "diagnostics.wgsl",
-            include_str!("../../shaders/diagnostics.wgsl"),
+            format!(
+                "{common}\n{fixed}\n{rotor}\n{}",
+                include_str!("../../shaders/diagnostics.wgsl")
+            ),
         ),
     ];
     all.into_iter()

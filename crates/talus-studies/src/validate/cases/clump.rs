@@ -2,8 +2,9 @@
 //! (`talus::shapes::rotation`, CPU f64) on the torque-free asymmetric top
 //! against the exact (elliptic-function) solution; a dumbbell's impacts
 //! against the rigid-body impulse solution; a two-sphere domino's tipping
-//! angle against statics. Clumps run on the CPU path so far: on the "gpu"
-//! maker the cases only leave a note.
+//! angle against statics. The impact and the domino run on both paths;
+//! the top is the CPU's rotation alone (its f32 twin, `rotor.wgsl`, is
+//! checked against it in the engine's tests/gpu.rs).
 
 use crate::validate::maker::Maker;
 use crate::validate::result::CaseResult;
@@ -20,7 +21,7 @@ pub fn case_clump_top(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     if mk.name() != "cpu" {
         out.notes.push(format!(
-            "not run on {}: the clumps' rotation runs in no GPU stage yet (its f32 twin, rotor.wgsl, is checked against this one in the engine's tests/gpu.rs); see the cpu rows",
+            "not run on {}: this case is the CPU's rotation alone (its f32 twin, rotor.wgsl, which the GPU's clumps turn with, is checked against it in the engine's tests/gpu.rs); see the cpu rows",
             mk.name()
         ));
         return Ok(out);
@@ -72,19 +73,6 @@ pub fn case_clump_top(mk: &mut dyn Maker) -> Result<CaseResult, String> {
 /// The dumbbell of the clump cases: two 1 mm spheres, centres 1.2 mm apart
 /// along x.
 const DUMBBELL: [[f64; 4]; 2] = [[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]];
-
-/// The note a GPU maker leaves for a clump case (clumps run on the CPU
-/// path so far).
-fn cpu_only(mk: &dyn Maker, out: &mut CaseResult) -> bool {
-    if mk.name() == "cpu" {
-        return false;
-    }
-    out.notes.push(format!(
-        "not run on {}: clumps run on the serial CPU backend so far (the GPU backend refuses them); see the cpu rows",
-        mk.name()
-    ));
-    true
-}
 
 /// A dumbbell at `tilt` from the plane (its axis in x–z), falling at `v`
 /// without spin onto a frictionless plane with restitution `e`: its
@@ -160,9 +148,6 @@ fn impact(mk: &mut dyn Maker, tilt: f64, e: f64, v: f64) -> Result<([f64; 2], [f
 /// mass at the contact point).
 pub fn case_clump_impact(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    if cpu_only(mk, &mut out) {
-        return Ok(out);
-    }
     let name = "clump-impact";
     let v = 0.5;
     for e in [0.3, 0.7] {
@@ -251,9 +236,6 @@ fn tips(mk: &mut dyn Maker, deg: f64) -> Result<bool, String> {
 /// radius), 30.96° here. Bisected between 26° and 36° to 0.3°.
 pub fn case_clump_domino(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
-    if cpu_only(mk, &mut out) {
-        return Ok(out);
-    }
     let name = "clump-domino";
     let (mut lo, mut hi) = (26.0, 36.0);
     if tips(mk, lo)? || !tips(mk, hi)? {

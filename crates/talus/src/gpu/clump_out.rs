@@ -1,0 +1,55 @@
+//! The clumps read back from the GPU: the device's table and each row's
+//! part (tests, checkpoints), and the clumps as outputs report them.
+
+use super::clump_data::{Clump, MemberRow};
+use super::GpuBackend;
+use crate::shapes::clumps::{ClumpRow, NONE};
+use glam::DQuat;
+
+impl GpuBackend {
+    /// The clumps' records as the device holds them.
+    pub fn clump_table(&self) -> Vec<Clump> {
+        let c = &self.data.clumps;
+        if c.count == 0 {
+            return Vec::new();
+        }
+        self.read_vec(&c.table, c.count)
+    }
+
+    /// Each row's part in a clump (set B's order; empty without clumps).
+    pub fn member_rows(&self) -> Vec<MemberRow> {
+        if !self.data.b.clumped {
+            return Vec::new();
+        }
+        self.read_vec(&self.data.b.clump_row, self.data.n)
+    }
+
+    /// The clumps now, as outputs report them, in id order (f64 from the
+    /// device's f32; the centre from its fixed point).
+    pub fn clump_rows_out(&self) -> Vec<ClumpRow> {
+        let table = self.clump_table();
+        let c = &self.data.clumps;
+        let mut out: Vec<ClumpRow> = table
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.info[0] != NONE)
+            .map(|(k, r)| {
+                let s = &self.shapes[c.shape[k] as usize];
+                let v3 = |a: [f32; 4]| [a[0] as f64, a[1] as f64, a[2] as f64];
+                let q = DQuat::from_array(r.q.map(f64::from)).normalize();
+                ClumpRow {
+                    id: r.info[0],
+                    shape: c.shape[k],
+                    material: c.material[k],
+                    pos: self.fixed.decode(&r.pos_fx),
+                    vel: v3(r.vel),
+                    omega: v3(r.omega),
+                    orientation: crate::shapes::clumps::as_written(s.written_orientation(q)),
+                    radius: s.max_radius,
+                }
+            })
+            .collect();
+        out.sort_by_key(|c| c.id);
+        out
+    }
+}
