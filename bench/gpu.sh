@@ -10,7 +10,7 @@
 # returns): info.txt (nvidia-smi, talus info), gpu_tests.txt (the GPU test
 # suites against their CPU twins, on this GPU), bench_gpu.md (the table,
 # with per-stage shares from timestamp queries and the copy bandwidth), the
-# same for the settled, chute, hopper and discharge beds (bench_gpu_beds.md;
+# same for the settled, chute, hopper, discharge and clumps beds (bench_gpu_beds.md;
 # sizes BED_SIZES, default 1e5,1e6), settled and chute with each pair from
 # both sides (bench_gpu_both.md), the wide size-ratio beds
 # (bench_gpu_wide*.md; WIDE_SIZES, 1e6; the uniform-grid one only with
@@ -55,7 +55,7 @@ if [ -x .carry/gpu_tests ]; then
   # (the engine's test binary: its modules gpu:: and gpu_flow::)
   part "${TESTS_S:-100}" env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu:: >>"$out/gpu_tests.txt" 2>&1
   grep -E "^test result|FAILED|panicked" "$out/gpu_tests.txt" || true
-  part 45 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu_flow:: >"$js/gpu_flow_tests.txt" 2>&1
+  part 45 env TALUS_REQUIRE_GPU=1 .carry/gpu_tests --test-threads 1 gpu_flow:: gpu_clumps:: >"$js/gpu_flow_tests.txt" 2>&1
   cat "$js/gpu_flow_tests.txt" >>"$out/gpu_tests.txt"
   grep -E "^test result|FAILED|panicked" "$js/gpu_flow_tests.txt" || true
 fi
@@ -69,9 +69,10 @@ bench() {
 }
 bench "${BENCH_S:-150}" bench_gpu --sizes "$SIZES"
 # the settled, flowing, hopper and discharging beds (contacts, walls,
-# pouring and outlets) at the sizes that fit the call's time
+# pouring and outlets) at the sizes that fit the call's time, and the
+# 4-sphere clumps last (issue 37's cost row; cut short first)
 bench "${BEDS_S:-90}" bench_gpu_beds --sizes "${BED_SIZES:-1e5,1e6}" \
-  --beds settled,chute,hopper,discharge
+  --beds settled,chute,hopper,discharge,clumps
 # each pair from both sides (a gather, no atomics), against the beds
 # above, which a GPU runs each pair once: which is faster on this card
 # decides the default (gpu::context::Pairs)

@@ -306,9 +306,18 @@ fn gpu_row(kind: Case, n: usize, o: &Opts, ctx: &Result<GpuContext, String>) -> 
         Err(e) => return skipped("gpu", adapter, kind, n, format!("run failed: {e}")),
     };
     // as allocated: the list's and the kept table's capacities, not their
-    // lengths
-    let entry_bytes = (20 * (b.data.nbr_cap + b.data.kept_cap)).div_ceil(n as u64);
-    let bpp = talus::gpu::data::bytes_per_particle_held(b.data.pair_mode, entry_bytes);
+    // lengths; per row (a clump's members each count), with a clump run's
+    // per-row part and its share of the clumps' table
+    let rows = b.data.n.max(1);
+    let entry_bytes = (20 * (b.data.nbr_cap + b.data.kept_cap)).div_ceil(rows);
+    let clump_bytes = if b.data.b.clumped {
+        let table = std::mem::size_of::<talus::gpu::clump_data::Clump>() as u64;
+        32 + (table * b.data.clumps.count).div_ceil(rows)
+    } else {
+        0
+    };
+    let bpp =
+        talus::gpu::data::bytes_per_particle_held(b.data.pair_mode, entry_bytes) + clump_bytes;
     let stages = match b.profile_stages(20) {
         Some(t) => {
             let total: f64 = t.iter().sum();

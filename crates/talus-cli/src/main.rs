@@ -136,8 +136,7 @@ enum Command {
         /// times the small ones' diameter, 30 % of the solid volume), wide
         /// (settled and chute at 1:1, 1:3, 1:10, 1:35: the broad phase's
         /// rows; 1:35 needs ~4e5 particles or more), clumps (the mono
-        /// lattice of 4-sphere clumps; sizes and rates in member spheres;
-        /// CPU only so far).
+        /// lattice of 4-sphere clumps; sizes and rates in member spheres).
         #[arg(long, default_value = "mono,poly")]
         beds: String,
         /// Grid levels, comma-separated: each bed runs once per entry, side
@@ -557,7 +556,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     }
     outln!("total mass   {:.6e} kg", scene.total_mass() + 0.0);
     if !scene.shapes.is_empty() {
-        outln!("shapes       (clumps: read and checked, not yet run by either backend)");
+        outln!("shapes       (clumps: both backends run them; poured on the CPU backend so far)");
         for l in scene.describe_shapes() {
             outln!("             {l}");
         }

@@ -104,8 +104,30 @@ cases! {
     fem_spinning_body => "fem-spin",
     clump_rotation_free_top => "clump-top",
     clump_impacts => "clump-impact",
-    clump_domino_tipping => "clump-domino",
     coupled_momentum_and_bed_weight => "coupled",
+}
+
+/// A case whose GPU run is long on a software adapter: its `cpu` test as
+/// any case's, its `gpu` test ignored with the reason (run it with
+/// `--ignored`, or `talus validate --cases ID --backend gpu`).
+macro_rules! gpu_long_cases {
+    ($($name:ident => $id:expr, $why:literal),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn cpu() {
+                super::check($id, &mut super::CpuMaker);
+            }
+            #[test]
+            #[ignore = $why]
+            fn gpu() {
+                super::gpu($id);
+            }
+        }
+    )*};
+}
+
+gpu_long_cases! {
+    clump_domino_tipping => "clump-domino", "long on lavapipe: 2.4e5 steps, 2 min (talus validate --cases clump-domino --backend gpu)",
 }
 
 long_cases! {

@@ -262,14 +262,24 @@ impl Setup {
 }
 
 impl Setup {
-    /// What of clumps the GPU backend cannot run yet: clumps poured by
-    /// `[[insert]]` (the scene's own clumps run; issue 37 brings pouring).
+    /// What of clumps the GPU backend cannot run yet: pouring them
+    /// (`[[insert]] shape`), or pouring anything into a run that holds
+    /// clumps (the scene's own clumps run; issue 37 brings pouring next).
     pub fn clumps_unsupported_gpu(&self) -> Option<SceneError> {
-        let k = self.scene.inserts.iter().position(|i| i.shape.is_some())?;
-        Some(self.scene.error(
-            &format!("insert[{k}].shape"),
-            "clumps are poured on the CPU backend so far, not on the GPU backend (clumps given as particles run on both); use --backend cpu",
-        ))
+        if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
+            return Some(self.scene.error(
+                &format!("insert[{k}].shape"),
+                "clumps are poured on the CPU backend so far, not on the GPU backend (clumps given as particles run on both); use --backend cpu",
+            ));
+        }
+        let clumps = self.scene.particles.iter().any(|p| p.shape.is_some());
+        if clumps && !self.scene.inserts.is_empty() {
+            return Some(self.scene.error(
+                "insert[0]",
+                "the scene holds clumps: pouring into it runs on the CPU backend so far, not on the GPU backend; use --backend cpu",
+            ));
+        }
+        None
     }
 }
 

@@ -317,3 +317,55 @@ fn gpu_clump_checkpoints_resume_bit_for_bit() {
         .to_string();
     assert!(e.contains("--backend cpu") && !e.contains('\n'), "{e}");
 }
+
+/// Removing a clump's id takes it whole on the GPU as on the CPU (its
+/// rows and its entry: nothing moves or counts it again); inserting into
+/// a run with clumps, and pouring into a scene with clumps, are refused
+/// in one line on the GPU (they run on the CPU backend so far).
+#[test]
+fn gpu_removal_takes_a_clump_whole_and_pouring_is_refused() {
+    let Some(ctx) = test_context() else { return };
+    let scene = clump_bed(9, 3);
+    let mut cpu = CpuBackend::new(&scene).unwrap();
+    let mut gpu = GpuBackend::new(&scene, ctx.share()).unwrap();
+    cpu.advance(100).unwrap();
+    gpu.advance(100).unwrap();
+    let gone = std::collections::HashSet::from([1u32, 3]);
+    cpu.st.remove(&gone);
+    assert_eq!(gpu.remove(&gone), 3, "a dumbbell's 2 rows and a sphere's");
+    cpu.advance(100).unwrap();
+    gpu.advance(100).unwrap();
+    assert_eq!(gpu.particle_count(), 7);
+    assert_eq!(gpu.particle_count(), cpu.particle_count());
+    let ids = |c: Vec<ClumpRow>| c.iter().map(|c| c.id).collect::<Vec<_>>();
+    assert_eq!(ids(gpu.clumps()), ids(cpu.clumps()));
+    assert_eq!(gpu.snapshot().id, cpu.snapshot().id);
+    let one = talus::state::Particles::<f64>::from_scene(&clump_bed(1, 3));
+    let e = gpu.insert(&one).expect_err("refused").to_string();
+    assert!(e.contains("CPU backend") && !e.contains('\n'), "{e}");
+    let mut poured = scene.clone();
+    poured.inserts.push(talus::scene::Insert {
+        region: talus::scene::Region::Box {
+            min: [-0.005, -0.005, 0.015],
+            max: [0.005, 0.005, 0.019],
+        },
+        rate: talus::scene::InsertRate::Count(1000.0),
+        radius: talus::scene::RadiusDist::Constant(0.0008),
+        material: 0,
+        velocity: [0.0; 3],
+        start: 0.0,
+        stop: None,
+        count: Some(1),
+        interval: None,
+        shape: None,
+        orientation: Default::default(),
+    });
+    let e = GpuBackend::new(&poured, ctx)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("insert[0]") && e.contains("--backend cpu") && !e.contains('\n'),
+        "{e}"
+    );
+}

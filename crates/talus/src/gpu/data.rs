@@ -588,7 +588,12 @@ impl ParticleBuffers {
                 4 * FX_WORDS as u64,
             ),
             clump_row: match init0.clumps {
-                Some(c) => b("clump_row", bytemuck::cast_slice(&c.row), 32),
+                Some(c) => {
+                    // the spare rows are spheres' (a row an insertion fills)
+                    let mut rows = c.row.clone();
+                    rows.resize(cap as usize, super::layout::MemberRow::SPHERE);
+                    b("clump_row", bytemuck::cast_slice(&rows), 32)
+                }
                 None => {
                     let mut none = Paged::new(ctx, &format!("{set}.clump_row"), 32, 1, page, &[]);
                     let pages = cap.div_ceil(page) as usize;

@@ -705,6 +705,11 @@ impl GpuBackend {
         gravity: [f64; 3],
     ) -> Result<std::ops::Range<u32>, GpuError> {
         use data::*;
+        if self.data.clumps.count > 0 {
+            return Err(GpuError::Device(
+                "the run holds clumps: inserting into it runs on the CPU backend so far".into(),
+            ));
+        }
         let ctl = self.ctl();
         let (n, k) = (ctl[CTL_COUNT] as u64, add.len() as u64);
         if n + k > self.data.cap {
@@ -777,6 +782,19 @@ impl GpuBackend {
         }
         if k > 0 {
             self.write_ctl(&[(data::CTL_REBUILD, 1)]);
+        }
+        // a clump goes whole: its entry marked too (no kernel moves or
+        // counts it again; its rows, which share its id, are marked above)
+        let mut table = self.clump_table();
+        let mut gone = false;
+        for c in &mut table {
+            if ids.contains(&c.info[0]) {
+                c.info[0] = layout::NONE;
+                gone = true;
+            }
+        }
+        if gone {
+            q.write_buffer(&self.data.clumps.table, 0, bytemuck::cast_slice(&table));
         }
         self.flow.pending += k as u64;
         k
