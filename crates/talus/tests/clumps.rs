@@ -26,9 +26,9 @@ fn clumps(b: &mut CpuBackend) -> Vec<talus::shapes::clumps::ClumpRow> {
     b.clumps()
 }
 
-#[test]
-fn a_free_dumbbell_keeps_its_momenta_energy_and_shape() {
-    let scene = dumbbell_scene(SceneBuilder::new("free"))
+/// A dumbbell alone, no gravity, moving and tumbling (dt 1 µs).
+pub(crate) fn free_dumbbell() -> Scene {
+    dumbbell_scene(SceneBuilder::new("free"))
         .gravity([0.0; 3])
         .dt(1e-6)
         .steps(1)
@@ -41,7 +41,34 @@ fn a_free_dumbbell_keeps_its_momenta_energy_and_shape() {
             "glass",
         )
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+/// One `[[insert]]` of one particle into `region` (a sphere of `radius`,
+/// or a clump of `shape`).
+pub(crate) fn one_insert(
+    region: talus::scene::Region,
+    radius: f64,
+    shape: Option<usize>,
+) -> talus::scene::Insert {
+    talus::scene::Insert {
+        region,
+        rate: talus::scene::InsertRate::Count(1000.0),
+        radius: talus::scene::RadiusDist::Constant(radius),
+        material: 0,
+        velocity: [0.0; 3],
+        start: 0.0,
+        stop: None,
+        count: Some(1),
+        interval: None,
+        shape,
+        orientation: Default::default(),
+    }
+}
+
+#[test]
+fn a_free_dumbbell_keeps_its_momenta_energy_and_shape() {
+    let scene = free_dumbbell();
     let mut b = CpuBackend::new(&scene).unwrap();
     let c0 = clumps(&mut b)[0];
     let st = &b.st;
@@ -378,22 +405,11 @@ fn ranks_refuse_clumps_and_the_gpu_pouring_them_with_one_line() {
     assert!(talus::dist::rank::unsupported(&setup).is_some());
     // poured clumps: not on the GPU yet
     let mut scene = b.build().unwrap();
-    scene.inserts.push(talus::scene::Insert {
-        region: talus::scene::Region::Box {
-            min: [0.0; 3],
-            max: [0.01; 3],
-        },
-        rate: talus::scene::InsertRate::Count(1000.0),
-        radius: talus::scene::RadiusDist::Constant(0.001),
-        material: 0,
-        velocity: [0.0; 3],
-        start: 0.0,
-        stop: None,
-        count: Some(1),
-        interval: None,
-        shape: Some(0),
-        orientation: Default::default(),
-    });
+    let region = talus::scene::Region::Box {
+        min: [0.0; 3],
+        max: [0.01; 3],
+    };
+    scene.inserts.push(one_insert(region, 0.001, Some(0)));
     let setup = talus::setup::Setup::new(scene).unwrap();
     let e = setup.clumps_unsupported_gpu().unwrap().to_string();
     assert!(

@@ -7,7 +7,7 @@
 //! Each test skips with a printed reason when no adapter exists, unless
 //! TALUS_REQUIRE_GPU=1 (CI, on lavapipe).
 
-use crate::clumps::{tilted_drop, tilted_rebound_matches};
+use crate::clumps::{free_dumbbell, one_insert, tilted_drop, tilted_rebound_matches};
 use crate::common::glass;
 use glam::{DQuat, DVec3};
 use std::collections::HashMap;
@@ -164,23 +164,7 @@ fn gpu_clumps_follow_the_cpu_through_impacts() {
 #[test]
 fn gpu_free_clump_keeps_its_momenta() {
     let Some(ctx) = test_context() else { return };
-    let scene = SceneBuilder::new("free")
-        .domain([-0.02; 3], [0.02; 3])
-        .material(glass(0.5, 0.0))
-        .shape("dumbbell", &DUMBBELL)
-        .gravity([0.0; 3])
-        .dt(1e-6)
-        .steps(1)
-        .clump(
-            "dumbbell",
-            [0.0; 3],
-            [0.1, -0.05, 0.02],
-            [30.0, 200.0, -80.0],
-            [0.9, 0.1, 0.3, -0.2],
-            "glass",
-        )
-        .build()
-        .unwrap();
+    let scene = free_dumbbell();
     let mut g = GpuBackend::new(&scene, ctx).unwrap();
     g.advance(1).unwrap();
     let t1 = g.clump_table()[0];
@@ -344,22 +328,11 @@ fn gpu_removal_takes_a_clump_whole_and_pouring_is_refused() {
     let e = gpu.insert(&one).expect_err("refused").to_string();
     assert!(e.contains("CPU backend") && !e.contains('\n'), "{e}");
     let mut poured = scene.clone();
-    poured.inserts.push(talus::scene::Insert {
-        region: talus::scene::Region::Box {
-            min: [-0.005, -0.005, 0.015],
-            max: [0.005, 0.005, 0.019],
-        },
-        rate: talus::scene::InsertRate::Count(1000.0),
-        radius: talus::scene::RadiusDist::Constant(0.0008),
-        material: 0,
-        velocity: [0.0; 3],
-        start: 0.0,
-        stop: None,
-        count: Some(1),
-        interval: None,
-        shape: None,
-        orientation: Default::default(),
-    });
+    let region = talus::scene::Region::Box {
+        min: [-0.005, -0.005, 0.015],
+        max: [0.005, 0.005, 0.019],
+    };
+    poured.inserts.push(one_insert(region, 0.0008, None));
     let e = GpuBackend::new(&poured, ctx)
         .err()
         .expect("refused")
@@ -368,4 +341,35 @@ fn gpu_removal_takes_a_clump_whole_and_pouring_is_refused() {
         e.contains("insert[0]") && e.contains("--backend cpu") && !e.contains('\n'),
         "{e}"
     );
+}
+
+/// Each pair once or from both sides (`Pairs`; a card's default is the
+/// faster): the same bits for a bed of clumps (the list from both sides
+/// keeps a clump's members apart by their ids, a check of its own).
+#[test]
+fn gpu_clumps_give_the_same_bits_each_pair_once_or_from_both_sides() {
+    let scene = clump_bed(27, 13);
+    let run = |pairs: talus::gpu::Pairs| {
+        let mut ctx = test_context()?;
+        ctx.pairs = pairs;
+        let mut g = GpuBackend::new(&scene, ctx).unwrap();
+        g.advance(1500).unwrap();
+        Some((
+            g.clump_table(),
+            g.snapshot(),
+            g.diagnostics(),
+            g.list_stats(),
+        ))
+    };
+    let Some(once) = run(talus::gpu::Pairs::Once) else {
+        return;
+    };
+    let Some(both) = run(talus::gpu::Pairs::Both) else {
+        return;
+    };
+    println!("clumps, 1500 steps: {:?}", once.3);
+    assert!(once.3.contacts > 0, "{:?}", once.3);
+    assert_eq!(once.0, both.0, "clumps differ");
+    assert_eq!(once.1, both.1, "rows differ");
+    assert_eq!(once.2, both.2, "diagnostics differ");
 }

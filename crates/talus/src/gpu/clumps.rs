@@ -82,15 +82,7 @@ impl ClumpKernels {
             b.pos_fx.first(),
             b.clump_row.first(),
         ];
-        let pages = [
-            ("work", &d.acc),
-            ("pos_ref", &d.pos_ref),
-            ("pos", &b.pos),
-            ("diss", &b.diss),
-            ("motion", &b.motion),
-            ("posfx", &b.pos_fx),
-            ("clump_row", &b.clump_row),
-        ];
+        let pages = d.moving_pages();
         Some(ClumpBinds {
             bodies: [
                 self.bodies.bind_paged(ctx, 0, &g0, &pages),

@@ -801,6 +801,22 @@ impl GpuData {
             .collect()
     }
 
+    /// The paged arrays of the kernels that move particles (integrate's,
+    /// the clumps'), by their shader names: the work records, the
+    /// reference positions and set B.
+    pub fn moving_pages(&self) -> [(&'static str, &Paged); 7] {
+        let b = &self.b;
+        [
+            ("work", &self.acc),
+            ("pos_ref", &self.pos_ref),
+            ("pos", &b.pos),
+            ("diss", &b.diss),
+            ("motion", &b.motion),
+            ("posfx", &b.pos_fx),
+            ("clump_row", &b.clump_row),
+        ]
+    }
+
     /// The indirect arguments of a dispatch over `over`: (buffer, byte
     /// offset), for `kernel::dispatch_indirect`.
     pub fn args_for(&self, over: Over) -> (&wgpu::Buffer, u64) {

@@ -59,15 +59,7 @@ impl IntegrateKernels {
             &d.flow.outlets,
             &d.flow.log,
         ];
-        let pages = [
-            ("work", &d.acc),
-            ("pos_ref", &d.pos_ref),
-            ("pos", &b.pos),
-            ("diss", &b.diss),
-            ("motion", &b.motion),
-            ("posfx", &b.pos_fx),
-            ("clump_row", &b.clump_row),
-        ];
+        let pages = d.moving_pages();
         IntegrateBinds {
             g0: k.bind_paged(ctx, 0, &g0, &pages),
             g1: k.bind_paged(
