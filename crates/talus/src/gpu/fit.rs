@@ -154,13 +154,17 @@ pub fn bindings_fit(limits: &wgpu::Limits, paging: &Paging) -> Result<(), String
 /// entries a scene is admitted with), whose cell array exceeds a binding,
 /// or whose buffers exceed the device's memory (where its API says),
 /// naming the count that fits.
-pub fn refuse_too_large(ctx: &GpuContext, cap: u64, n_cells: u64) -> Result<(), GpuError> {
-    admit(
+pub fn refuse_too_large(
+    ctx: &GpuContext,
+    cap: u64,
+    n_cells: u64,
+    extra: Extra,
+) -> Result<(), GpuError> {
+    admit_with(
         &ctx.info.name,
         &ctx.limits,
         ctx.memory(),
-        cap,
-        n_cells,
+        (cap, n_cells, extra),
         ctx.pairs,
     )
     .map_err(GpuError::TooLarge)
@@ -208,6 +212,32 @@ pub fn admit(
     n_cells: u64,
     pairs: Pairs,
 ) -> Result<(), String> {
+    admit_with(
+        adapter,
+        limits,
+        memory,
+        (cap, n_cells, Extra::default()),
+        pairs,
+    )
+}
+
+/// Bytes a run holds beside the particles' and the cells': a run with
+/// clumps, each row's `MemberRow` (`per_row`) and the clumps' tables
+/// (`fixed`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extra {
+    pub per_row: u64,
+    pub fixed: u64,
+}
+
+/// [`admit`] with the [`Extra`] bytes of a run.
+pub fn admit_with(
+    adapter: &str,
+    limits: &wgpu::Limits,
+    memory: Option<u64>,
+    (cap, n_cells, extra): (u64, u64, Extra),
+    pairs: Pairs,
+) -> Result<(), String> {
     let max_binding = super::context::max_binding(limits);
     let per = pairs.list_entries();
     if let Err(why) = bindings_admit(limits, cap, per) {
@@ -227,10 +257,10 @@ pub fn admit(
     // and the whole, at the list's first size, against the device's memory
     if let Some(mem) = memory {
         let entries = pairs.list_entries();
-        let per = bytes_per_particle(entries, pairs);
-        let need = per * cap + 8 * n_cells;
+        let per = bytes_per_particle(entries, pairs) + extra.per_row;
+        let need = per * cap + 8 * n_cells + extra.fixed;
         if need > mem {
-            let fits = mem.saturating_sub(8 * n_cells) / per;
+            let fits = mem.saturating_sub(8 * n_cells + extra.fixed) / per;
             return Err(format!(
                 "{cap} particles need {:.2} GiB of GPU memory ({per} B each, {} list entries), but {adapter} has {:.2} GiB: at most {fits} particles fit",
                 need as f64 / 1073741824.0,
@@ -290,6 +320,19 @@ mod tests {
             );
             assert!(ok(fits_1g, Some(1 << 30)));
             assert!(!ok(fits_1g + 1, Some(1 << 30)));
+            // a run with clumps counts their bytes too (each row's
+            // `MemberRow` and the tables): fewer rows fit
+            let extra = Extra {
+                per_row: 32,
+                fixed: 1 << 20,
+            };
+            let clumped = admit_with("card", &card, Some(1 << 30), (fits_1g, 0, extra), pairs);
+            let err = clumped.unwrap_err();
+            let fits = ((1u64 << 30) - (1 << 20)) / (per + 32);
+            assert!(
+                err.ends_with(&format!("at most {fits} particles fit")),
+                "{err}"
+            );
         }
         let once = (80u64 << 30) / bytes_per_particle(6, Pairs::Once);
         assert!(once > 150_000_000, "{once} on 80 GB");

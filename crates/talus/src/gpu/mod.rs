@@ -495,7 +495,15 @@ impl GpuBackend {
         let mut params = t.params;
         params.sizes[0] = init.capacity() as u32;
         let cap = init.capacity();
-        fit::refuse_too_large(ctx, cap, params.dims[3] as u64)?;
+        // a run with clumps: each row's part, the clumps' table and rows
+        let extra = init.clumps.map_or(fit::Extra::default(), |c| {
+            let table = std::mem::size_of::<clump_data::Clump>() * c.table.len();
+            fit::Extra {
+                per_row: std::mem::size_of::<clump_data::MemberRow>() as u64,
+                fixed: (table + 4 * c.rows.len() + 16 * c.members.len()) as u64,
+            }
+        });
+        fit::refuse_too_large(ctx, cap, params.dims[3] as u64, extra)?;
         let limits = &ctx.limits;
         let max_list = |pages: u32| fit::max_list_entries(limits, pages);
         let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init, max_list)?;
