@@ -154,8 +154,8 @@ struct Clump {
     torque: vec4<f32>,
     info: vec4<u32>,      // id, first row in clump_rows, first member in members, members
     pos_fx: array<u32, FX_WORDS>,
-    pad0: u32,
-    pad1: u32,
+    shape: u32,           // its [[shapes]] entry and material (outputs)
+    material: u32,
 }
 
 // On a run of several ranks, the material word's top bit marks a copy of a

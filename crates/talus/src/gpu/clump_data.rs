@@ -24,9 +24,6 @@ pub struct ClumpInit {
     pub members: Vec<[f32; 4]>,
     /// Each row's part (in the state's row order).
     pub row: Vec<MemberRow>,
-    /// Per clump, its shape and material (the host's: outputs).
-    pub shape: Vec<u32>,
-    pub material: Vec<u32>,
 }
 
 fn f4(v: DVec3, w: f32) -> [f32; 4] {
@@ -79,7 +76,8 @@ impl ClumpInit {
                         shapes[s].members.len() as u32,
                     ],
                     pos_fx: encode(c.pos[k].to_array()),
-                    pad: [0; 2],
+                    shape: c.shape[k],
+                    material: c.material[k],
                 }
             })
             .collect();
@@ -107,8 +105,6 @@ impl ClumpInit {
             rows: c.rows.clone(),
             members,
             row,
-            shape: c.shape.clone(),
-            material: c.material.clone(),
         })
     }
 }
@@ -123,9 +119,6 @@ pub struct ClumpBuffers {
     pub table: wgpu::Buffer,
     pub rows: wgpu::Buffer,
     pub members: wgpu::Buffer,
-    /// Per clump, its shape and material (the host's copy).
-    pub shape: Vec<u32>,
-    pub material: Vec<u32>,
 }
 
 impl ClumpBuffers {
@@ -159,8 +152,6 @@ impl ClumpBuffers {
             table: init("clumps", bytemuck::cast_slice(&c.table)),
             rows: init("clump rows", bytemuck::cast_slice(&c.rows)),
             members: init("shape members", bytemuck::cast_slice(&c.members)),
-            shape: c.shape.clone(),
-            material: c.material.clone(),
         })
     }
 }

@@ -28,19 +28,17 @@ impl GpuBackend {
     /// device's f32; the centre from its fixed point).
     pub fn clump_rows_out(&self) -> Vec<ClumpRow> {
         let table = self.clump_table();
-        let c = &self.data.clumps;
         let mut out: Vec<ClumpRow> = table
             .iter()
-            .enumerate()
-            .filter(|(_, r)| r.info[0] != NONE)
-            .map(|(k, r)| {
-                let s = &self.shapes[c.shape[k] as usize];
+            .filter(|r| r.info[0] != NONE)
+            .map(|r| {
+                let s = &self.shapes[r.shape as usize];
                 let v3 = |a: [f32; 4]| [a[0] as f64, a[1] as f64, a[2] as f64];
                 let q = DQuat::from_array(r.q.map(f64::from)).normalize();
                 ClumpRow {
                     id: r.info[0],
-                    shape: c.shape[k],
-                    material: c.material[k],
+                    shape: r.shape,
+                    material: r.material,
                     pos: self.fixed.decode(&r.pos_fx),
                     vel: v3(r.vel),
                     omega: v3(r.omega),

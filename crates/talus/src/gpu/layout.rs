@@ -603,7 +603,9 @@ pub struct Clump {
     pub info: [u32; 4],
     /// The centre x(n) (`data::FixedPoint`).
     pub pos_fx: [u32; FX_WORDS],
-    pub pad: [u32; 2],
+    /// Its `[[shapes]]` entry and material (outputs read them back).
+    pub shape: u32,
+    pub material: u32,
 }
 
 /// A particle row's part in a clump (`MemberRow` in `shaders/common.wgsl`,
@@ -818,7 +820,9 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             force,
             torque,
             info,
-            pos_fx
+            pos_fx,
+            shape,
+            material
         }),
         layout!(MemberRow {
             lever_a,

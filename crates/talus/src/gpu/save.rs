@@ -131,8 +131,8 @@ impl GpuBackend {
 
     /// The clumps, when the run has any, as the device holds them
     /// (`gpu_clumps`: the table's raw records; `gpu_clump_rows`: the rows
-    /// table; `gpu_clump_row`: each row's part, set B's order) with their
-    /// shapes and materials: a GPU restore is bit for bit. (The CPU backend
+    /// table; `gpu_clump_row`: each row's part, set B's order; a record
+    /// holds its shape and material): a GPU restore is bit for bit. (The CPU backend
     /// refuses them in one line: its clumps' state is f64.)
     fn save_clumps(&mut self, s: &mut Saved, n: u64) {
         let c = &self.data.clumps;
@@ -151,8 +151,6 @@ impl GpuBackend {
         {
             s.sections.push((name.into(), bytes));
         }
-        s.put("gpu_clumps_shape", &c.shape);
-        s.put("gpu_clumps_material", &c.material);
     }
 
     /// The clumps a GPU checkpoint holds (None: it holds none), checked
@@ -173,14 +171,11 @@ impl GpuBackend {
             ));
         }
         let table: Vec<super::clump_data::Clump> = bytemuck::pod_collect_to_vec(raw);
-        let k = table.len();
         let mut init = super::clump_data::ClumpInit {
             table,
             rows: saved.array_any("gpu_clump_rows")?,
             members: Vec::new(),
             row: saved.array("gpu_clump_row", n)?,
-            shape: saved.array("gpu_clumps_shape", k)?,
-            material: saved.array("gpu_clumps_material", k)?,
         };
         let mut first = Vec::new();
         for sh in &self.shapes {
@@ -189,7 +184,7 @@ impl GpuBackend {
                 .extend(sh.members.iter().map(|m| m.map(|x| x as f32)));
         }
         for (j, c) in init.table.iter().enumerate() {
-            let s = init.shape[j] as usize;
+            let s = c.shape as usize;
             let ok = s < self.shapes.len()
                 && c.info[2] == first[s]
                 && c.info[3] as usize == self.shapes[s].members.len()
