@@ -48,15 +48,19 @@ fn gpu(id: &str) {
     check(id, &mut GpuMaker { ctx });
 }
 
-/// A module per case with its `cpu` and `gpu` tests.
+/// A module per case with its `cpu` and `gpu` tests; `gpu_ignored =
+/// "why"` after a case marks its `gpu` test ignored with the reason (a
+/// run long on a software adapter: `--ignored`, or `talus validate --cases
+/// ID --backend gpu`, runs it).
 macro_rules! cases {
-    ($($name:ident => $id:expr),* $(,)?) => {$(
+    ($($name:ident => $id:expr $(, gpu_ignored = $why:literal)?);* $(;)?) => {$(
         mod $name {
             #[test]
             fn cpu() {
                 super::check($id, &mut super::CpuMaker);
             }
             #[test]
+            $(#[ignore = $why])?
             fn gpu() {
                 super::gpu($id);
             }
@@ -87,47 +91,25 @@ macro_rules! long_cases {
 }
 
 cases! {
-    case1_two_spheres_hertz => "1",
-    case2_sphere_wall_hertz => "2",
-    case3_restitution => "3",
-    case4_oblique_angles => "4",
-    case5_oblique_tangential_speed => "5",
-    case6_spin_on_wall => "6",
-    case7_counter_spinning_pair => "7",
-    case8_small_on_large_sphere => "8",
-    linear_spring_dashpot => "linear",
-    rolling_resistance_and_sliding => "rolling",
-    energy_balance_settling => "energy",
-    fem_rod_on_rigid_plane => "fem-rod",
-    fem_wave_arrival => "fem-wave",
-    fem_cantilever => "fem-cantilever",
-    fem_spinning_body => "fem-spin",
-    clump_rotation_free_top => "clump-top",
-    clump_impacts => "clump-impact",
-    coupled_momentum_and_bed_weight => "coupled",
-}
-
-/// A case whose GPU run is long on a software adapter: its `cpu` test as
-/// any case's, its `gpu` test ignored with the reason (run it with
-/// `--ignored`, or `talus validate --cases ID --backend gpu`).
-macro_rules! gpu_long_cases {
-    ($($name:ident => $id:expr, $why:literal),* $(,)?) => {$(
-        mod $name {
-            #[test]
-            fn cpu() {
-                super::check($id, &mut super::CpuMaker);
-            }
-            #[test]
-            #[ignore = $why]
-            fn gpu() {
-                super::gpu($id);
-            }
-        }
-    )*};
-}
-
-gpu_long_cases! {
-    clump_domino_tipping => "clump-domino", "long on lavapipe: 2.4e5 steps, 2 min (talus validate --cases clump-domino --backend gpu)",
+    case1_two_spheres_hertz => "1";
+    case2_sphere_wall_hertz => "2";
+    case3_restitution => "3";
+    case4_oblique_angles => "4";
+    case5_oblique_tangential_speed => "5";
+    case6_spin_on_wall => "6";
+    case7_counter_spinning_pair => "7";
+    case8_small_on_large_sphere => "8";
+    linear_spring_dashpot => "linear";
+    rolling_resistance_and_sliding => "rolling";
+    energy_balance_settling => "energy";
+    fem_rod_on_rigid_plane => "fem-rod";
+    fem_wave_arrival => "fem-wave";
+    fem_cantilever => "fem-cantilever";
+    fem_spinning_body => "fem-spin";
+    clump_rotation_free_top => "clump-top";
+    clump_impacts => "clump-impact";
+    clump_domino_tipping => "clump-domino", gpu_ignored = "long on lavapipe: 2.4e5 steps, 2 min (talus validate --cases clump-domino --backend gpu)";
+    coupled_momentum_and_bed_weight => "coupled";
 }
 
 long_cases! {

@@ -107,15 +107,10 @@ fn clump_bodies(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
     c.torque = vec4<f32>(t, 0.0);
     let out = outlet_of(moved.p);
     if (out != NONE) {
-        // its energy at the end of this step (gravity of the next step)
-        let gn = gravity_at(P, step + 1u);
-        let an = f * c.vel.w + gn;
-        let vn = v_half - 0.5 * dt * an;
-        let xn = moved.p - v_half * dt;
-        let ln = l_half - 0.5 * dt * t;
-        let pi = quat_rotate(quat_conj(c.q_prev), ln);
-        var e = 0.5 / c.vel.w * dot(vn, vn) + 0.5 * dot(pi * pi / c.moments.xyz, vec3<f32>(1.0))
-            - dot(gn, xn) / c.vel.w;
+        // its energy at the end of this step, as diagnostics.wgsl counts it
+        // (gravity of the next step)
+        let b = clump_energy_of(c, gravity_at(P, step + 1u), true);
+        var e = b.x + b.y + b.z;
         for (var m = 0u; m < c.info.w; m++) {
             let row = clump_rows[c.info.y + m];
             e += bitcast<f32>(work_word(row, 3u)) + diss_at(row) + bitcast<f32>(work_word(row, 7u));

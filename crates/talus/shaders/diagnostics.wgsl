@@ -22,7 +22,7 @@
 @group(0) @binding(6) var<storage, read> ctl: array<u32, CTL_LEN>;
 // the clumps (P.dims.x of them) and each row's part in one: a member row
 // counts its contacts' energy; its clump's motion is counted once, by the
-// clump (fixed.wgsl and rotor.wgsl prepended)
+// clump (clump_energy.wgsl, with fixed.wgsl and rotor.wgsl, prepended)
 @group(0) @binding(7) var<storage, read> clumps: array<Clump>;
 @group(0) @binding(8) var<storage, read> clump_row: array<MemberRow>;
 
@@ -86,7 +86,7 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     let threads = nwg.x * nwg.y * WG;
     for (var k = i; k < P.dims.x; k += threads) {
         if (clumps[k].info.x == NONE) { continue; }
-        let c = clump_energy(k);
+        let c = clump_energy_of(clumps[k], gravity_at(P, ctl[CTL_STEP]), ctl[CTL_STEP] != 0u);
         for (var a = 0u; a < 3u; a++) {
             let x = exact_of(c[a]);
             acc_add(4u * a, x.w);
@@ -98,31 +98,4 @@ fn diagnostics(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) n
     if (lid < DIAG_WORDS) {
         partials[(wid.y * nwg.x + wid.x) * DIAG_WORDS + lid] = atomicLoad(&acc[lid]);
     }
-}
-
-// Clump k's kinetic (translational, rotational) and potential energy at
-// the step just integrated, and its speed, recovered as a sphere's (twin
-// of cpu::clumps::energy): V(n) = V(n+1/2) - a dt/2, X(n) = X(n+1) -
-// V(n+1/2) dt, L(n) = L(n+1/2) - T dt/2 with that step's load, the spin
-// energy from L(n) and q(n). Before the first step, the initial state.
-fn clump_energy(k: u32) -> vec4<f32> {
-    let c = clumps[k];
-    let dt = P.gravity_dt.w;
-    let g = gravity_at(P, ctl[CTL_STEP]);
-    let m = 1.0 / c.vel.w;
-    var x = vec3<f32>(0.0);
-    for (var a = 0u; a < 3u; a++) { x[a] = fx_to_f32(c.pos_fx[2u * a], c.pos_fx[2u * a + 1u], a); }
-    var v = c.vel.xyz;
-    var l = c.l_half.xyz;
-    var q = c.q;
-    if (ctl[CTL_STEP] != 0u) {
-        let acc_c = c.force.xyz * c.vel.w + g;
-        v = c.vel_half.xyz - 0.5 * dt * acc_c;
-        x = x - c.vel_half.xyz * dt;
-        l = l - 0.5 * dt * c.torque.xyz;
-        q = c.q_prev;
-    }
-    let pi = quat_rotate(quat_conj(q), l);
-    return vec4<f32>(0.5 * m * dot(v, v), 0.5 * dot(pi * pi / c.moments.xyz, vec3<f32>(1.0)),
-                     -m * dot(g, x), sqrt(dot(v, v)));
 }

@@ -77,7 +77,7 @@ impl Step {
             next_id,
             flow: super::data::CpuFlow::new(setup),
             clumps: Default::default(),
-            shapes: std::sync::Arc::new(scene.shapes.iter().map(|s| s.body.clone()).collect()),
+            shapes: std::sync::Arc::new(scene.shape_bodies()),
         })
     }
 

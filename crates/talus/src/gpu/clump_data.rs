@@ -49,12 +49,7 @@ impl ClumpInit {
         if c.is_empty() {
             return None;
         }
-        let mut first_member = Vec::with_capacity(shapes.len());
-        let mut members = Vec::new();
-        for s in shapes {
-            first_member.push(members.len() as u32);
-            members.extend(s.members.iter().map(|m| m.map(|x| x as f32)));
-        }
+        let (first_member, members) = members_table(shapes);
         let table = (0..c.len())
             .map(|k| {
                 let s = c.shape[k] as usize;
@@ -107,6 +102,19 @@ impl ClumpInit {
             row,
         })
     }
+}
+
+/// Every shape's members one shape after the other (offset in its
+/// principal frame, radius; f32), and where each shape's start: the
+/// members table the kernels read (`Clump::info` z, w).
+pub fn members_table(shapes: &[Shape]) -> (Vec<u32>, Vec<[f32; 4]>) {
+    let mut first = Vec::with_capacity(shapes.len());
+    let mut members = Vec::new();
+    for s in shapes {
+        first.push(members.len() as u32);
+        members.extend(s.members.iter().map(|m| m.map(|x| x as f32)));
+    }
+    (first, members)
 }
 
 /// The clumps' buffers (one record of room each in a run without clumps:

@@ -363,9 +363,10 @@ impl GpuBackend {
             let plan = &setup.inserts;
             (!plan.is_empty()).then(|| default_capacity(plan, exact.len() as u64, 0, setup.steps))
         });
-        let shapes: Vec<crate::shapes::table::Shape> =
-            scene.shapes.iter().map(|s| s.body.clone()).collect();
-        let clumps = clump_data::ClumpInit::new(&clumps, &body, &member, &shapes, |x| fp.encode(x));
+        let clumps =
+            clump_data::ClumpInit::new(&clumps, &body, &member, &scene.shape_bodies(), |x| {
+                fp.encode(x)
+            });
         let init = GpuInit {
             state: &state,
             pos_fx: &pos_fx,
@@ -479,7 +480,7 @@ impl GpuBackend {
             bodies,
             host_walls,
             repose_surfaces: false,
-            shapes: setup.scene.shapes.iter().map(|s| s.body.clone()).collect(),
+            shapes: setup.scene.shape_bodies(),
         })
     }
 

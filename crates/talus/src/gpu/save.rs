@@ -171,18 +171,13 @@ impl GpuBackend {
             ));
         }
         let table: Vec<super::clump_data::Clump> = bytemuck::pod_collect_to_vec(raw);
-        let mut init = super::clump_data::ClumpInit {
+        let (first, members) = super::clump_data::members_table(&self.shapes);
+        let init = super::clump_data::ClumpInit {
             table,
             rows: saved.array_any("gpu_clump_rows")?,
-            members: Vec::new(),
+            members,
             row: saved.array("gpu_clump_row", n)?,
         };
-        let mut first = Vec::new();
-        for sh in &self.shapes {
-            first.push(init.members.len() as u32);
-            init.members
-                .extend(sh.members.iter().map(|m| m.map(|x| x as f32)));
-        }
         for (j, c) in init.table.iter().enumerate() {
             let s = c.shape as usize;
             let ok = s < self.shapes.len()

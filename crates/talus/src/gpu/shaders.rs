@@ -3,7 +3,8 @@
 //! walls, `law.wgsl` (the pair law) before those that evaluate contacts
 //! `fixed.wgsl` (the fixed-point coordinates) before those that move
 //! particles or read a clump's centre, `outlets.wgsl` (the outlets' test)
-//! before those that move particles, and `rotor.wgsl` (a clump's
+//! before those that move particles, `clump_energy.wgsl` (a clump's
+//! energy) before those that count it, and `rotor.wgsl` (a clump's
 //! rotation) before those that turn or weigh clumps; then, appended, the
 //! page declarations and accessors of the
 //! paged arrays each declares, for a run's [`Paging`] (`pages::generate`),
@@ -14,7 +15,8 @@ use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 6] = [
+pub const INCLUDES: [&str; 7] = [
+    "clump_energy.wgsl",
     "common.wgsl",
     "fixed.wgsl",
     "law.wgsl",
@@ -37,6 +39,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
     let fixed = include_str!("../../shaders/fixed.wgsl");
     let rotor = include_str!("../../shaders/rotor.wgsl");
     let outlets = include_str!("../../shaders/outlets.wgsl");
+    let clump_energy = include_str!("../../shaders/clump_energy.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
     #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
@@ -81,7 +84,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         (
             "clumps.wgsl",
             format!(
-                "{common}\n{fixed}\n{outlets}\n{rotor}\n{}",
+                "{common}\n{fixed}\n{outlets}\n{rotor}\n{clump_energy}\n{}",
                 include_str!("../../shaders/clumps.wgsl")
             ),
         ),
@@ -92,7 +95,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         (
             "diagnostics.wgsl",
             format!(
-                "{common}\n{fixed}\n{rotor}\n{}",
+                "{common}\n{fixed}\n{rotor}\n{clump_energy}\n{}",
                 include_str!("../../shaders/diagnostics.wgsl")
             ),
         ),

@@ -862,6 +862,12 @@ impl Scene {
             .collect()
     }
 
+    /// The `[[shapes]]` bodies in order (a clump's members in its
+    /// principal frame, its moments): what both backends move clumps by.
+    pub fn shape_bodies(&self) -> Vec<crate::shapes::table::Shape> {
+        self.shapes.iter().map(|s| s.body.clone()).collect()
+    }
+
     /// Every particle's spheres, [x, y, z, radius], in order: a sphere's
     /// one, a clump's members at its pose; with the index of the particle
     /// each belongs to (what the overlap and wall checks take: a clump's
