@@ -556,7 +556,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     }
     outln!("total mass   {:.6e} kg", scene.total_mass() + 0.0);
     if !scene.shapes.is_empty() {
-        outln!("shapes       (clumps: both backends run them; poured on the CPU backend so far)");
+        outln!("shapes       (clumps: both backends run and pour them)");
         for l in scene.describe_shapes() {
             outln!("             {l}");
         }

@@ -206,15 +206,6 @@ fn open_backend(a: &RunArgs, setup: &Setup, ckpt: &Option<Ckpt>) -> Result<Opene
                 Ok((b, Some(live), " (--view)".to_string()))
             }),
         (None, BackendChoice::Cpu) => cpu(String::new()),
-        // pouring clumps, or into a run with clumps, stays on the CPU path
-        // so far: said before any adapter is sought
-        (None, BackendChoice::Gpu) if setup.clumps_unsupported_gpu().is_some() => {
-            let e = setup.clumps_unsupported_gpu().expect("just seen");
-            Err(format!("--backend gpu: {e}"))
-        }
-        (None, BackendChoice::Auto) if setup.clumps_unsupported_gpu().is_some() => {
-            cpu(" (auto: pouring with clumps runs on the CPU path so far)".into())
-        }
         (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
             .map_err(|e| e.to_string())
             .and_then(gpu)

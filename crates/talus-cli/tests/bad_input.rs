@@ -3328,12 +3328,12 @@ fn csv_clump_rows_are_checked() {
 }
 
 /// Clumps from a CSV and poured by `[[insert]] shape` run end to end on
-/// the CPU: `final.csv` has one row a particle with `shape,qw..qz`, the
-/// snapshots draw every member with its orientation, a scene reading
-/// that `final.csv` runs on, on the GPU too; the GPU backend refuses
-/// pouring clumps in one line.
+/// both backends: `final.csv` has one row a particle with `shape,qw..qz`,
+/// the snapshots draw every member with its orientation, the GPU pours
+/// the same particles with the same ids, and a scene reading that
+/// `final.csv` runs on, on the GPU too.
 #[test]
-fn clumps_run_end_to_end_and_the_gpu_refuses_pouring_them() {
+fn clumps_run_end_to_end_on_both_backends() {
     let dir = TempDir::new("clumps-run");
     let scene = clump_scene(&dir);
     let text = std::fs::read_to_string(&scene).unwrap()
@@ -3405,13 +3405,26 @@ fn clumps_run_end_to_end_and_the_gpu_refuses_pouring_them() {
         "--out",
         dir.0.join("gpu").to_str().unwrap(),
     ]);
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    let lines: Vec<&str> = e.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{e}");
     assert!(
-        lines[0].contains("clumps are poured on the CPU backend so far"),
-        "{e}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // the same particles (id, shape) as the CPU's run
+    let kinds = |f: &str| -> Vec<(String, String)> {
+        let t = std::fs::read_to_string(f).unwrap();
+        t.lines()
+            .skip(1)
+            .map(|l| {
+                let c: Vec<&str> = l.split(',').collect();
+                (c[11].to_string(), c[12].to_string())
+            })
+            .collect()
+    };
+    let gpu_fin = dir.0.join("gpu").join("final.csv");
+    assert_eq!(
+        kinds(gpu_fin.to_str().unwrap()),
+        kinds(out_dir.join("final.csv").to_str().unwrap())
     );
     // the clumps of that final.csv run on the GPU: one row a particle back
     let gpu_out = dir.0.join("gpu-next");

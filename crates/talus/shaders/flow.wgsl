@@ -9,6 +9,14 @@
 // the accepted ones into set B, each with an empty row at the end of the
 // list). Twin of `Step::insert_due` / `cpu::flow::accept`; no float
 // atomics, one thread decides: deterministic.
+//
+// A clump batch (`InsertBatch::clump_at` not NONE): a candidate is the
+// clump's bounding sphere (centre of mass, reach), checked as a sphere is;
+// the host uploads each candidate's clump record and member rows
+// (`shapes::pour`, the CPU's insertion), and an accepted one takes
+// `members` rows of set B, the next record of the clumps' table and the
+// next `members` entries of its rows table (counters FS_CLUMPS,
+// FS_CLUMP_ROWS; their room: P.dims.x records, the rows table's length).
 
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
@@ -21,6 +29,10 @@
 @group(0) @binding(4) var<storage, read_write> fstate: array<u32>;
 @group(0) @binding(5) var<storage, read_write> flow_log: array<FlowRecord>;
 @group(0) @binding(6) var<storage, read_write> nbr_start: array<u32>;
+// the clumps' table (P.dims.x records; one of room in a run without) and
+// its rows table (gpu::clump_data)
+@group(0) @binding(7) var<storage, read_write> clumps: array<Clump>;
+@group(0) @binding(8) var<storage, read_write> clump_rows: array<u32>;
 
 // Set B (written at the accepted slots only) and the candidates
 @group(1) @binding(0) var<storage, read_write> pos: array<vec4<f32>>;
@@ -30,8 +42,14 @@
 @group(1) @binding(4) var<storage, read> cand_pos: array<vec4<f32>>;
 @group(1) @binding(5) var<storage, read> cand_fx: array<array<u32, FX_WORDS>>;
 @group(1) @binding(6) var<storage, read> cand_motion: array<Motion>;
-// insert_check: 1 free, 0 not; then insert_pick: the slot, or NONE
+// insert_check: 1 free, 0 not; then insert_pick: the candidate's rank
+// among the accepted, or NONE
 @group(1) @binding(7) var<storage, read_write> cand_slot: array<u32>;
+// each row's part in a clump (a run with clumps: P.dims.x > 0)
+@group(1) @binding(8) var<storage, read_write> clump_row: array<MemberRow>;
+// a clump batch's member rows' parts (beside cand_pos) and its records
+@group(1) @binding(9) var<storage, read> cand_member: array<MemberRow>;
+@group(1) @binding(10) var<storage, read> cand_clump: array<Clump>;
 
 struct InsertBatch {
     step: u32,
@@ -41,15 +59,22 @@ struct InsertBatch {
     goal: u32,     // the entry's cumulative target after it
     index: u32,    // among the entry's batches
     tag: u32,      // its first candidate in the host's list
-    pad: u32,
+    members: u32,  // rows a candidate places (1: a sphere)
+    rows_at: u32,  // a clump batch: candidate c's member j at rows_at + c members + j
+    clump_at: u32, // a clump batch: candidate c's record at clump_at + c; NONE: spheres
+    pad0: u32,
+    pad1: u32,
 }
 
-// fstate words (src/gpu/flow.rs)
-const FS_CURSOR: u32 = 0u;   // the batch now (reset to 0 before each submission)
-const FS_FIRST: u32 = 1u;    // insert_pick's batch, for insert_write: first candidate,
-const FS_COUNT: u32 = 2u;    //   candidates,
-const FS_BASE: u32 = 3u;     //   the count before it,
-const FS_ID: u32 = 4u;       //   the id its first accepted candidate got
+// fstate words (src/gpu/data.rs)
+const FS_CURSOR: u32 = 0u;     // the batch now (reset to 0 before each submission)
+const FS_BATCH: u32 = 1u;      // insert_pick's batch, for insert_write; before it:
+const FS_CLUMP_BASE: u32 = 2u; //   the clumps' records in use,
+const FS_BASE: u32 = 3u;       //   the count,
+const FS_ID: u32 = 4u;         //   the id its first accepted candidate got,
+const FS_ROWS_BASE: u32 = 5u;  //   the rows table's entries in use
+const FS_CLUMPS: u32 = 6u;     // the clumps' records in use
+const FS_CLUMP_ROWS: u32 = 7u; // the rows table's entries in use
 const FS_ENTRIES: u32 = 8u;
 
 fn frozen() -> bool {
@@ -116,11 +141,12 @@ fn insert_check(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
 
 // One thread: the batch at the cursor, the acceptance rule in order: a free
 // candidate is accepted while the entry wants particles (its target less
-// what it has inserted) and the buffers have room. Accepted candidates get
-// the slots count.. and the ids next_id.. in order; the count, the list's
-// rows, the next id and the entry's counter follow, and the step rebuilds.
-// A batch already applied (a step run again after the list grew) accepts
-// nothing.
+// what it has inserted) and the buffers have room. The k-th accepted
+// candidate gets the rows count + k members.., the id next_id + k (and a
+// clump the record and rows-table entries after those in use); the count,
+// the next id, the clumps' counters and the entry's counter follow, and
+// the step rebuilds. A batch already applied (a step run again after the
+// list grew) accepts nothing.
 @compute @workgroup_size(1)
 fn insert_pick() {
     if (frozen()) { return; }
@@ -129,10 +155,15 @@ fn insert_pick() {
     let b = batches[cur];
     let count = atomicLoad(&ctl[CTL_COUNT]);
     let next = atomicLoad(&ctl[CTL_NEXT_ID]);
-    fstate[FS_FIRST] = b.first;
-    fstate[FS_COUNT] = b.count;
+    let used = fstate[FS_CLUMPS];
+    let rows_used = fstate[FS_CLUMP_ROWS];
+    fstate[FS_BATCH] = cur;
+    fstate[FS_CLUMP_BASE] = used;
     fstate[FS_BASE] = count;
     fstate[FS_ID] = next;
+    fstate[FS_ROWS_BASE] = rows_used;
+    let clumped = b.clump_at != NONE;
+    let m = b.members;
     let at = FS_ENTRIES + 2u * b.entry;
     let inserted = fstate[at];
     let fresh = b.index >= fstate[at + 1u];
@@ -143,8 +174,12 @@ fn insert_pick() {
     for (var c = 0u; c < b.count; c++) {
         let g = b.first + c;
         var slot = NONE;
-        if (k < want && cand_slot[g] == 1u && count + k < P.sizes.x) {
-            slot = count + k;
+        var room = count + (k + 1u) * m <= P.sizes.x;
+        if (clumped) {
+            room = room && used + k < P.dims.x && rows_used + (k + 1u) * m <= arrayLength(&clump_rows);
+        }
+        if (k < want && cand_slot[g] == 1u && room) {
+            slot = k;
             let r = atomicAdd(&ctl[CTL_LOG], 1u);
             if (r < arrayLength(&flow_log)) {
                 flow_log[r] = FlowRecord(next + k, b.entry, step, b.tag + c, 0.0);
@@ -158,31 +193,66 @@ fn insert_pick() {
         fstate[at + 1u] = b.index + 1u;
     }
     if (k > 0u) {
-        atomicStore(&ctl[CTL_COUNT], count + k);
+        atomicStore(&ctl[CTL_COUNT], count + k * m);
         atomicStore(&ctl[CTL_NEXT_ID], next + k);
         atomicStore(&ctl[CTL_REBUILD], 1u);
+        if (clumped) {
+            fstate[FS_CLUMPS] = used + k;
+            fstate[FS_CLUMP_ROWS] = rows_used + k * m;
+        }
     }
 }
 
+// Row `dest` of set B from candidate row `src` (motion record with the
+// particle's id, nothing dissipated yet), with an empty row at the end of
+// the current list (the build this step makes moves no history to it).
+fn place_row(dest: u32, src: u32, id: u32) {
+    var m = cand_motion[src];
+    m.omega_half.w = bitcast<f32>(id);
+    pos_put(dest, cand_pos[src]);
+    diss_put(dest, 0.0);
+    motion_put(dest, m);
+    posfx_put(dest, cand_fx[src]);
+    nbr_start[dest + 1u] = atomicLoad(&ctl[CTL_LIST_LEN]);
+}
+
 // A thread per candidate of insert_pick's batch: an accepted one into its
-// slot of set B (motion record with its id, nothing dissipated yet) with an
-// empty row at the end of the current list (the build this step makes moves
-// no history to it). Twin of `GpuBackend::insert`'s writes.
+// rows of set B; a clump's record into the table and its rows into the rows
+// table, each member row's part naming its record (a sphere's: none, in a
+// run with clumps). Twin of `GpuBackend::insert`'s writes and of
+// `Step::insert_clumps`.
 @compute @workgroup_size(256)
 fn insert_write(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
     if (frozen()) { return; }
+    let b = batches[fstate[FS_BATCH]];
     let c = flat_index(wid, nwg, lid);
-    if (c >= fstate[FS_COUNT]) { return; }
-    let g = fstate[FS_FIRST] + c;
-    let dest = cand_slot[g];
-    if (dest == NONE) { return; }
-    let id = fstate[FS_ID] + (dest - fstate[FS_BASE]);
-    var m = cand_motion[g];
-    m.omega_half.w = bitcast<f32>(id);
-    pos_put(dest, cand_pos[g]);
-    diss_put(dest, 0.0);
-    motion_put(dest, m);
-    posfx_put(dest, cand_fx[g]);
-    nbr_start[dest + 1u] = atomicLoad(&ctl[CTL_LIST_LEN]);
+    if (c >= b.count) { return; }
+    let k = cand_slot[b.first + c];
+    if (k == NONE) { return; }
+    let id = fstate[FS_ID] + k;
+    if (b.clump_at == NONE) {
+        let dest = fstate[FS_BASE] + k;
+        place_row(dest, b.first + c, id);
+        if (P.dims.x > 0u) {
+            clump_row_put(dest, MemberRow(vec4<f32>(0.0), vec2<f32>(0.0), NONE, 0u));
+        }
+        return;
+    }
+    let m = b.members;
+    let body = fstate[FS_CLUMP_BASE] + k;
+    let first = fstate[FS_ROWS_BASE] + k * m;
+    var rec = cand_clump[b.clump_at + c];
+    rec.info.x = id;
+    rec.info.y = first;
+    clumps[body] = rec;
+    for (var j = 0u; j < m; j++) {
+        let src = b.rows_at + c * m + j;
+        let dest = fstate[FS_BASE] + k * m + j;
+        place_row(dest, src, id);
+        var row = cand_member[src];
+        row.body = body;
+        clump_row_put(dest, row);
+        clump_rows[first + j] = dest;
+    }
 }

@@ -175,7 +175,8 @@ impl MemoryPlan {
     pub fn of(setup: &Setup) -> MemoryPlan {
         let scene = &setup.scene;
         let n = scene.particles.len() as u64;
-        let poured = setup.inserts.max_inserted(setup.steps);
+        // rows: a clump's members take one each
+        let poured = setup.inserts.max_rows(setup.steps);
         let cells = 8 * setup.grid.n_cells() as u64;
         let walls = 64 * setup.walls.bodies.len() as u64;
         let bodies: u64 = setup
@@ -258,28 +259,6 @@ impl Setup {
                 self.scene.shapes[p.shape.unwrap_or(0)].name
             ),
         ))
-    }
-}
-
-impl Setup {
-    /// What of clumps the GPU backend cannot run yet: pouring them
-    /// (`[[insert]] shape`), or pouring anything into a run that holds
-    /// clumps (the scene's own clumps run; issue 37 brings pouring next).
-    pub fn clumps_unsupported_gpu(&self) -> Option<SceneError> {
-        if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
-            return Some(self.scene.error(
-                &format!("insert[{k}].shape"),
-                "clumps are poured on the CPU backend so far, not on the GPU backend (clumps given as particles run on both); use --backend cpu",
-            ));
-        }
-        let clumps = self.scene.particles.iter().any(|p| p.shape.is_some());
-        if clumps && !self.scene.inserts.is_empty() {
-            return Some(self.scene.error(
-                "insert[0]",
-                "the scene holds clumps: pouring into it runs on the CPU backend so far, not on the GPU backend; use --backend cpu",
-            ));
-        }
-        None
     }
 }
 

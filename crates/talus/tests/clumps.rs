@@ -358,7 +358,7 @@ fn clumps_resume_bit_for_bit_and_round_trip_through_csv() {
 }
 
 #[test]
-fn ranks_refuse_clumps_and_the_gpu_pouring_them_with_one_line() {
+fn ranks_refuse_clumps_with_one_line() {
     let b = dumbbell_scene(SceneBuilder::new("refuse"))
         .steps(1)
         .dt(1e-6)
@@ -371,8 +371,6 @@ fn ranks_refuse_clumps_and_the_gpu_pouring_them_with_one_line() {
             "glass",
         );
     let setup = talus::setup::Setup::new(b.clone().build().unwrap()).unwrap();
-    // clumps as particles run on the GPU; ranks refuse them
-    assert!(setup.clumps_unsupported_gpu().is_none());
     let e = setup
         .clumps_unsupported("ranks (a distributed run)")
         .unwrap()
@@ -382,17 +380,21 @@ fn ranks_refuse_clumps_and_the_gpu_pouring_them_with_one_line() {
         "{e}"
     );
     assert!(talus::dist::rank::unsupported(&setup).is_some());
-    // poured clumps: not on the GPU yet
+    // poured clumps too
     let mut scene = b.build().unwrap();
+    scene.particles.clear();
     let region = talus::scene::Region::Box {
         min: [0.0; 3],
         max: [0.01; 3],
     };
     scene.inserts.push(one_insert(region, 0.001, Some(0)));
     let setup = talus::setup::Setup::new(scene).unwrap();
-    let e = setup.clumps_unsupported_gpu().unwrap().to_string();
+    let e = setup
+        .clumps_unsupported("ranks (a distributed run)")
+        .unwrap()
+        .to_string();
     assert!(
-        e.contains("insert[0].shape") && e.contains("--backend cpu") && !e.contains('\n'),
+        e.contains("insert[0].shape") && e.contains("without ranks") && !e.contains('\n'),
         "{e}"
     );
 }

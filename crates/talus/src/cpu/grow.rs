@@ -75,8 +75,7 @@ impl Step {
         orientation: &[[f64; 4]],
     ) -> Result<std::ops::Range<u32>, String> {
         use crate::shapes::clumps::NONE;
-        use glam::DVec3;
-        let sh = self.shapes[shape].clone();
+        let sh = &self.shapes[shape];
         let n = self.particles.len();
         let k = add.len() * sh.members.len();
         if n + k > MAX_PARTICLES {
@@ -86,62 +85,37 @@ impl Step {
             ));
         }
         let ids = self.next_id..self.next_id + add.len() as u32;
+        let grid = &self.grid;
+        let (g, dt) = (self.gravity_now(), self.law.dt);
+        let poured = crate::shapes::pour::pour(
+            sh,
+            shape,
+            add,
+            orientation,
+            ids.start,
+            n as u32,
+            g,
+            dt,
+            |x| grid.wrap(x),
+        );
         // spheres so far: every row becomes one of no clump
         let w = &mut self.work;
         if w.body.len() != n {
             w.body = vec![NONE; n];
             w.member = vec![0; n];
         }
-        let mut rows = Particles::default();
-        for (c, id) in ids.clone().enumerate() {
-            let x = DVec3::new(add.pos_rad[c][0], add.pos_rad[c][1], add.pos_rad[c][2]);
-            let v = DVec3::new(add.vel_invm[c][0], add.vel_invm[c][1], add.vel_invm[c][2]);
-            let inv_m = add.vel_invm[c][3];
-            let q = sh.engine_orientation(crate::shapes::table::written(orientation[c]));
-            let first = (n + rows.len()) as u32;
-            let material = add.material[c];
-            // the shape's moments at this clump's density (M / V)
-            let moments = sh.moments * (1.0 / inv_m / sh.volume);
-            let kc = self.clumps.len();
-            self.clumps.push(
-                id,
-                shape as u32,
-                material,
-                1.0 / inv_m,
-                moments,
-                x,
-                v,
-                q,
-                DVec3::ZERO,
-                first..first + sh.members.len() as u32,
-            );
-            // as a sphere's motion record: no contact force before its
-            // first step, V(−½) = V(0) − g dt/2 (the torque-free L stays)
-            let g = DVec3::from(self.gravity_now());
-            self.clumps.vel_half[kc] = v - 0.5 * self.law.dt * g;
-            let inv_i = self.clumps.max_inv_moment(kc);
-            for (j, mut m) in sh.members_at(x, q).enumerate() {
-                let mut at = [m[0], m[1], m[2]];
-                self.grid.wrap(&mut at);
-                m[..3].copy_from_slice(&at);
-                rows.pos_rad.push(m);
-                rows.vel_invm.push([v.x, v.y, v.z, inv_m]);
-                rows.omega_invi.push([0.0, 0.0, 0.0, inv_i]);
-                rows.material.push(material);
-                rows.id.push(id);
-                rows.dissipated.push(0.0);
-                self.work.body.push(kc as u32);
-                self.work.member.push(j as u32);
-            }
-        }
-        let motion = rows.initial_motion(self.gravity_now(), self.law.dt);
-        self.particles.append(&rows);
+        let k0 = self.clumps.len() as u32;
+        w.body
+            .extend(poured.rows.id.iter().map(|id| k0 + (id - ids.start)));
+        w.member.extend_from_slice(&poured.member);
+        self.clumps.append(&poured.clumps);
+        self.particles.append(&poured.rows);
         let w = &mut self.work;
-        w.motion.extend_from_slice(&motion);
+        w.motion.extend_from_slice(&poured.motion);
         w.force.resize(n + k, [0.0; 4]);
         w.torque.resize(n + k, [0.0; 4]);
         w.pos_ref
-            .extend(rows.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
+            .extend(poured.rows.pos_rad.iter().map(|x| [x[0], x[1], x[2]]));
         if w.ghost.len() == n {
             w.ghost.resize(n + k, false);
         }

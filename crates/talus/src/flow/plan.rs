@@ -133,6 +133,9 @@ pub struct EntryPlan {
     /// A clump entry's shape: (its index, its reach from the centre (m),
     /// its volume (m³)); None: spheres.
     pub clump: Option<(usize, f64, f64)>,
+    /// Rows a particle of the entry takes: its shape's members (1: a
+    /// sphere).
+    pub members: u64,
 }
 
 impl EntryPlan {
@@ -269,6 +272,9 @@ impl InsertPlan {
                     dims,
                     origin: lo,
                     clump,
+                    members: ins
+                        .shape
+                        .map_or(1, |k| scene.shapes[k].body.members.len() as u64),
                 }
             })
             .collect();
@@ -288,14 +294,15 @@ impl InsertPlan {
 
     /// An upper bound on the candidates one step's batches offer
     /// together: each batch min(2 × its share + 16, its lattice's cells),
-    /// a share at most ⌈rate × interval⌉ + 1 (and the entry's count).
+    /// a share at most ⌈rate × interval⌉ + 1 (and the entry's count); a
+    /// clump candidate counts its members (the rows it would place).
     pub fn most_candidates_per_step(&self) -> u64 {
         self.entries
             .iter()
             .map(|e| {
                 let share = (e.rate * e.every as f64 * self.dt).ceil() as u64 + 1;
                 let share = e.insert.count.map_or(share, |c| share.min(c));
-                (2 * share + 16).min(e.dims[0] * e.dims[1] * e.dims[2])
+                e.members * (2 * share + 16).min(e.dims[0] * e.dims[1] * e.dims[2])
             })
             .sum()
     }
@@ -367,6 +374,14 @@ impl InsertPlan {
     pub fn max_inserted(&self, to: u64) -> u64 {
         (0..self.entries.len())
             .map(|k| self.target_before(k, to))
+            .sum()
+    }
+
+    /// The most rows those take: a clump's members are a row each (what a
+    /// run's memory plans for).
+    pub fn max_rows(&self, to: u64) -> u64 {
+        (0..self.entries.len())
+            .map(|k| self.entries[k].members * self.target_before(k, to))
             .sum()
     }
 

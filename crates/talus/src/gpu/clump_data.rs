@@ -35,6 +35,17 @@ fn q4(q: DQuat) -> [f32; 4] {
 }
 
 impl ClumpInit {
+    /// No clumps yet among `n` rows of spheres, the members table of
+    /// `shapes`: a run that pours its clumps.
+    pub fn spheres(n: usize, shapes: &[Shape]) -> ClumpInit {
+        ClumpInit {
+            table: Vec::new(),
+            rows: Vec::new(),
+            members: members_table(shapes).1,
+            row: vec![MemberRow::SPHERE; n],
+        }
+    }
+
     /// From the host's clumps (`c`, f64) and each row's clump and member
     /// (`body`, `member`) over `shapes`, the centres in the particles'
     /// fixed point (`encode`: `data::FixedPoint::encode`). None when there
@@ -117,32 +128,67 @@ pub fn members_table(shapes: &[Shape]) -> (Vec<u32>, Vec<[f32; 4]>) {
     (first, members)
 }
 
+/// A record of the table no clump holds yet (pouring fills it), or whose
+/// clump is gone: no kernel moves or counts it.
+pub const FREE: Clump = Clump {
+    vel: [0.0; 4],
+    vel_half: [0.0; 4],
+    q: [0.0, 0.0, 0.0, 1.0],
+    q_prev: [0.0, 0.0, 0.0, 1.0],
+    l_half: [0.0; 4],
+    omega: [0.0; 4],
+    moments: [1.0, 1.0, 1.0, 0.0],
+    turn: [0.0; 4],
+    force: [0.0; 4],
+    torque: [0.0; 4],
+    info: [NONE, 0, 0, 0],
+    pos_fx: [0; super::layout::FX_WORDS],
+    shape: 0,
+    material: 0,
+};
+
 /// The clumps' buffers (one record of room each in a run without clumps:
 /// a binding holds at least one).
 pub struct ClumpBuffers {
-    /// Clumps in the table (`Params::dims[0]`), and entries of the rows
-    /// table.
+    /// Records of the table (`Params::dims[0]`: the clump kernels run
+    /// over them all, skipping free ones), and entries of the rows table.
     pub count: u64,
-    pub rows_len: u64,
+    pub rows_cap: u64,
+    /// Records and rows-table entries in use (the host's copy of the
+    /// device's `fstate` counters, as the last segment's read saw them):
+    /// pouring appends after them.
+    pub used: u64,
+    pub rows_used: u64,
     pub table: wgpu::Buffer,
     pub rows: wgpu::Buffer,
     pub members: wgpu::Buffer,
 }
 
 impl ClumpBuffers {
-    /// Refuses, in one line, a table larger than one binding.
-    pub fn new(ctx: &GpuContext, init: Option<&ClumpInit>) -> Result<ClumpBuffers, GpuError> {
+    /// `init`'s clumps with room for `room` more records and `room_rows`
+    /// more rows-table entries (pouring's). Refuses, in one line, a table
+    /// larger than one binding.
+    pub fn new(
+        ctx: &GpuContext,
+        init: Option<&ClumpInit>,
+        room: u64,
+        room_rows: u64,
+    ) -> Result<ClumpBuffers, GpuError> {
         let empty = ClumpInit::default();
         let c = init.unwrap_or(&empty);
-        let bytes = (c.table.len() * std::mem::size_of::<Clump>()) as u64;
+        let records = c.table.len() as u64 + room;
+        let bytes = records * std::mem::size_of::<Clump>() as u64;
         if bytes > ctx.max_binding() {
             return Err(GpuError::TooLarge(format!(
-                "{} clumps take {bytes} bytes, more than one binding of {} holds ({} bytes): use --backend cpu",
-                c.table.len(),
+                "{records} clumps take {bytes} bytes, more than one binding of {} holds ({} bytes): use --backend cpu",
                 ctx.info.name,
                 ctx.max_binding()
             )));
         }
+        let mut table = c.table.clone();
+        table.resize(records as usize, FREE);
+        let mut rows = c.rows.clone();
+        rows.resize(c.rows.len() + room_rows as usize, 0);
         let init = |label: &str, bytes: &[u8]| {
             // no zero-sized binding: one record of room (never read)
             let pad = [0u8; std::mem::size_of::<Clump>()];
@@ -155,10 +201,12 @@ impl ClumpBuffers {
                 })
         };
         Ok(ClumpBuffers {
-            count: c.table.len() as u64,
-            rows_len: c.rows.len() as u64,
-            table: init("clumps", bytemuck::cast_slice(&c.table)),
-            rows: init("clump rows", bytemuck::cast_slice(&c.rows)),
+            count: records,
+            rows_cap: rows.len() as u64,
+            used: c.table.len() as u64,
+            rows_used: c.rows.len() as u64,
+            table: init("clumps", bytemuck::cast_slice(&table)),
+            rows: init("clump rows", bytemuck::cast_slice(&rows)),
             members: init("shape members", bytemuck::cast_slice(&c.members)),
         })
     }

@@ -7,13 +7,15 @@ use crate::shapes::clumps::{ClumpRow, NONE};
 use glam::DQuat;
 
 impl GpuBackend {
-    /// The clumps' records as the device holds them.
+    /// The clumps' records in use, as the device holds them (those the
+    /// last segment's read counted; records an outlet or a removal freed
+    /// among them, their id `NONE`).
     pub fn clump_table(&self) -> Vec<Clump> {
         let c = &self.data.clumps;
-        if c.count == 0 {
+        if c.used == 0 {
             return Vec::new();
         }
-        self.read_vec(&c.table, c.count)
+        self.read_vec(&c.table, c.used)
     }
 
     /// Each row's part in a clump (set B's order; empty without clumps).

@@ -89,6 +89,7 @@ impl FixedPoint {
 }
 
 /// What a GPU run starts from, in f32.
+#[derive(Clone, Copy)]
 pub struct GpuInit<'a> {
     pub state: &'a Particles<f32>,
     /// Fixed-point positions ([`FixedPoint::encode`]).
@@ -197,6 +198,7 @@ impl Over {
 }
 
 /// A neighbour list to start from (see [`GpuInit::list`]).
+#[derive(Clone, Copy)]
 pub struct ListInit<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
@@ -394,13 +396,19 @@ pub use super::layout::{
 };
 
 /// `fstate` words before the per-entry counters (`FS_ENTRIES` in
-/// flow.wgsl: the batch cursor and `insert_pick`'s batch for
-/// `insert_write`); entry k's inserted count is word `FS_ENTRIES + 2k`, its
-/// batches applied `FS_ENTRIES + 2k + 1`.
+/// flow.wgsl: the batch cursor, `insert_pick`'s batch for `insert_write`,
+/// the clumps' counters); entry k's inserted count is word
+/// `FS_ENTRIES + 2k`, its batches applied `FS_ENTRIES + 2k + 1`.
 pub const FS_ENTRIES: usize = 8;
 /// `fstate` word: the batch the next `insert_check` / `insert_pick` take
 /// (the host resets it to 0 before each submission).
 pub const FS_CURSOR: usize = 0;
+/// `fstate` words: the clumps' records in use, and the rows table's
+/// entries in use (pouring appends after them).
+pub const FS_CLUMPS: usize = 6;
+pub const FS_CLUMP_ROWS: usize = 7;
+/// Bytes of one clump record.
+const CLUMP_BYTES: u64 = size_of::<super::layout::Clump>() as u64;
 
 /// The buffers of insertion and outlets (`gpu::flow`, `shaders/flow.wgsl`,
 /// the outlet test in `integrate.wgsl`): the outlet table, the flow log,
@@ -425,7 +433,12 @@ pub struct FlowBuffers {
     pub cand_fx: wgpu::Buffer,
     pub cand_motion: wgpu::Buffer,
     pub cand_slot: wgpu::Buffer,
+    /// Each candidate row's part in a clump (a clump batch's member rows).
+    pub cand_member: wgpu::Buffer,
     pub cand_cap: u64,
+    /// A submission's clump records (`Clump`), a clump batch's candidates'.
+    pub cand_clump: wgpu::Buffer,
+    pub clump_cap: u64,
 }
 
 impl FlowBuffers {
@@ -466,7 +479,10 @@ impl FlowBuffers {
             cand_fx: zeroed(ctx, "candidates pos_fx", 4 * FX_WORDS as u64 * cand_cap),
             cand_motion: zeroed(ctx, "candidates motion", 64 * cand_cap),
             cand_slot: zeroed(ctx, "candidates slot", 4 * cand_cap),
+            cand_member: zeroed(ctx, "candidates member", 32 * cand_cap),
             cand_cap,
+            cand_clump: zeroed(ctx, "candidates clump", CLUMP_BYTES),
+            clump_cap: 1,
         }
     }
 }
@@ -833,14 +849,17 @@ impl GpuData {
         12 * slot as u64
     }
 
-    /// Uploads a state. Refuses (naming the limit and the particle count
-    /// that fits) when an array exceeds the adapter's largest binding.
+    /// Uploads a state, with room in the clumps' tables for `clump_room`
+    /// (records, rows-table entries) more. Refuses (naming the limit and
+    /// the particle count that fits) when an array exceeds the adapter's
+    /// largest binding.
     pub fn new(
         ctx: &GpuContext,
         params: &Params,
         pairs: &[Pair],
         walls: &WallTables,
         init0: &GpuInit,
+        clump_room: (u64, u64),
         max_list: impl Fn(u32) -> u64,
     ) -> Result<GpuData, GpuError> {
         let state = init0.state;
@@ -867,7 +886,8 @@ impl GpuData {
         // copy back leaves them zero)
         let sums = pair_sums(ctx.pairs, params.level_count[1]);
         let reorder_width = work_words(ctx.pairs, params.level_count[1]) as u64;
-        let clumps = super::clump_data::ClumpBuffers::new(ctx, init0.clumps)?;
+        let clumps =
+            super::clump_data::ClumpBuffers::new(ctx, init0.clumps, clump_room.0, clump_room.1)?;
         let params = &Params {
             level_count: [
                 params.level_count[0],
@@ -1091,11 +1111,19 @@ impl GpuData {
         self.staging = staging(ctx, self.staging_cap);
     }
 
-    /// Makes room for `cands` candidates, `batches` batches and `log`
-    /// records (each buffer grown to at least twice its size when it
-    /// grows; the staging buffer grows when a read needs it). True when a
-    /// buffer was replaced: the bind groups over it must be rebuilt.
-    pub fn reserve_flow(&mut self, ctx: &GpuContext, cands: u64, batches: u64, log: u64) -> bool {
+    /// Makes room for `cands` candidate rows, `clumps` clump records,
+    /// `batches` batches and `log` records (each buffer grown to at least
+    /// twice its size when it grows; the staging buffer grows when a read
+    /// needs it). True when a buffer was replaced: the bind groups over it
+    /// must be rebuilt.
+    pub fn reserve_flow(
+        &mut self,
+        ctx: &GpuContext,
+        cands: u64,
+        clumps: u64,
+        batches: u64,
+        log: u64,
+    ) -> bool {
         let f = &mut self.flow;
         let mut changed = false;
         if cands > f.cand_cap {
@@ -1104,7 +1132,14 @@ impl GpuData {
             f.cand_fx = zeroed(ctx, "candidates pos_fx", 4 * FX_WORDS as u64 * cap);
             f.cand_motion = zeroed(ctx, "candidates motion", 64 * cap);
             f.cand_slot = zeroed(ctx, "candidates slot", 4 * cap);
+            f.cand_member = zeroed(ctx, "candidates member", 32 * cap);
             f.cand_cap = cap;
+            changed = true;
+        }
+        if clumps > f.clump_cap {
+            let cap = clumps.max(2 * f.clump_cap);
+            f.cand_clump = zeroed(ctx, "candidates clump", CLUMP_BYTES * cap);
+            f.clump_cap = cap;
             changed = true;
         }
         if batches > f.batch_cap {

@@ -10,6 +10,10 @@
 //!   overlaps), `insert_pick` (one thread: the acceptance rule, slots, ids,
 //!   counters, log records), `insert_write` (a thread per candidate: the
 //!   accepted ones into set B). No step without a batch records anything.
+//!   A clump batch's candidates are their clumps' bounding spheres; the
+//!   host uploads each one's record and member rows as the CPU would
+//!   insert them (`shapes::pour`), and an accepted one takes its rows, a
+//!   record of the clumps' table and entries of its rows table.
 //! - **Outlets**: `integrate` marks a particle whose new centre an outlet
 //!   takes and logs it; the next step's build drops it.
 //! - **The flow log**: both append [`FlowRecord`]s through an atomic u32
@@ -21,9 +25,11 @@
 use super::context::GpuContext;
 use super::data::{FixedPoint, GpuData, FS_ENTRIES};
 use super::kernel::{dispatch, Access, Kernel, KernelDecl, R, RW, U};
-use super::layout::{FlowRecord, InsertBatch, OutletRegion, LOG_REMOVED};
+use super::layout::{Clump, FlowRecord, InsertBatch, MemberRow, OutletRegion, LOG_REMOVED};
 use crate::flow::{FlowEvent, FlowKind, InsertPlan, OutletSet};
+use crate::grid::Grid;
 use crate::setup::Setup;
+use crate::shapes::table::Shape;
 use crate::state::{convert_motion, Motion};
 
 pub struct FlowKernels {
@@ -40,11 +46,16 @@ pub struct FlowBinds {
 
 impl FlowKernels {
     /// `insert_check`, `insert_pick`, `insert_write`: one layout (group 0:
-    /// params, ctl, starts, batches, fstate, log, nbr_start; group 1: set
-    /// B's pos, dissipated, motion, pos_fx, the candidates' pos, pos_fx,
-    /// motion and slot): 14 storage buffers.
+    /// params, ctl, starts, batches, fstate, log, nbr_start, the clumps'
+    /// table and rows table; group 1: set B's pos, dissipated, motion,
+    /// pos_fx, the candidates' pos, pos_fx, motion and slot, set B's
+    /// clump_row, the candidates' member rows and clump records): 19
+    /// storage buffers.
     pub const DECLS: [KernelDecl; 3] = {
-        const G: &[&[Access]] = &[&[U, RW, R, R, RW, RW, RW], &[RW, RW, RW, RW, R, R, R, RW]];
+        const G: &[&[Access]] = &[
+            &[U, RW, R, R, RW, RW, RW, RW, RW],
+            &[RW, RW, RW, RW, R, R, R, RW, RW, R, R],
+        ];
         const S: &str = "flow.wgsl";
         [
             KernelDecl::new(S, "insert_check", G),
@@ -72,6 +83,8 @@ impl FlowKernels {
             &f.state,
             &f.log,
             &d.nbr_start,
+            &d.clumps.table,
+            &d.clumps.rows,
         ];
         let g1 = [
             d.b.pos.first(),
@@ -82,6 +95,9 @@ impl FlowKernels {
             &f.cand_fx,
             &f.cand_motion,
             &f.cand_slot,
+            d.b.clump_row.first(),
+            &f.cand_member,
+            &f.cand_clump,
         ];
         let b = &d.b;
         let pages = [
@@ -89,6 +105,7 @@ impl FlowKernels {
             ("diss", &b.diss),
             ("motion", &b.motion),
             ("posfx", &b.pos_fx),
+            ("clump_row", &b.clump_row),
         ];
         FlowBinds {
             g0: self.check.bind(ctx, 0, &g0),
@@ -116,9 +133,15 @@ impl FlowKernels {
 #[derive(Debug, Default)]
 pub struct Window {
     pub batches: Vec<InsertBatch>,
+    /// The candidate rows: each batch's candidates, then a clump batch's
+    /// member rows.
     pub pos: Vec<[f32; 4]>,
     pub fx: Vec<super::data::FixedWords>,
     pub motion: Vec<Motion<f32>>,
+    /// Each candidate row's part in a clump (a sphere's: none).
+    pub member: Vec<MemberRow>,
+    /// The clump batches' records, one per candidate.
+    pub clumps: Vec<Clump>,
 }
 
 impl Window {
@@ -148,6 +171,10 @@ pub struct GpuFlow {
     pub pending: u64,
     /// The run's last step (the scene's): what the capacity plans for.
     pub end: u64,
+    /// The scene's shapes (a poured clump's members) and its grid (their
+    /// centres wrapped as the CPU wraps them).
+    shapes: Vec<Shape>,
+    grid: Grid,
 }
 
 impl GpuFlow {
@@ -162,6 +189,8 @@ impl GpuFlow {
             cands: Vec::new(),
             pending: 0,
             end: setup.steps,
+            shapes: setup.scene.shape_bodies(),
+            grid: setup.grid,
         }
     }
 
@@ -193,17 +222,45 @@ impl GpuFlow {
         w
     }
 
-    /// The most particles the device can hold before step `to`, from
-    /// `count` now: what the entries' targets still ask for on top.
+    /// The most rows the device can hold before step `to`, from `count`
+    /// now: what the entries' targets still ask for on top (a clump's
+    /// members a row each).
     pub fn need(&self, count: u64, to: u64) -> u64 {
         count
             + (0..self.plan.entries.len())
-                .map(|k| {
-                    self.plan
-                        .target_before(k, to)
-                        .saturating_sub(self.inserted[k])
-                })
+                .map(|k| self.plan.entries[k].members * self.still(k, to))
                 .sum::<u64>()
+    }
+
+    /// What entry `k`'s target before step `to` still asks for.
+    fn still(&self, k: usize, to: u64) -> u64 {
+        self.plan
+            .target_before(k, to)
+            .saturating_sub(self.inserted[k])
+    }
+
+    /// The clumps the entries can still pour before step `to`: (records,
+    /// rows-table entries).
+    pub fn clumps_need(&self, to: u64) -> (u64, u64) {
+        let mut out = (0, 0);
+        for (k, e) in self.plan.entries.iter().enumerate() {
+            if e.clump.is_some() {
+                let n = self.still(k, to);
+                out.0 += n;
+                out.1 += n * e.members;
+            }
+        }
+        out
+    }
+
+    /// The scene's shapes.
+    pub fn shapes(&self) -> &[Shape] {
+        &self.shapes
+    }
+
+    /// Whether an entry pours clumps.
+    pub fn pours_clumps(&self) -> bool {
+        self.plan.entries.iter().any(|e| e.clump.is_some())
     }
 
     /// The batches activated at steps `from..to` with their candidates
@@ -221,24 +278,60 @@ impl GpuFlow {
                 continue;
             }
             let g = self.plan.gravity_at(at.step);
-            w.batches.push(InsertBatch {
-                step: at.step as u32,
-                first: w.pos.len() as u32,
-                count: c.len() as u32,
-                entry: at.entry as u32,
-                goal: at.target.min(u32::MAX as u64) as u32,
-                index: at.index as u32,
-                tag: self.cands.len() as u32,
-                pad: 0,
-            });
+            let mut batch = InsertBatch::spheres(
+                at.step as u32,
+                w.pos.len() as u32,
+                c.len() as u32,
+                at.entry as u32,
+                at.target.min(u32::MAX as u64) as u32,
+                at.index as u32,
+                self.cands.len() as u32,
+            );
             w.motion
                 .extend(convert_motion::<f64, f32>(&c.initial_motion(g, dt)));
             for (i, p) in c.pos_rad.iter().enumerate() {
                 w.pos.push(p.map(|x| x as f32));
                 w.fx.push(fixed.encode([p[0], p[1], p[2]]));
+                w.member.push(MemberRow::SPHERE);
                 self.cands
                     .push((at.entry, 1.0 / c.vel_invm[i][3], b.energy[i]));
             }
+            if let Some(s) = b.shape {
+                // every candidate's clump as the CPU would insert it (ids
+                // and rows: the device's)
+                let grid = &self.grid;
+                let poured = crate::shapes::pour::pour(
+                    &self.shapes[s],
+                    s,
+                    c,
+                    &b.orientation,
+                    0,
+                    0,
+                    g,
+                    dt,
+                    |x| grid.wrap(x),
+                );
+                let m = self.shapes[s].members.len() as u32;
+                let body: Vec<u32> = (0..poured.rows.len() as u32).map(|r| r / m).collect();
+                let init = super::clump_data::ClumpInit::new(
+                    &poured.clumps,
+                    &body,
+                    &poured.member,
+                    &self.shapes,
+                    |x| fixed.encode(x),
+                )
+                .expect("a batch with candidates pours clumps");
+                batch.members = m;
+                batch.rows_at = w.pos.len() as u32;
+                batch.clump_at = w.clumps.len() as u32;
+                let r = &poured.rows;
+                w.pos.extend(r.pos_rad.iter().map(|p| p.map(|x| x as f32)));
+                w.fx.extend(r.pos_rad.iter().map(|p| fixed.encode([p[0], p[1], p[2]])));
+                w.motion.extend(convert_motion::<f64, f32>(&poured.motion));
+                w.member.extend_from_slice(&init.row);
+                w.clumps.extend_from_slice(&init.table);
+            }
+            w.batches.push(batch);
         }
         w
     }

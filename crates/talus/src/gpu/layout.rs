@@ -392,7 +392,8 @@ pub struct FlowRecord {
 
 /// One insertion batch of a submission (`InsertBatch` in
 /// `shaders/flow.wgsl`): its candidates `first..first + count` of the
-/// candidate buffers, the entry, its cumulative target and index.
+/// candidate buffers, the entry, its cumulative target and index; a clump
+/// batch's members and records too.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct InsertBatch {
@@ -408,7 +409,43 @@ pub struct InsertBatch {
     pub index: u32,
     /// Index of its first candidate in the host's list (`FlowRecord::cand`).
     pub tag: u32,
-    pub pad: u32,
+    /// Rows a candidate places: 1 for a sphere, a clump's members.
+    pub members: u32,
+    /// A clump batch's member rows in the candidate buffers: candidate c's
+    /// member j at `rows_at + c · members + j` (a sphere batch: its own
+    /// candidates', `first`).
+    pub rows_at: u32,
+    /// A clump batch's records (`Clump`) in the clump candidates' buffer:
+    /// candidate c's at `clump_at + c`; `NONE`: a sphere batch.
+    pub clump_at: u32,
+    pub pad: [u32; 2],
+}
+
+impl InsertBatch {
+    /// A batch of spheres (members and records: none).
+    pub fn spheres(
+        step: u32,
+        first: u32,
+        count: u32,
+        entry: u32,
+        goal: u32,
+        index: u32,
+        tag: u32,
+    ) -> Self {
+        InsertBatch {
+            step,
+            first,
+            count,
+            entry,
+            goal,
+            index,
+            tag,
+            members: 1,
+            rows_at: first,
+            clump_at: NONE,
+            pad: [0; 2],
+        }
+    }
 }
 
 /// Where a scene wall's primitives are and how a particle finds the ones
@@ -798,7 +835,10 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             entry,
             goal,
             index,
-            tag
+            tag,
+            members,
+            rows_at,
+            clump_at
         }),
         layout!(SurfInfo { sizes, scale }),
         layout!(ScanParams { len }),

@@ -342,9 +342,6 @@ impl GpuBackend {
     ) -> Result<GpuBackend, GpuError> {
         let scene = &setup.scene;
         let grid = setup.grid;
-        if let Some(e) = setup.clumps_unsupported_gpu() {
-            return Err(GpuError::Scene(e));
-        }
         // the host side, before anything large is allocated (the device's
         // memory is admitted with the buffers)
         crate::setup::MemoryPlan::of(setup)
@@ -496,19 +493,45 @@ impl GpuBackend {
         let mut params = t.params;
         params.sizes[0] = init.capacity() as u32;
         let cap = init.capacity();
+        // a run that pours clumps: room in the clumps' tables for what the
+        // plan still pours (the rows have it in `cap`), and each row's
+        // part from the start, its spheres' none
+        let pours = flow.pours_clumps();
+        let spheres;
+        let mut clumps = init.clumps;
+        if clumps.is_none() && pours {
+            spheres = clump_data::ClumpInit::spheres(init.state.len(), flow.shapes());
+            clumps = Some(&spheres);
+        }
+        let room = if pours {
+            flow.clumps_need(flow.end)
+        } else {
+            (0, 0)
+        };
+        let init = &GpuInit { clumps, ..*init };
         // a run with clumps: each row's part, the clumps' table and rows
         let extra = init.clumps.map_or(fit::Extra::default(), |c| {
-            let table = std::mem::size_of::<clump_data::Clump>() * c.table.len();
+            let table =
+                std::mem::size_of::<clump_data::Clump>() as u64 * (c.table.len() as u64 + room.0);
+            let rows = 4 * (c.rows.len() as u64 + room.1);
             fit::Extra {
                 per_row: std::mem::size_of::<clump_data::MemberRow>() as u64,
-                fixed: (table + 4 * c.rows.len() + 16 * c.members.len()) as u64,
+                fixed: table + rows + 16 * c.members.len() as u64,
             }
         });
         fit::refuse_too_large(ctx, cap, params.dims[3] as u64, extra)?;
         let limits = &ctx.limits;
         let max_list = |pages: u32| fit::max_list_entries(limits, pages);
-        let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init, max_list)?;
+        let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init, room, max_list)?;
         data.flow = data::FlowBuffers::new(ctx, &flow.outlet_table(), flow.inserted.len(), fstate);
+        // the clumps' counters: pouring appends after those in use
+        if data.clumps.count > 0 {
+            let c = &data.clumps;
+            let words = [c.used as u32, c.rows_used as u32];
+            let at = 4 * data::FS_CLUMPS as u64;
+            ctx.queue
+                .write_buffer(&data.flow.state, at, bytemuck::cast_slice(&words));
+        }
         Ok(data)
     }
 
@@ -714,11 +737,6 @@ impl GpuBackend {
         gravity: [f64; 3],
     ) -> Result<std::ops::Range<u32>, GpuError> {
         use data::*;
-        if self.data.clumps.count > 0 {
-            return Err(GpuError::Device(
-                "the run holds clumps: inserting into it runs on the CPU backend so far".into(),
-            ));
-        }
         let ctl = self.ctl();
         let (n, k) = (ctl[CTL_COUNT] as u64, add.len() as u64);
         if n + k > self.data.cap {
@@ -747,6 +765,11 @@ impl GpuBackend {
         d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
         d.b.pos_fx
             .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
+        if d.b.clumped {
+            // spheres among clumps: rows of no clump
+            let rows = vec![layout::MemberRow::SPHERE; k as usize];
+            d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&rows));
+        }
         // empty rows at the end of the current list
         let end = vec![ctl[CTL_LIST_LEN]; k as usize];
         q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
@@ -922,11 +945,26 @@ impl GpuBackend {
             }
             end = lo;
         }
+        // the clumps' tables: room for what the segment can pour (grown
+        // with the run's horizon moved to its end, state kept bit for bit)
+        let c = &self.data.clumps;
+        if c.count > 0 || self.flow.pours_clumps() {
+            let (more, more_rows) = self.flow.clumps_need(end);
+            if c.used + more > c.count || c.rows_used + more_rows > c.rows_cap {
+                self.flow.end = self.flow.end.max(end);
+                let too_many = RunError {
+                    step: self.steps,
+                    particle: u32::MAX,
+                    kind: RunErrorKind::TooManyParticles { count: n },
+                };
+                self.grow_capacity(self.data.cap).map_err(|_| too_many)?;
+            }
+        }
         // each particle inserted is logged once, and each present or
         // inserted is removed at most once (a marked one is not taken
         // again): n + 2 × the insertions at most
         let log = 2 * self.flow.need(n, end) - n + 16;
-        if self.data.reserve_flow(&self.ctx, 0, 0, log) {
+        if self.data.reserve_flow(&self.ctx, 0, 0, 0, log) {
             self.rebind_flow();
         }
         Ok(end)
@@ -948,13 +986,20 @@ impl GpuBackend {
             return w;
         }
         let (c, b) = (w.pos.len() as u64, w.batches.len() as u64);
-        if self.data.reserve_flow(&self.ctx, c, b, 0) {
+        if self
+            .data
+            .reserve_flow(&self.ctx, c, w.clumps.len() as u64, b, 0)
+        {
             self.rebind_flow();
         }
         let (q, f) = (&self.ctx.queue, &self.data.flow);
         q.write_buffer(&f.cand_pos, 0, bytemuck::cast_slice(&w.pos));
         q.write_buffer(&f.cand_fx, 0, bytemuck::cast_slice(&w.fx));
         q.write_buffer(&f.cand_motion, 0, bytemuck::cast_slice(&w.motion));
+        q.write_buffer(&f.cand_member, 0, bytemuck::cast_slice(&w.member));
+        if !w.clumps.is_empty() {
+            q.write_buffer(&f.cand_clump, 0, bytemuck::cast_slice(&w.clumps));
+        }
         q.write_buffer(&f.batches, 0, bytemuck::cast_slice(&w.batches));
         let at = (4 * data::FS_CURSOR) as u64;
         q.write_buffer(&f.state, at, bytemuck::bytes_of(&0u32));
@@ -990,6 +1035,10 @@ impl GpuBackend {
         let fs: Vec<u32> = bytemuck::pod_collect_to_vec(&r[1]);
         for (k, n) in self.flow.inserted.iter_mut().enumerate() {
             *n = fs[FS_ENTRIES + 2 * k] as u64;
+        }
+        if self.data.clumps.count > 0 {
+            self.data.clumps.used = fs[FS_CLUMPS] as u64;
+            self.data.clumps.rows_used = fs[FS_CLUMP_ROWS] as u64;
         }
         let logged = ctl[CTL_LOG] as u64;
         assert!(

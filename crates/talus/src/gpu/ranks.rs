@@ -119,20 +119,11 @@ impl GpuBackend {
     /// written first when `unpack` says so. One submission and one read.
     pub fn rank_check(&mut self, unpack: Option<GhostPass>, pos: &[[f64; 4]]) -> Vec<bool> {
         let c = pos.len() as u64;
-        if self.data.reserve_flow(&self.ctx, c, 1, 0) {
+        if self.data.reserve_flow(&self.ctx, c, 0, 1, 0) {
             self.rebind_flow();
         }
         let p32: Vec<[f32; 4]> = pos.iter().map(|p| p.map(|x| x as f32)).collect();
-        let batch = InsertBatch {
-            step: 0,
-            first: 0,
-            count: c as u32,
-            entry: 0,
-            goal: 0,
-            index: 0,
-            tag: 0,
-            pad: 0,
-        };
+        let batch = InsertBatch::spheres(0, 0, c as u32, 0, 0, 0, 0);
         let (q, f) = (&self.ctx.queue, &self.data.flow);
         q.write_buffer(&f.cand_pos, 0, bytemuck::cast_slice(&p32));
         q.write_buffer(&f.batches, 0, bytemuck::bytes_of(&batch));
@@ -157,7 +148,7 @@ impl GpuBackend {
     /// (each is logged once before the next migration drops it).
     pub fn rank_loaded(&mut self) {
         let log = self.data.n + 16;
-        if self.data.reserve_flow(&self.ctx, 0, 0, log) {
+        if self.data.reserve_flow(&self.ctx, 0, 0, 0, log) {
             self.rebind_flow();
         }
     }

@@ -139,10 +139,12 @@ impl GpuBackend {
         if c.count == 0 {
             return;
         }
+        // the records and rows-table entries in use (pouring's room is
+        // made again at the load)
         let size = std::mem::size_of::<super::clump_data::Clump>() as u64;
         let r = self.read(&[
-            (&c.table, size * c.count),
-            (&c.rows, 4 * c.rows_len),
+            (&c.table, size * c.used),
+            (&c.rows, 4 * c.rows_used),
             (&self.data.b.clump_row, 32 * n),
         ]);
         for (name, bytes) in ["gpu_clumps", "gpu_clump_rows", "gpu_clump_row"]
@@ -302,9 +304,6 @@ impl GpuBackend {
         saved: &Saved,
     ) -> Result<GpuBackend, GpuError> {
         let grid = setup.grid;
-        if let Some(e) = setup.clumps_unsupported_gpu() {
-            return Err(GpuError::Scene(e));
-        }
         if saved.section("clumps_id").is_ok() {
             return Err(GpuError::Checkpoint(
                 "it holds the CPU backend's clumps (f64), which resume on the CPU backend so far: resume with --backend cpu".into(),

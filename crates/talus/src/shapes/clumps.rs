@@ -127,6 +127,33 @@ impl Clumps {
         self.first.push(self.rows.len() as u32);
     }
 
+    /// Appends `other`'s clumps after these (its rows table after this
+    /// one's).
+    pub fn append(&mut self, other: &Clumps) {
+        if other.is_empty() {
+            return;
+        }
+        let base = self.rows.len() as u32;
+        if self.first.is_empty() {
+            self.first.push(0);
+        }
+        self.first
+            .extend(other.first.iter().skip(1).map(|&f| base + f));
+        self.rows.extend_from_slice(&other.rows);
+        self.id.extend_from_slice(&other.id);
+        self.shape.extend_from_slice(&other.shape);
+        self.material.extend_from_slice(&other.material);
+        self.pos.extend_from_slice(&other.pos);
+        self.vel.extend_from_slice(&other.vel);
+        self.vel_half.extend_from_slice(&other.vel_half);
+        self.inv_mass.extend_from_slice(&other.inv_mass);
+        self.moments.extend_from_slice(&other.moments);
+        self.q.extend_from_slice(&other.q);
+        self.q_prev.extend_from_slice(&other.q_prev);
+        self.l_half.extend_from_slice(&other.l_half);
+        self.omega.extend_from_slice(&other.omega);
+    }
+
     /// The largest 1/I_k of clump `k` (what its members' rows carry).
     pub fn max_inv_moment(&self, k: usize) -> f64 {
         1.0 / self.moments[k].min_element()
