@@ -3372,19 +3372,45 @@ fn clumps_run_end_to_end_on_both_backends() {
     let vtu = std::fs::read(out_dir.join("particles_00001.vtu")).unwrap();
     let vtu = String::from_utf8_lossy(&vtu);
     assert!(vtu.contains("Name=\"orientation\" NumberOfComponents=\"4\""));
-    // analyze reads spheres only so far: it says so instead of counting
-    // a clump's overlapping members as spheres
+    // analyze weighs a clump's members with its union's share: the box
+    // holding every particle holds 4 dumbbells' union volume and a sphere's
     let out = talus(&[
         "analyze",
         out_dir.to_str().unwrap(),
         "fraction",
         "--region",
-        "box:0,0,0,0.01,0.01,0.01",
+        "box:-0.001,-0.001,-0.001,0.011,0.011,0.011",
     ]);
-    let e = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && e.contains("the run holds clumps"),
-        "{e}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("5 particles (4 clumps of 9 spheres in all)"),
+        "{said}"
+    );
+    let csv = std::fs::read_to_string(out_dir.join("analysis").join("fraction.csv")).unwrap();
+    let solid: f64 = csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .nth_back(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let s = talus::scene::parse::load(&scene).unwrap();
+    let union = s.shape_bodies()[0].volume;
+    let want = 4.0 * union + 4.0 / 3.0 * std::f64::consts::PI * 1e-9;
+    assert!((solid / want - 1.0).abs() < 1e-9, "{solid:e} vs {want:e}");
+    // contacts between particles (a dumbbell's own members do not count)
+    let out = talus(&["analyze", out_dir.to_str().unwrap(), "coordination"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("5 particles counted"),
+        "{said}"
     );
     // the next scene starts from it
     let text = std::fs::read_to_string(&scene)

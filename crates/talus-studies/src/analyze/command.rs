@@ -1,14 +1,23 @@
 //! `talus analyze RUN_DIR VERB [options]`: each verb reads the run, writes
 //! `<verb>.csv` and `<verb>.png` into `--out` (default `RUN_DIR/analysis`)
 //! and returns a short summary for stdout (`docs/analysis.md`).
+//!
+//! A run with clumps: volumes and fractions weigh each member sphere with
+//! its clump's union share, contacts are between particles (a clump's own
+//! members overlap and never count), the velocity and plane-flow take each
+//! clump once at its centre of mass, and the surface of a heap is every
+//! sphere's (`rundir::Grains`).
 
 use super::args::{self, Options};
-use super::contacts::{coordination, find_contacts, normal_forces, normalised_histogram};
+use super::contacts::{
+    between_particles, coordination, find_contacts, normal_forces, normalised_histogram,
+    particle_contacts,
+};
 use super::flow::{cumulative_mass, plane_flux, rate, steady_rate};
-use super::fraction::{layered_profile, radial_profile, solid_fraction};
+use super::fraction::{layered_profile_weighted, radial_profile_weighted, solid_fraction_weighted};
 use super::plot::{draw, Chart, Series, Style};
 use super::repose::angle_of_repose;
-use super::rundir::RunDir;
+use super::rundir::{Grains, RunDir};
 use super::velocity::velocity_profile;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -124,19 +133,24 @@ fn series(label: &str, points: Vec<(f64, f64)>, style: Style) -> Series {
 }
 
 impl Ctx {
-    fn snapshot(&self) -> Result<(usize, Particles<f64>), String> {
+    fn snapshot(&self) -> Result<(usize, Grains), String> {
         let k = self
             .run
             .pick(self.o.snapshot.as_deref().unwrap_or("last"))?;
         Ok((k, self.run.read(k)?))
     }
 
-    fn at(&self, k: usize, p: &Particles<f64>) -> String {
+    fn at(&self, k: usize, g: &Grains) -> String {
+        let clumps = if g.clumps > 0 {
+            format!(" ({} clumps of {} spheres in all)", g.clumps, g.rows.len())
+        } else {
+            String::new()
+        };
         format!(
-            "snapshot {k} of {}, t = {:.6e} s, {} particles",
+            "snapshot {k} of {}, t = {:.6e} s, {} particles{clumps}",
             self.run.snapshots.len(),
             self.run.time(k),
-            p.pos_rad.len()
+            g.particles.len()
         )
     }
 
@@ -184,9 +198,10 @@ impl Ctx {
 
     fn fraction(&self) -> Result<String, String> {
         let (k, p) = self.snapshot()?;
-        let region = self.region_or_domain(&p);
-        let f = solid_fraction(&p.pos_rad, &region);
-        let bins = layered_profile(&p.pos_rad, &region, 20);
+        let region = self.region_or_domain(&p.rows);
+        let (x, w) = (&p.rows.pos_rad, Some(&p.weight[..]));
+        let f = solid_fraction_weighted(x, w, &region);
+        let bins = layered_profile_weighted(x, w, &region, 20);
         let (csv, png) = self.files("fraction");
         write_csv(
             &csv,
@@ -219,10 +234,11 @@ impl Ctx {
 
     fn layers(&self) -> Result<String, String> {
         let (k, p) = self.snapshot()?;
-        let region = self.region_or_domain(&p);
+        let region = self.region_or_domain(&p.rows);
         let n = self.o.bins.unwrap_or(20);
-        let bins = layered_profile(&p.pos_rad, &region, n);
-        let whole = solid_fraction(&p.pos_rad, &region);
+        let (x, w) = (&p.rows.pos_rad, Some(&p.weight[..]));
+        let bins = layered_profile_weighted(x, w, &region, n);
+        let whole = solid_fraction_weighted(x, w, &region);
         let (csv, png) = self.files("layers");
         let rows: Vec<String> = bins
             .iter()
@@ -259,8 +275,9 @@ impl Ctx {
         };
         let (k, p) = self.snapshot()?;
         let n = self.o.bins.unwrap_or(10);
-        let bins = radial_profile(&p.pos_rad, &region, n);
-        let whole = solid_fraction(&p.pos_rad, &region);
+        let (x, w) = (&p.rows.pos_rad, Some(&p.weight[..]));
+        let bins = radial_profile_weighted(x, w, &region, n);
+        let whole = solid_fraction_weighted(x, w, &region);
         let (csv, png) = self.files("radial");
         let rows: Vec<String> = bins
             .iter()
@@ -289,13 +306,14 @@ impl Ctx {
 
     fn coordination(&self) -> Result<String, String> {
         let (k, p) = self.snapshot()?;
-        let domain = self.run.domain(&p.pos_rad);
-        let contacts = find_contacts(&p.pos_rad, &domain)?;
+        let domain = self.run.domain(&p.rows.pos_rad);
+        let rows = find_contacts(&p.rows.pos_rad, &domain)?;
+        let contacts = particle_contacts(&rows, &p.owner);
         let min = self.o.min_contacts.unwrap_or(2);
         let c = coordination(
-            p.pos_rad.len(),
+            p.particles.len(),
             &contacts,
-            &p.pos_rad,
+            &p.particles.pos_rad,
             self.o.region.as_ref(),
             min,
         );
@@ -362,8 +380,11 @@ impl Ctx {
                 self.run.dir.display()
             )
         })?;
-        let (k, p) = self.snapshot()?;
-        let contacts = find_contacts(&p.pos_rad, &self.run.domain(&p.pos_rad))?;
+        let (k, g) = self.snapshot()?;
+        let p = &g.rows;
+        let found = find_contacts(&p.pos_rad, &self.run.domain(&p.pos_rad))?;
+        // a contact a sphere of a particle makes with another's
+        let contacts = between_particles(&found, &g.owner);
         let inv_m: Vec<f64> = p.vel_invm.iter().map(|v| v[3]).collect();
         let f = normal_forces(scene, &p.pos_rad, &inv_m, &p.material, &contacts)
             .map_err(|e| format!("{}: {e}", self.run.snapshots[k].1.display()))?;
@@ -410,9 +431,9 @@ impl Ctx {
             &png,
         )?;
         Ok(format!(
-            "{} contacts ({}): elastic normal force <f> = {mean:.6e} N, max {:.3} <f>, <f²>/<f>² = {:.4}, {:.1} % above the mean (damping not included)\nwrote {} and {}",
+            "{} sphere contacts ({}): elastic normal force <f> = {mean:.6e} N, max {:.3} <f>, <f²>/<f>² = {:.4}, {:.1} % above the mean (damping not included)\nwrote {} and {}",
             f.len(),
-            self.at(k, &p),
+            self.at(k, &g),
             max / mean,
             m2 / (mean * mean),
             100.0 * above as f64 / f.len() as f64,
@@ -514,11 +535,12 @@ impl Ctx {
                 ks.len()
             ));
         }
-        let mut prev = self.run.read(ks[0])?;
+        // a clump once, at its centre of mass
+        let mut prev = self.run.read(ks[0])?.particles;
         let domain = self.run.domain(&prev.pos_rad);
         let mut fluxes = Vec::new();
         for w in ks.windows(2) {
-            let next = self.run.read(w[1])?;
+            let next = self.run.read(w[1])?.particles;
             fluxes.push(plane_flux(
                 &prev,
                 &next,
@@ -578,7 +600,9 @@ impl Ctx {
     }
 
     fn velocity(&self) -> Result<String, String> {
-        let (k, p) = self.snapshot()?;
+        let (k, g) = self.snapshot()?;
+        // a clump once, at its centre of mass with its centre's velocity
+        let p = &g.particles;
         let axis = self.o.axis.unwrap_or([0.0, 0.0, 1.0]);
         let n = self.o.bins.unwrap_or(20);
         let dot = |q: &[f64; 4]| q[0] * axis[0] + q[1] * axis[1] + q[2] * axis[2];
@@ -598,7 +622,7 @@ impl Ctx {
         if hi <= lo {
             hi = lo + 1e-12f64.max(lo.abs() * 1e-9);
         }
-        let bins = velocity_profile(&p, axis, (lo, hi), n, self.o.region.as_ref());
+        let bins = velocity_profile(p, axis, (lo, hi), n, self.o.region.as_ref());
         let (csv, png) = self.files("velocity");
         let rows: Vec<String> = bins
             .iter()
@@ -641,14 +665,16 @@ impl Ctx {
             axis[0],
             axis[1],
             axis[2],
-            self.at(k, &p),
+            self.at(k, &g),
             csv.display(),
             png.display()
         ))
     }
 
     fn repose(&self) -> Result<String, String> {
-        let (k, p) = self.snapshot()?;
+        let (k, g) = self.snapshot()?;
+        // the surface: every sphere's top (a clump's members too)
+        let p = &g.rows;
         let axis = self.o.axis.unwrap_or([0.0, 1.0, 0.0]);
         let n = self.o.bins.unwrap_or(30);
         let trim = self.o.trim.unwrap_or(0.2);
@@ -715,7 +741,7 @@ impl Ctx {
             "angle of repose {:.3}° ({} particles in the slab, {}): flanks {}; bins along ({:.4},{:.4},{:.4}), up ({:.4},{:.4},{:.4})\nwrote {} and {}",
             r.angle,
             slab.len(),
-            self.at(k, &p),
+            self.at(k, &g),
             flanks.join(", "),
             r.along[0],
             r.along[1],

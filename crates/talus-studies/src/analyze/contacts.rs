@@ -38,6 +38,37 @@ pub fn find_contacts(pos_rad: &[[f64; 4]], domain: &Domain) -> Result<Vec<Contac
         .collect())
 }
 
+/// The contacts of `rows` whose spheres belong to different particles
+/// (`owner`: each row's particle): a clump's own members overlap and are
+/// not in contact.
+pub fn between_particles(rows: &[Contact], owner: &[usize]) -> Vec<Contact> {
+    rows.iter()
+        .copied()
+        .filter(|c| owner[c.i] != owner[c.j])
+        .collect()
+}
+
+/// Contacts between particles from those of their spheres (`owner`: each
+/// row's particle): one per pair of particles touching anywhere (a clump
+/// may touch another with several members), its overlap the largest, in
+/// the order of (i, j).
+pub fn particle_contacts(rows: &[Contact], owner: &[usize]) -> Vec<Contact> {
+    let mut by_pair = std::collections::BTreeMap::new();
+    for c in rows {
+        let (a, b) = (owner[c.i], owner[c.j]);
+        if a == b {
+            continue;
+        }
+        let key = (a.min(b), a.max(b));
+        let o: &mut f64 = by_pair.entry(key).or_insert(f64::NEG_INFINITY);
+        *o = o.max(c.overlap);
+    }
+    by_pair
+        .into_iter()
+        .map(|((i, j), overlap)| Contact { i, j, overlap })
+        .collect()
+}
+
 /// Coordination of a packing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coordination {

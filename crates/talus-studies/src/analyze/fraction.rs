@@ -1,5 +1,7 @@
 //! Solid fraction of a region and its profiles, from exact sphere ∩ region
-//! volumes ([`super::volume`]).
+//! volumes ([`super::volume`]). The `_weighted` forms count each sphere's
+//! volume times its weight (a clump's members: its union's share,
+//! `rundir::Grains::weight`); the plain forms weigh every sphere 1.
 
 use super::volume::{sphere_in_box, sphere_in_cylinder};
 use talus::scene::Region;
@@ -42,20 +44,40 @@ pub fn volume_in(p: &[f64; 4], region: &Region) -> f64 {
     }
 }
 
+/// Weight `i` of `weight` (none: 1).
+fn w(weight: Option<&[f64]>, i: usize) -> f64 {
+    weight.map_or(1.0, |w| w[i])
+}
+
 /// Total sphere volume inside the region.
 pub fn solid_volume(pos_rad: &[[f64; 4]], region: &Region) -> f64 {
+    solid_volume_weighted(pos_rad, None, region)
+}
+
+/// [`solid_volume`], each sphere's times its weight.
+pub fn solid_volume_weighted(pos_rad: &[[f64; 4]], weight: Option<&[f64]>, region: &Region) -> f64 {
     pos_rad
         .iter()
-        .filter(|p| near(p, region))
-        .map(|p| volume_in(p, region))
+        .enumerate()
+        .filter(|(_, p)| near(p, region))
+        .map(|(i, p)| w(weight, i) * volume_in(p, region))
         .sum()
 }
 
 /// Sphere volume inside the region over the region's volume (exact).
 pub fn solid_fraction(pos_rad: &[[f64; 4]], region: &Region) -> f64 {
+    solid_fraction_weighted(pos_rad, None, region)
+}
+
+/// [`solid_fraction`], each sphere's volume times its weight.
+pub fn solid_fraction_weighted(
+    pos_rad: &[[f64; 4]],
+    weight: Option<&[f64]>,
+    region: &Region,
+) -> f64 {
     let v = region.volume();
     if v > 0.0 {
-        solid_volume(pos_rad, region) / v
+        solid_volume_weighted(pos_rad, weight, region) / v
     } else {
         0.0
     }
@@ -120,15 +142,25 @@ pub fn layers(region: &Region, n: usize) -> Vec<(f64, f64, Region)> {
 /// along z), exact. The layers' fractions average (equal volumes) to the
 /// region's.
 pub fn layered_profile(pos_rad: &[[f64; 4]], region: &Region, n: usize) -> Vec<Bin> {
+    layered_profile_weighted(pos_rad, None, region, n)
+}
+
+/// [`layered_profile`], each sphere's volume times its weight.
+pub fn layered_profile_weighted(
+    pos_rad: &[[f64; 4]],
+    weight: Option<&[f64]>,
+    region: &Region,
+    n: usize,
+) -> Vec<Bin> {
     if n == 0 {
         return Vec::new();
     }
     let slices = layers(region, n);
     let mut vol = vec![0.0; n];
-    for p in pos_rad.iter().filter(|p| near(p, region)) {
+    for (i, p) in pos_rad.iter().enumerate().filter(|(_, p)| near(p, region)) {
         for (k, (_, _, s)) in slices.iter().enumerate() {
             if near(p, s) {
-                vol[k] += volume_in(p, s);
+                vol[k] += w(weight, i) * volume_in(p, s);
             }
         }
     }
@@ -151,6 +183,16 @@ pub fn layered_profile(pos_rad: &[[f64; 4]], region: &Region, n: usize) -> Vec<B
 /// `Region::Cylinder` (ring = cylinder(r_hi) − cylinder(r_lo)), exact. A box
 /// gives no bins.
 pub fn radial_profile(pos_rad: &[[f64; 4]], cylinder: &Region, n: usize) -> Vec<Bin> {
+    radial_profile_weighted(pos_rad, None, cylinder, n)
+}
+
+/// [`radial_profile`], each sphere's volume times its weight.
+pub fn radial_profile_weighted(
+    pos_rad: &[[f64; 4]],
+    weight: Option<&[f64]>,
+    cylinder: &Region,
+    n: usize,
+) -> Vec<Bin> {
     let Region::Cylinder {
         center,
         axis,
@@ -175,10 +217,15 @@ pub fn radial_profile(pos_rad: &[[f64; 4]], cylinder: &Region, n: usize) -> Vec<
         .collect();
     // volume inside each cylinder of radius edges[k]
     let mut inside = vec![0.0; n + 1];
-    for p in pos_rad.iter().filter(|p| near(p, cylinder)) {
+    for (i, p) in pos_rad
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| near(p, cylinder))
+    {
         let c = [p[0], p[1], p[2]];
         for k in 1..=n {
-            inside[k] += sphere_in_cylinder(c, p[3], center, u, edges[k], 0.0, length);
+            inside[k] +=
+                w(weight, i) * sphere_in_cylinder(c, p[3], center, u, edges[k], 0.0, length);
         }
     }
     (0..n)
