@@ -833,3 +833,25 @@ fn read_png(path: &Path) -> (usize, usize, Vec<u8>) {
     assert_eq!(info.color_type, png::ColorType::Rgba);
     (info.width as usize, info.height as usize, buf)
 }
+
+/// The overlay counts particles, not spheres: a clump's members share its
+/// id (two dumbbells and a sphere: 3 particles of 5 spheres); spheres alone
+/// are counted as before.
+#[test]
+fn the_overlay_counts_a_clump_once() {
+    use talus_view::frame::Frame;
+    use talus_view::headless::frame_lines;
+    let mut f = Frame {
+        id: vec![4, 4, 9, 7, 7],
+        pos_rad: vec![[0.0; 4]; 5],
+        ..Default::default()
+    };
+    let lines = frame_lines(&f, ColorBy::Id, "");
+    assert!(
+        lines.contains(&"3 particles (5 spheres)".to_string()),
+        "{lines:?}"
+    );
+    f.id = vec![1, 2, 3, 4, 5];
+    let lines = frame_lines(&f, ColorBy::Id, "");
+    assert!(lines.contains(&"5 particles".to_string()), "{lines:?}");
+}

@@ -204,13 +204,20 @@ pub fn render_frame(
     Ok(img)
 }
 
-/// The overlay's text for a frame: time and step, particles, the field.
+/// The overlay's text for a frame: time and step, particles (a clump's
+/// member spheres share its id: one particle), the field.
 pub fn frame_lines(frame: &Frame, by: ColorBy, name: &str) -> Vec<String> {
-    let shown = frame
+    let mut ids: Vec<u32> = frame
         .id
         .iter()
-        .filter(|&&i| i != talus::gpu::layout::NONE)
-        .count()
+        .copied()
+        .filter(|&i| i != talus::gpu::layout::NONE)
+        .collect();
+    let spheres = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    let shown = ids
+        .len()
         .max(if frame.id.is_empty() { frame.len() } else { 0 });
     let field = match by.unit() {
         "" => by.name().to_string(),
@@ -221,7 +228,11 @@ pub fn frame_lines(frame: &Frame, by: ColorBy, name: &str) -> Vec<String> {
         lines.push(name.to_string());
     }
     lines.push(format!("t = {:.4} s   step {}", frame.time, frame.step));
-    lines.push(format!("{shown} particles"));
+    if spheres > ids.len() {
+        lines.push(format!("{shown} particles ({spheres} spheres)"));
+    } else {
+        lines.push(format!("{shown} particles"));
+    }
     lines.push(format!("colour: {field}"));
     lines
 }
