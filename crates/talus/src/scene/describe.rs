@@ -236,7 +236,23 @@ impl Scene {
                     InsertRate::Count(n) => format!("{} particles/s", fmt_g(n)),
                     InsertRate::Mass(m) => format!("{} kg/s", fmt_g(m)),
                 },
-                ins.radius.summary(),
+                match ins.shape.and_then(|k| self.shapes.get(k)) {
+                    Some(s) => format!(
+                        "clumps \"{}\" (orientation {})",
+                        s.name,
+                        match ins.orientation {
+                            crate::scene::types::Orientation::Random => "random".to_string(),
+                            crate::scene::types::Orientation::Fixed(q) => format!(
+                                "[{}, {}, {}, {}]",
+                                fmt_g(q[0]),
+                                fmt_g(q[1]),
+                                fmt_g(q[2]),
+                                fmt_g(q[3])
+                            ),
+                        }
+                    ),
+                    None => ins.radius.summary(),
+                },
                 self.materials
                     .get(ins.material)
                     .map_or("?".to_string(), |m| m.name.clone()),
@@ -410,6 +426,29 @@ mod tests {
                 "outlets[0] orifice: cylinder from [0.05, 0.05, 0] m along [0, 0, 1], radius 10 mm, length 5 mm",
                 "outlets[1] outlet1: box [0, 0, 0] .. [0.1, 0.1, 0.001] m",
             ]
+        );
+        // a clump entry names its shape and orientation instead of a radius
+        let mut c = s.clone();
+        c.shapes = SceneBuilder::new("c")
+            .shape(
+                "dumbbell",
+                &[[-0.0006, 0.0, 0.0, 0.001], [0.0006, 0.0, 0.0, 0.001]],
+            )
+            .build_unchecked()
+            .shapes;
+        c.inserts[0].shape = Some(0);
+        c.inserts[1].shape = Some(0);
+        c.inserts[1].orientation = crate::scene::types::Orientation::Fixed([1.0, 0.0, 0.0, 0.0]);
+        let d = c.describe_flow();
+        assert!(
+            d[0].contains("particles/s, clumps \"dumbbell\" (orientation random), glass"),
+            "{}",
+            d[0]
+        );
+        assert!(
+            d[1].contains("clumps \"dumbbell\" (orientation [1, 0, 0, 0])"),
+            "{}",
+            d[1]
         );
     }
 
