@@ -419,6 +419,23 @@ fn gpu_poured_clumps_keep_their_bits_through_growth_and_checkpoints() {
     let short = poured_bed(5, 1);
     let mut long = short.clone();
     long.simulation.end = talus::scene::End::Steps(4000);
+    // room from the start for what the plan pours by its end: its rows
+    // (a clump's members a row each) and its clumps' records
+    let g = GpuBackend::new(&long, ctx.share()).unwrap();
+    let plan = talus::flow::InsertPlan::new(&long);
+    let rows = g.data.n + plan.max_rows(4000);
+    assert!(plan.max_rows(4000) > plan.max_inserted(4000));
+    assert!(
+        g.data.cap >= rows,
+        "{} rows of room, {rows} needed",
+        g.data.cap
+    );
+    assert!(
+        g.data.clumps.count >= 3 + 16,
+        "{} records",
+        g.data.clumps.count
+    );
+    drop(g);
     let a = run(&short);
     let b = run(&long);
     assert!(a.0.len() >= 10, "{} clumps", a.0.len());

@@ -380,8 +380,17 @@ impl InsertPlan {
     /// The most rows those take: a clump's members are a row each (what a
     /// run's memory plans for).
     pub fn max_rows(&self, to: u64) -> u64 {
+        self.rows_to_come(&vec![0; self.entries.len()], to)
+    }
+
+    /// The rows the entries' targets before step `to` still ask for, with
+    /// `inserted` particles per entry so far.
+    pub fn rows_to_come(&self, inserted: &[u64], to: u64) -> u64 {
         (0..self.entries.len())
-            .map(|k| self.entries[k].members * self.target_before(k, to))
+            .map(|k| {
+                let n = self.target_before(k, to);
+                self.entries[k].members * n.saturating_sub(inserted[k])
+            })
             .sum()
     }
 

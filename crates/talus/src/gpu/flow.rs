@@ -226,10 +226,7 @@ impl GpuFlow {
     /// now: what the entries' targets still ask for on top (a clump's
     /// members a row each).
     pub fn need(&self, count: u64, to: u64) -> u64 {
-        count
-            + (0..self.plan.entries.len())
-                .map(|k| self.plan.entries[k].members * self.still(k, to))
-                .sum::<u64>()
+        count + self.plan.rows_to_come(&self.inserted, to)
     }
 
     /// What entry `k`'s target before step `to` still asks for.

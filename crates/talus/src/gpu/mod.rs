@@ -304,12 +304,13 @@ pub struct GpuBackend {
     pub shapes: Vec<crate::shapes::table::Shape>,
 }
 
-/// Particles a run of `plan` holds room for with `n` present and
-/// `inserted` inserted so far (steps to `end`): n + what the plan can still
-/// insert, at most max(n, 65 536) more (`advance` grows the buffers when a
-/// submission's batches could need more).
-pub fn default_capacity(plan: &crate::flow::InsertPlan, n: u64, inserted: u64, end: u64) -> u64 {
-    let more = plan.max_inserted(end).saturating_sub(inserted);
+/// Rows a run of `plan` holds room for with `n` present and `inserted`
+/// particles inserted so far per entry (steps to `end`): n + the rows the
+/// plan can still insert (a clump's members a row each), at most
+/// max(n, 65 536) more (`advance` grows the buffers when a submission's
+/// batches could need more).
+pub fn default_capacity(plan: &crate::flow::InsertPlan, n: u64, inserted: &[u64], end: u64) -> u64 {
+    let more = plan.rows_to_come(inserted, end);
     n + more.min(n.max(65_536))
 }
 
@@ -358,7 +359,9 @@ impl GpuBackend {
         let motion = exact.initial_motion(scene.simulation.gravity, setup.dt);
         let capacity = capacity.or_else(|| {
             let plan = &setup.inserts;
-            (!plan.is_empty()).then(|| default_capacity(plan, exact.len() as u64, 0, setup.steps))
+            let none = vec![0; plan.entries.len()];
+            (!plan.is_empty())
+                .then(|| default_capacity(plan, exact.len() as u64, &none, setup.steps))
         });
         let clumps =
             clump_data::ClumpInit::new(&clumps, &body, &member, &scene.shape_bodies(), |x| {

@@ -441,9 +441,10 @@ impl GpuBackend {
             id: m.iter().map(|r| r[3][3].to_bits()).collect(),
             dissipated: l.diss.clone(),
         };
-        let inserted: u64 = sc.inserted.iter().sum();
         let cap = capacity
-            .unwrap_or_else(|| default_capacity(&self.flow.plan, n as u64, inserted, self.flow.end))
+            .unwrap_or_else(|| {
+                default_capacity(&self.flow.plan, n as u64, &sc.inserted, self.flow.end)
+            })
             .max(n as u64)
             .max(1);
         let init = GpuInit {
