@@ -32,7 +32,7 @@ const TETRA: [[f64; 4]; 4] = [
 /// sphere, the others dumbbells and tetrahedra in turn) on a lattice of
 /// 2.9 mm (they reach 1.3 mm from their centres: neighbours meet soon), random orientations, velocities and spins, starting in f32's
 /// numbers (both paths begin from the same state).
-fn clump_bed(n: usize, seed: u64) -> Scene {
+pub(crate) fn clump_bed(n: usize, seed: u64) -> Scene {
     let mut rng = Rng::new(seed);
     let mut m = glass(0.5, 0.4);
     m.youngs_modulus = 5e7;
@@ -455,7 +455,7 @@ fn gpu_poured_clumps_keep_their_bits_through_growth_and_checkpoints() {
 
 /// [`clump_bed`] of `n` with dumbbells, tetrahedra and spheres poured
 /// onto it from above (8 of each, one batch every 200 steps).
-fn poured_bed(n: usize, seed: u64) -> Scene {
+pub(crate) fn poured_bed(n: usize, seed: u64) -> Scene {
     let mut scene = clump_bed(n, seed);
     let region = talus::scene::Region::Box {
         min: [-0.006, -0.006, 0.011],

@@ -17,8 +17,8 @@
 //! entries (contact or not, which also prefetches the partners' motion
 //! records and the contacts' history: see `classify`), runs the contacts
 //! through the law `LANES` (4) at a time (`law`, on `lanes::L`), then sums
-//! each particle's contacts in its partners' id order (the same bits
-//! whatever the row's order: `crate::sums`) and adds its walls.
+//! each particle's contacts in its partners' (id, member) order (the same
+//! bits whatever the row's order: `crate::sums`) and adds its walls.
 
 use super::data::Step;
 use super::lanes;
@@ -87,6 +87,10 @@ struct Ctx<'a> {
     want: u8,
     /// Each row's lever (`shapes::clumps::lever_along`; empty: no clumps).
     lever: &'a [[f64; 6]],
+    /// Each row's member index in its clump (empty: no clumps): with the
+    /// id, the key a particle's contacts are summed by (a clump's members
+    /// share its id).
+    member: &'a [u32],
 }
 
 impl Ctx<'_> {
@@ -168,6 +172,7 @@ pub fn pass(st: &mut Step, class: &[u8], want: u8) -> Passed {
         class,
         want,
         lever: &w.lever,
+        member: &w.member,
     };
     let n = c.pos_rad.len();
     let out = Out {
@@ -376,9 +381,9 @@ struct Batch {
     results: Vec<ResultLanes<LANES>>,
     /// The wall pass's working memory.
     mesh: MeshScratch,
-    /// One particle's contacts as (the partner's id, index in `pending`):
-    /// summed in id order.
-    order: Vec<(u32, u32)>,
+    /// One particle's contacts as (the partner's id and member index, index
+    /// in `pending`): summed in that order.
+    order: Vec<(u64, u32)>,
 }
 
 thread_local! {
@@ -577,8 +582,10 @@ impl Batch {
         for q in contacts {
             let p = &self.pending[q];
             let (r, l) = (&self.results[q / LANES], q % LANES);
-            self.order
-                .push((c.motion[p.j as usize][3][3].bits32(), q as u32));
+            let j = p.j as usize;
+            let id = c.motion[j][3][3].bits32() as u64;
+            let member = c.member.get(j).copied().unwrap_or(0) as u64;
+            self.order.push((id << 32 | member, q as u32));
             max_ratio = max_ratio.max(p.ratio);
             let (e, h) = (
                 &mut out.nbr[p.entry as usize],
@@ -587,8 +594,8 @@ impl Batch {
             *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
             *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
         }
-        // the pairs' sums in the partners' id order: whatever the order of
-        // the row, the same bits
+        // the pairs' sums in the partners' (id, member) order: whatever the
+        // order of the row, the same bits (a clump's members share its id)
         self.order.sort_unstable();
         let mut sum = [0.0; 8];
         for &(_, q) in &self.order {
