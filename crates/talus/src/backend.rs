@@ -179,7 +179,8 @@ pub struct RanksInfo {
     /// The axis the slabs cut (x, y or z) and the cuts (grid cells).
     pub axis: String,
     pub cuts: Vec<u32>,
-    /// Particles each rank owns now, and the ghosts it holds.
+    /// Particles each rank owns now (a clump once), and the ghosts it
+    /// holds (rows: copies of spheres and of clumps' members).
     pub owned: Vec<u64>,
     pub ghosts: Vec<u64>,
     /// The largest slab's cost over the mean (1: balanced) the last list

@@ -234,15 +234,15 @@ impl MemoryPlan {
 }
 
 impl Setup {
-    /// Why ranks cannot run this scene yet: it holds clumps (either
-    /// backend runs them in one process; issue 37 brings them to ranks
-    /// next). `what` names the runner ("ranks (a distributed run)").
+    /// Why GPU ranks cannot run this scene yet: it holds clumps (the GPU
+    /// path runs them in one process, the CPU path on ranks too). `what`
+    /// names the runner ("GPU ranks").
     pub fn clumps_unsupported(&self, what: &str) -> Option<SceneError> {
         if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
             return Some(self.scene.error(
                 &format!("insert[{k}].shape"),
                 format!(
-                    "clumps run in one process so far (either backend), not on {what}; run it without ranks"
+                    "clumps run on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank"
                 ),
             ));
         }
@@ -255,7 +255,7 @@ impl Setup {
         Some(self.scene.error(
             &format!("particles[{}]", p.source),
             format!(
-                "particle {k} is a clump (shape \"{}\"): clumps run in one process so far (either backend), not on {what}; run it without ranks",
+                "particle {k} is a clump (shape \"{}\"): clumps run on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank",
                 self.scene.shapes[p.shape.unwrap_or(0)].name
             ),
         ))

@@ -4,7 +4,7 @@
 //! order of its neighbour-list row, they would depend on where the partners
 //! sit in memory, when the list was last rebuilt and what else the row
 //! holds: change the neighbour skin and the bits change. So the CPU path
-//! sums a particle's contacts in its partners' id order
+//! sums a particle's contacts in its partners' (id, member) order
 //! (`cpu::contacts`), and the GPU path adds them as 64-bit fixed-point
 //! integers, exact in any order (`Sums` in `shaders/contacts.wgsl`), in
 //! the units set here. Sums over particles (wall loads, nodal forces,

@@ -358,7 +358,7 @@ fn clumps_resume_bit_for_bit_and_round_trip_through_csv() {
 }
 
 #[test]
-fn ranks_refuse_clumps_with_one_line() {
+fn gpu_ranks_refuse_clumps_with_one_line() {
     let b = dumbbell_scene(SceneBuilder::new("refuse"))
         .steps(1)
         .dt(1e-6)
@@ -371,15 +371,16 @@ fn ranks_refuse_clumps_with_one_line() {
             "glass",
         );
     let setup = talus::setup::Setup::new(b.clone().build().unwrap()).unwrap();
-    let e = setup
-        .clumps_unsupported("ranks (a distributed run)")
-        .unwrap()
-        .to_string();
+    let e = talus::dist::gpu_rank::unsupported(&setup).unwrap();
     assert!(
-        e.contains("clump") && e.contains("without ranks") && !e.contains('\n'),
+        e.contains("clump")
+            && e.contains("GPU ranks")
+            && e.contains("--backend cpu")
+            && !e.contains('\n'),
         "{e}"
     );
-    assert!(talus::dist::rank::unsupported(&setup).is_some());
+    // the CPU path's ranks run them (`ranks.rs`)
+    assert!(talus::dist::rank::unsupported(&setup).is_none());
     // poured clumps too
     let mut scene = b.build().unwrap();
     scene.particles.clear();
@@ -389,12 +390,9 @@ fn ranks_refuse_clumps_with_one_line() {
     };
     scene.inserts.push(one_insert(region, 0.001, Some(0)));
     let setup = talus::setup::Setup::new(scene).unwrap();
-    let e = setup
-        .clumps_unsupported("ranks (a distributed run)")
-        .unwrap()
-        .to_string();
+    let e = talus::dist::gpu_rank::unsupported(&setup).unwrap();
     assert!(
-        e.contains("insert[0].shape") && e.contains("without ranks") && !e.contains('\n'),
+        e.contains("insert[0].shape") && e.contains("GPU ranks") && !e.contains('\n'),
         "{e}"
     );
 }

@@ -214,7 +214,7 @@ impl Step {
         let c = &self.clumps;
         let shapes = &self.shapes;
         let inv: Vec<glam::DMat3> = (0..c.len()).map(|k| c.world_inverse_inertia(k)).collect();
-        let (body, member) = (&w.body, &w.member);
+        let (body, member, ghost) = (&w.body, &w.member, &w.ghost);
         w.lever.resize(body.len(), [0.0; 6]);
         w.lever
             .par_iter_mut()
@@ -222,7 +222,10 @@ impl Step {
             .enumerate()
             .for_each(|(i, s)| {
                 let k = body[i];
-                *s = if k == NONE {
+                *s = if ghost.get(i) == Some(&true) {
+                    // a rank's copy of another's row: its owner's lever
+                    *s
+                } else if k == NONE {
                     [0.0; 6]
                 } else {
                     let k = k as usize;

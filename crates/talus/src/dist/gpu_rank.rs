@@ -45,12 +45,10 @@ const ROW: usize = 5;
 const MATERIAL: usize = 11;
 const ID: usize = 15;
 
-/// What a scene needs that GPU ranks do not do yet, if anything (nothing
-/// now: kept for the features to come, and for `--backend auto`).
+/// What a scene needs that GPU ranks do not do yet, if anything: clumps
+/// (`--backend auto` then runs the CPU path's ranks).
 pub fn unsupported(setup: &Setup) -> Option<String> {
-    setup
-        .clumps_unsupported("ranks (a distributed run)")
-        .map(|e| e.to_string())
+    setup.clumps_unsupported("GPU ranks").map(|e| e.to_string())
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).
@@ -869,6 +867,11 @@ impl<C: Comm> Part for GpuRank<C> {
             max_speed = max_speed.max(f64::from_bits(a[11]));
         }
         diagnostics_of(total, bad, max_speed)
+    }
+
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        // the GPU ranks refuse clumps (`unsupported`)
+        Vec::new()
     }
 
     fn snapshot(&mut self) -> Particles<f64> {

@@ -29,6 +29,8 @@ pub trait Part {
     /// The run's particles in id order (on rank 0; the others' result is
     /// theirs to drop).
     fn snapshot(&mut self) -> Particles<f64>;
+    /// The run's clumps in id order (on rank 0; see [`Part::snapshot`]).
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow>;
     /// The run as one serial checkpoint, on rank 0 (None on the others).
     fn save(&mut self) -> Option<Saved>;
     fn particle_count(&mut self) -> u64;
@@ -56,6 +58,7 @@ enum Cmd {
     FlowEvents,
     Info,
     Finish,
+    Clumps,
 }
 
 impl Cmd {
@@ -71,6 +74,7 @@ impl Cmd {
             FlowEvents,
             Info,
             Finish,
+            Clumps,
         ]
         .into_iter()
         .find(|c| *c as u64 == w)
@@ -92,6 +96,7 @@ pub fn serve<P: Part>(mut part: P) {
             Cmd::ListStats => drop(part.list_stats()),
             Cmd::FlowEvents => drop(part.flow_events()),
             Cmd::Info => drop(part.info()),
+            Cmd::Clumps => drop(part.clumps()),
             Cmd::Finish => return,
         }
     }
@@ -191,5 +196,10 @@ impl<P: Part> Backend for Dist<P> {
     fn ranks(&mut self) -> Option<RanksInfo> {
         self.cmd(Cmd::Info, 0);
         Some(self.part.info())
+    }
+
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        self.cmd(Cmd::Clumps, 0);
+        self.part.clumps()
     }
 }

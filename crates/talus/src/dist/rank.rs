@@ -2,8 +2,9 @@
 //! that rank 0's [`Dist`](super::part::Dist) drives).
 //!
 //! A step on every rank: (on a rebuild) migrate — particles go to the
-//! rank that owns their position, with their history, copies to the ranks
-//! within a cutoff — and bin, sort, build; the ghosts' refresh (their
+//! rank that owns their position (a clump's rows and body: its centre of
+//! mass's), with their history, copies to the ranks within a cutoff (plus
+//! the shapes' reach) — and bin, sort, build; the ghosts' refresh (their
 //! owners' state after the last integration) exchanged around the contacts
 //! of the owned particles with no ghost partner, then the others'
 //! contacts; integration of the owned particles (a ghost is its owner's to
@@ -11,8 +12,9 @@
 //! took gathered, so every rank moves its walls alike and drops the same
 //! particles. A particle's force is the serial run's bit for bit: its
 //! partners are all present (owned or ghost, with the owner's state), its
-//! sum runs in its partners' id order, and a pair is evaluated from its
-//! lower id whichever rank evaluates it.
+//! sum runs in its partners' (id, member) order, and a pair is evaluated
+//! from its lower id whichever rank evaluates it. A clump's members are all
+//! its owner's: it reduces their loads and moves the body there.
 
 use super::comm::Comm;
 use super::records;
@@ -65,10 +67,14 @@ pub struct Rank<C: Comm> {
     /// the grains' forces of all ranks.
     pub bodies: Option<crate::fem::coupling::BodySet>,
     pub slabs: Slabs,
-    /// Per rank: the owned particles it holds as ghosts, and this rank's
-    /// ghosts from it, as (id, local index), in id order.
-    send: Vec<Vec<(u32, u32)>>,
-    recv: Vec<Vec<(u32, u32)>>,
+    /// Per rank: the owned rows it holds as ghosts, and this rank's ghosts
+    /// from it, as (key, local index), in key order (`records::key`: id,
+    /// then member).
+    send: Vec<Vec<(u64, u32)>>,
+    recv: Vec<Vec<(u64, u32)>>,
+    /// The scene has shapes: the rows carry their clump, member and lever,
+    /// and the bodies travel with them.
+    clumps: bool,
     migrations: u64,
     rebalances: u64,
     /// Seconds this rank spent in contacts and integration since the last
@@ -97,12 +103,22 @@ const BOUNDARY: u8 = 1;
 /// A ghost: its contacts are its owner's (none run here).
 const COPY: u8 = 2;
 
-/// What a scene needs that the ranks do not do yet, if anything (today:
-/// nothing; the GPU path is refused by the command line).
-pub fn unsupported(setup: &Setup) -> Option<String> {
-    setup
-        .clumps_unsupported("ranks (a distributed run)")
-        .map(|e| e.to_string())
+/// What a scene needs that the CPU path's ranks do not do, if anything
+/// (today: nothing; what the GPU ranks refuse: `gpu_rank::unsupported`).
+pub fn unsupported(_setup: &Setup) -> Option<String> {
+    None
+}
+
+/// How far a row may lie from its particle's centre of mass: the largest
+/// member offset of the scene's shapes (0: spheres only). A clump's rows
+/// go with its centre's owner, so the slabs' halo grows by this much: an
+/// owned member sticking out of its slab finds every partner there.
+fn clump_reach(st: &Step) -> f64 {
+    st.shapes
+        .iter()
+        .flat_map(|s| &s.members)
+        .map(|b| (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt())
+        .fold(0.0, f64::max)
 }
 
 /// The first error among the ranks' `r` (every rank learns it, as "rank
@@ -134,7 +150,7 @@ impl<C: Comm> Rank<C> {
             Some(e) => Err(e),
             None => Slabs::new(&setup.grid, comm.size()),
         };
-        let slabs = agree(&comm, r)?;
+        let mut slabs = agree(&comm, r)?;
         // rank 0 builds the whole state, the others none (their particles
         // come with the first migration); every rank starts the bodies,
         // rank 0 hands on a checkpoint's
@@ -145,11 +161,14 @@ impl<C: Comm> Rank<C> {
         };
         let CpuBackend { mut st, bodies, .. } = agree(&comm, b)?;
         st.work.ghost = vec![false; st.particles.len()];
+        slabs.halo += clump_reach(&st);
+        let clumps = !st.shapes.is_empty();
         st.work.defer_nodal = bodies.is_some();
         let mut rank = Rank {
             bodies,
             send: vec![Vec::new(); comm.size()],
             recv: vec![Vec::new(); comm.size()],
+            clumps,
             comm,
             st,
             slabs,
@@ -162,7 +181,9 @@ impl<C: Comm> Rank<C> {
             waited: 0.0,
         };
         rank.share_replicated();
-        rank.st.rebuild = true;
+        // each rank its particles now: a pour due at the first step judges
+        // its candidates against what is there
+        rank.migrate();
         Ok(rank)
     }
 
@@ -210,6 +231,17 @@ impl<C: Comm> Rank<C> {
         [p[0], p[1], p[2]]
     }
 
+    /// The rank that owns row `i` (one this rank owns): its position's, a
+    /// clump member's its clump's centre's.
+    fn owner_of(&self, i: usize) -> usize {
+        match self.st.work.body.get(i) {
+            Some(&k) if k != crate::shapes::clumps::NONE => {
+                self.slabs.owner(self.st.clumps.pos[k as usize].to_array())
+            }
+            _ => self.slabs.owner(self.xyz(i)),
+        }
+    }
+
     /// The whole run's cost per cell along the slabs' axis: each owned
     /// particle weighs 1 + its list row's entries (the contact stage's
     /// work grows with them), each rank's weights scaled so that they add
@@ -247,34 +279,48 @@ impl<C: Comm> Rank<C> {
             }
         }
         self.busy = 0.0;
-        let mut out = vec![Vec::new(); self.comm.size()];
+        let size = self.comm.size();
+        let mut out = vec![Vec::new(); size];
         for i in self.owned() {
             let x = self.xyz(i);
-            let o = self.slabs.owner(x);
-            records::push(&mut out[o], &self.st, i, false, true);
+            let o = self.owner_of(i);
+            records::push(&mut out[o], &self.st, i, None, true);
             for g in self.slabs.ghost_ranks(x, o) {
-                records::push(&mut out[g], &self.st, i, true, true);
+                records::push(&mut out[g], &self.st, i, Some(o), true);
             }
         }
+        // a clump's body to its centre's owner (its rows went there too)
+        let bodies = self.clumps.then(|| {
+            let c = &self.st.clumps;
+            let mut out = vec![Vec::new(); size];
+            for k in 0..c.len() {
+                let o = self.slabs.owner(c.pos[k].to_array());
+                records::push_clump(&mut out[o], c, k);
+            }
+            self.comm.all_to_all(out)
+        });
         let got = self.comm.all_to_all(out);
-        records::assemble(&mut self.st, &got);
+        let source = records::assemble(&mut self.st, &got, bodies.as_deref());
+        // each ghost's owner, by key
+        let owner: std::collections::HashMap<u64, u32> = (0..self.st.particles.len())
+            .filter(|&i| self.st.work.is_ghost(i))
+            .map(|i| (records::key(&self.st, i), source[i]))
+            .collect();
         let st = &mut self.st;
         st.timed(Stage::Bin, Step::bin_stage);
         st.timed(Stage::Sort, Step::sort_stage);
         st.timed(Stage::Neighbours, Step::build_neighbours);
         self.migrations += 1;
         // who refreshes whom until the next migration
-        let size = self.comm.size();
+        let me = self.comm.rank();
         let (mut send, mut recv) = (vec![Vec::new(); size], vec![Vec::new(); size]);
         for i in 0..self.st.particles.len() {
-            let x = self.xyz(i);
-            let o = self.slabs.owner(x);
-            let id = self.st.particles.id[i];
+            let key = records::key(&self.st, i);
             if self.st.work.is_ghost(i) {
-                recv[o].push((id, i as u32));
+                recv[owner[&key] as usize].push((key, i as u32));
             } else {
-                for g in self.slabs.ghost_ranks(x, o) {
-                    send[g].push((id, i as u32));
+                for g in self.slabs.ghost_ranks(self.xyz(i), me) {
+                    send[g].push((key, i as u32));
                 }
             }
         }
@@ -313,13 +359,8 @@ impl<C: Comm> Rank<C> {
     /// particle from its owner and its copies at the same step: both lists
     /// lose it), renumbered.
     fn relist(&mut self) {
-        let at: std::collections::HashMap<u32, u32> = self
-            .st
-            .particles
-            .id
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| (id, i as u32))
+        let at: std::collections::HashMap<u64, u32> = (0..self.st.particles.len())
+            .map(|i| (records::key(&self.st, i), i as u32))
             .collect();
         for l in self.send.iter_mut().chain(self.recv.iter_mut()) {
             l.retain_mut(|(id, i)| match at.get(id) {
@@ -340,9 +381,9 @@ impl<C: Comm> Rank<C> {
             .send
             .iter()
             .map(|l| {
-                let mut w = Vec::with_capacity(l.len() * records::REFRESH);
+                let mut w = Vec::with_capacity(l.len() * self.refresh_words());
                 for &(_, i) in l {
-                    records::push_refresh(&mut w, &self.st, i as usize);
+                    records::push_refresh(&mut w, &self.st, i as usize, self.clumps);
                 }
                 w
             })
@@ -350,21 +391,22 @@ impl<C: Comm> Rank<C> {
         let expect = self
             .recv
             .iter()
-            .map(|l| l.len() * records::REFRESH)
+            .map(|l| l.len() * self.refresh_words())
             .collect();
         (out, expect)
     }
 
+    fn refresh_words(&self) -> usize {
+        records::refresh_words(self.clumps)
+    }
+
     /// The rows received into the ghosts.
     fn take_rows(&mut self, got: &[Vec<u64>]) {
+        let words = self.refresh_words();
         for (l, w) in self.recv.iter().zip(got) {
-            assert_eq!(
-                w.len(),
-                l.len() * records::REFRESH,
-                "a ghost refresh cut short"
-            );
-            for (&(_, i), f) in l.iter().zip(w.chunks_exact(records::REFRESH)) {
-                records::take_refresh(&mut self.st, i as usize, f);
+            assert_eq!(w.len(), l.len() * words, "a ghost refresh cut short");
+            for (&(_, i), f) in l.iter().zip(w.chunks_exact(words)) {
+                records::take_refresh(&mut self.st, i as usize, f, self.clumps);
             }
         }
         self.stale = false;
@@ -440,10 +482,13 @@ impl<C: Comm> Rank<C> {
                     continue;
                 }
                 st.next_id = first + k as u32;
-                let id = st
-                    .insert(&batch.pick(&[i]))
-                    .expect("below the particle limit (checked by the serial set-up)")
-                    .start;
+                let add = batch.pick(&[i]);
+                let id = match batch.shape {
+                    None => st.insert(&add),
+                    Some(s) => st.insert_clumps(s, &add, &[batch.orientation[i]]),
+                }
+                .expect("below the particle limit (checked by the serial set-up)")
+                .start;
                 st.flow.events.push(batch.inserted(i, st.step, id));
             }
             st.next_id = first + accepted.len() as u32;
@@ -472,7 +517,10 @@ impl<C: Comm> Rank<C> {
         let waited = self.waited;
         let rep = self.contacts();
         let st = &mut self.st;
-        let done = st.timed(Stage::Integrate, integrate::integrate);
+        let done = st.timed(Stage::Integrate, |st| {
+            let spheres = integrate::integrate(st);
+            spheres.merge(crate::cpu::clumps::integrate(st))
+        });
         // the ghosts wait for their owners' rows until the next contacts
         self.stale = true;
         self.busy += t0.elapsed().as_secs_f64() - (self.waited - waited);
@@ -590,9 +638,30 @@ impl<C: Comm> Rank<C> {
     fn gather(&self, rows: bool) -> Vec<Vec<u64>> {
         let mut w = Vec::new();
         for i in self.owned() {
-            records::push(&mut w, &self.st, i, false, rows);
+            records::push(&mut w, &self.st, i, None, rows);
         }
         self.comm.all_gather(&w)
+    }
+
+    /// Every rank's clumps' bodies (`records::push_clump`), by rank; none
+    /// (no collective) in a run without shapes.
+    fn gather_clumps(&self) -> Option<Vec<Vec<u64>>> {
+        self.clumps.then(|| {
+            let c = &self.st.clumps;
+            let mut w = Vec::with_capacity(c.len() * records::CLUMP);
+            for k in 0..c.len() {
+                records::push_clump(&mut w, c, k);
+            }
+            self.comm.all_gather(&w)
+        })
+    }
+
+    /// The run's clumps, in id order.
+    pub fn clump_rows(&self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        match self.gather_clumps() {
+            Some(all) => records::clumps_of(&all).rows_out(&self.st.shapes),
+            None => Vec::new(),
+        }
     }
 
     /// The run's particles, in id order.
@@ -605,8 +674,9 @@ impl<C: Comm> Rank<C> {
     /// list to be rebuilt at the next step.
     pub fn save(&self) -> Saved {
         let all = self.gather(true);
+        let bodies = self.gather_clumps();
         let mut full = self.st.clone();
-        records::assemble(&mut full, &all);
+        records::assemble(&mut full, &all, bodies.as_deref());
         full.work.ghost.clear();
         let mut s = full.save();
         if let Some(b) = &self.bodies {
@@ -616,9 +686,23 @@ impl<C: Comm> Rank<C> {
         s
     }
 
+    /// The run's particles: spheres and clumps (a clump once, however
+    /// many rows its members take).
     pub fn particle_count(&self) -> u64 {
-        let all = self.comm.all_gather(&[self.owned().count() as u64]);
+        let all = self.comm.all_gather(&[self.owned_particles()]);
         all.iter().map(|w| w[0]).sum()
+    }
+
+    /// The particles this rank owns: its spheres and its clumps.
+    fn owned_particles(&self) -> u64 {
+        let w = &self.st.work;
+        let member = |i: usize| {
+            w.body
+                .get(i)
+                .is_some_and(|&b| b != crate::shapes::clumps::NONE)
+        };
+        let spheres = self.owned().filter(|&i| !member(i)).count();
+        (spheres + self.st.clumps.len()) as u64
     }
 
     /// Entries and contacts of the owned particles' rows, all ranks.
@@ -656,7 +740,7 @@ impl<C: Comm> Rank<C> {
 
     pub fn info(&self) -> RanksInfo {
         let ghosts = self.st.work.ghost.iter().filter(|&&g| g).count() as u64;
-        let owned = self.st.particles.len() as u64 - ghosts;
+        let owned = self.owned_particles();
         let threads = rayon::current_num_threads() as u64;
         let all = self
             .comm
@@ -745,11 +829,16 @@ impl<C: Comm> super::part::Part for Rank<C> {
         Rank::snapshot(self)
     }
 
+    fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
+        Rank::clump_rows(self)
+    }
+
     fn save(&mut self) -> Option<Saved> {
         if self.comm.rank() == 0 {
             Some(Rank::save(self))
         } else {
             self.gather(true);
+            self.gather_clumps();
             None
         }
     }
