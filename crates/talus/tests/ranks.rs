@@ -831,3 +831,47 @@ fn clumps_on_ranks_give_the_serial_bits() {
     assert_same(&want, &end(&mut alone), "2 ranks, then serially");
     assert_eq!(alone.clumps(), want_clumps, "2 ranks, then serially");
 }
+
+/// The clumps' bed in a box periodic on every axis, no walls, no gravity,
+/// cut along z: clumps fly across the periodic boundary, their members on
+/// both sides of it (a member wrapped apart from its centre), owned by the
+/// rank of the wrapped centre; 2 and 3 ranks give the serial bits.
+#[test]
+fn clumps_across_a_periodic_cut() {
+    let mut s = crate::gpu_clumps::clump_bed(54, 9);
+    s.walls.clear();
+    s.simulation.gravity = [0.0; 3];
+    s.domain.periodic = [true; 3];
+    // softer: the clumps travel ~10 mm, across z = 0, within the run
+    s.materials[0].youngs_modulus = 5e5;
+    let setup = Setup::new(s).unwrap();
+    let steps = 3000;
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let want_clumps = serial.clumps();
+    // some member lies across z = 0 from its centre: wrapped apart
+    let rows = serial.snapshot();
+    let apart = want_clumps.iter().any(|c| {
+        rows.id
+            .iter()
+            .zip(&rows.pos_rad)
+            .any(|(&id, p)| id == c.id && (p[2] - c.pos[2]).abs() > 0.01)
+    });
+    let dissipated = serial.diagnostics().dissipated;
+    println!(
+        "{:?}, dissipated {dissipated:e} J, a clump across z = 0: {apart}",
+        serial.list_stats()
+    );
+    assert!(apart, "a clump's members on both sides of z = 0");
+    assert!(dissipated > 0.0, "collisions");
+    for ranks in [2, 3] {
+        let (got, clumps, info) = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            (end(b), b.clumps(), b.ranks().unwrap())
+        });
+        assert_eq!(info.axis, "z");
+        assert_eq!(clumps, want_clumps, "{ranks} ranks: the clumps' bodies");
+        assert_same(&want, &got, &format!("{ranks} ranks, periodic"));
+    }
+}
