@@ -282,6 +282,10 @@ impl Step {
         }
         compact(&mut w.body, keep);
         compact(&mut w.member, keep);
+        // (a rank's copies keep their owners' levers: `refresh_levers`)
+        if w.lever.len() == keep.len() {
+            compact(&mut w.lever, keep);
+        }
         for b in &mut w.body {
             if *b != NONE {
                 *b = new_k[*b as usize];
