@@ -165,6 +165,9 @@ const GHOST: u32 = 0x80000000u;
 // GHOST_WORDS: the words of a ghost's refresh (ghosts.wgsl): position,
 // motion record, fixed-point position.
 const GHOST_WORDS: u32 = 26u;
+// GHOST_PART_WORDS: what a ghost's refresh adds in a run with clumps (its
+// MemberRow).
+const GHOST_PART_WORDS: u32 = 8u;
 
 fn material_of(m: Motion) -> u32 {
     return bitcast<u32>(m.vel_half.w) & ~GHOST;

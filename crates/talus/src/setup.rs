@@ -234,29 +234,16 @@ impl MemoryPlan {
 }
 
 impl Setup {
-    /// Why GPU ranks cannot run this scene yet: it holds clumps (the GPU
-    /// path runs them in one process, the CPU path on ranks too). `what`
-    /// names the runner ("GPU ranks").
-    pub fn clumps_unsupported(&self, what: &str) -> Option<SceneError> {
-        if let Some(k) = self.scene.inserts.iter().position(|i| i.shape.is_some()) {
-            return Some(self.scene.error(
-                &format!("insert[{k}].shape"),
-                format!(
-                    "clumps run on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank"
-                ),
-            ));
-        }
-        let k = self
-            .scene
-            .particles
-            .iter()
-            .position(|p| p.shape.is_some())?;
-        let p = &self.scene.particles[k];
+    /// Why GPU ranks cannot run this scene yet: it pours clumps (the GPU
+    /// path pours them on one device, the CPU path on ranks too; GPU ranks
+    /// run clumps that are there from the start). `what` names the runner
+    /// ("GPU ranks").
+    pub fn clump_pouring_unsupported(&self, what: &str) -> Option<SceneError> {
+        let k = self.scene.inserts.iter().position(|i| i.shape.is_some())?;
         Some(self.scene.error(
-            &format!("particles[{}]", p.source),
+            &format!("insert[{k}].shape"),
             format!(
-                "particle {k} is a clump (shape \"{}\"): clumps run on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank",
-                self.scene.shapes[p.shape.unwrap_or(0)].name
+                "pouring clumps runs on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank"
             ),
         ))
     }

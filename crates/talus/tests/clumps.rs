@@ -357,8 +357,11 @@ fn clumps_resume_bit_for_bit_and_round_trip_through_csv() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Clumps there from the start run on ranks of either path
+/// (`ranks.rs`); pouring clumps on GPU ranks is refused in one line that
+/// names the entry and what runs it.
 #[test]
-fn gpu_ranks_refuse_clumps_with_one_line() {
+fn gpu_ranks_refuse_pouring_clumps_with_one_line() {
     let b = dumbbell_scene(SceneBuilder::new("refuse"))
         .steps(1)
         .dt(1e-6)
@@ -371,17 +374,8 @@ fn gpu_ranks_refuse_clumps_with_one_line() {
             "glass",
         );
     let setup = talus::setup::Setup::new(b.clone().build().unwrap()).unwrap();
-    let e = talus::dist::gpu_rank::unsupported(&setup).unwrap();
-    assert!(
-        e.contains("clump")
-            && e.contains("GPU ranks")
-            && e.contains("--backend cpu")
-            && !e.contains('\n'),
-        "{e}"
-    );
-    // the CPU path's ranks run them (`ranks.rs`)
+    assert!(talus::dist::gpu_rank::unsupported(&setup).is_none());
     assert!(talus::dist::rank::unsupported(&setup).is_none());
-    // poured clumps too
     let mut scene = b.build().unwrap();
     scene.particles.clear();
     let region = talus::scene::Region::Box {
@@ -392,9 +386,14 @@ fn gpu_ranks_refuse_clumps_with_one_line() {
     let setup = talus::setup::Setup::new(scene).unwrap();
     let e = talus::dist::gpu_rank::unsupported(&setup).unwrap();
     assert!(
-        e.contains("insert[0].shape") && e.contains("GPU ranks") && !e.contains('\n'),
+        e.contains("insert[0].shape")
+            && e.contains("GPU ranks")
+            && e.contains("--backend cpu")
+            && !e.contains('\n'),
         "{e}"
     );
+    // the CPU path's ranks pour them (`ranks.rs`)
+    assert!(talus::dist::rank::unsupported(&setup).is_none());
 }
 
 /// Dumbbells poured into a box: every batch's clumps land whole (their

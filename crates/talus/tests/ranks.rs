@@ -875,3 +875,89 @@ fn clumps_across_a_periodic_cut() {
         assert_same(&want, &got, &format!("{ranks} ranks, periodic"));
     }
 }
+
+/// Clumps on GPU ranks: the clumps' bed (dumbbells, tetrahedra, spheres)
+/// landing on the floor under a strong pull, spheres poured among them,
+/// an outlet in a corner, cut along z. A clump's record travels with its
+/// members' rows to the rank of its centre; its members' copies carry
+/// their levers in each step's refresh (`ghosts.wgsl`). On 2 and 3 GPU
+/// ranks: the serial GPU run's bits (rows, bodies, energies, events); a
+/// checkpoint of 2 ranks resumes on 3 and serially to them.
+#[test]
+fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
+    let mut scene = crate::gpu_clumps::clump_bed(54, 5);
+    scene.materials[0].youngs_modulus = 5e5;
+    scene.simulation.gravity = [0.0, 0.0, -100.0];
+    let dt = scene.dt();
+    let region = talus::scene::Region::Box {
+        min: [-0.006, -0.006, 0.017],
+        max: [0.006, 0.006, 0.019],
+    };
+    let mut ins = crate::clumps::one_insert(region, 0.0007, None);
+    ins.rate = talus::scene::InsertRate::Count(4000.0);
+    ins.count = Some(12);
+    ins.interval = Some(200.0 * dt);
+    ins.velocity = [0.0, 0.0, -0.3];
+    scene.inserts.push(ins);
+    scene.outlets.push(talus::scene::Outlet {
+        name: Some("corner".into()),
+        region: talus::scene::Region::Box {
+            min: [-0.006, -0.006, 0.0],
+            max: [-0.002, -0.002, 0.0025],
+        },
+    });
+    let setup = Setup::new(scene).unwrap();
+    assert!(talus::dist::gpu_rank::unsupported(&setup).is_none());
+    let (half, steps) = (1000, 2000);
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let want_clumps = serial.clumps();
+    let want_events = in_order(serial.flow_events());
+    let removed = want_events
+        .iter()
+        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Removed(_)))
+        .count();
+    println!(
+        "{} rows, {} clumps, {} poured, {removed} removed, {:?}",
+        want.particles.len(),
+        want_clumps.len(),
+        poured(&want_events, None),
+        serial.list_stats()
+    );
+    assert!(removed >= 1, "the outlet took {removed}");
+    assert!(serial.list_stats().contacts > 50);
+    let mut saved = None;
+    for ranks in [2, 3] {
+        let (got, clumps, events, info, s) = on_gpu_ranks(&setup, ranks, None, |b| {
+            b.advance(half).unwrap();
+            let s = (ranks == 2).then(|| b.save());
+            b.advance(steps - half).unwrap();
+            (end(b), b.clumps(), in_order(b.flow_events()), b.ranks(), s)
+        });
+        let info = info.unwrap();
+        println!(
+            "{ranks} GPU ranks: owned {:?}, ghosts {:?}",
+            info.owned, info.ghosts
+        );
+        assert!(info.ghosts.iter().all(|&g| g > 0), "copies on every rank");
+        assert_eq!(events, want_events, "{ranks} GPU ranks: the events");
+        assert_eq!(clumps, want_clumps, "{ranks} GPU ranks: the clumps' bodies");
+        assert_same(&want, &got, &format!("{ranks} GPU ranks"));
+        saved = saved.or(s);
+    }
+    let saved = saved.expect("saved on 2 ranks");
+    let (on_three, clumps) = on_gpu_ranks(&setup, 3, Some(&saved), |b| {
+        b.advance(steps - half).unwrap();
+        (end(b), b.clumps())
+    });
+    assert_same(&want, &on_three, "2 GPU ranks, then 3");
+    assert_eq!(
+        clumps, want_clumps,
+        "2 GPU ranks, then 3: the clumps' bodies"
+    );
+    let mut alone = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &saved).unwrap();
+    alone.advance(steps - half).unwrap();
+    assert_same(&want, &end(&mut alone), "2 GPU ranks, then serially");
+    assert_eq!(alone.clumps(), want_clumps, "2 GPU ranks, then serially");
+}

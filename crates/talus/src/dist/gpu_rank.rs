@@ -9,11 +9,12 @@
 //! position: 104 bytes each, gathered and scattered by `ghosts.wgsl`).
 //!
 //! A rebuild is a migration: the rank's state is read back whole, each
-//! owned particle goes as a record (the device's own words, its history
-//! rows keyed by the partners' ids) to the rank that owns its position
-//! and to the ranks within reach of it, and each rank loads what it got
-//! as a checkpoint loads (the first build moves the history into the new
-//! list). The list's composition never changes a result (exact pair sums,
+//! owned row goes as a record (the device's own words, its history rows
+//! keyed by the partners' ids and member indices) to the rank that owns
+//! its position (a clump's members and record: its centre's) and to the
+//! ranks within reach of it, and each rank loads what it got as a
+//! checkpoint loads (the first build moves the history into the new
+//! list). In a run with shapes the ghosts' rows carry their levers. The list's composition never changes a result (exact pair sums,
 //! pairs in id orientation), so the ranks end on the serial run's bits.
 //! Each migration reads and writes the whole state and allocates the
 //! buffers anew: correct, not yet fast (docs/ranks.md).
@@ -24,14 +25,16 @@ use super::rank::{accept_across, agree, REBALANCE_AT};
 use super::slabs::Slabs;
 use crate::backend::{Backend, Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind};
 use crate::checkpoint::Saved;
+use crate::gpu::clump_data::{Clump, MemberRow};
 use crate::gpu::data::{
     FixedWords, GpuInit, CTL_BUILDS, CTL_COUNT, CTL_ERR_NONFINITE, CTL_ERR_OVERLAP, CTL_FROZEN,
     CTL_KEPT_NEED, CTL_LIST_LEN, CTL_LIST_NEED, CTL_MAX_OVERLAP, CTL_NEXT_ID, CTL_REBUILD,
     CTL_STEP, FX_WORDS,
 };
-use crate::gpu::ghosts::{GhostList, GHOST, GHOST_WORDS};
+use crate::gpu::ghosts::{GhostList, GHOST, GHOST_PART_WORDS, GHOST_WORDS};
 use crate::gpu::{diagnostics_of, GpuBackend, GpuContext};
 use crate::setup::Setup;
+use crate::shapes::clumps::NONE;
 use crate::state::{Particles, HAS_HISTORY, INDEX, WALL};
 
 /// u32 words of a record before its history rows: id, position (4),
@@ -44,11 +47,29 @@ const ROW: usize = 5;
 /// The motion record's material word and id word.
 const MATERIAL: usize = 11;
 const ID: usize = 15;
+/// In a run with shapes, a record holds its row's part in a clump after
+/// [`HEAD`] (`MemberRow`: lever, body, member; 8 words), and each history
+/// row its partner's member index after the partner's id ([`ROW`] + 1).
+const MEMBER_WORDS: usize = 8;
+/// The body word of a record's `MemberRow`: a ghost's carries its owner's
+/// rank; an owned row's is `NONE` for a sphere, else its clump's (found by
+/// id in the records of the clumps that came).
+const BODY: usize = 6;
+const MEMBER: usize = 7;
+/// u32 words of a clump's record (the device's `Clump`).
+const CLUMP_WORDS: usize = std::mem::size_of::<Clump>() / 4;
 
-/// What a scene needs that GPU ranks do not do yet, if anything: clumps
-/// (`--backend auto` then runs the CPU path's ranks).
+/// Words of a history row in a run with shapes or without.
+fn row_words(clumps: bool) -> usize {
+    ROW + clumps as usize
+}
+
+/// What a scene needs that GPU ranks do not do yet, if anything: pouring
+/// clumps (`--backend auto` then runs the CPU path's ranks).
 pub fn unsupported(setup: &Setup) -> Option<String> {
-    setup.clumps_unsupported("GPU ranks").map(|e| e.to_string())
+    setup
+        .clump_pouring_unsupported("GPU ranks")
+        .map(|e| e.to_string())
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).
@@ -61,6 +82,10 @@ struct Local {
     start: Vec<u32>,
     nbr: Vec<u32>,
     hist: Vec<[u32; 4]>,
+    /// Each row's part in a clump, and the clumps' records in use (both
+    /// empty in a run without clumps).
+    row: Vec<MemberRow>,
+    table: Vec<Clump>,
 }
 
 impl Local {
@@ -78,6 +103,14 @@ impl Local {
             start: v(s, "nbr_start"),
             nbr: v(s, "nbr"),
             hist: v(s, "nbr_hist"),
+            row: s
+                .section("gpu_clump_row")
+                .map(bytemuck::pod_collect_to_vec)
+                .unwrap_or_default(),
+            table: s
+                .section("gpu_clumps")
+                .map(bytemuck::pod_collect_to_vec)
+                .unwrap_or_default(),
         };
         assert_eq!(local.pos.len(), n, "the device's state");
         local
@@ -91,9 +124,29 @@ impl Local {
         self.motion[i][ID]
     }
 
-    /// Particle `i` as a record (a ghost's when `ghost`; its history rows
-    /// when `rows`).
-    fn push(&self, out: &mut Vec<u32>, i: usize, ghost: bool, rows: bool) {
+    /// Row `i`'s part in a clump (a sphere's in a run without clumps).
+    fn member_row(&self, i: usize) -> MemberRow {
+        self.row.get(i).copied().unwrap_or(MemberRow::SPHERE)
+    }
+
+    /// The rank that owns row `i` (one this rank owns): its position's, a
+    /// clump member's its clump's centre's.
+    fn owner(&self, i: usize, slabs: &Slabs, fixed: &crate::gpu::FixedPoint) -> usize {
+        let b = self.member_row(i).body;
+        let x = if b == NONE {
+            fixed.decode(&self.fx[i])
+        } else {
+            fixed.decode(&self.table[b as usize].pos_fx)
+        };
+        slabs.owner(x)
+    }
+
+    /// Particle `i` as a record (a ghost of rank `o`'s when `ghost` is
+    /// `Some(o)`; its history rows when `rows`; its part in a clump when
+    /// `clumps`).
+    fn push(&self, out: &mut Vec<u32>, i: usize, ghost: Option<usize>, rows: bool, clumps: bool) {
+        let ghost_of = ghost;
+        let ghost = ghost.is_some();
         out.push(self.id(i));
         out.extend_from_slice(&self.pos[i]);
         out.push(self.diss[i]);
@@ -108,6 +161,13 @@ impl Local {
         out.extend_from_slice(&self.pos_ref[i][..3]);
         let at = out.len();
         out.push(0);
+        if clumps {
+            let mut r = self.member_row(i);
+            if let Some(o) = ghost_of {
+                r.body = o as u32;
+            }
+            out.extend_from_slice(bytemuck::cast_slice(&[r]));
+        }
         if !rows {
             return;
         }
@@ -123,6 +183,14 @@ impl Local {
                 (b & !INDEX) | self.id((b & INDEX) as usize)
             };
             out.push(key);
+            if clumps {
+                let j = (b & INDEX) as usize;
+                out.push(if b & WALL != 0 {
+                    0
+                } else {
+                    self.member_row(j).member
+                });
+            }
             out.extend_from_slice(&self.hist[e]);
             k += 1;
         }
@@ -153,31 +221,61 @@ fn narrow(w: &[u64]) -> Vec<u32> {
     v
 }
 
-/// The records in `bufs`, each as its slice, in id order.
-fn records(bufs: &[Vec<u32>]) -> Vec<&[u32]> {
+/// A record's key: its id, then (in a run with shapes) its member index.
+fn key(r: &[u32], clumps: bool) -> u64 {
+    let member = if clumps { r[HEAD + MEMBER] } else { 0 };
+    (r[0] as u64) << 32 | member as u64
+}
+
+/// The records in `bufs`, each as its slice, in key order (id, member).
+fn records(bufs: &[Vec<u32>], clumps: bool) -> Vec<&[u32]> {
+    let head = HEAD + if clumps { MEMBER_WORDS } else { 0 };
     let mut out = Vec::new();
     for w in bufs {
         let mut at = 0;
         while at < w.len() {
-            let len = HEAD + ROW * w[at + HEAD - 1] as usize;
+            let len = head + row_words(clumps) * w[at + HEAD - 1] as usize;
             out.push(&w[at..at + len]);
             at += len;
         }
     }
-    out.sort_unstable_by_key(|r| r[0]);
+    out.sort_unstable_by_key(|r| key(r, clumps));
     out
 }
 
-/// `base` with its particles replaced by `recs` (in id order; the history
+/// The clumps' records in `bufs`, in id order.
+fn clump_records(bufs: &[Vec<u32>]) -> Vec<Clump> {
+    let mut c: Vec<Clump> = bufs
+        .iter()
+        .flat_map(|w| w.chunks_exact(CLUMP_WORDS))
+        .map(|r| bytemuck::pod_read_unaligned(bytemuck::cast_slice(r)))
+        .collect();
+    c.sort_unstable_by_key(|c| c.info[0]);
+    c
+}
+
+/// `base` with its particles replaced by `recs` (in key order; the history
 /// rows as the previous list of a build on the next step, which every
 /// step after a load makes), its control words `ctl` and wall poses
-/// `poses` (rank 0's: alike on every rank).
-fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
+/// `poses` (rank 0's: alike on every rank); in a run with shapes, the
+/// clumps `clumps` (their records, in id order) with their owned members'
+/// rows (a ghost's part in a clump keeps its member index and lever, of
+/// no clump here: its owner moves it).
+fn assemble(
+    base: &Saved,
+    ctl: &[u32],
+    poses: &[u8],
+    recs: &[&[u32]],
+    clumps: Option<Vec<Clump>>,
+) -> Saved {
     let n = recs.len();
-    let at: std::collections::HashMap<u32, u32> = recs
+    let with = clumps.is_some();
+    let head = HEAD + if with { MEMBER_WORDS } else { 0 };
+    let rw = row_words(with);
+    let at: std::collections::HashMap<u64, u32> = recs
         .iter()
         .enumerate()
-        .map(|(i, r)| (r[0], i as u32))
+        .map(|(i, r)| (key(r, with), i as u32))
         .collect();
     let (mut pos, mut diss, mut motion, mut fx, mut pos_ref) = (
         Vec::with_capacity(n),
@@ -186,6 +284,7 @@ fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
         Vec::with_capacity(n),
         Vec::with_capacity(n),
     );
+    let mut parts: Vec<MemberRow> = Vec::new();
     let (mut start, mut nbr, mut hist) = (vec![0u32], Vec::new(), Vec::new());
     for r in recs {
         let p: [u32; 4] = r[1..5].try_into().expect("4 words");
@@ -196,18 +295,27 @@ fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
         let f: FixedWords = r[22..22 + FX_WORDS].try_into().expect("fixed words");
         fx.push(f);
         pos_ref.push([r[28], r[29], r[30], p[3]]);
-        for row in r[HEAD..].chunks_exact(ROW) {
+        if with {
+            let mut part: MemberRow =
+                bytemuck::pod_read_unaligned(bytemuck::cast_slice(&r[HEAD..HEAD + MEMBER_WORDS]));
+            if m[MATERIAL] & GHOST != 0 {
+                part.body = NONE;
+            }
+            parts.push(part);
+        }
+        for row in r[head..].chunks_exact(rw) {
             let key = row[0];
             let entry = if key & WALL != 0 {
                 key
             } else {
-                match at.get(&(key & INDEX)) {
+                let member = if with { row[1] } else { 0 };
+                match at.get(&(((key & INDEX) as u64) << 32 | member as u64)) {
                     Some(&j) => (key & !INDEX) | j,
                     None => continue,
                 }
             };
             nbr.push(entry);
-            hist.push([row[1], row[2], row[3], row[4]]);
+            hist.push([row[rw - 4], row[rw - 3], row[rw - 2], row[rw - 1]]);
         }
         start.push(nbr.len() as u32);
     }
@@ -232,6 +340,43 @@ fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
     s.set("nbr_hist", &hist);
     s.set("ctl", &c);
     s.set("wall_pose", poses);
+    match clumps {
+        Some(mut table) => {
+            // each clump's member rows from the table's start, in id order
+            let mut first = 0;
+            for k in table.iter_mut() {
+                k.info[1] = first;
+                first += k.info[3];
+            }
+            let index: std::collections::HashMap<u32, u32> = table
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (c.info[0], k as u32))
+                .collect();
+            let mut rows = vec![NONE; first as usize];
+            for (i, part) in parts.iter_mut().enumerate() {
+                if part.body == NONE {
+                    continue;
+                }
+                let k = index[&recs[i][0]];
+                part.body = k;
+                rows[(table[k as usize].info[1] + part.member) as usize] = i as u32;
+            }
+            assert!(
+                !rows.contains(&NONE),
+                "a clump came without its members' rows"
+            );
+            // a table of one free record at least: the run's kernels treat
+            // the members this rank holds as copies as members
+            if table.is_empty() {
+                table.push(crate::gpu::clump_data::FREE);
+            }
+            s.set("gpu_clumps", &table);
+            s.set("gpu_clump_rows", &rows);
+            s.set("gpu_clump_row", &parts);
+        }
+        None => s.sections.retain(|(n, _)| !n.starts_with("gpu_clump")),
+    }
     s
 }
 
@@ -241,13 +386,13 @@ fn assemble(base: &Saved, ctl: &[u32], poses: &[u8], recs: &[&[u32]]) -> Saved {
 /// migration). The surfaces' forces of the current exchange interval stay
 /// rank 0's alone (the others start it at zero), as the ranks add theirs
 /// at its end.
-fn share_resumed<C: Comm>(comm: &C, g: &mut GpuBackend, setup: &Setup) {
+fn share_resumed<C: Comm>(comm: &C, g: &mut GpuBackend, setup: &Setup, clumps: bool) {
     let mut w = Vec::new();
     if comm.rank() == 0 {
         let s = g.save_state();
         let ctl: Vec<u32> = s.array_any("ctl").expect("control words");
         let poses = s.section("wall_pose").expect("wall poses").to_vec();
-        let shell = assemble(&s, &ctl, &poses, &[]);
+        let shell = assemble(&s, &ctl, &poses, &[], clumps.then(Vec::new));
         w = pack_shell(&shell);
     }
     comm.broadcast(&mut w);
@@ -272,7 +417,11 @@ fn pack_shell(s: &Saved) -> Vec<u64> {
         sc.next_id as u64,
         sc.builds,
         sc.max_overlap.to_bits(),
-    ] {
+        sc.inserted.len() as u64,
+    ]
+    .iter()
+    .chain(&sc.inserted)
+    {
         b.extend(x.to_le_bytes());
     }
     for (name, data) in s.sections.iter().filter(|(n, _)| n != "pos_exact") {
@@ -311,10 +460,14 @@ fn unpack_shell(w: &[u64], s: &mut Saved) {
     sc.next_id = word(take(8)) as u32;
     sc.builds = word(take(8));
     sc.max_overlap = f64::from_bits(word(take(8)));
+    // the entries' counts of particles poured so far: every rank pours
+    // the batches' remainders alike
+    let entries = word(take(8)) as usize;
+    sc.inserted = (0..entries).map(|_| word(take(8))).collect();
     sc.particles = 0;
     sc.rebuild = true;
     s.sections.clear();
-    let mut left = len - 32;
+    let mut left = len - 40 - 8 * entries;
     while left > 0 {
         let n = word(take(8)) as usize;
         let name = String::from_utf8(take(n).to_vec()).expect("a section name");
@@ -329,10 +482,14 @@ pub struct GpuRank<C: Comm> {
     pub comm: C,
     pub g: GpuBackend,
     pub slabs: Slabs,
-    /// Per rank: the owned particles it holds as ghosts, and this rank's
-    /// ghosts from it, as (id, device index), in id order.
-    send: Vec<Vec<(u32, u32)>>,
-    recv: Vec<Vec<(u32, u32)>>,
+    /// Per rank: the owned rows it holds as ghosts, and this rank's ghosts
+    /// from it, as (key, device index), in key order (id, then member).
+    send: Vec<Vec<(u64, u32)>>,
+    recv: Vec<Vec<(u64, u32)>>,
+    /// The scene has shapes: records carry each row's part in a clump,
+    /// the clumps' records travel with their rows, and the ghosts'
+    /// refresh carries their levers.
+    clumps: bool,
     /// The same, concatenated in rank order, on the device, with their
     /// bind groups.
     send_list: GhostList,
@@ -390,10 +547,13 @@ impl<C: Comm> GpuRank<C> {
             .map_err(|e| e.to_string())
         });
         let mut g = agree(&comm, g)?;
+        let mut slabs = slabs;
+        slabs.halo += super::rank::clump_reach(&g.shapes);
+        let clumps = !setup.scene.shapes.is_empty();
         let mut resumed = vec![saved.is_some() as u64];
         comm.broadcast(&mut resumed);
         if resumed[0] == 1 {
-            share_resumed(&comm, &mut g, setup);
+            share_resumed(&comm, &mut g, setup, clumps);
         }
         let size = comm.size();
         let send_list = GhostList::new(&g.ctx, "ghosts sent", 0);
@@ -404,6 +564,7 @@ impl<C: Comm> GpuRank<C> {
             slabs,
             send: vec![Vec::new(); size],
             recv: vec![Vec::new(); size],
+            clumps,
             send_list,
             recv_list,
             send_bind: None,
@@ -474,16 +635,27 @@ impl<C: Comm> GpuRank<C> {
         self.busy = 0.0;
         let size = self.comm.size();
         let mut out = vec![Vec::new(); size];
+        let clumps = self.clumps;
         // a particle an outlet took at the last step (id NONE) is dropped
         // here, as the serial run's build drops it
         for i in (0..l.pos.len()).filter(|&i| l.owned(i) && l.id(i) != u32::MAX) {
             let x = fixed.decode(&l.fx[i]);
-            let o = self.slabs.owner(x);
-            l.push(&mut out[o], i, false, true);
+            let o = l.owner(i, &self.slabs, &fixed);
+            l.push(&mut out[o], i, None, true, clumps);
             for r in self.slabs.ghost_ranks(x, o) {
-                l.push(&mut out[r], i, true, true);
+                l.push(&mut out[r], i, Some(o), true, clumps);
             }
         }
+        // a clump's record to its centre's owner (its rows went there)
+        let bodies = clumps.then(|| {
+            let mut out = vec![Vec::new(); size];
+            for c in l.table.iter().filter(|c| c.info[0] != NONE) {
+                let o = self.slabs.owner(fixed.decode(&c.pos_fx));
+                out[o].extend_from_slice(bytemuck::cast_slice::<Clump, u32>(&[*c]));
+            }
+            let got = self.comm.all_to_all(out.iter().map(|o| wide(o)).collect());
+            clump_records(&got.iter().map(|w| narrow(w)).collect::<Vec<_>>())
+        });
         let got: Vec<Vec<u32>> = self
             .comm
             .all_to_all(out.iter().map(|o| wide(o)).collect())
@@ -491,23 +663,34 @@ impl<C: Comm> GpuRank<C> {
             .map(|w| narrow(w))
             .collect();
         let (ctl, poses) = self.replicated(&s);
-        let recs = records(&got);
+        let recs = records(&got, clumps);
         let (mut send, mut recv) = (vec![Vec::new(); size], vec![Vec::new(); size]);
-        let mut owned = 0;
+        let me = self.comm.rank();
+        let mut owned = bodies.as_ref().map_or(0, |b| b.len() as u64);
         for (i, r) in recs.iter().enumerate() {
             let w: FixedWords = r[22..22 + FX_WORDS].try_into().expect("fixed words");
             let x = fixed.decode(&w);
-            let o = self.slabs.owner(x);
+            let k = key(r, clumps);
             if r[6 + MATERIAL] & GHOST != 0 {
-                recv[o].push((r[0], i as u32));
+                // its owner: in a run with shapes the record says (a
+                // member's is its clump's centre's), else its position's
+                let o = if clumps {
+                    r[HEAD + BODY] as usize
+                } else {
+                    self.slabs.owner(x)
+                };
+                recv[o].push((k, i as u32));
             } else {
-                owned += 1;
-                for g in self.slabs.ghost_ranks(x, o) {
-                    send[g].push((r[0], i as u32));
+                // a sphere, or (a clump counted once, above) a member
+                if !clumps || r[HEAD + BODY] == NONE {
+                    owned += 1;
+                }
+                for g in self.slabs.ghost_ranks(x, me) {
+                    send[g].push((k, i as u32));
                 }
             }
         }
-        let loaded = assemble(&s, &ctl, &poses, &recs);
+        let loaded = assemble(&s, &ctl, &poses, &recs, bodies);
         drop(s);
         self.g
             .load(&loaded, None, None)
@@ -520,14 +703,25 @@ impl<C: Comm> GpuRank<C> {
         self.migrations += 1;
     }
 
+    /// Words of a ghost's refresh row: with its part in a clump (lever,
+    /// member) in a run with shapes.
+    fn ghost_words(&self) -> usize {
+        GHOST_WORDS as usize
+            + if self.clumps {
+                GHOST_PART_WORDS as usize
+            } else {
+                0
+            }
+    }
+
     /// The exchange lists in the device's order after the build that
-    /// followed a migration (`ids`: the device's ids in its order; the
-    /// upload was in id order), on the device.
-    fn relist(&mut self, ids: &[u32]) {
-        let mut by_id: Vec<(u32, u32)> = ids
+    /// followed a migration (`keys`: the device's rows' keys, id and
+    /// member, in its order; the upload was in key order), on the device.
+    fn relist(&mut self, keys: &[u64]) {
+        let mut by_id: Vec<(u64, u32)> = keys
             .iter()
             .enumerate()
-            .map(|(j, &id)| (id, j as u32))
+            .map(|(j, &k)| (k, j as u32))
             .collect();
         by_id.sort_unstable();
         for l in self.send.iter_mut().chain(self.recv.iter_mut()) {
@@ -537,11 +731,13 @@ impl<C: Comm> GpuRank<C> {
             }
         }
         let flat =
-            |l: &[Vec<(u32, u32)>]| -> Vec<u32> { l.iter().flatten().map(|p| p.1).collect() };
+            |l: &[Vec<(u64, u32)>]| -> Vec<u32> { l.iter().flatten().map(|p| p.1).collect() };
         let ctx = &self.g.ctx;
-        self.send_list.set(ctx, "ghosts sent", &flat(&self.send));
+        let levers = self.clumps;
+        self.send_list
+            .set(ctx, "ghosts sent", &flat(&self.send), levers);
         self.recv_list
-            .set(ctx, "ghosts received", &flat(&self.recv));
+            .set(ctx, "ghosts received", &flat(&self.recv), levers);
         let k = &self.g.pipes.ghosts;
         self.send_bind = Some(k.bind(ctx, &self.send_list, &self.g.data));
         self.recv_bind = Some(k.bind(ctx, &self.recv_list, &self.g.data));
@@ -667,12 +863,22 @@ impl<C: Comm> GpuRank<C> {
             // the loads' partial sums; after a migration, the build's
             // order (the ids) and whether it needed more room
             let ids_words = if migrated { 16 * n } else { 0 };
+            // and each row's member index (its part in a clump)
+            let part_words = if migrated && self.g.data.b.clumped {
+                8 * n
+            } else {
+                0
+            };
             let acc = if loads { acc_words } else { 0 };
-            self.g.reserve_read(4 * (ids_words + acc) + 512);
+            self.g
+                .reserve_read(4 * (ids_words + part_words + acc) + 512);
             let (ctl, r) = {
                 let d = &self.g.data;
-                self.g
-                    .read_ctl_and(&[(&d.wall_acc, acc), (&d.b.motion, ids_words)])
+                self.g.read_ctl_and(&[
+                    (&d.wall_acc, acc),
+                    (&d.b.motion, ids_words),
+                    (&d.b.clump_row, part_words),
+                ])
             };
             if migrated && ctl[CTL_FROZEN] != u32::MAX {
                 if ctl[CTL_KEPT_NEED] != 0 {
@@ -690,8 +896,14 @@ impl<C: Comm> GpuRank<C> {
                 }
             }
             if migrated {
-                let ids: Vec<u32> = r[1].chunks_exact(16).map(|m| m[ID]).collect();
-                self.relist(&ids);
+                let ids = r[1].chunks_exact(16).map(|m| m[ID] as u64);
+                let members = r[2].chunks_exact(8).map(|p| p[MEMBER] as u64);
+                let keys: Vec<u64> = if part_words > 0 {
+                    ids.zip(members).map(|(id, m)| id << 32 | m).collect()
+                } else {
+                    ids.map(|id| id << 32).collect()
+                };
+                self.relist(&keys);
             }
             if loads {
                 self.add_loads(&r[0]);
@@ -700,7 +912,8 @@ impl<C: Comm> GpuRank<C> {
         }
         let pack = self.send_bind.as_ref().map(|b| (b, self.send_list.count));
         self.g.rank_submit_step(pack);
-        let rows = GHOST_WORDS as u64 * self.send_list.count;
+        let words = self.ghost_words();
+        let rows = words as u64 * self.send_list.count;
         self.g.reserve_read(4 * rows + 512);
         let (ctl, r) = self.g.read_ctl_and(&[(&self.send_list.rows, rows)]);
         self.g.rank_take_log(&ctl);
@@ -709,7 +922,7 @@ impl<C: Comm> GpuRank<C> {
         let mut out = Vec::with_capacity(self.comm.size());
         let mut at = 0;
         for l in &self.send {
-            let len = GHOST_WORDS as usize * l.len();
+            let len = words * l.len();
             out.push(wide(&r[0][at..at + len]));
             at += len;
         }
@@ -717,14 +930,10 @@ impl<C: Comm> GpuRank<C> {
         let t = std::time::Instant::now();
         let got = self.comm.all_to_all(out);
         self.waited += t.elapsed().as_secs_f64();
-        let mut rows_in = Vec::with_capacity(GHOST_WORDS as usize * self.recv_list.count as usize);
+        let mut rows_in = Vec::with_capacity(words * self.recv_list.count as usize);
         for (l, w) in self.recv.iter().zip(&got) {
             let v = narrow(w);
-            assert_eq!(
-                v.len(),
-                GHOST_WORDS as usize * l.len(),
-                "a ghost refresh cut short"
-            );
+            assert_eq!(v.len(), words * l.len(), "a ghost refresh cut short");
             rows_in.extend_from_slice(&v);
         }
         if !rows_in.is_empty() {
@@ -783,13 +992,14 @@ impl<C: Comm> GpuRank<C> {
         crate::gpu::ranks::add_force_words(&all)
     }
 
-    /// Every rank's owned records (with history when `rows`), by rank.
-    fn gather(&mut self, rows: bool) -> (Saved, Vec<Vec<u32>>) {
+    /// Every rank's owned records (with history when `rows`), by rank, and
+    /// in a run with shapes every rank's clumps' records (id order).
+    fn gather(&mut self, rows: bool) -> (Saved, Vec<Vec<u32>>, Option<Vec<Clump>>) {
         let s = self.g.save_state();
         let l = Local::of(&s);
         let mut w = Vec::new();
         for i in (0..l.pos.len()).filter(|&i| l.owned(i) && l.id(i) != u32::MAX) {
-            l.push(&mut w, i, false, rows);
+            l.push(&mut w, i, None, rows, self.clumps);
         }
         let all = self
             .comm
@@ -797,7 +1007,25 @@ impl<C: Comm> GpuRank<C> {
             .iter()
             .map(|a| narrow(a))
             .collect();
-        (s, all)
+        let bodies = self.clumps.then(|| self.gather_clumps(&l));
+        (s, all, bodies)
+    }
+
+    /// Every rank's clumps' records (those in use), in id order.
+    fn gather_clumps(&self, l: &Local) -> Vec<Clump> {
+        let mine: Vec<Clump> = l
+            .table
+            .iter()
+            .filter(|c| c.info[0] != NONE)
+            .copied()
+            .collect();
+        let all: Vec<Vec<u32>> = self
+            .comm
+            .all_gather(&wide(bytemuck::cast_slice(&mine)))
+            .iter()
+            .map(|a| narrow(a))
+            .collect();
+        clump_records(&all)
     }
 }
 
@@ -870,13 +1098,20 @@ impl<C: Comm> Part for GpuRank<C> {
     }
 
     fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
-        // the GPU ranks refuse clumps (`unsupported`)
-        Vec::new()
+        if !self.clumps {
+            return Vec::new();
+        }
+        let s = self.g.save_state();
+        let all = self.gather_clumps(&Local::of(&s));
+        let (g, fixed) = (&self.g, self.g.fixed);
+        all.iter()
+            .map(|c| crate::gpu::clump_out::row_out(c, &g.shapes, &fixed))
+            .collect()
     }
 
     fn snapshot(&mut self) -> Particles<f64> {
-        let (_, all) = self.gather(false);
-        let recs = records(&all);
+        let (_, all, _) = self.gather(false);
+        let recs = records(&all, self.clumps);
         let fixed = self.g.fixed;
         let f = |w: u32| f32::from_bits(w) as f64;
         let mut p = Particles::<f64>::default();
@@ -894,15 +1129,15 @@ impl<C: Comm> Part for GpuRank<C> {
     }
 
     fn save(&mut self) -> Option<Saved> {
-        let (s, all) = self.gather(true);
+        let (s, all, bodies) = self.gather(true);
         let surf = self.g.bodies.is_some().then(|| self.surf_force_all());
         if self.comm.rank() != 0 {
             return None;
         }
-        let recs = records(&all);
+        let recs = records(&all, self.clumps);
         let ctl: Vec<u32> = s.array_any("ctl").expect("control words");
         let poses = s.section("wall_pose").expect("wall poses").to_vec();
-        let mut full = assemble(&s, &ctl, &poses, &recs);
+        let mut full = assemble(&s, &ctl, &poses, &recs, bodies);
         let fixed = self.g.fixed;
         let exact: Vec<[f64; 3]> = recs
             .iter()

@@ -113,8 +113,8 @@ pub fn unsupported(_setup: &Setup) -> Option<String> {
 /// member offset of the scene's shapes (0: spheres only). A clump's rows
 /// go with its centre's owner, so the slabs' halo grows by this much: an
 /// owned member sticking out of its slab finds every partner there.
-fn clump_reach(st: &Step) -> f64 {
-    st.shapes
+pub(crate) fn clump_reach(shapes: &[crate::shapes::table::Shape]) -> f64 {
+    shapes
         .iter()
         .flat_map(|s| &s.members)
         .map(|b| (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt())
@@ -161,7 +161,7 @@ impl<C: Comm> Rank<C> {
         };
         let CpuBackend { mut st, bodies, .. } = agree(&comm, b)?;
         st.work.ghost = vec![false; st.particles.len()];
-        slabs.halo += clump_reach(&st);
+        slabs.halo += clump_reach(&st.shapes);
         let clumps = !st.shapes.is_empty();
         st.work.defer_nodal = bodies.is_some();
         let mut rank = Rank {

@@ -33,23 +33,31 @@ impl GpuBackend {
         let mut out: Vec<ClumpRow> = table
             .iter()
             .filter(|r| r.info[0] != NONE)
-            .map(|r| {
-                let s = &self.shapes[r.shape as usize];
-                let v3 = |a: [f32; 4]| [a[0] as f64, a[1] as f64, a[2] as f64];
-                let q = DQuat::from_array(r.q.map(f64::from)).normalize();
-                ClumpRow {
-                    id: r.info[0],
-                    shape: r.shape,
-                    material: r.material,
-                    pos: self.fixed.decode(&r.pos_fx),
-                    vel: v3(r.vel),
-                    omega: v3(r.omega),
-                    orientation: crate::shapes::clumps::as_written(s.written_orientation(q)),
-                    radius: s.max_radius,
-                }
-            })
+            .map(|r| row_out(r, &self.shapes, &self.fixed))
             .collect();
         out.sort_by_key(|c| c.id);
         out
+    }
+}
+
+/// Clump record `r` as outputs report it (`shapes`: the scene's; `fixed`:
+/// the run's fixed point, which holds its centre).
+pub fn row_out(
+    r: &Clump,
+    shapes: &[crate::shapes::table::Shape],
+    fixed: &super::FixedPoint,
+) -> ClumpRow {
+    let s = &shapes[r.shape as usize];
+    let v3 = |a: [f32; 4]| [a[0] as f64, a[1] as f64, a[2] as f64];
+    let q = DQuat::from_array(r.q.map(f64::from)).normalize();
+    ClumpRow {
+        id: r.info[0],
+        shape: r.shape,
+        material: r.material,
+        pos: fixed.decode(&r.pos_fx),
+        vel: v3(r.vel),
+        omega: v3(r.omega),
+        orientation: crate::shapes::clumps::as_written(s.written_orientation(q)),
+        radius: s.max_radius,
     }
 }

@@ -1,14 +1,18 @@
 //! The ghosts' exchange of a run on several ranks (`shaders/ghosts.wgsl`;
 //! driven by `dist::gpu_rank`): `ghost_pack` gathers the listed particles'
 //! refresh rows (f32 position, motion record, fixed-point position:
-//! [`GHOST_WORDS`] words, 104 bytes) into one buffer the host reads once,
+//! [`GHOST_WORDS`] words, 104 bytes; in a run with clumps the part in a
+//! clump too, [`GHOST_PART_WORDS`] more) into one buffer the host reads once,
 //! `ghost_unpack` scatters the rows received into the listed ghosts. Not a
 //! stage: a run on one device never calls it.
 
 use super::context::GpuContext;
 use super::data::GpuData;
 use super::kernel::{dispatch, Kernel, KernelDecl, R, RW};
-pub use super::layout::{GHOST, GHOST_WORDS};
+pub use super::layout::{GHOST, GHOST_PART_WORDS, GHOST_WORDS};
+
+/// The list's count word's flag: its rows carry the parts in clumps.
+const GHOST_PARTS: u32 = 0x8000_0000;
 
 pub struct GhostKernels {
     pub pack: Kernel,
@@ -40,22 +44,23 @@ impl GhostList {
         };
         GhostList {
             list: buf("list", 4 * (cap + 1)),
-            rows: buf("rows", 4 * GHOST_WORDS as u64 * cap),
+            rows: buf("rows", 4 * (GHOST_WORDS + GHOST_PART_WORDS) as u64 * cap),
             cap,
             count: 0,
         }
     }
 
     /// Lists `index` (grown when it does not fit: true, the bind groups
-    /// over it must be made again).
-    pub fn set(&mut self, ctx: &GpuContext, label: &str, index: &[u32]) -> bool {
+    /// over it must be made again), its rows with the parts in clumps when
+    /// `parts`.
+    pub fn set(&mut self, ctx: &GpuContext, label: &str, index: &[u32], parts: bool) -> bool {
         let n = index.len() as u64;
         let grown = n > self.cap;
         if grown {
             *self = GhostList::new(ctx, label, n.max(self.cap * 3 / 2));
         }
         let mut w = Vec::with_capacity(index.len() + 1);
-        w.push(index.len() as u32);
+        w.push(index.len() as u32 | if parts { GHOST_PARTS } else { 0 });
         w.extend_from_slice(index);
         ctx.queue
             .write_buffer(&self.list, 0, bytemuck::cast_slice(&w));
@@ -66,9 +71,10 @@ impl GhostList {
 
 impl GhostKernels {
     /// `ghost_pack`, `ghost_unpack`: group 0 the list and the rows, group 1
-    /// the positions, motion records and fixed-point positions (paged).
+    /// the positions, motion records, fixed-point positions and parts in
+    /// clumps (paged).
     pub const DECLS: [KernelDecl; 2] = {
-        const G: &[&[super::kernel::Access]] = &[&[R, RW], &[RW, RW, RW]];
+        const G: &[&[super::kernel::Access]] = &[&[R, RW], &[RW, RW, RW, RW]];
         [
             KernelDecl::new("ghosts.wgsl", "ghost_pack", G),
             KernelDecl::new("ghosts.wgsl", "ghost_unpack", G),
@@ -90,14 +96,24 @@ impl GhostKernels {
         d: &GpuData,
     ) -> (wgpu::BindGroup, wgpu::BindGroup) {
         let b = &d.b;
-        let pages = [("pos", &b.pos), ("motion", &b.motion), ("posfx", &b.pos_fx)];
+        let pages = [
+            ("pos", &b.pos),
+            ("motion", &b.motion),
+            ("posfx", &b.pos_fx),
+            ("clump_row", &b.clump_row),
+        ];
         let k = &self.pack;
         (
             k.bind(ctx, 0, &[&l.list, &l.rows]),
             k.bind_paged(
                 ctx,
                 1,
-                &[b.pos.first(), b.motion.first(), b.pos_fx.first()],
+                &[
+                    b.pos.first(),
+                    b.motion.first(),
+                    b.pos_fx.first(),
+                    b.clump_row.first(),
+                ],
                 &pages,
             ),
         )

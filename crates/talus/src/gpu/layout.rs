@@ -84,6 +84,10 @@ pub const GHOST: u32 = 0x8000_0000;
 /// position, the motion record, the fixed-point position.
 pub const GHOST_WORDS: u32 = 4 + 16 + FX_WORDS as u32;
 
+/// Words a ghost's refresh row adds in a run with clumps: its part in a
+/// clump (`MemberRow`: lever, body, member).
+pub const GHOST_PART_WORDS: u32 = 8;
+
 /// Words of a fixed-point position on the device (`pos_fx`): x, y, z as
 /// (hi, lo) u32 pairs of a biased 64-bit integer (`data::FixedPoint`).
 pub const FX_WORDS: usize = 6;
@@ -152,6 +156,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("FX_WORDS", FX_WORDS as u32),
         ("GHOST", GHOST),
         ("GHOST_WORDS", GHOST_WORDS),
+        ("GHOST_PART_WORDS", GHOST_PART_WORDS),
         ("DIAG_WORDS", DIAG_WORDS),
         ("ARM_REBUILD", ARM_REBUILD),
         ("ARM_ALWAYS", ARM_ALWAYS),

@@ -54,6 +54,11 @@ impl GpuBackend {
             let (p, b, d) = (&self.pipes, &self.binds, &self.data);
             p.contacts.encode_pairs(&b.contacts, pass, d);
             p.integrate.encode_particles(&b.integrate, pass, d);
+            // the clumps this rank owns, and their members re-posed, before
+            // the members' rows are packed for the ranks holding copies
+            if let Some(c) = &b.clumps {
+                p.clumps.encode_step(c, pass, d);
+            }
             if let Some((g, n)) = pack {
                 p.ghosts.encode(pass, true, g, n);
             }

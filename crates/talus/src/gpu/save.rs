@@ -181,6 +181,10 @@ impl GpuBackend {
             row: saved.array("gpu_clump_row", n)?,
         };
         for (j, c) in init.table.iter().enumerate() {
+            if c.info[0] == crate::shapes::clumps::NONE {
+                // a free record: no kernel reads its shape or rows
+                continue;
+            }
             let s = c.shape as usize;
             let ok = s < self.shapes.len()
                 && c.info[2] == first[s]
