@@ -233,22 +233,6 @@ impl MemoryPlan {
     }
 }
 
-impl Setup {
-    /// Why GPU ranks cannot run this scene yet: it pours clumps (the GPU
-    /// path pours them on one device, the CPU path on ranks too; GPU ranks
-    /// run clumps that are there from the start). `what` names the runner
-    /// ("GPU ranks").
-    pub fn clump_pouring_unsupported(&self, what: &str) -> Option<SceneError> {
-        let k = self.scene.inserts.iter().position(|i| i.shape.is_some())?;
-        Some(self.scene.error(
-            &format!("insert[{k}].shape"),
-            format!(
-                "pouring clumps runs on one GPU or on the CPU path's ranks so far, not on {what}: run it with --backend cpu, or on one rank"
-            ),
-        ))
-    }
-}
-
 /// Refuses particles a mesh wall, or an FEM body's surface, cuts through
 /// at the start (deeper than the run's overlap limit): `talus check` and
 /// `talus run` then give the same verdict, with its cause, instead of a

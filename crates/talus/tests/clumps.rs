@@ -357,45 +357,6 @@ fn clumps_resume_bit_for_bit_and_round_trip_through_csv() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Clumps there from the start run on ranks of either path
-/// (`ranks.rs`); pouring clumps on GPU ranks is refused in one line that
-/// names the entry and what runs it.
-#[test]
-fn gpu_ranks_refuse_pouring_clumps_with_one_line() {
-    let b = dumbbell_scene(SceneBuilder::new("refuse"))
-        .steps(1)
-        .dt(1e-6)
-        .clump(
-            "dumbbell",
-            [0.0; 3],
-            [0.0; 3],
-            [0.0; 3],
-            [1.0, 0.0, 0.0, 0.0],
-            "glass",
-        );
-    let setup = talus::setup::Setup::new(b.clone().build().unwrap()).unwrap();
-    assert!(talus::dist::gpu_rank::unsupported(&setup).is_none());
-    assert!(talus::dist::rank::unsupported(&setup).is_none());
-    let mut scene = b.build().unwrap();
-    scene.particles.clear();
-    let region = talus::scene::Region::Box {
-        min: [0.0; 3],
-        max: [0.01; 3],
-    };
-    scene.inserts.push(one_insert(region, 0.001, Some(0)));
-    let setup = talus::setup::Setup::new(scene).unwrap();
-    let e = talus::dist::gpu_rank::unsupported(&setup).unwrap();
-    assert!(
-        e.contains("insert[0].shape")
-            && e.contains("GPU ranks")
-            && e.contains("--backend cpu")
-            && !e.contains('\n'),
-        "{e}"
-    );
-    // the CPU path's ranks pour them (`ranks.rs`)
-    assert!(talus::dist::rank::unsupported(&setup).is_none());
-}
-
 /// Dumbbells poured into a box: every batch's clumps land whole (their
 /// members' rows, one id each), in orientations drawn from the seed (the
 /// same run twice: the same bits; another seed: others), never

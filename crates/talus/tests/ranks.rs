@@ -877,28 +877,23 @@ fn clumps_across_a_periodic_cut() {
 }
 
 /// Clumps on GPU ranks: the clumps' bed (dumbbells, tetrahedra, spheres)
-/// landing on the floor under a strong pull, spheres poured among them,
-/// an outlet in a corner, cut along z. A clump's record travels with its
+/// landing on the floor under a strong pull, more of each poured in
+/// batches from above (each rank checks the candidates in its slab, every
+/// rank inserts every accepted clump, the others' rows marked `GHOST`), an
+/// outlet in a corner, cut along z. A clump's record travels with its
 /// members' rows to the rank of its centre; its members' copies carry
 /// their levers in each step's refresh (`ghosts.wgsl`). On 2 and 3 GPU
 /// ranks: the serial GPU run's bits (rows, bodies, energies, events); a
 /// checkpoint of 2 ranks resumes on 3 and serially to them.
 #[test]
 fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
-    let mut scene = crate::gpu_clumps::clump_bed(54, 5);
+    let mut scene = crate::gpu_clumps::poured_bed(54, 5);
     scene.materials[0].youngs_modulus = 5e5;
     scene.simulation.gravity = [0.0, 0.0, -100.0];
     let dt = scene.dt();
-    let region = talus::scene::Region::Box {
-        min: [-0.006, -0.006, 0.017],
-        max: [0.006, 0.006, 0.019],
-    };
-    let mut ins = crate::clumps::one_insert(region, 0.0007, None);
-    ins.rate = talus::scene::InsertRate::Count(4000.0);
-    ins.count = Some(12);
-    ins.interval = Some(200.0 * dt);
-    ins.velocity = [0.0, 0.0, -0.3];
-    scene.inserts.push(ins);
+    for ins in &mut scene.inserts {
+        ins.interval = Some(150.0 * dt);
+    }
     scene.outlets.push(talus::scene::Outlet {
         name: Some("corner".into()),
         region: talus::scene::Region::Box {
@@ -925,6 +920,7 @@ fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
         poured(&want_events, None),
         serial.list_stats()
     );
+    assert!(poured(&want_events, None) >= 20, "poured");
     assert!(removed >= 1, "the outlet took {removed}");
     assert!(serial.list_stats().contacts > 50);
     let mut saved = None;

@@ -64,12 +64,10 @@ fn row_words(clumps: bool) -> usize {
     ROW + clumps as usize
 }
 
-/// What a scene needs that GPU ranks do not do yet, if anything: pouring
-/// clumps (`--backend auto` then runs the CPU path's ranks).
-pub fn unsupported(setup: &Setup) -> Option<String> {
-    setup
-        .clump_pouring_unsupported("GPU ranks")
-        .map(|e| e.to_string())
+/// What a scene needs that GPU ranks do not do yet, if anything (nothing
+/// now: kept for the features to come, and for `--backend auto`).
+pub fn unsupported(_setup: &Setup) -> Option<String> {
+    None
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).
@@ -808,23 +806,45 @@ impl<C: Comm> GpuRank<C> {
             // the others' marked GHOST: the step's next batch is checked
             // against them as on one device
             let mut add = batch.pick(&accepted);
-            for (m, &i) in add.material.iter_mut().zip(&accepted) {
-                if owner(i) != me {
-                    *m |= GHOST;
-                }
-            }
-            let need = self.g.data.n + add.len() as u64;
-            if need > self.g.data.cap {
+            let mine: Vec<bool> = accepted.iter().map(|&i| owner(i) == me).collect();
+            let rows = match batch.shape {
+                Some(s) => self.g.shapes[s].members.len() as u64,
+                None => 1,
+            };
+            let need = self.g.data.n + rows * add.len() as u64;
+            let c = &self.g.data.clumps;
+            let short = batch.shape.is_some_and(|_| {
+                let k = mine.iter().filter(|&&o| o).count() as u64;
+                c.used + k > c.count || c.rows_used + k * rows > c.rows_cap
+            });
+            if short {
+                // a load makes room for the plan's clumps to the horizon
+                let cap = self.g.data.cap.max(need);
+                self.g
+                    .grow_capacity(cap)
+                    .expect("room for a batch (the serial set-up checked the count)");
+            } else if need > self.g.data.cap {
                 let cap = need.max(self.g.data.cap * 3 / 2);
                 self.g
                     .grow_capacity(cap)
                     .expect("room for a batch (the serial set-up checked the count)");
             }
             let gravity = self.g.flow.plan.gravity_at(at.step);
-            let ids = self
-                .g
-                .insert_under(&add, gravity)
-                .expect("room for a batch (made above)");
+            let ids = match batch.shape {
+                None => {
+                    for (m, &o) in add.material.iter_mut().zip(&mine) {
+                        if !o {
+                            *m |= GHOST;
+                        }
+                    }
+                    self.g.insert_under(&add, gravity)
+                }
+                Some(s) => {
+                    let q: Vec<[f64; 4]> = accepted.iter().map(|&i| batch.orientation[i]).collect();
+                    self.g.rank_insert_clumps(s, &add, &q, gravity, &mine)
+                }
+            }
+            .expect("room for a batch (made above; a rank's clumps' table holds the plan's)");
             for (k, &i) in accepted.iter().enumerate() {
                 if owner(i) == me {
                     let e = batch.inserted(i, step, ids.start + k as u32);
@@ -1070,6 +1090,9 @@ impl<C: Comm> Part for GpuRank<C> {
         }
         self.loads_at = self.g.steps_done() + steps - 1;
         self.g.rank_start_advance(self.loads_at);
+        // the clumps' tables hold what the plan pours by this advance's end
+        // (each load makes that room, as a segment on one device does)
+        self.g.flow.end = self.g.flow.end.max(self.g.steps_done() + steps);
         for _ in 0..steps {
             self.step()?;
         }

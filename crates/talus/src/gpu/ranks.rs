@@ -230,3 +230,155 @@ pub fn add_force_words(all: &[Vec<u32>]) -> Vec<u32> {
     }
     out
 }
+
+impl GpuBackend {
+    /// A pouring batch's clumps on a rank (`dist::gpu_rank`): clumps of
+    /// shape `shape` at `add`'s centres (their velocities, 1/M, material)
+    /// in `orientation` (as written), with the serial ids and rows, made
+    /// on the host as `GpuFlow::window` makes them for the device (so the
+    /// same f32 words), the motion records started under `gravity`. The
+    /// clumps `owned` marks become this rank's (records in its table); the
+    /// others' member rows are marked `GHOST`, rows of no clump here (the
+    /// step's next batch is checked against them; the migration that
+    /// follows drops them). Returns the ids.
+    pub(crate) fn rank_insert_clumps(
+        &mut self,
+        shape: usize,
+        add: &crate::state::Particles<f64>,
+        orientation: &[[f64; 4]],
+        gravity: [f64; 3],
+        owned: &[bool],
+    ) -> Result<std::ops::Range<u32>, super::GpuError> {
+        use super::data::{FixedWords, CTL_COUNT, CTL_LIST_LEN, CTL_NEXT_ID, CTL_REBUILD};
+        use super::data::{FS_CLUMPS, FX_WORDS};
+        use super::layout::{MemberRow, GHOST};
+        use crate::shapes::clumps::NONE;
+        let ctl = self.ctl();
+        let sh = &self.shapes[shape];
+        let m = sh.members.len() as u64;
+        let (n, k) = (ctl[CTL_COUNT] as u64, add.len() as u64);
+        let c = &self.data.clumps;
+        let mine = owned.iter().filter(|&&o| o).count() as u64;
+        if n + k * m > self.data.cap
+            || c.used + mine > c.count
+            || c.rows_used + mine * m > c.rows_cap
+        {
+            return Err(super::GpuError::TooLarge(format!(
+                "{} rows and {} clumps: the rank's buffers hold {} and {}",
+                n + k * m,
+                c.used + mine,
+                self.data.cap,
+                c.count
+            )));
+        }
+        let next = ctl[CTL_NEXT_ID];
+        let grid = self.grid;
+        let poured = crate::shapes::pour::pour(
+            sh,
+            shape,
+            add,
+            orientation,
+            next,
+            n as u32,
+            gravity,
+            self.dt,
+            |x| grid.wrap(x),
+        );
+        let fixed = self.fixed;
+        // the owned clumps' table entries, in order; the others' none
+        let mut slot = vec![NONE; add.len()];
+        let mine_slots = slot.iter_mut().zip(owned).filter(|(_, &o)| o);
+        for (s, (sl, _)) in (c.used as u32..).zip(mine_slots) {
+            *sl = s;
+        }
+        let body: Vec<u32> = (0..poured.rows.len())
+            .map(|r| r as u32 / m as u32)
+            .collect();
+        let init = super::clump_data::ClumpInit::new(
+            &poured.clumps,
+            &body,
+            &poured.member,
+            &self.shapes,
+            |x| fixed.encode(x),
+        )
+        .expect("a batch of clumps");
+        let mut table = Vec::new();
+        let mut rows_table = Vec::new();
+        for (j, rec) in init.table.iter().enumerate() {
+            if slot[j] == NONE {
+                continue;
+            }
+            let mut r = *rec;
+            r.info[1] = (c.rows_used + rows_table.len() as u64) as u32;
+            table.push(r);
+            rows_table.extend((0..m).map(|i| (n + j as u64 * m + i) as u32));
+        }
+        let parts: Vec<MemberRow> = init
+            .row
+            .iter()
+            .enumerate()
+            .map(|(r, part)| MemberRow {
+                body: slot[r / m as usize],
+                ..*part
+            })
+            .collect();
+        let mut motion: Vec<crate::state::Motion<f32>> =
+            crate::state::convert_motion(&poured.motion);
+        let mut f = poured.rows.to_f32();
+        for (r, mo) in motion.iter_mut().enumerate() {
+            if slot[r / m as usize] == NONE {
+                mo[2][3] = f32::from_bits(mo[2][3].to_bits() | GHOST);
+                f.material[r] |= GHOST;
+            }
+        }
+        let fx: Vec<FixedWords> = poured
+            .rows
+            .pos_rad
+            .iter()
+            .map(|p| fixed.encode([p[0], p[1], p[2]]))
+            .collect();
+        let rows = k * m;
+        let (q, d) = (&self.ctx.queue, &self.data);
+        d.b.pos.write(q, 16 * n, bytemuck::cast_slice(&f.pos_rad));
+        d.b.diss
+            .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
+        d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
+        d.b.pos_fx
+            .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
+        d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&parts));
+        let size = std::mem::size_of::<super::clump_data::Clump>() as u64;
+        let c = &d.clumps;
+        if !table.is_empty() {
+            q.write_buffer(&c.table, size * c.used, bytemuck::cast_slice(&table));
+            q.write_buffer(&c.rows, 4 * c.rows_used, bytemuck::cast_slice(&rows_table));
+        }
+        let used = [
+            (c.used + table.len() as u64) as u32,
+            (c.rows_used + rows_table.len() as u64) as u32,
+        ];
+        q.write_buffer(
+            &d.flow.state,
+            4 * FS_CLUMPS as u64,
+            bytemuck::cast_slice(&used),
+        );
+        // empty rows at the end of the current list
+        let end = vec![ctl[CTL_LIST_LEN]; rows as usize];
+        q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
+        let ids = next..next + k as u32;
+        self.write_ctl(&[
+            (CTL_COUNT, (n + rows) as u32),
+            (CTL_NEXT_ID, ids.end),
+            (CTL_REBUILD, 1),
+        ]);
+        let every = super::data::Over::EveryStep.groups(n + rows, true, true);
+        q.write_buffer(
+            &d.args,
+            d.arg_offset(super::data::Over::EveryStep),
+            bytemuck::cast_slice(&every),
+        );
+        self.data.clumps.used = used[0] as u64;
+        self.data.clumps.rows_used = used[1] as u64;
+        self.data.n = n + rows;
+        Ok(ids)
+    }
+}
