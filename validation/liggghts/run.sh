@@ -11,4 +11,5 @@ command -v "${LIGGGHTS:-liggghts}" >/dev/null || {
 [ "${1:-}" = drum ] && { shift; exec python3 drum.py "$@"; }  # the rotating drum: drum_results.csv
 [ "${1:-}" = collapse ] && { shift; exec python3 collapse.py "$@"; }  # the column collapse: collapse_results.csv
 [ "${1:-}" = slope ] && { shift; exec python3 slope.py "$@"; }  # particles on the slope: slope_results.csv
+[ "${1:-}" = clump-heap ] && { shift; exec python3 clump_heap.py "$@"; }  # poured heaps of clumps: clump_heap_results.csv
 exec python3 cases.py "$@"

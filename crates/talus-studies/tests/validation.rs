@@ -122,6 +122,7 @@ long_cases! {
     column_collapse => "collapse", "long: six columns settled and released (talus validate --full)",
     particles_on_the_slope => "slope", "long: beads flowing down a slope (talus validate --full)",
     rotating_drum => "drum", "long: a drum rotated at several rates (talus validate --full)",
+    clump_heap_against_liggghts => "clump-heap", "long: dumbbells, tetrahedra and spheres poured into heaps (talus validate --full)",
     settling_column => "settle", "long: 4 000 beads settled in a box (talus validate --full)",
     die_compaction => "compaction", "long: 1 500 beads compacted by a servo piston (talus validate --full)",
 }
@@ -173,6 +174,7 @@ fn report_is_written() {
             "collapse",
             "slope",
             "drum",
+            "clump-heap",
             "settle",
             "compaction"
         ],

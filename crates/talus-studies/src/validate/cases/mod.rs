@@ -11,6 +11,7 @@
 mod bed;
 mod beverloo;
 mod clump;
+mod clump_heap;
 mod collapse;
 mod common;
 mod compaction;
@@ -38,6 +39,7 @@ use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
 use clump::{case_clump_domino, case_clump_impact, case_clump_top};
+use clump_heap::case_clump_heap;
 use collapse::case_collapse;
 use compaction::case_compaction;
 use coupling::{case_coupled, case_plate};
@@ -283,6 +285,14 @@ pub static CASES: &[CaseDef] = &[
         run: |mk, _| case_drum(mk),
     },
     CaseDef {
+        id: "clump-heap",
+        title: "poured heaps of dumbbells, tetrahedra and spheres: solid fraction and angle of repose (issue 37)",
+        source: "LIGGGHTS 3.8 multisphere on the same set-up (validation/liggghts/clump_heap.py), means over pours; clumps' angles above the spheres' (seed 003: by up to ~10°)",
+        full: true,
+        options: clump_heap::OPTIONS,
+        run: case_clump_heap,
+    },
+    CaseDef {
         id: "settle",
         title: "settling column: 4000 glass beads come to rest in a box (scenes/settle.toml)",
         source: "statics (the walls carry the weight); random loose 0.55 – random close 0.64 packing; Janssen 1895 reported",
@@ -316,6 +326,7 @@ pub fn check_options(opts: &Options) -> Result<(), String> {
     ferrez::Knobs::from_options(opts)?;
     tapping::Knobs::from_options(opts)?;
     collapse::Setup::from_options(opts)?;
+    clump_heap::Knobs::from_options(opts)?;
     Ok(())
 }
 
@@ -377,6 +388,7 @@ mod tests {
         let c = catalogue();
         let sources = [
             include_str!("beverloo.rs"),
+            include_str!("clump_heap.rs"),
             include_str!("collapse.rs"),
             include_str!("ferrez.rs"),
             include_str!("hourglass.rs"),
@@ -420,7 +432,9 @@ mod tests {
         );
         let e = catalogue().parse(&["silo.width=40"]).unwrap_err();
         assert!(
-            e.contains("of the cases beverloo, ferrez, tapping, hourglass, collapse, slope;"),
+            e.contains(
+                "of the cases beverloo, ferrez, tapping, hourglass, collapse, slope, clump-heap;"
+            ),
             "{e}"
         );
     }

@@ -22,7 +22,6 @@ use crate::validate::maker::Maker;
 use crate::validate::options::{Kind, Options, Spec};
 use crate::validate::result::{CaseResult, Plot};
 use crate::validate::row::{Row, Tol};
-use std::collections::BTreeMap;
 use talus::scene::Scene;
 
 /// The slope, degrees.
@@ -194,26 +193,10 @@ pub fn run(mk: &mut dyn Maker, debug: bool) -> Result<Measured, String> {
     Ok(m)
 }
 
-/// `validation/liggghts/slope_results.csv` (quantity,value).
-fn liggghts() -> BTreeMap<String, f64> {
-    let file = crate::repo_root().join("validation/liggghts/slope_results.csv");
-    let mut v = BTreeMap::new();
-    if let Ok(text) = std::fs::read_to_string(file) {
-        for line in text.lines().skip(1) {
-            if let Some((q, x)) = line.split_once(',') {
-                if let Ok(x) = x.trim().parse::<f64>() {
-                    v.insert(q.trim().to_string(), x);
-                }
-            }
-        }
-    }
-    v
-}
-
 pub fn case_slope(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
     let mut out = CaseResult::default();
     let m = run(mk, opts.flag("slope.debug"))?;
-    let lig = liggghts();
+    let lig = super::common::liggghts_results("slope")?;
     out.notes.push(format!(
         "{COUNT} glass beads of scenes/slope.csv (r = 0.9–1.1 mm, E = 5 MPa, e = 0.5, μ = 0.5, no rolling friction) dropped from x < 0.1 m, z = 0.01–0.199 m onto a plane floor inclined at {THETA_DEG}° (gravity turned), channel {LENGTH} m long, slab 9 mm deep, periodic; dt = {DT:.1e} s, {} steps, {:.0} s. Front at the end wall after {:.3} s, {:.3} m/s half-way down; deposit {:.1} mm up the slope, its surface at {:.1}° to the horizontal; kinetic / released potential energy at the end {:.1e}; {} beads left the domain; largest overlap / r {:.3}.",
         m.steps,
