@@ -752,21 +752,12 @@ interval = 0.004
     assert_same(&want, &got, "2 GPU ranks pouring, resumed on 3");
 }
 
-/// A bed of dumbbells, tetrahedra and spheres (`gpu_clumps::poured_bed`)
-/// falling onto the floor under a strong pull, more of each poured in
-/// batches from above, an outlet in a corner of the floor: cut along z,
-/// the clumps cross the cuts as they fall. A clump's rows go with the
-/// rank of its centre of mass (an owned member may stick out of the
-/// slab: the halo grows by the shapes' reach), its body with them; its
-/// members' copies, levers included, refresh every step. On 2 and 3
-/// ranks: the serial run's bits (rows, bodies, energies, floor load), the
-/// same events (insertions and removals of whole clumps); a checkpoint of
-/// 2 ranks resumes on 3 and serially to the same bits.
-#[test]
-fn clumps_on_ranks_give_the_serial_bits() {
+/// The clumps' bed (`gpu_clumps::poured_bed`: dumbbells, tetrahedra and
+/// spheres, more of each poured from above every 150 steps) softened and
+/// under a strong pull, so that it lands and packs within a test (dt 0.05
+/// of the contact time: 6.1 µs), with an outlet in a corner of the floor.
+fn poured_clumps() -> Scene {
     let mut scene = crate::gpu_clumps::poured_bed(54, 5);
-    // softer, and a strong pull: the bed lands and packs within the run
-    // (dt 0.05 of the contact time: 6.1 µs)
     scene.materials[0].youngs_modulus = 5e5;
     scene.simulation.gravity = [0.0, 0.0, -100.0];
     let dt = scene.dt();
@@ -780,6 +771,22 @@ fn clumps_on_ranks_give_the_serial_bits() {
             max: [-0.002, -0.002, 0.0025],
         },
     });
+    scene
+}
+
+/// A bed of dumbbells, tetrahedra and spheres (`gpu_clumps::poured_bed`)
+/// falling onto the floor under a strong pull, more of each poured in
+/// batches from above, an outlet in a corner of the floor: cut along z,
+/// the clumps cross the cuts as they fall. A clump's rows go with the
+/// rank of its centre of mass (an owned member may stick out of the
+/// slab: the halo grows by the shapes' reach), its body with them; its
+/// members' copies, levers included, refresh every step. On 2 and 3
+/// ranks: the serial run's bits (rows, bodies, energies, floor load), the
+/// same events (insertions and removals of whole clumps); a checkpoint of
+/// 2 ranks resumes on 3 and serially to the same bits.
+#[test]
+fn clumps_on_ranks_give_the_serial_bits() {
+    let scene = poured_clumps();
     let setup = Setup::new(scene).unwrap();
     let (half, steps) = (1500, 3000);
     let mut serial = CpuBackend::from_setup(&setup).unwrap();
@@ -887,20 +894,7 @@ fn clumps_across_a_periodic_cut() {
 /// checkpoint of 2 ranks resumes on 3 and serially to them.
 #[test]
 fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
-    let mut scene = crate::gpu_clumps::poured_bed(54, 5);
-    scene.materials[0].youngs_modulus = 5e5;
-    scene.simulation.gravity = [0.0, 0.0, -100.0];
-    let dt = scene.dt();
-    for ins in &mut scene.inserts {
-        ins.interval = Some(150.0 * dt);
-    }
-    scene.outlets.push(talus::scene::Outlet {
-        name: Some("corner".into()),
-        region: talus::scene::Region::Box {
-            min: [-0.006, -0.006, 0.0],
-            max: [-0.002, -0.002, 0.0025],
-        },
-    });
+    let scene = poured_clumps();
     let setup = Setup::new(scene).unwrap();
     assert!(talus::dist::gpu_rank::unsupported(&setup).is_none());
     let (half, steps) = (1000, 2000);

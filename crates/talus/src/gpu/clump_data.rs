@@ -115,6 +115,21 @@ impl ClumpInit {
     }
 }
 
+impl ClumpInit {
+    /// A pouring batch's clumps (`shapes::pour`: members in rows `c·m..`,
+    /// m the shape's members), the centres in the particles' fixed point.
+    pub fn of_poured(
+        poured: &crate::shapes::pour::Poured,
+        shapes: &[Shape],
+        encode: impl Fn([f64; 3]) -> FixedWords,
+    ) -> ClumpInit {
+        let m = shapes[poured.clumps.shape[0] as usize].members.len() as u32;
+        let body: Vec<u32> = (0..poured.rows.len() as u32).map(|r| r / m).collect();
+        ClumpInit::new(&poured.clumps, &body, &poured.member, shapes, encode)
+            .expect("a batch of clumps")
+    }
+}
+
 /// Every shape's members one shape after the other (offset in its
 /// principal frame, radius; f32), and where each shape's start: the
 /// members table the kernels read (`Clump::info` z, w).

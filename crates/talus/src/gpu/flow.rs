@@ -309,15 +309,9 @@ impl GpuFlow {
                     |x| grid.wrap(x),
                 );
                 let m = self.shapes[s].members.len() as u32;
-                let body: Vec<u32> = (0..poured.rows.len() as u32).map(|r| r / m).collect();
-                let init = super::clump_data::ClumpInit::new(
-                    &poured.clumps,
-                    &body,
-                    &poured.member,
-                    &self.shapes,
-                    |x| fixed.encode(x),
-                )
-                .expect("a batch with candidates pours clumps");
+                let init = super::clump_data::ClumpInit::of_poured(&poured, &self.shapes, |x| {
+                    fixed.encode(x)
+                });
                 batch.members = m;
                 batch.rows_at = w.pos.len() as u32;
                 batch.clump_at = w.clumps.len() as u32;

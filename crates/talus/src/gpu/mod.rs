@@ -756,18 +756,8 @@ impl GpuBackend {
         let motion: Vec<Motion<f32>> =
             crate::state::convert_motion(&add.initial_motion(gravity, self.dt));
         let f = add.to_f32();
-        let fx: Vec<data::FixedWords> = add
-            .pos_rad
-            .iter()
-            .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
-            .collect();
+        self.write_rows(n, &add, &f, &motion);
         let (q, d) = (&self.ctx.queue, &self.data);
-        d.b.pos.write(q, 16 * n, bytemuck::cast_slice(&f.pos_rad));
-        d.b.diss
-            .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
-        d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
-        d.b.pos_fx
-            .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
         if d.b.clumped {
             // spheres among clumps: rows of no clump
             let rows = vec![layout::MemberRow::SPHERE; k as usize];
@@ -791,6 +781,29 @@ impl GpuBackend {
         );
         self.data.n = n + k;
         Ok(ids)
+    }
+
+    /// Rows from `n` on: `f`'s positions and dissipated energies (`rows`
+    /// f32), their motion records, and `rows`' positions in fixed point.
+    pub(crate) fn write_rows(
+        &self,
+        n: u64,
+        rows: &Particles<f64>,
+        f: &Particles<f32>,
+        motion: &[Motion<f32>],
+    ) {
+        let fx: Vec<data::FixedWords> = rows
+            .pos_rad
+            .iter()
+            .map(|p| self.fixed.encode([p[0], p[1], p[2]]))
+            .collect();
+        let (q, d) = (&self.ctx.queue, &self.data);
+        d.b.pos.write(q, 16 * n, bytemuck::cast_slice(&f.pos_rad));
+        d.b.diss
+            .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
+        d.b.motion.write(q, 64 * n, bytemuck::cast_slice(motion));
+        d.b.pos_fx
+            .write(q, 4 * data::FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
     }
 
     /// Removes the particles whose id is in `ids` and returns how many

@@ -249,8 +249,7 @@ impl GpuBackend {
         gravity: [f64; 3],
         owned: &[bool],
     ) -> Result<std::ops::Range<u32>, super::GpuError> {
-        use super::data::{FixedWords, CTL_COUNT, CTL_LIST_LEN, CTL_NEXT_ID, CTL_REBUILD};
-        use super::data::{FS_CLUMPS, FX_WORDS};
+        use super::data::{CTL_COUNT, CTL_LIST_LEN, CTL_NEXT_ID, CTL_REBUILD, FS_CLUMPS};
         use super::layout::{MemberRow, GHOST};
         use crate::shapes::clumps::NONE;
         let ctl = self.ctl();
@@ -291,17 +290,8 @@ impl GpuBackend {
         for (s, (sl, _)) in (c.used as u32..).zip(mine_slots) {
             *sl = s;
         }
-        let body: Vec<u32> = (0..poured.rows.len())
-            .map(|r| r as u32 / m as u32)
-            .collect();
-        let init = super::clump_data::ClumpInit::new(
-            &poured.clumps,
-            &body,
-            &poured.member,
-            &self.shapes,
-            |x| fixed.encode(x),
-        )
-        .expect("a batch of clumps");
+        let init =
+            super::clump_data::ClumpInit::of_poured(&poured, &self.shapes, |x| fixed.encode(x));
         let mut table = Vec::new();
         let mut rows_table = Vec::new();
         for (j, rec) in init.table.iter().enumerate() {
@@ -331,20 +321,9 @@ impl GpuBackend {
                 f.material[r] |= GHOST;
             }
         }
-        let fx: Vec<FixedWords> = poured
-            .rows
-            .pos_rad
-            .iter()
-            .map(|p| fixed.encode([p[0], p[1], p[2]]))
-            .collect();
         let rows = k * m;
+        self.write_rows(n, &poured.rows, &f, &motion);
         let (q, d) = (&self.ctx.queue, &self.data);
-        d.b.pos.write(q, 16 * n, bytemuck::cast_slice(&f.pos_rad));
-        d.b.diss
-            .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
-        d.b.motion.write(q, 64 * n, bytemuck::cast_slice(&motion));
-        d.b.pos_fx
-            .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
         d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&parts));
         let size = std::mem::size_of::<super::clump_data::Clump>() as u64;
         let c = &d.clumps;
