@@ -752,6 +752,54 @@ interval = 0.004
     assert_same(&want, &got, "2 GPU ranks pouring, resumed on 3");
 }
 
+type ClumpRun<'a> = (
+    &'a End,
+    &'a Vec<talus::shapes::clumps::ClumpRow>,
+    &'a Vec<talus::flow::FlowEvent>,
+);
+
+/// A run of clumps on ranks (`info`) against the serial run: copies on
+/// every rank; the same events, clumps' bodies and end bits.
+fn assert_same_clumps(info: &RanksInfo, want: ClumpRun, got: ClumpRun, what: &str) {
+    println!("{what}: owned {:?}, ghosts {:?}", info.owned, info.ghosts);
+    assert!(
+        info.ghosts.iter().all(|&g| g > 0),
+        "{what}: copies on every rank"
+    );
+    assert_eq!(got.2, want.2, "{what}: the events");
+    assert_eq!(got.1, want.1, "{what}: the clumps' bodies");
+    assert_same(want.0, got.0, what);
+}
+
+/// `steps` of the serial run of [`poured_clumps`] on `b`: its end, its
+/// clumps and its events; checks that it poured, took some out at the
+/// outlet, and packed into contact.
+fn serial_clumps(
+    b: &mut dyn Backend,
+    steps: u64,
+) -> (
+    End,
+    Vec<talus::shapes::clumps::ClumpRow>,
+    Vec<talus::flow::FlowEvent>,
+) {
+    b.advance(steps).unwrap();
+    let (want, clumps, events) = (end(b), b.clumps(), in_order(b.flow_events()));
+    let removed = events
+        .iter()
+        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Removed(_)))
+        .count();
+    let (poured, stats) = (poured(&events, None), b.list_stats());
+    println!(
+        "{} rows, {} clumps, {poured} poured, {removed} removed, {stats:?}",
+        want.particles.len(),
+        clumps.len(),
+    );
+    assert!(poured >= 20, "{poured} poured");
+    assert!(removed >= 1, "the outlet took {removed}");
+    assert!(stats.contacts > 50, "{stats:?}");
+    (want, clumps, events)
+}
+
 /// The clumps' bed (`gpu_clumps::poured_bed`: dumbbells, tetrahedra and
 /// spheres, more of each poured from above every 150 steps) softened and
 /// under a strong pull, so that it lands and packs within a test (dt 0.05
@@ -790,38 +838,20 @@ fn clumps_on_ranks_give_the_serial_bits() {
     let setup = Setup::new(scene).unwrap();
     let (half, steps) = (1500, 3000);
     let mut serial = CpuBackend::from_setup(&setup).unwrap();
-    serial.advance(steps).unwrap();
-    let want = end(&mut serial);
-    let want_clumps = serial.clumps();
-    let want_events = in_order(serial.flow_events());
-    let removed = want_events
-        .iter()
-        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Removed(_)))
-        .count();
-    let poured = poured(&want_events, None);
-    println!(
-        "{} rows, {} clumps, {poured} poured, {removed} removed, {:?}",
-        want.particles.len(),
-        want_clumps.len(),
-        serial.list_stats()
-    );
-    assert!(poured >= 20, "{poured} poured");
-    assert!(removed >= 1, "the outlet took {removed}");
-    assert!(serial.list_stats().contacts > 100);
+    let (want, want_clumps, want_events) = serial_clumps(&mut serial, steps);
     for ranks in [2, 3] {
         let (got, clumps, events, info) = on_ranks(&setup, ranks, None, |b| {
             b.advance(steps).unwrap();
             (end(b), b.clumps(), in_order(b.flow_events()), b.ranks())
         });
-        let info = info.unwrap();
-        println!(
-            "{ranks} ranks: owned {:?}, ghosts {:?}",
-            info.owned, info.ghosts
+        let what = format!("{ranks} ranks");
+        let run = (&got, &clumps, &events);
+        assert_same_clumps(
+            &info.unwrap(),
+            (&want, &want_clumps, &want_events),
+            run,
+            &what,
         );
-        assert!(info.ghosts.iter().all(|&g| g > 0), "copies on every rank");
-        assert_eq!(events, want_events, "{ranks} ranks: the events");
-        assert_eq!(clumps, want_clumps, "{ranks} ranks: the clumps' bodies");
-        assert_same(&want, &got, &format!("{ranks} ranks"));
     }
     let saved = on_ranks(&setup, 2, None, |b| {
         b.advance(half).unwrap();
@@ -899,24 +929,7 @@ fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
     assert!(talus::dist::gpu_rank::unsupported(&setup).is_none());
     let (half, steps) = (1000, 2000);
     let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
-    serial.advance(steps).unwrap();
-    let want = end(&mut serial);
-    let want_clumps = serial.clumps();
-    let want_events = in_order(serial.flow_events());
-    let removed = want_events
-        .iter()
-        .filter(|e| matches!(e.kind, talus::flow::FlowKind::Removed(_)))
-        .count();
-    println!(
-        "{} rows, {} clumps, {} poured, {removed} removed, {:?}",
-        want.particles.len(),
-        want_clumps.len(),
-        poured(&want_events, None),
-        serial.list_stats()
-    );
-    assert!(poured(&want_events, None) >= 20, "poured");
-    assert!(removed >= 1, "the outlet took {removed}");
-    assert!(serial.list_stats().contacts > 50);
+    let (want, want_clumps, want_events) = serial_clumps(&mut serial, steps);
     let mut saved = None;
     for ranks in [2, 3] {
         let (got, clumps, events, info, s) = on_gpu_ranks(&setup, ranks, None, |b| {
@@ -925,15 +938,14 @@ fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
             b.advance(steps - half).unwrap();
             (end(b), b.clumps(), in_order(b.flow_events()), b.ranks(), s)
         });
-        let info = info.unwrap();
-        println!(
-            "{ranks} GPU ranks: owned {:?}, ghosts {:?}",
-            info.owned, info.ghosts
+        let what = format!("{ranks} GPU ranks");
+        let run = (&got, &clumps, &events);
+        assert_same_clumps(
+            &info.unwrap(),
+            (&want, &want_clumps, &want_events),
+            run,
+            &what,
         );
-        assert!(info.ghosts.iter().all(|&g| g > 0), "copies on every rank");
-        assert_eq!(events, want_events, "{ranks} GPU ranks: the events");
-        assert_eq!(clumps, want_clumps, "{ranks} GPU ranks: the clumps' bodies");
-        assert_same(&want, &got, &format!("{ranks} GPU ranks"));
         saved = saved.or(s);
     }
     let saved = saved.expect("saved on 2 ranks");
