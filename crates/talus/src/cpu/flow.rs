@@ -119,16 +119,8 @@ impl Step {
             if accepted.is_empty() {
                 continue;
             }
-            let add = batch.pick(&accepted);
-            let count = (self.particles.len() + add.len()) as u64;
-            let ids = match batch.shape {
-                None => self.insert(&add),
-                Some(s) => {
-                    let q: Vec<[f64; 4]> = accepted.iter().map(|&i| batch.orientation[i]).collect();
-                    self.insert_clumps(s, &add, &q)
-                }
-            }
-            .map_err(|_| count)?;
+            let count = (self.particles.len() + accepted.len()) as u64;
+            let ids = self.insert_picked(&batch, &accepted).map_err(|_| count)?;
             for (&i, id) in accepted.iter().zip(ids) {
                 let e = batch.inserted(i, self.step, id);
                 self.flow.events.push(e);
@@ -136,6 +128,26 @@ impl Step {
             self.flow.inserted[at.entry] += accepted.len() as u64;
         }
         Ok(())
+    }
+}
+
+impl Step {
+    /// Appends candidates `picked` of `batch` (spheres, or clumps of its
+    /// shape in their orientations) with ids `next_id..`, returned: what a
+    /// serial run and each CPU rank insert of a batch.
+    pub(crate) fn insert_picked(
+        &mut self,
+        batch: &crate::flow::plan::Batch,
+        picked: &[usize],
+    ) -> Result<std::ops::Range<u32>, String> {
+        let add = batch.pick(picked);
+        match batch.shape {
+            None => self.insert(&add),
+            Some(s) => {
+                let q: Vec<[f64; 4]> = picked.iter().map(|&i| batch.orientation[i]).collect();
+                self.insert_clumps(s, &add, &q)
+            }
+        }
     }
 }
 

@@ -180,6 +180,13 @@ impl Step {
         self.rebuild = false;
     }
 
+    /// Stage 5: the spheres, then the clumps (their members re-posed);
+    /// what the serial step and each CPU rank integrate.
+    pub fn integrate_stage(&mut self) -> integrate::IntegrateReport {
+        let spheres = integrate::integrate(self);
+        spheres.merge(super::clumps::integrate(self))
+    }
+
     /// The pair history now, by ids: (the entry's particle, its partner,
     /// ξ xyz and k_t) for every particle entry with history, so each pair
     /// in contact twice, in list order.
@@ -245,10 +252,7 @@ impl Step {
             let ratio = rep.max_overlap_ratio;
             return Err(err(RunErrorKind::Overlap { ratio }, id, self));
         }
-        let done = self.timed(Stage::Integrate, |st| {
-            let spheres = integrate::integrate(st);
-            spheres.merge(super::clumps::integrate(st))
-        });
+        let done = self.timed(Stage::Integrate, Step::integrate_stage);
         if let Some(id) = done.nonfinite {
             return Err(err(RunErrorKind::NonFinite, id, self));
         }

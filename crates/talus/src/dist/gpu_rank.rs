@@ -14,8 +14,9 @@
 //! its position (a clump's members and record: its centre's) and to the
 //! ranks within reach of it, and each rank loads what it got as a
 //! checkpoint loads (the first build moves the history into the new
-//! list). In a run with shapes the ghosts' rows carry their levers. The list's composition never changes a result (exact pair sums,
-//! pairs in id orientation), so the ranks end on the serial run's bits.
+//! list). In a run with shapes the ghosts' rows carry their levers. The
+//! list's composition never changes a result (exact pair sums, pairs in
+//! id orientation), so the ranks end on the serial run's bits.
 //! Each migration reads and writes the whole state and allocates the
 //! buffers anew: correct, not yet fast (docs/ranks.md).
 
@@ -817,14 +818,15 @@ impl<C: Comm> GpuRank<C> {
                 let k = mine.iter().filter(|&&o| o).count() as u64;
                 c.used + k > c.count || c.rows_used + k * rows > c.rows_cap
             });
-            if short {
-                // a load makes room for the plan's clumps to the horizon
-                let cap = self.g.data.cap.max(need);
-                self.g
-                    .grow_capacity(cap)
-                    .expect("room for a batch (the serial set-up checked the count)");
-            } else if need > self.g.data.cap {
-                let cap = need.max(self.g.data.cap * 3 / 2);
+            // a load makes room for the rows and for the plan's clumps to
+            // the horizon
+            if short || need > self.g.data.cap {
+                let cap = self.g.data.cap;
+                let cap = if need > cap {
+                    need.max(cap * 3 / 2)
+                } else {
+                    cap
+                };
                 self.g
                     .grow_capacity(cap)
                     .expect("room for a batch (the serial set-up checked the count)");
@@ -1027,14 +1029,14 @@ impl<C: Comm> GpuRank<C> {
             .iter()
             .map(|a| narrow(a))
             .collect();
-        let bodies = self.clumps.then(|| self.gather_clumps(&l));
+        let bodies = self.clumps.then(|| self.gather_clumps(&l.table));
         (s, all, bodies)
     }
 
-    /// Every rank's clumps' records (those in use), in id order.
-    fn gather_clumps(&self, l: &Local) -> Vec<Clump> {
-        let mine: Vec<Clump> = l
-            .table
+    /// Every rank's clumps' records (those in use: `table`, this rank's),
+    /// in id order.
+    fn gather_clumps(&self, table: &[Clump]) -> Vec<Clump> {
+        let mine: Vec<Clump> = table
             .iter()
             .filter(|c| c.info[0] != NONE)
             .copied()
@@ -1124,8 +1126,8 @@ impl<C: Comm> Part for GpuRank<C> {
         if !self.clumps {
             return Vec::new();
         }
-        let s = self.g.save_state();
-        let all = self.gather_clumps(&Local::of(&s));
+        // the table alone (not the whole state)
+        let all = self.gather_clumps(&self.g.clump_table());
         let (g, fixed) = (&self.g, self.g.fixed);
         all.iter()
             .map(|c| crate::gpu::clump_out::row_out(c, &g.shapes, &fixed))

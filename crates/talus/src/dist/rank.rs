@@ -21,7 +21,7 @@ use super::records;
 use super::slabs::Slabs;
 use crate::backend::{Diagnostics, ListStats, RanksInfo, RunError, RunErrorKind, Stage};
 use crate::checkpoint::Saved;
-use crate::cpu::{contacts, diagnostics, integrate, CpuBackend, Step};
+use crate::cpu::{contacts, diagnostics, CpuBackend, Step};
 use crate::setup::Setup;
 use crate::state::{Particles, INDEX, WALL};
 use crate::sums::Exact;
@@ -104,7 +104,7 @@ const BOUNDARY: u8 = 1;
 const COPY: u8 = 2;
 
 /// What a scene needs that the CPU path's ranks do not do, if anything
-/// (today: nothing; what the GPU ranks refuse: `gpu_rank::unsupported`).
+/// (nothing now: kept for the features to come, as `gpu_rank::unsupported`).
 pub fn unsupported(_setup: &Setup) -> Option<String> {
     None
 }
@@ -482,13 +482,10 @@ impl<C: Comm> Rank<C> {
                     continue;
                 }
                 st.next_id = first + k as u32;
-                let add = batch.pick(&[i]);
-                let id = match batch.shape {
-                    None => st.insert(&add),
-                    Some(s) => st.insert_clumps(s, &add, &[batch.orientation[i]]),
-                }
-                .expect("below the particle limit (checked by the serial set-up)")
-                .start;
+                let id = st
+                    .insert_picked(&batch, &[i])
+                    .expect("below the particle limit (checked by the serial set-up)")
+                    .start;
                 st.flow.events.push(batch.inserted(i, st.step, id));
             }
             st.next_id = first + accepted.len() as u32;
@@ -517,10 +514,7 @@ impl<C: Comm> Rank<C> {
         let waited = self.waited;
         let rep = self.contacts();
         let st = &mut self.st;
-        let done = st.timed(Stage::Integrate, |st| {
-            let spheres = integrate::integrate(st);
-            spheres.merge(crate::cpu::clumps::integrate(st))
-        });
+        let done = st.timed(Stage::Integrate, Step::integrate_stage);
         // the ghosts wait for their owners' rows until the next contacts
         self.stale = true;
         self.busy += t0.elapsed().as_secs_f64() - (self.waited - waited);

@@ -756,42 +756,27 @@ impl GpuBackend {
         let motion: Vec<Motion<f32>> =
             crate::state::convert_motion(&add.initial_motion(gravity, self.dt));
         let f = add.to_f32();
-        self.write_rows(n, &add, &f, &motion);
-        let (q, d) = (&self.ctx.queue, &self.data);
-        if d.b.clumped {
-            // spheres among clumps: rows of no clump
-            let rows = vec![layout::MemberRow::SPHERE; k as usize];
-            d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&rows));
-        }
-        // empty rows at the end of the current list
-        let end = vec![ctl[CTL_LIST_LEN]; k as usize];
-        q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
-        self.write_ctl(&[
-            (CTL_COUNT, (n + k) as u32),
-            (CTL_NEXT_ID, ids.end),
-            (CTL_REBUILD, 1),
-        ]);
-        // a dispatch recorded before the next step's arm_rebuild (the
-        // diagnostics) covers the new particles too
-        let every = Over::EveryStep.groups(n + k, true, true);
-        q.write_buffer(
-            &d.args,
-            d.arg_offset(Over::EveryStep),
-            bytemuck::cast_slice(&every),
-        );
-        self.data.n = n + k;
+        self.append_rows(&ctl, &add, &f, &motion, None, ids.end);
         Ok(ids)
     }
 
-    /// Rows from `n` on: `f`'s positions and dissipated energies (`rows`
-    /// f32), their motion records, and `rows`' positions in fixed point.
-    pub(crate) fn write_rows(
-        &self,
-        n: u64,
+    /// Appends rows after the `ctl[CTL_COUNT]` there (`ctl`: the control
+    /// words now): `f`'s positions and dissipated energies (`rows` in f32),
+    /// their motion records, `rows`' positions in fixed point, their parts
+    /// in clumps (`parts`; None: spheres, rows of no clump in a run with
+    /// clumps), empty list rows; the count, the next id (`next_id`) and the
+    /// step's dispatch sizes follow, and the next step rebuilds.
+    pub(crate) fn append_rows(
+        &mut self,
+        ctl: &[u32],
         rows: &Particles<f64>,
         f: &Particles<f32>,
         motion: &[Motion<f32>],
+        parts: Option<&[layout::MemberRow]>,
+        next_id: u32,
     ) {
+        use data::*;
+        let (n, k) = (ctl[CTL_COUNT] as u64, rows.len() as u64);
         let fx: Vec<data::FixedWords> = rows
             .pos_rad
             .iter()
@@ -803,7 +788,33 @@ impl GpuBackend {
             .write(q, 4 * n, bytemuck::cast_slice(&f.dissipated));
         d.b.motion.write(q, 64 * n, bytemuck::cast_slice(motion));
         d.b.pos_fx
-            .write(q, 4 * data::FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
+            .write(q, 4 * FX_WORDS as u64 * n, bytemuck::cast_slice(&fx));
+        match parts {
+            Some(p) => d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(p)),
+            None if d.b.clumped => {
+                // spheres among clumps: rows of no clump
+                let none = vec![layout::MemberRow::SPHERE; k as usize];
+                d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&none));
+            }
+            None => {}
+        }
+        // empty rows at the end of the current list
+        let end = vec![ctl[CTL_LIST_LEN]; k as usize];
+        q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
+        self.write_ctl(&[
+            (CTL_COUNT, (n + k) as u32),
+            (CTL_NEXT_ID, next_id),
+            (CTL_REBUILD, 1),
+        ]);
+        // a dispatch recorded before the next step's arm_rebuild (the
+        // diagnostics) covers the new particles too
+        let every = Over::EveryStep.groups(n + k, true, true);
+        q.write_buffer(
+            &d.args,
+            d.arg_offset(Over::EveryStep),
+            bytemuck::cast_slice(&every),
+        );
+        self.data.n = n + k;
     }
 
     /// Removes the particles whose id is in `ids` and returns how many

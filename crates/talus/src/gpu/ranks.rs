@@ -249,7 +249,7 @@ impl GpuBackend {
         gravity: [f64; 3],
         owned: &[bool],
     ) -> Result<std::ops::Range<u32>, super::GpuError> {
-        use super::data::{CTL_COUNT, CTL_LIST_LEN, CTL_NEXT_ID, CTL_REBUILD, FS_CLUMPS};
+        use super::data::{CTL_COUNT, CTL_NEXT_ID, FS_CLUMPS};
         use super::layout::{MemberRow, GHOST};
         use crate::shapes::clumps::NONE;
         let ctl = self.ctl();
@@ -314,17 +314,12 @@ impl GpuBackend {
             .collect();
         let mut motion: Vec<crate::state::Motion<f32>> =
             crate::state::convert_motion(&poured.motion);
-        let mut f = poured.rows.to_f32();
         for (r, mo) in motion.iter_mut().enumerate() {
             if slot[r / m as usize] == NONE {
                 mo[2][3] = f32::from_bits(mo[2][3].to_bits() | GHOST);
-                f.material[r] |= GHOST;
             }
         }
-        let rows = k * m;
-        self.write_rows(n, &poured.rows, &f, &motion);
         let (q, d) = (&self.ctx.queue, &self.data);
-        d.b.clump_row.write(q, 32 * n, bytemuck::cast_slice(&parts));
         let size = std::mem::size_of::<super::clump_data::Clump>() as u64;
         let c = &d.clumps;
         if !table.is_empty() {
@@ -340,24 +335,11 @@ impl GpuBackend {
             4 * FS_CLUMPS as u64,
             bytemuck::cast_slice(&used),
         );
-        // empty rows at the end of the current list
-        let end = vec![ctl[CTL_LIST_LEN]; rows as usize];
-        q.write_buffer(&d.nbr_start, 4 * (n + 1), bytemuck::cast_slice(&end));
-        let ids = next..next + k as u32;
-        self.write_ctl(&[
-            (CTL_COUNT, (n + rows) as u32),
-            (CTL_NEXT_ID, ids.end),
-            (CTL_REBUILD, 1),
-        ]);
-        let every = super::data::Over::EveryStep.groups(n + rows, true, true);
-        q.write_buffer(
-            &d.args,
-            d.arg_offset(super::data::Over::EveryStep),
-            bytemuck::cast_slice(&every),
-        );
         self.data.clumps.used = used[0] as u64;
         self.data.clumps.rows_used = used[1] as u64;
-        self.data.n = n + rows;
+        let ids = next..next + k as u32;
+        let f = poured.rows.to_f32();
+        self.append_rows(&ctl, &poured.rows, &f, &motion, Some(&parts), ids.end);
         Ok(ids)
     }
 }
