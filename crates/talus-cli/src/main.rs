@@ -630,6 +630,19 @@ fn cmd_check(path: &Path) -> ExitCode {
         }
     }
     outln!("contact      {:?}", scene.contact.model);
+    if let Some(c) = talus::timestep::cohesion_estimate(scene) {
+        outln!(
+            "cohesion     {}: the fastest snap-in, a {:.3e} m particle {}: pull stiffness {:.3e} N/m, dt × √(k/m*) = {:.3}{}; it holds {} in tension (Bond number {}); no effect on dt",
+            scene.contact.cohesion.name(),
+            c.radius,
+            if c.wall { "at a wall" } else { "with its own kind" },
+            c.pull_stiffness,
+            dt * c.rate,
+            if dt * c.rate > 0.2 { " (over 0.2: the snap-in is under-resolved, lower dt)" } else { "" },
+            if c.hold.is_finite() { format!("{:.3e} N", c.hold) } else { "without limit: the pull outgrows the linear spring, contacts collapse (raise stiffness)".into() },
+            if c.bond_number.is_finite() { format!("{:.3}", c.bond_number) } else { "∞".into() },
+        );
+    }
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
     }

@@ -101,6 +101,7 @@ cases! {
     case8_small_on_large_sphere => "8";
     linear_spring_dashpot => "linear";
     rolling_resistance_and_sliding => "rolling";
+    cohesion_rest_and_hold => "cohesion";
     energy_balance_settling => "energy";
     fem_rod_on_rigid_plane => "fem-rod";
     fem_wave_arrival => "fem-wave";
@@ -156,6 +157,7 @@ fn report_is_written() {
             "8",
             "linear",
             "rolling",
+            "cohesion",
             "energy",
             "fem-rod",
             "fem-wave",

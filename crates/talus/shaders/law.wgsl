@@ -93,7 +93,8 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         if (kt > 0.0) { xi = ft * (-1.0 / kt); } else { xi = vec3<f32>(0.0); }
     }
     let elastic_t = 0.5 * kt * dot(xi, xi);
-    let force_a = -n * fn_total + ft;
+    let coh = cohesion(pp, a, b, b_wall, r_star, overlap);
+    let force_a = n * (coh.x - fn_total) + ft;
     var torque_a = cross(arm_a, ft);
     var torque_b = cross(arm_b, -ft);
 
@@ -116,6 +117,36 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     }
     let dissipated_n = gn * vn * vn * dt;
     let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
-    return PairResult(force_a, torque_a, torque_b, xi, kt, elastic_n + elastic_t,
+    return PairResult(force_a, torque_a, torque_b, xi, kt, elastic_n + elastic_t + coh.y,
                       dissipated_n + dissipated_t + dissipated_roll);
+}
+
+// The cohesive pull (x, >= 0: along n on a) and its potential (y, <= 0)
+// of LIGGGHTS' `cohesion sjkr` / `sjkr2` (src/cpu/law.rs, `cohesion`: the
+// areas and the potentials' closed forms).
+fn cohesion(pp: Pair, a: Body, b: Body, b_wall: bool, r_star: f32, delta: f32) -> vec2<f32> {
+    let pi = 3.141592653589793;
+    let k = pp.cohesion;
+    if (P.models.x == 1u) {
+        var a2: f32; var u: f32;
+        if (b_wall) {
+            let r = a.radius;
+            a2 = delta * (2.0 * r - delta);
+            u = delta * delta * (r - delta / 3.0);
+        } else {
+            let s = a.radius + b.radius;
+            let dd = a.radius - b.radius;
+            let d = s - delta;
+            a2 = delta * (s + d) * (d * d - dd * dd) / (4.0 * d * d);
+            u = delta * delta * ((2.0 * s + d) / 3.0 - dd * dd / d) * 0.25;
+        }
+        return vec2<f32>(k * pi * a2, -(k * pi * u));
+    }
+    if (P.models.x == 2u) {
+        var g = 4.0 * pi;
+        if (b_wall) { g = 2.0 * pi; }
+        let f = k * g * r_star * delta;
+        return vec2<f32>(f, -(0.5 * f * delta));
+    }
+    return vec2<f32>(0.0);
 }

@@ -23,6 +23,11 @@ pub struct PairParams {
     /// contact instead of two).
     pub damp_n: f64,
     pub damp_t: f64,
+    /// Cohesion energy density k of the pair, J/m³ (the SJKR models' pull
+    /// k A); the mean of the materials' unless `[[interactions]]` gives it.
+    pub cohesion_energy_density: f64,
+    /// Surface energy of the pair, J/m² (JKR).
+    pub surface_energy: f64,
 }
 
 /// How many contacts share the cap on one contact's rolling torque.
@@ -66,8 +71,9 @@ fn shear_modulus(m: &Material) -> f64 {
 
 impl PairTable {
     /// Builds the table. Unless an `[[interactions]]` entry overrides them,
-    /// restitution, friction and rolling friction of a mixed pair are the
-    /// arithmetic means of the two materials' values.
+    /// restitution, friction, rolling friction, cohesion energy density and
+    /// surface energy of a mixed pair are the arithmetic means of the two
+    /// materials' values.
     pub fn new(scene: &Scene) -> Self {
         let ms = &scene.materials;
         let n = ms.len();
@@ -84,12 +90,19 @@ impl PairTable {
                 let mut restitution = 0.5 * (a.restitution + b.restitution);
                 let mut friction = 0.5 * (a.friction + b.friction);
                 let mut rolling_friction = 0.5 * (a.rolling_friction + b.rolling_friction);
+                let mut cohesion_energy_density =
+                    0.5 * (a.cohesion_energy_density + b.cohesion_energy_density);
+                let mut surface_energy = 0.5 * (a.surface_energy + b.surface_energy);
                 for it in &scene.interactions {
                     let [p, q] = it.materials;
                     if (p == i && q == j) || (p == j && q == i) {
                         restitution = it.restitution.unwrap_or(restitution);
                         friction = it.friction.unwrap_or(friction);
                         rolling_friction = it.rolling_friction.unwrap_or(rolling_friction);
+                        cohesion_energy_density = it
+                            .cohesion_energy_density
+                            .unwrap_or(cohesion_energy_density);
+                        surface_energy = it.surface_energy.unwrap_or(surface_energy);
                     }
                 }
                 let beta = damping_beta(restitution);
@@ -103,6 +116,8 @@ impl PairTable {
                     rolling_friction,
                     damp_n: c * (2.0 * e_star).sqrt(),
                     damp_t: c * (8.0 * g_star).sqrt(),
+                    cohesion_energy_density,
+                    surface_energy,
                 };
             }
         }

@@ -164,6 +164,8 @@ fn dense_scene(model_linear: bool) -> Scene {
         .steps(1)
         .material(Material {
             rolling_friction: 0.02,
+            cohesion_energy_density: 0.0,
+            surface_energy: 0.0,
             ..Material::new("m", 2500.0, 5e6)
         })
         .material(Material {
@@ -1411,6 +1413,8 @@ fn gpu_settling_column_matches_cpu_statistically() {
         .material(Material {
             friction: 0.4,
             rolling_friction: 0.01,
+            cohesion_energy_density: 0.0,
+            surface_energy: 0.0,
             ..Material::new("m", 2500.0, 1e6)
         })
         .wall([0.0; 3], [0.0, 0.0, 1.0], "m")
@@ -1656,6 +1660,8 @@ fn law_sample(r: &mut Rng) -> LawSample {
         },
         damp_n: f(c * (2.0 * e_star).sqrt()),
         damp_t: f(c * (8.0 * g_star).sqrt()),
+        cohesion_energy_density: f(r.range(1e3, 1e6)),
+        surface_energy: 0.0,
     };
     let nv = r.in_unit_ball();
     let len = (nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]).sqrt();
@@ -1732,29 +1738,39 @@ fn gpu_law_numbers(o: &talus::gpu::layout::LawOut) -> [f64; 15] {
     v
 }
 
-/// The three model settings of the law test: Hertz–Mindlin, linear from a
-/// stiffness, linear from a contact time.
+/// The model settings of the law test: Hertz–Mindlin, linear from a
+/// stiffness, linear from a contact time, each dry; Hertz–Mindlin with
+/// SJKR and linear with SJKR2 cohesion.
 fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)> {
-    use talus::scene::ContactModel;
+    use talus::scene::{Cohesion, ContactModel};
     let dt = 1e-6f32 as f64;
     let ratio = (2.0f64 / 7.0) as f32 as f64;
     [
-        (ContactModel::HertzMindlin, None, None),
-        (ContactModel::Linear, Some(1e4), None),
-        (ContactModel::Linear, None, Some(2e-5f32 as f64)),
+        (ContactModel::HertzMindlin, None, None, Cohesion::None),
+        (ContactModel::Linear, Some(1e4), None, Cohesion::None),
+        (
+            ContactModel::Linear,
+            None,
+            Some(2e-5f32 as f64),
+            Cohesion::None,
+        ),
+        (ContactModel::HertzMindlin, None, None, Cohesion::Sjkr),
+        (ContactModel::Linear, Some(1e4), None, Cohesion::Sjkr2),
     ]
     .into_iter()
-    .map(|(model, stiffness, contact_time)| {
+    .map(|(model, stiffness, contact_time, cohesion)| {
         let lp = talus::cpu::law::LawParams {
             model,
             dt,
             lin_stiffness: stiffness,
             lin_contact_time: contact_time,
             lin_kt_ratio: ratio,
+            cohesion,
         };
         let mut p: talus::gpu::layout::Params = bytemuck::Zeroable::zeroed();
         p.gravity_dt = [0.0, 0.0, 0.0, dt as f32];
         p.periodic[3] = (model == ContactModel::Linear) as u32;
+        p.models[0] = cohesion.code();
         p.linear = [
             stiffness.unwrap_or(0.0) as f32,
             contact_time.unwrap_or(0.0) as f32,
@@ -1815,6 +1831,7 @@ fn law_disagreements(
                     &mut pp.rolling_friction,
                     &mut pp.damp_n,
                     &mut pp.damp_t,
+                    &mut pp.cohesion_energy_density,
                 ] {
                     *x = q(*x);
                 }
@@ -1887,6 +1904,7 @@ fn law_disagreements(
                     ("tensile (damping > spring)", fn_total < 0.0),
                     ("rolling", s.pp.rolling_friction > 0.0 && w_len > 0.0),
                     ("rolling capped", s.pp.rolling_friction > 0.0 && capped),
+                    ("cohesive", lp.cohesion != talus::scene::Cohesion::None),
                 ] {
                     *seen.entry(name).or_default() += on as usize;
                 }
@@ -1923,7 +1941,7 @@ fn gpu_law_matches_cpu_law_in_every_branch() {
     let mut seen = HashMap::new();
     let (total, bad, first) = law_disagreements(&ctx, &eval, Some(&mut seen));
     eprintln!("law twin: {total} contacts, {bad} disagree; branches taken: {seen:?}");
-    assert_eq!(total, 3 * LAW_CASES);
+    assert_eq!(total, law_models().len() * LAW_CASES);
     assert_eq!(bad, 0, "{bad} of {total} contacts disagree; first: {first}");
     for (name, count) in &seen {
         assert!(
@@ -1931,7 +1949,7 @@ fn gpu_law_matches_cpu_law_in_every_branch() {
             "branch '{name}' taken by only {count} cases: {seen:?}"
         );
     }
-    assert_eq!(seen.len(), 8, "{seen:?}");
+    assert_eq!(seen.len(), 9, "{seen:?}");
 }
 
 /// The law test notices a perturbation of any one branch of the WGSL law:
@@ -1988,6 +2006,29 @@ fn gpu_law_test_catches_each_perturbed_branch() {
         (
             "w_len / (f32(ROLLING_SHARE) * inv_i * dt)",
             "w_len / (inv_i * dt)",
+        ),
+        // cohesion: the pull along n, and each model's areas and potentials
+        (
+            "let force_a = n * (coh.x - fn_total) + ft;",
+            "let force_a = n * (-fn_total) + ft;",
+        ),
+        ("a2 = delta * (2.0 * r - delta);", "a2 = delta * (2.0 * r);"),
+        (
+            "u = delta * delta * (r - delta / 3.0);",
+            "u = delta * delta * r;",
+        ),
+        (
+            "a2 = delta * (s + d) * (d * d - dd * dd) / (4.0 * d * d);",
+            "a2 = delta * (s + d) * (d * d) / (4.0 * d * d);",
+        ),
+        (
+            "u = delta * delta * ((2.0 * s + d) / 3.0 - dd * dd / d) * 0.25;",
+            "u = delta * delta * ((2.0 * s + d) / 3.0) * 0.25;",
+        ),
+        ("if (b_wall) { g = 2.0 * pi; }", ""),
+        (
+            "return vec2<f32>(f, -(0.5 * f * delta));",
+            "return vec2<f32>(f, -(f * delta));",
         ),
     ];
     let mut missed = Vec::new();

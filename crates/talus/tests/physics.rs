@@ -51,6 +51,8 @@ fn soft(e: f64, mu: f64, rolling: f64) -> Material {
         restitution: e,
         friction: mu,
         rolling_friction: rolling,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     }
 }
 

@@ -196,3 +196,72 @@ pub const CLAMPED_SQUARE_PLATE: f64 = 0.00126;
 pub fn clamped_plate_centre(q: f64, side: f64, rigidity: f64) -> f64 {
     CLAMPED_SQUARE_PLATE * q * side.powi(4) / rigidity
 }
+
+/// The cohesive pull k A (N) of LIGGGHTS' `cohesion sjkr` (`sjkr2`:
+/// false) at overlap δ between two spheres of radius r (`wall`: a sphere
+/// and a plane). `sjkr`'s A is the circle where the surfaces cross, from
+/// the geometry: at a wall a² = r² − (r − δ)², between equal spheres the
+/// circle lies halfway, a² = r² − (r − δ/2)². `sjkr2`'s A = 2π (2R*) δ
+/// between particles and 2π r δ at a wall (R* = r/2: 2π r δ either way).
+pub fn sjkr_pull(sjkr2: bool, wall: bool, k: f64, r: f64, d: f64) -> f64 {
+    let area = match (sjkr2, wall) {
+        (false, true) => PI * (r * r - (r - d).powi(2)),
+        (false, false) => PI * (r * r - (r - 0.5 * d).powi(2)),
+        (true, _) => 2.0 * PI * r * d,
+    };
+    k * area
+}
+
+/// Hertz's elastic force (4/3) E* √(R* δ) δ.
+pub fn hertz_force(e_star: f64, r_star: f64, d: f64) -> f64 {
+    4.0 / 3.0 * e_star * (r_star * d).sqrt() * d
+}
+
+/// Where a cohesive contact carrying `load` (N, pulling the surfaces
+/// apart) rests: the stable root of pull(δ) − push(δ) = load (the larger:
+/// below it the pull wins and the overlap grows), and the most the
+/// contact holds, max over δ of pull − push, with its δ. None where the
+/// load exceeds that.
+pub fn cohesive_rest(
+    pull: impl Fn(f64) -> f64,
+    push: impl Fn(f64) -> f64,
+    load: f64,
+    r: f64,
+) -> (Option<f64>, f64, f64) {
+    let net = |d: f64| pull(d) - push(d);
+    // the peak on a log grid of overlaps up to r/2, refined by golden
+    // sections around the best node
+    let n = 4000;
+    let grid: Vec<f64> = (0..n)
+        .map(|i| 0.5 * r * 1e-12f64.powf(1.0 - i as f64 / (n - 1) as f64))
+        .collect();
+    let best = (0..n).fold(0, |b, i| if net(grid[i]) > net(grid[b]) { i } else { b });
+    let (mut lo, mut hi) = (grid[best.saturating_sub(1)], grid[(best + 1).min(n - 1)]);
+    let phi = 0.5 * (5f64.sqrt() - 1.0);
+    for _ in 0..200 {
+        let (a, b) = (hi - phi * (hi - lo), lo + phi * (hi - lo));
+        if net(a) > net(b) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    let peak = 0.5 * (lo + hi);
+    let hold = net(peak);
+    if hold <= load {
+        return (None, hold, peak);
+    }
+    let (mut lo, mut hi) = (peak, peak);
+    while net(hi) > load {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let m = 0.5 * (lo + hi);
+        if net(m) > load {
+            lo = m;
+        } else {
+            hi = m;
+        }
+    }
+    (Some(0.5 * (lo + hi)), hold, peak)
+}

@@ -13,7 +13,7 @@
 
 use super::lanes::{self, L, V};
 use crate::pair::PairParams;
-use crate::scene::ContactModel;
+use crate::scene::{Cohesion, ContactModel};
 use crate::state::Motion;
 
 pub type V3 = [f64; 3];
@@ -80,6 +80,7 @@ pub struct LawParams {
     pub lin_stiffness: Option<f64>,
     pub lin_contact_time: Option<f64>,
     pub lin_kt_ratio: f64,
+    pub cohesion: Cohesion,
 }
 
 /// What a pair law returns, in the canonical orientation (a → b).
@@ -194,6 +195,7 @@ pub struct PairLanes<const W: usize> {
     pub rolling_friction: L<W>,
     pub damp_n: L<W>,
     pub damp_t: L<W>,
+    pub cohesion: L<W>,
 }
 
 impl<const W: usize> Default for PairLanes<W> {
@@ -207,6 +209,7 @@ impl<const W: usize> Default for PairLanes<W> {
             rolling_friction: z,
             damp_n: z,
             damp_t: z,
+            cohesion: z,
         }
     }
 }
@@ -221,6 +224,7 @@ impl<const W: usize> PairLanes<W> {
         self.rolling_friction.0[k] = p.rolling_friction;
         self.damp_n.0[k] = p.damp_n;
         self.damp_t.0[k] = p.damp_t;
+        self.cohesion.0[k] = p.cohesion_energy_density;
     }
 }
 
@@ -348,7 +352,8 @@ pub fn law<const W: usize>(
     let ft = select(sliding, ft_slide, ft);
     let xi = select(sliding, xi_slide, xi);
     let elastic_t = c(0.5) * kt * dot(xi, xi);
-    let force_a = add(scale(n, -fn_total), ft);
+    let (f_coh, elastic_coh) = cohesion(lp.cohesion, pp, a, b, particle_b, r_star, overlap);
+    let force_a = add(scale(n, f_coh - fn_total), ft);
     let mut torque_a = cross(arm_a, ft);
     let mut torque_b = cross(arm_b, scale(ft, c(-1.0)));
 
@@ -381,8 +386,61 @@ pub fn law<const W: usize>(
         torque_b,
         xi,
         kt,
-        elastic: elastic_n + elastic_t,
+        elastic: elastic_n + elastic_t + elastic_coh,
         dissipated: dissipated_n + dissipated_t + dissipated_roll,
+    }
+}
+
+/// The cohesive pull (N, ≥ 0: along n on a, towards b) and its potential
+/// (J, ≤ 0), LIGGGHTS' `cohesion sjkr` and `sjkr2`: a force k A while the
+/// surfaces overlap, k the pair's cohesion energy density, A a contact
+/// area. Neither the Coulomb nor the rolling limit sees it (LIGGGHTS'
+/// default, `tangential_reduce off`). The potential, −∫₀^δ k A dδ', is
+/// stored with the contact's elastic energy, so the energy balance closes
+/// (it is continuous at δ = 0: no energy jumps when a contact starts or
+/// ends).
+///
+/// - `sjkr`: A = π a², a the radius of the circle where the surfaces
+///   cross. Between particles, with S = r_a + r_b, D = r_a − r_b and the
+///   centre distance d = S − δ: a² = (S² − d²)(d² − D²) / (4d²) =
+///   δ (S + d)(d² − D²) / (4d²), and U = −k π/4 δ² ((2S + d)/3 − D²/d)
+///   (the integral in closed form, with no difference of near-equal
+///   terms). At a wall: a² = δ (2R − δ), U = −k π (R δ² − δ³/3).
+/// - `sjkr2`: A = 2π (2R*) δ between particles, 2π R δ at a wall:
+///   U = −k A δ / 2.
+#[inline(always)]
+fn cohesion<const W: usize>(
+    model: Cohesion,
+    pp: &PairLanes<W>,
+    a: &BodyLanes<W>,
+    b: &BodyLanes<W>,
+    particle_b: lanes::Mask<W>,
+    r_star: L<W>,
+    overlap: L<W>,
+) -> (L<W>, L<W>) {
+    let c = L::<W>::splat;
+    let pi = std::f64::consts::PI;
+    let (k, delta) = (pp.cohesion, overlap);
+    match model {
+        Cohesion::None => (c(0.0), c(0.0)),
+        Cohesion::Sjkr => {
+            let s = a.radius + b.radius;
+            let dd = a.radius - b.radius;
+            let d = s - delta;
+            let a2_pair = delta * (s + d) * (d * d - dd * dd) / (c(4.0) * d * d);
+            let u_pair = delta * delta * ((c(2.0) * s + d) / c(3.0) - dd * dd / d) * c(0.25);
+            let r = a.radius;
+            let a2_wall = delta * (c(2.0) * r - delta);
+            let u_wall = delta * delta * (r - delta / c(3.0));
+            let a2 = L::select(particle_b, a2_pair, a2_wall);
+            let u = L::select(particle_b, u_pair, u_wall);
+            (k * c(pi) * a2, -(k * c(pi) * u))
+        }
+        Cohesion::Sjkr2 => {
+            let g = L::select(particle_b, c(4.0 * pi), c(2.0 * pi));
+            let f = k * g * r_star * delta;
+            (f, -(c(0.5) * f * delta))
+        }
     }
 }
 
@@ -458,13 +516,19 @@ mod tests {
     fn four_lanes_give_each_contact_its_one_lane_bits() {
         let mut r = Rng::new(7);
         let (mut sliding, mut sticking, mut rolling) = (0, 0, 0);
-        for model in [ContactModel::HertzMindlin, ContactModel::Linear] {
+        for (model, cohesion) in [
+            (ContactModel::HertzMindlin, Cohesion::None),
+            (ContactModel::Linear, Cohesion::None),
+            (ContactModel::HertzMindlin, Cohesion::Sjkr),
+            (ContactModel::Linear, Cohesion::Sjkr2),
+        ] {
             let lp = LawParams {
                 model,
                 dt: 1e-6,
                 lin_stiffness: Some(1e4),
                 lin_contact_time: None,
                 lin_kt_ratio: 2.0 / 7.0,
+                cohesion,
             };
             for _ in 0..500 {
                 let mut li = LawIn::default();
@@ -484,6 +548,7 @@ mod tests {
                         rolling_friction: if r.f64() < 0.5 { 0.0 } else { 0.05 },
                         damp_n: -r.range(0.0, 2e3),
                         damp_t: -r.range(0.0, 2e3),
+                        cohesion_energy_density: r.range(0.0, 1e6),
                         ..Default::default()
                     };
                     let nv = r.in_unit_ball();
@@ -526,5 +591,114 @@ mod tests {
             sliding > 200 && sticking > 200 && rolling > 200,
             "{sliding} {sticking} {rolling}"
         );
+    }
+
+    /// The area of the circle where two spheres' surfaces cross (or a
+    /// sphere's and a plane's), from the intersection's geometry directly:
+    /// the circle lies at x from a's centre along the line of centres,
+    /// with a² = r_a² − x².
+    fn crossing_area(ra: f64, rb: Option<f64>, delta: f64) -> f64 {
+        let a2 = match rb {
+            Some(rb) => {
+                let d = ra + rb - delta;
+                let x = (d * d + ra * ra - rb * rb) / (2.0 * d);
+                ra * ra - x * x
+            }
+            None => ra * ra - (ra - delta) * (ra - delta),
+        };
+        std::f64::consts::PI * a2
+    }
+
+    /// SJKR and SJKR2: the pull is k A along n on a (LIGGGHTS' areas; for
+    /// `sjkr` the crossing circle's, computed here another way), the normal
+    /// force is the cohesionless law's less it, the tangential force and
+    /// torques are unchanged, and the stored potential is −∫ k A dδ
+    /// (Simpson's rule over 0..δ): the energy balance's term.
+    #[test]
+    fn sjkr_pulls_with_k_times_the_area_and_stores_its_work() {
+        let lp = |cohesion| LawParams {
+            model: ContactModel::HertzMindlin,
+            dt: 1e-6,
+            lin_stiffness: None,
+            lin_contact_time: None,
+            lin_kt_ratio: 2.0 / 7.0,
+            cohesion,
+        };
+        let k = 3.0e5;
+        let pp = PairParams {
+            e_star: 5e7,
+            g_star: 2e7,
+            restitution: 0.5,
+            friction: 0.5,
+            rolling_friction: 0.1,
+            damp_n: -500.0,
+            damp_t: -500.0,
+            cohesion_energy_density: k,
+            ..Default::default()
+        };
+        let mut r = Rng::new(11);
+        let pi = std::f64::consts::PI;
+        for _ in 0..200 {
+            let a = particle(&mut r);
+            let partner = if r.f64() < 0.3 {
+                None
+            } else {
+                Some(particle(&mut r))
+            };
+            let b = partner.unwrap_or(Body::WALL);
+            let nv = r.in_unit_ball();
+            let n = scale(nv, 1.0 / dot(nv, nv).sqrt());
+            let delta = r.range(1e-7, 0.05 * a.radius);
+            let hist = [1e-6, -2e-6, 0.5e-6, 3e3];
+            let dry = pair_law(&lp(Cohesion::None), &pp, &a, &b, n, delta, hist);
+            let rb = partner.map(|p| p.radius);
+            let r_star = rb.map_or(a.radius, |rb| a.radius * rb / (a.radius + rb));
+            for (model, area) in [
+                (
+                    Cohesion::Sjkr,
+                    &(|d: f64| crossing_area(a.radius, rb, d)) as &dyn Fn(f64) -> f64,
+                ),
+                (Cohesion::Sjkr2, &|d: f64| {
+                    2.0 * pi * rb.map_or(a.radius, |_| 2.0 * r_star) * d
+                }),
+            ] {
+                let wet = pair_law(&lp(model), &pp, &a, &b, n, delta, hist);
+                let pull = k * area(delta);
+                let df = sub(wet.force_a, dry.force_a);
+                let want = scale(n, pull);
+                for c in 0..3 {
+                    assert!(
+                        (df[c] - want[c]).abs() <= 1e-9 * pull,
+                        "{model:?}: {df:?} vs {want:?}"
+                    );
+                }
+                assert_eq!(wet.torque_a, dry.torque_a);
+                assert_eq!(wet.xi, dry.xi);
+                assert_eq!(wet.dissipated, dry.dissipated);
+                let m = 200;
+                let h = delta / m as f64;
+                let work: f64 = (0..=m)
+                    .map(|i| {
+                        let w = if i == 0 || i == m {
+                            1.0
+                        } else if i % 2 == 1 {
+                            4.0
+                        } else {
+                            2.0
+                        };
+                        w * k * area(i as f64 * h)
+                    })
+                    .sum::<f64>()
+                    * h
+                    / 3.0;
+                let u = wet.elastic - dry.elastic;
+                assert!(
+                    (u + work).abs() <= 1e-9 * work,
+                    "{model:?}, wall {}: U {u:e}, −∫ k A dδ {:e}",
+                    partner.is_none(),
+                    -work
+                );
+            }
+        }
     }
 }

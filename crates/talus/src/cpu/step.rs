@@ -61,6 +61,7 @@ impl Step {
                 lin_stiffness: scene.contact.stiffness,
                 lin_contact_time: scene.contact.contact_time,
                 lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
+                cohesion: scene.contact.cohesion,
             },
             gravity: scene.simulation.gravity,
             pairs: setup.pairs.clone(),

@@ -205,6 +205,9 @@ pub struct Params {
     /// The turns' schedule (`GravityRotation`): x: start (s), y: seconds a
     /// turn takes (< 0: it never stops), z: their period (s; 0: once).
     pub gravity_turn: [f32; 4],
+    /// x: the cohesion model (`scene::Cohesion::code`: 0 none, 1 sjkr, 2
+    /// sjkr2); y, z, w unused.
+    pub models: [u32; 4],
     /// The pair sums' fixed point (`shaders/contacts.wgsl`, `Sums`): x
     /// units per newton ([`crate::sums::force_unit`]), y units per newton
     /// metre ([`crate::sums::torque_unit`]), z = 1 / x, w = 1 / y.
@@ -235,6 +238,10 @@ pub struct Pair {
     pub rolling_friction: f32,
     pub damp_n: f32,
     pub damp_t: f32,
+    /// The cohesion energy density, J/m³ (`cohesion_energy_density`).
+    pub cohesion: f32,
+    pub surface_energy: f32,
+    pub pad: [f32; 2],
 }
 
 impl Pair {
@@ -249,6 +256,9 @@ impl Pair {
             rolling_friction: p.rolling_friction as f32,
             damp_n: p.damp_n as f32,
             damp_t: p.damp_t as f32,
+            cohesion: p.cohesion_energy_density as f32,
+            surface_energy: p.surface_energy as f32,
+            pad: [0.0; 2],
         }
     }
 }
@@ -743,6 +753,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             nbr,
             gravity_rot,
             gravity_turn,
+            models,
             sums,
             levels
         }),
@@ -755,7 +766,9 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             friction,
             rolling_friction,
             damp_n,
-            damp_t
+            damp_t,
+            cohesion,
+            surface_energy
         }),
         layout!(Wall {
             a,

@@ -158,7 +158,14 @@ impl SceneBuilder {
             restitution,
             friction,
             rolling_friction,
+            cohesion_energy_density: None,
+            surface_energy: None,
         });
+        self
+    }
+    /// The cohesion model (`[contact] cohesion`).
+    pub fn cohesion(mut self, c: crate::scene::types::Cohesion) -> Self {
+        self.scene.contact.cohesion = c;
         self
     }
     /// A plane wall (the scene's `type = "plane"`); the normal is

@@ -195,10 +195,43 @@ pub enum ContactModel {
     Linear,
 }
 
+/// `[contact] cohesion`: the attraction of touching surfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Cohesion {
+    /// Dry, cohesionless contacts (the default).
+    #[default]
+    None,
+    /// LIGGGHTS' `cohesion sjkr`: a pull k A along the normal while the
+    /// surfaces overlap, k the pair's cohesion energy density (J/m³), A the
+    /// area of the circle where the two spheres' surfaces cross (a wall:
+    /// where the sphere crosses the plane).
+    Sjkr,
+    /// LIGGGHTS' `cohesion sjkr2`: the same pull with the area 2π (2R*) δ
+    /// between particles and 2π R δ at a wall.
+    Sjkr2,
+}
+
+impl Cohesion {
+    /// The scene's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cohesion::None => "none",
+            Cohesion::Sjkr => "sjkr",
+            Cohesion::Sjkr2 => "sjkr2",
+        }
+    }
+    /// Its code in `Params::models` (x) on the GPU.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+}
+
 /// `[contact]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
     pub model: ContactModel,
+    /// The cohesion model (default none).
+    pub cohesion: Cohesion,
     /// Linear model: fixed normal stiffness k_n (N/m).
     pub stiffness: Option<f64>,
     /// Linear model: contact duration t_c (s); k_n and c_n then follow per
@@ -212,6 +245,7 @@ impl Default for Contact {
     fn default() -> Self {
         Contact {
             model: ContactModel::HertzMindlin,
+            cohesion: Cohesion::None,
             stiffness: None,
             contact_time: None,
             tangential_stiffness_ratio: 2.0 / 7.0,
@@ -234,6 +268,13 @@ pub struct Material {
     pub friction: f64,
     /// Rolling friction coefficient μ_r ≥ 0 (constant directional torque).
     pub rolling_friction: f64,
+    /// Cohesion energy density k (J/m³) of the SJKR models (LIGGGHTS'
+    /// `cohesionEnergyDensity`); a pair's is the mean of its materials'
+    /// unless `[[interactions]]` gives it. 0: none.
+    pub cohesion_energy_density: f64,
+    /// Surface energy (J/m²) of the JKR model; a pair's is the mean of its
+    /// materials'. 0: none.
+    pub surface_energy: f64,
 }
 
 impl Material {
@@ -248,6 +289,8 @@ impl Material {
             restitution: 0.5,
             friction: 0.5,
             rolling_friction: 0.0,
+            cohesion_energy_density: 0.0,
+            surface_energy: 0.0,
         }
     }
 }
@@ -259,6 +302,8 @@ pub struct Interaction {
     pub restitution: Option<f64>,
     pub friction: Option<f64>,
     pub rolling_friction: Option<f64>,
+    pub cohesion_energy_density: Option<f64>,
+    pub surface_energy: Option<f64>,
 }
 
 /// One particle of the initial state.

@@ -18,6 +18,8 @@ pub fn glass(e: f64, mu: f64) -> Material {
         restitution: e,
         friction: mu,
         rolling_friction: 0.0,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     }
 }
 
@@ -208,6 +210,8 @@ pub fn walled_box(seed: u64) -> Scene {
             restitution: 0.5,
             friction: 0.5,
             rolling_friction: 0.0,
+            cohesion_energy_density: 0.0,
+            surface_energy: 0.0,
         });
     for (k, s) in [
         (0, 1.0),
@@ -359,6 +363,8 @@ pub fn spinning_in_groove() -> (Scene, u64) {
         restitution: 0.5,
         friction: 0.0,
         rolling_friction: mu_r,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     };
     let c = 0.05;
     let s = std::f64::consts::FRAC_1_SQRT_2;

@@ -313,6 +313,8 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.5,
         rolling_friction: 0.0,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     };
     let pm = Material {
         name: "plate".into(),
@@ -322,6 +324,8 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.5,
         rolling_friction: 0.0,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     };
     let wall = Material {
         name: "wall".into(),
@@ -331,6 +335,8 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.0,
         rolling_friction: 0.0,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     };
     let half = 0.5 * s.a;
     let spacing = 2.2 * s.r;

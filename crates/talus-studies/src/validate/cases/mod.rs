@@ -12,6 +12,7 @@ mod bed;
 mod beverloo;
 mod clump;
 mod clump_heap;
+mod cohesion;
 mod collapse;
 mod common;
 mod compaction;
@@ -40,6 +41,7 @@ use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
 use clump::{case_clump_domino, case_clump_impact, case_clump_top};
 use clump_heap::case_clump_heap;
+use cohesion::case_cohesion;
 use collapse::case_collapse;
 use compaction::case_compaction;
 use coupling::{case_coupled, case_plate};
@@ -139,6 +141,14 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_rolling(mk),
+    },
+    CaseDef {
+        id: "cohesion",
+        title: "cohesion (sjkr, sjkr2): rest, hold and energy",
+        source: "statics in closed form (Hertz push against LIGGGHTS' SJKR pull)",
+        full: false,
+        options: &[],
+        run: |mk, _| case_cohesion(mk),
     },
     CaseDef {
         id: "energy",

@@ -20,6 +20,8 @@ pub fn case_packing(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             restitution: 0.1,
             friction: mu,
             rolling_friction: 0.0,
+            cohesion_energy_density: 0.0,
+            surface_energy: 0.0,
         };
         let scene = SceneBuilder::new("packing")
             .domain([0.0; 3], [l, l, 0.2])

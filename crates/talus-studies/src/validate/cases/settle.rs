@@ -58,6 +58,8 @@ pub fn glass() -> Material {
         restitution: 0.5,
         friction: FRICTION,
         rolling_friction: 0.01,
+        cohesion_energy_density: 0.0,
+        surface_energy: 0.0,
     }
 }
 

@@ -7,8 +7,8 @@ use crate::scene::error::SceneError;
 use crate::scene::mesh_file;
 use crate::scene::radius::RadiusDist;
 use crate::scene::types::{
-    unit_or_given, Contact, ContactModel, Domain, Dt, End, Interaction, Material, Oscillation,
-    Servo, Shape, Side, Simulation, Wall, WallMotion,
+    unit_or_given, Cohesion, Contact, ContactModel, Domain, Dt, End, Interaction, Material,
+    Oscillation, Servo, Shape, Side, Simulation, Wall, WallMotion,
 };
 use toml::de::DeValue;
 
@@ -43,6 +43,8 @@ pub(super) const GRAVITY_ROTATION_KEYS: &[&str] =
 pub(super) const DOMAIN_KEYS: &[&str] = &["min", "max", "periodic"];
 pub(super) const CONTACT_KEYS: &[&str] = &[
     "model",
+    "cohesion",
+    "rolling",
     "history_slots",
     "stiffness",
     "contact_time",
@@ -56,9 +58,17 @@ pub(super) const MATERIAL_KEYS: &[&str] = &[
     "restitution",
     "friction",
     "rolling_friction",
+    "cohesion_energy_density",
+    "surface_energy",
 ];
-pub(super) const INTERACTION_KEYS: &[&str] =
-    &["materials", "restitution", "friction", "rolling_friction"];
+pub(super) const INTERACTION_KEYS: &[&str] = &[
+    "materials",
+    "restitution",
+    "friction",
+    "rolling_friction",
+    "cohesion_energy_density",
+    "surface_energy",
+];
 pub(super) const WALL_KEYS: &[&str] = &[
     "type",
     "name",
@@ -226,6 +236,50 @@ impl Reader<'_> {
                 }
             };
         }
+        if let Some(v) = self.get(&mut t, "cohesion") {
+            c.cohesion = match self.string("contact.cohesion", v)? {
+                "none" => Cohesion::None,
+                "sjkr" => Cohesion::Sjkr,
+                "sjkr2" => Cohesion::Sjkr2,
+                "jkr" => {
+                    return Err(self.err(
+                        self.vline(v),
+                        "contact.cohesion",
+                        "\"jkr\" is not implemented yet (talus has \"none\", \"sjkr\" and \"sjkr2\")",
+                    ))
+                }
+                other => {
+                    return Err(self.err(
+                        self.vline(v),
+                        "contact.cohesion",
+                        format!(
+                            "unknown cohesion model \"{other}\" (expected \"none\", \"sjkr\", \"sjkr2\" or \"jkr\")"
+                        ),
+                    ))
+                }
+            };
+        }
+        if let Some(v) = self.get(&mut t, "rolling") {
+            match self.string("contact.rolling", v)? {
+                "cdt" => {}
+                "epsd" | "epsd2" => {
+                    return Err(self.err(
+                        self.vline(v),
+                        "contact.rolling",
+                        "\"epsd\" and \"epsd2\" are not implemented yet (talus has \"cdt\", the default)",
+                    ))
+                }
+                other => {
+                    return Err(self.err(
+                        self.vline(v),
+                        "contact.rolling",
+                        format!(
+                            "unknown rolling model \"{other}\" (expected \"cdt\", \"epsd\" or \"epsd2\")"
+                        ),
+                    ))
+                }
+            }
+        }
         if let Some(v) = self.get(&mut t, "history_slots") {
             // gone since the history moved into the neighbour list: say so
             // rather than "unknown key"
@@ -255,6 +309,8 @@ impl Reader<'_> {
             restitution: self.req_num(t, "restitution", "a number in (0, 1]")?,
             friction: self.req_num(t, "friction", "a number ≥ 0")?,
             rolling_friction: self.opt_num(t, "rolling_friction")?.unwrap_or(0.0),
+            cohesion_energy_density: self.opt_num(t, "cohesion_energy_density")?.unwrap_or(0.0),
+            surface_energy: self.opt_num(t, "surface_energy")?.unwrap_or(0.0),
         })
     }
 
@@ -280,6 +336,8 @@ impl Reader<'_> {
             restitution: self.opt_num(t, "restitution")?,
             friction: self.opt_num(t, "friction")?,
             rolling_friction: self.opt_num(t, "rolling_friction")?,
+            cohesion_energy_density: self.opt_num(t, "cohesion_energy_density")?,
+            surface_energy: self.opt_num(t, "surface_energy")?,
         })
     }
 

@@ -464,3 +464,112 @@ fn body_reading_errors() {
     let e = parse(&format!("{}{BED}", base.replace("[[bodies]]", "[[bodys]]"))).unwrap_err();
     has(&e, "bodys: unknown key (did you mean \"bodies\"?");
 }
+
+/// `[contact] cohesion` and `rolling`, the materials' and interactions'
+/// cohesion keys: read, defaulted, and each bad value one located line;
+/// cohesion given to a dry model (or a model with nothing cohesive) warned.
+#[test]
+fn cohesion_keys_and_their_errors() {
+    use crate::scene::types::Cohesion;
+    let s = parse(BED).unwrap();
+    assert_eq!(s.contact.cohesion, Cohesion::None);
+    assert_eq!(s.materials[0].cohesion_energy_density, 0.0);
+    assert!(s.warnings().is_empty());
+    let wet = "[contact]\ncohesion = \"sjkr2\"\nrolling = \"cdt\"\n";
+    let with_k = HEAD.replace(
+        "friction = 0.5\n",
+        "friction = 0.5\ncohesion_energy_density = 3.0e5\nsurface_energy = 0.05\n",
+    );
+    let s = parse_str(&format!("{with_k}{wet}{BED}"), None).unwrap();
+    assert_eq!(s.contact.cohesion, Cohesion::Sjkr2);
+    assert_eq!(s.materials[0].cohesion_energy_density, 3.0e5);
+    assert_eq!(s.materials[0].surface_energy, 0.05);
+    assert!(s.warnings().is_empty(), "{:?}", s.warnings());
+    let p = crate::pair::PairTable::new(&s);
+    assert_eq!(p.get(0, 0).cohesion_energy_density, 3.0e5);
+    // an interaction overrides the pair's
+    let s = parse_str(
+        &format!(
+            "{with_k}{wet}[[interactions]]\nmaterials = [\"glass\", \"glass\"]\ncohesion_energy_density = 1.0e4\n{BED}"
+        ),
+        None,
+    )
+    .unwrap();
+    let p = crate::pair::PairTable::new(&s);
+    assert_eq!(p.get(0, 0).cohesion_energy_density, 1.0e4);
+    // a model with nothing cohesive, and cohesion given to a dry model
+    let w = parse(&format!("{wet}{BED}")).unwrap().warnings();
+    assert!(
+        w.len() == 1
+            && w[0].to_string().contains("contact.cohesion")
+            && w[0].to_string().contains("nothing is cohesive"),
+        "{w:?}"
+    );
+    let w = parse_str(&format!("{with_k}{BED}"), None)
+        .unwrap()
+        .warnings();
+    assert!(
+        w.len() == 1
+            && w[0]
+                .to_string()
+                .contains("materials[0].cohesion_energy_density")
+            && w[0].to_string().contains("no effect"),
+        "{w:?}"
+    );
+    for (text, want) in [
+        (
+            "[contact]\ncohesion = \"glue\"\n".to_string(),
+            "contact.cohesion: unknown cohesion model \"glue\"",
+        ),
+        (
+            "[contact]\ncohesion = \"jkr\"\n".to_string(),
+            "contact.cohesion: \"jkr\" is not implemented yet",
+        ),
+        (
+            "[contact]\nrolling = \"epsd2\"\n".to_string(),
+            "contact.rolling: \"epsd\" and \"epsd2\" are not implemented yet",
+        ),
+        (
+            "[contact]\nrolling = \"viscous\"\n".to_string(),
+            "contact.rolling: unknown rolling model \"viscous\"",
+        ),
+    ] {
+        let e = parse(&format!("{text}{BED}")).unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
+    for (from, to, want) in [
+        (
+            "cohesion_energy_density = 3.0e5",
+            "cohesion_energy_density = -1.0",
+            "materials[0].cohesion_energy_density: expected a cohesion energy density >= 0 J/m³, got -1",
+        ),
+        (
+            "surface_energy = 0.05",
+            "surface_energy = -0.05",
+            "materials[0].surface_energy: expected a surface energy >= 0 J/m², got -0.05",
+        ),
+    ] {
+        let e = parse_str(&format!("{}{wet}{BED}", with_k.replace(from, to)), None)
+            .unwrap()
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}");
+    }
+    let e = parse_str(
+        &format!(
+            "{with_k}{wet}[[interactions]]\nmaterials = [\"glass\", \"glass\"]\ncohesion_energy_density = -3.0\n{BED}"
+        ),
+        None,
+    )
+    .unwrap()
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(
+            "interactions[0].cohesion_energy_density: expected a cohesion energy density >= 0"
+        ),
+        "{e}"
+    );
+}

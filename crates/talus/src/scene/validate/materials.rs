@@ -40,8 +40,57 @@ pub(super) fn check_materials(s: &Scene) -> Result<(), SceneError> {
         check_restitution(s, &key("restitution"), m.restitution)?;
         check_friction(s, &key("friction"), m.friction)?;
         check_friction(s, &key("rolling_friction"), m.rolling_friction)?;
+        check_cohesion(
+            s,
+            &key("cohesion_energy_density"),
+            m.cohesion_energy_density,
+        )?;
+        check_surface_energy(s, &key("surface_energy"), m.surface_energy)?;
     }
     Ok(())
+}
+
+/// Cohesion given where the model will not use it, or a cohesion model
+/// with nothing to pull: each a warning, located.
+pub(super) fn cohesion_warnings(s: &Scene) -> Vec<SceneError> {
+    use crate::scene::types::Cohesion;
+    let mut out = Vec::new();
+    let given: Vec<String> = s
+        .materials
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.cohesion_energy_density > 0.0)
+        .map(|(i, _)| format!("materials[{i}].cohesion_energy_density"))
+        .chain(
+            s.interactions
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.cohesion_energy_density.is_some_and(|k| k > 0.0))
+                .map(|(i, _)| format!("interactions[{i}].cohesion_energy_density")),
+        )
+        .collect();
+    match s.contact.cohesion {
+        Cohesion::None => {
+            if let Some(key) = given.first() {
+                out.push(s.error(
+                    key,
+                    "a cohesion energy density is given but [contact] cohesion is \"none\": it has no effect (set cohesion = \"sjkr\" or \"sjkr2\")",
+                ));
+            }
+        }
+        Cohesion::Sjkr | Cohesion::Sjkr2 => {
+            if given.is_empty() {
+                out.push(s.error(
+                    "contact.cohesion",
+                    format!(
+                        "cohesion = \"{}\" but no material or interaction has a cohesion_energy_density > 0: nothing is cohesive",
+                        s.contact.cohesion.name()
+                    ),
+                ));
+            }
+        }
+    }
+    out
 }
 
 pub(super) fn check_interactions(s: &Scene) -> Result<(), SceneError> {
@@ -55,6 +104,12 @@ pub(super) fn check_interactions(s: &Scene) -> Result<(), SceneError> {
         }
         if let Some(f) = it.rolling_friction {
             check_friction(s, &key("rolling_friction"), f)?;
+        }
+        if let Some(k) = it.cohesion_energy_density {
+            check_cohesion(s, &key("cohesion_energy_density"), k)?;
+        }
+        if let Some(g) = it.surface_energy {
+            check_surface_energy(s, &key("surface_energy"), g)?;
         }
         let mut pair = it.materials;
         pair.sort();
@@ -78,6 +133,23 @@ fn check_restitution(s: &Scene, key: &str, e: f64) -> Result<(), SceneError> {
             key,
             format!("expected a restitution coefficient in (0, 1], got {e}"),
         ));
+    }
+    Ok(())
+}
+
+fn check_cohesion(s: &Scene, key: &str, k: f64) -> Result<(), SceneError> {
+    if !(k >= 0.0 && k.is_finite()) {
+        return Err(s.error(
+            key,
+            format!("expected a cohesion energy density >= 0 J/m³, got {k}"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_surface_energy(s: &Scene, key: &str, g: f64) -> Result<(), SceneError> {
+    if !(g >= 0.0 && g.is_finite()) {
+        return Err(s.error(key, format!("expected a surface energy >= 0 J/m², got {g}")));
     }
     Ok(())
 }

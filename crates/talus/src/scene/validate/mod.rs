@@ -36,12 +36,14 @@ impl Scene {
 
     /// What is allowed but probably not meant, one located line each
     /// (print it as `warning: {w}`): an outlet holding initial particle
-    /// centres at t = 0, a body's fixed box holding no node. Call it on a
+    /// centres at t = 0, a body's fixed box holding no node, cohesion given
+    /// to a dry model or a cohesion model with nothing cohesive. Call it on a
     /// valid scene (after [`Scene::validate`]); an empty list when there
     /// is nothing to say.
     pub fn warnings(&self) -> Vec<SceneError> {
         let mut out = flow::outlet_warnings(self);
         out.extend(bodies::body_warnings(self));
+        out.extend(materials::cohesion_warnings(self));
         out
     }
 }
