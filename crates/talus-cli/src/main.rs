@@ -594,13 +594,24 @@ fn cmd_check(path: &Path) -> ExitCode {
     }
     outln!(
         "materials    {}",
-        scene
-            .materials
+        scene.materials[..scene.held_from()]
             .iter()
             .map(|m| m.name.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     );
+    if !scene.fixed.is_empty() {
+        let from = scene.held_from();
+        let held = scene
+            .particles
+            .iter()
+            .filter(|p| p.material >= from)
+            .count();
+        outln!(
+            "fixed        {held} particles held at rest by {} [[fixed]] region(s)",
+            scene.fixed.len()
+        );
+    }
     outln!("walls        {}", scene.walls.len());
     for i in 0..scene.walls.len() {
         outln!("             {}", wall_line(scene, i));

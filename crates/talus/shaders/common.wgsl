@@ -92,7 +92,7 @@ struct Params {
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
     gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
     gravity_turn: vec4<f32>,// x start (s), y seconds a turn takes (< 0: never stops), z period (s; 0: once)
-    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2); y, z, w unused
+    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2); y: the first held material ([[fixed]]); z, w unused
     sums: vec4<f32>,       // the pair sums' fixed point: x units per N, y per N m, z 1/x, w 1/y
     levels: array<GridLevel, MAX_LEVELS>, // coarsest first
 }

@@ -70,14 +70,22 @@ fn integrate(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg
     // v* and 1/m, ω* and 1/I: the state's own (no other copy)
     let v = m.vel_invm;
     let om = m.omega_invi;
-    let a = f.xyz * v.w + g;
-    let al = t.xyz * om.w;
+    var a = f.xyz * v.w + g;
+    var al = t.xyz * om.w;
     // v(n-1/2): stored, or on the first step v(0) - a(0) dt/2
     var v_prev = m.vel_half.xyz;
     var w_prev = m.omega_half.xyz;
     if (atomicLoad(&ctl[CTL_STEP]) == 0u) {
         v_prev = v.xyz - 0.5 * a * dt;
         w_prev = om.xyz - 0.5 * al * dt;
+    }
+    // held by [[fixed]]: at rest where it is (its forces are summed all
+    // the same)
+    if (material_of(m) >= P.models.y) {
+        a = vec3<f32>(0.0);
+        al = vec3<f32>(0.0);
+        v_prev = vec3<f32>(0.0);
+        w_prev = vec3<f32>(0.0);
     }
     let v_half = v_prev + a * dt;
     // x += v_half dt in 64-bit fixed point; periodic axes wrap by exactly

@@ -93,9 +93,11 @@ impl PairTable {
                 let mut cohesion_energy_density =
                     0.5 * (a.cohesion_energy_density + b.cohesion_energy_density);
                 let mut surface_energy = 0.5 * (a.surface_energy + b.surface_energy);
+                // a held copy ([[fixed]]) takes its material's overrides
+                let (bi, bj) = (scene.base_material(i), scene.base_material(j));
                 for it in &scene.interactions {
                     let [p, q] = it.materials;
-                    if (p == i && q == j) || (p == j && q == i) {
+                    if (p == bi && q == bj) || (p == bj && q == bi) {
                         restitution = it.restitution.unwrap_or(restitution);
                         friction = it.friction.unwrap_or(friction);
                         rolling_friction = it.rolling_friction.unwrap_or(rolling_friction);

@@ -83,6 +83,8 @@ impl Setup {
     /// built (at `domain`); a validated scene has neither, so a run's
     /// set-up fails only when the scene was changed in code after it.
     pub fn new(scene: Scene) -> Result<Setup, SceneError> {
+        // the particles [[fixed]] holds get held copies of their materials
+        let scene = scene.hold_fixed();
         let body_meshes = body_meshes(&scene)?;
         let lightest = lightest_surface_nodes(&scene, &body_meshes);
         let estimate = estimate_with(&scene, &lightest);

@@ -10,6 +10,8 @@ mod clumps;
 mod common;
 #[path = "fem.rs"]
 mod fem;
+#[path = "fixed.rs"]
+mod fixed;
 #[path = "flow.rs"]
 mod flow;
 #[path = "gpu.rs"]

@@ -110,6 +110,9 @@ pub struct Step {
     pub max_overlap_ratio: f64,
     /// Verlet skin of the neighbour list (m).
     pub skin: f64,
+    /// The first held material (`Scene::held_from`): particles of a
+    /// material from it on stay at rest where they are (`[[fixed]]`).
+    pub held_from: usize,
     /// The next step rebuilds the neighbour list (bin, sort, neighbours).
     pub rebuild: bool,
     /// Neighbour-list builds so far.

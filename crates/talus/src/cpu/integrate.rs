@@ -62,8 +62,12 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
     let ghost = &w.ghost;
     // a clump's members are moved by their clump (`clumps::integrate`)
     let body = &w.body;
+    // materials from `held` on are held by [[fixed]]: at rest where they
+    // are (their forces are summed all the same)
+    let held = st.held_from;
     let p = &mut st.particles;
     let ids = &p.id;
+    let mats = &p.material;
     p.pos_rad
         .par_iter_mut()
         .zip(p.vel_invm.par_iter_mut())
@@ -83,16 +87,25 @@ pub fn integrate(st: &mut Step) -> IntegrateReport {
                 return IntegrateReport::default();
             }
             let (f, t) = (force[i], torque[i]);
+            let free = (mats[i] as usize) < held;
             let mut pos = [0.0; 3];
             for k in 0..3 {
-                let a = f[k] * v[3] + g[k];
+                let a = if free { f[k] * v[3] + g[k] } else { 0.0 };
                 // v(n-½): stored, or on the first step v(0) - a(0) dt/2
-                let v_prev = if first { v[k] - 0.5 * a * dt } else { m[2][k] };
+                let v_prev = if !free {
+                    0.0
+                } else if first {
+                    v[k] - 0.5 * a * dt
+                } else {
+                    m[2][k]
+                };
                 let v_half = v_prev + a * dt;
                 pos[k] = x[k] + v_half * dt;
                 v[k] = v_half + 0.5 * a * dt;
-                let al = t[k] * om[3];
-                let w_prev = if first {
+                let al = if free { t[k] * om[3] } else { 0.0 };
+                let w_prev = if !free {
+                    0.0
+                } else if first {
                     om[k] - 0.5 * al * dt
                 } else {
                     m[3][k]

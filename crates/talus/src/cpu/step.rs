@@ -72,6 +72,7 @@ impl Step {
             step: 0,
             max_overlap_ratio: 0.0,
             skin: setup.skin,
+            held_from: scene.held_from(),
             rebuild: true,
             builds: 0,
             stage_seconds: Default::default(),

@@ -206,7 +206,8 @@ pub struct Params {
     /// turn takes (< 0: it never stops), z: their period (s; 0: once).
     pub gravity_turn: [f32; 4],
     /// x: the cohesion model (`scene::Cohesion::code`: 0 none, 1 sjkr, 2
-    /// sjkr2); y, z, w unused.
+    /// sjkr2); y: the first held material (`Scene::held_from`: integrate
+    /// leaves particles of a material from it on at rest); z, w unused.
     pub models: [u32; 4],
     /// The pair sums' fixed point (`shaders/contacts.wgsl`, `Sums`): x
     /// units per newton ([`crate::sums::force_unit`]), y units per newton

@@ -242,7 +242,7 @@ pub fn scene_tables_for(
         },
         gravity_rot,
         gravity_turn,
-        models: [c.cohesion.code(), 0, 0, 0],
+        models: [c.cohesion.code(), scene.held_from() as u32, 0, 0],
         sums: {
             let (f, t) = (
                 crate::sums::force_unit(scene),

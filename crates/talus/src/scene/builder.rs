@@ -42,6 +42,8 @@ impl SceneBuilder {
                 sources: Vec::new(),
                 key_lines: HashMap::new(),
                 mesh_files: Default::default(),
+                fixed: Vec::new(),
+                held: Vec::new(),
             },
             error: None,
         }
@@ -161,6 +163,12 @@ impl SceneBuilder {
             cohesion_energy_density: None,
             surface_energy: None,
         });
+        self
+    }
+    /// A `[[fixed]]` region: the particles whose centre is inside at t = 0
+    /// are held still.
+    pub fn fixed(mut self, region: crate::scene::types::Region) -> Self {
+        self.scene.fixed.push(region);
         self
     }
     /// The cohesion model (`[contact] cohesion`).

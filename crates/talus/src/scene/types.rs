@@ -853,6 +853,63 @@ pub struct Scene {
     /// The bodies' `.msh` files as read when the scene was loaded (empty
     /// for a scene only parsed, or without mesh files).
     pub mesh_files: MeshFiles,
+    /// `[[fixed]]` regions, in order: the particles whose centre is inside
+    /// one at t = 0 are held still for the whole run.
+    pub fixed: Vec<Region>,
+    /// Held materials, once [`Scene::hold_fixed`] has run (the set-up does):
+    /// the last `held.len()` entries of `materials` are copies of
+    /// `materials[held[k]]` that the particles held by `[[fixed]]` were
+    /// given, and integrate leaves every particle of such a material where
+    /// it is, at rest. Empty in a scene as read.
+    pub held: Vec<usize>,
+}
+
+impl Scene {
+    /// The index of the first held material (`materials.len()` when none
+    /// is): materials from it on are held (`[[fixed]]`).
+    pub fn held_from(&self) -> usize {
+        self.materials.len() - self.held.len()
+    }
+
+    /// The material a held copy stands for (itself for any other).
+    pub fn base_material(&self, m: usize) -> usize {
+        let from = self.held_from();
+        if m >= from {
+            self.held[m - from]
+        } else {
+            m
+        }
+    }
+
+    /// Holds the particles `[[fixed]]` names: each sphere whose centre is
+    /// inside a fixed region gets a held copy of its material (appended to
+    /// `materials`, the same name and properties) and zero velocity and
+    /// spin. Done once (a scene already resolved is returned as it is);
+    /// the set-up calls it, so every backend, rank and resumed run holds
+    /// the same particles. Clumps are not held (validation refuses a fixed
+    /// region over one's centre).
+    pub fn hold_fixed(mut self) -> Scene {
+        if self.fixed.is_empty() || !self.held.is_empty() {
+            return self;
+        }
+        let n = self.materials.len();
+        let mut copy: Vec<Option<usize>> = vec![None; n];
+        for p in &mut self.particles {
+            if p.shape.is_some() || !self.fixed.iter().any(|r| r.contains(p.position)) {
+                continue;
+            }
+            let m = p.material;
+            let c = *copy[m].get_or_insert_with(|| {
+                self.materials.push(self.materials[m].clone());
+                self.held.push(m);
+                self.materials.len() - 1
+            });
+            p.material = c;
+            p.velocity = [0.0; 3];
+            p.angular_velocity = [0.0; 3];
+        }
+        self
+    }
 }
 
 impl Scene {

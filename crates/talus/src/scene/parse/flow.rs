@@ -27,7 +27,7 @@ pub(super) const OUTLET_KEYS: &[&str] = &["name", "region"];
 /// A box's keys and a cylinder's: the form found takes its own, the
 /// other's are then refused as unknown.
 const REGION_KEYS: &[&str] = &["min", "max", "center", "axis", "radius", "length"];
-const REGION_FORMS: &str =
+pub(super) const REGION_FORMS: &str =
     "{ min = [x, y, z], max = [x, y, z] } (a box) or { center = [x, y, z], axis = [x, y, z], radius = R, length = L } (a solid cylinder)";
 
 impl Reader<'_> {

@@ -24,7 +24,7 @@ use crate::scene::error::SceneError;
 use crate::scene::types::{Contact, Scene};
 use bodies::BODY_KEYS;
 use flow::{INSERT_KEYS, OUTLET_KEYS};
-use reader::Reader;
+use reader::{join, Reader};
 use schema::{INTERACTION_KEYS, MATERIAL_KEYS, PARTICLES_KEYS, ROOT_KEYS, WALL_KEYS};
 use std::path::Path;
 use toml::de::DeTable;
@@ -139,6 +139,12 @@ impl Reader<'_> {
             outlets.push(self.outlet(&mut t)?);
             self.finish(t)?;
         }
+        let mut fixed = Vec::new();
+        for mut t in self.table_array(&mut root, "fixed", &["region"])? {
+            let v = self.required(&mut t, "region", flow::REGION_FORMS)?;
+            fixed.push(self.region(&join(&t.path, "region"), v)?);
+            self.finish(t)?;
+        }
         let mut bodies = Vec::new();
         for mut t in self.table_array(&mut root, "bodies", BODY_KEYS)? {
             bodies.push(self.body(&mut t, &materials)?);
@@ -168,6 +174,8 @@ impl Reader<'_> {
             shapes,
             sources,
             key_lines: self.lines.borrow().clone(),
+            fixed,
+            held: Vec::new(),
             mesh_files: Default::default(),
         })
     }

@@ -24,6 +24,7 @@ pub(super) const ROOT_KEYS: &[&str] = &[
     "outlets",
     "bodies",
     "shapes",
+    "fixed",
 ];
 pub(super) const SIMULATION_KEYS: &[&str] = &[
     "duration",

@@ -573,3 +573,38 @@ fn cohesion_keys_and_their_errors() {
         "{e}"
     );
 }
+
+/// `[[fixed]]`: its region read (box or cylinder, as `[[outlets]]`'), a
+/// missing region or an unknown key one located line.
+#[test]
+fn fixed_regions_are_read() {
+    let s = parse(&format!(
+        "{BED}[[fixed]]\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.102] }}\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.fixed,
+        vec![Region::Box {
+            min: [0.0, 0.0, 0.0],
+            max: [0.01, 0.01, 0.102]
+        }]
+    );
+    assert!(s.held.is_empty());
+    let e = parse(&format!("{BED}[[fixed]]\n")).unwrap_err();
+    assert!(e.contains("fixed[0].region: missing key"), "{e}");
+    let e = parse(&format!(
+        "{BED}[[fixed]]\nregion = {{ min = [0.0, 0.0, 0.0], max = [0.01, 0.01, 0.102] }}\nspeed = 0.0\n"
+    ))
+    .unwrap_err();
+    assert!(e.contains("fixed[0].speed: unknown key"), "{e}");
+    // the set-up holds the bottom layer (16 of the lattice's spheres)
+    let setup = crate::Setup::new(s).unwrap();
+    let held = setup
+        .scene
+        .particles
+        .iter()
+        .filter(|p| p.material == 1)
+        .count();
+    assert_eq!(setup.scene.held, vec![0]);
+    assert_eq!(held, 16);
+}

@@ -463,6 +463,58 @@ fn clip(poly: &[DVec3], f: impl Fn(DVec3) -> f64) -> Vec<DVec3> {
 /// Outlets that hold initial particle centres at t = 0 (those particles
 /// leave at once): one warning per such outlet, with the count, or saying
 /// that it holds every one.
+/// `[[fixed]]`: each region well formed; none over a clump's centre (a
+/// clump is not held); not every particle held when nothing is poured
+/// either (nothing would move).
+pub(super) fn check_fixed(s: &Scene) -> Result<(), SceneError> {
+    for (i, r) in s.fixed.iter().enumerate() {
+        let key = format!("fixed[{i}].region");
+        check_region(s, &key, r)?;
+        if let Some(p) = s
+            .particles
+            .iter()
+            .find(|p| p.shape.is_some() && r.contains(p.position))
+        {
+            return Err(s.error(
+                &key,
+                format!(
+                    "holds the centre of a clump (at [{}, {}, {}]): [[fixed]] holds spheres only",
+                    p.position[0], p.position[1], p.position[2]
+                ),
+            ));
+        }
+    }
+    let n = s.particles.len();
+    if !s.fixed.is_empty() && n > 0 && s.inserts.is_empty() && s.bodies.is_empty() {
+        let held = s
+            .particles
+            .iter()
+            .filter(|p| s.fixed.iter().any(|r| r.contains(p.position)))
+            .count();
+        if held == n {
+            return Err(s.error(
+                "fixed",
+                format!("the [[fixed]] regions hold every particle ({n}) and nothing is poured: nothing would move"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `[[fixed]]` region that holds no particle at t = 0.
+pub(super) fn fixed_warnings(s: &Scene) -> Vec<SceneError> {
+    let mut out = Vec::new();
+    for (i, r) in s.fixed.iter().enumerate() {
+        if !s.particles.iter().any(|p| r.contains(p.position)) {
+            out.push(s.error(
+                &format!("fixed[{i}].region"),
+                "holds no particle's centre at t = 0: it holds nothing (particles poured later are never held)",
+            ));
+        }
+    }
+    out
+}
+
 pub(super) fn outlet_warnings(s: &Scene) -> Vec<SceneError> {
     let n = s.particles.len();
     let mut out = Vec::new();

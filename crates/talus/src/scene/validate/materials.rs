@@ -13,7 +13,8 @@ fn in_open(x: f64, lo: f64, hi: f64) -> bool {
 pub(super) fn check_materials(s: &Scene) -> Result<(), SceneError> {
     for (i, m) in s.materials.iter().enumerate() {
         let key = |k: &str| format!("materials[{i}].{k}");
-        if s.materials[..i].iter().any(|o| o.name == m.name) {
+        // the held copies ([[fixed]]) share their material's name
+        if i < s.held_from() && s.materials[..i].iter().any(|o| o.name == m.name) {
             return Err(s.error(
                 &key("name"),
                 format!("material \"{}\" is defined twice", m.name),

@@ -27,6 +27,7 @@ impl Scene {
         materials::check_interactions(self)?;
         walls::check_walls(self)?;
         flow::check_flow(self)?;
+        flow::check_fixed(self)?;
         let meshes = bodies::check_bodies(self)?;
         particles::check_particles(self)?;
         let grid = domain::check_grid(self)?;
@@ -36,7 +37,8 @@ impl Scene {
 
     /// What is allowed but probably not meant, one located line each
     /// (print it as `warning: {w}`): an outlet holding initial particle
-    /// centres at t = 0, a body's fixed box holding no node, cohesion given
+    /// centres at t = 0, a `[[fixed]]` region or a body's fixed box holding
+    /// nothing, cohesion given
     /// to a dry model or a cohesion model with nothing cohesive. Call it on a
     /// valid scene (after [`Scene::validate`]); an empty list when there
     /// is nothing to say.
@@ -44,6 +46,7 @@ impl Scene {
         let mut out = flow::outlet_warnings(self);
         out.extend(bodies::body_warnings(self));
         out.extend(materials::cohesion_warnings(self));
+        out.extend(flow::fixed_warnings(self));
         out
     }
 }
