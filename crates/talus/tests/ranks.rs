@@ -963,3 +963,52 @@ fn gpu_ranks_run_clumps_with_the_serial_gpu_bits() {
     assert_same(&want, &end(&mut alone), "2 GPU ranks, then serially");
     assert_eq!(alone.clumps(), want_clumps, "2 GPU ranks, then serially");
 }
+
+/// `scenes/settle.toml`'s bed made cohesive (SJKR, k = 10⁵ J/m³) on a
+/// floor of its own bottom layer, held by `[[fixed]]`.
+fn cohesive_on_glued_floor() -> Scene {
+    let mut s = scene("settle.toml");
+    s.contact.cohesion = talus::scene::Cohesion::Sjkr;
+    s.materials[0].cohesion_energy_density = 1.0e5;
+    s.fixed.push(talus::scene::Region::Box {
+        min: [0.0, 0.0, 0.0],
+        max: [0.04, 0.04, 0.0012],
+    });
+    s
+}
+
+/// Cohesion and held grains on ranks: 2 and 3 CPU ranks and 2 GPU ranks
+/// end on their serial run's bits (the held grains on every rank stay
+/// where they are).
+#[test]
+fn cohesion_and_held_grains_on_ranks_give_the_serial_bits() {
+    let setup = Setup::new(cohesive_on_glued_floor()).unwrap();
+    let held = setup
+        .scene
+        .particles
+        .iter()
+        .filter(|p| p.material >= setup.scene.held_from())
+        .count();
+    assert!(held > 90, "a held layer: {held}");
+    let steps = 1200;
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    assert!(serial.list_stats().contacts > 500, "a bed in contact");
+    for ranks in [2, 3] {
+        let got = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            end(b)
+        });
+        assert_same(&want, &got, &format!("{ranks} ranks, cohesive, held"));
+    }
+    let steps = 300;
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let got = on_gpu_ranks(&setup, 2, None, |b| {
+        b.advance(steps).unwrap();
+        end(b)
+    });
+    assert_same(&want, &got, "2 GPU ranks, cohesive, held");
+}
