@@ -16,7 +16,10 @@ fewer. Sensitivity runs (printed, not written to the CSV, which holds the
 judged set-up): --seed N (that pour alone), --e X (the restitution;
 talus: --set clump-heap.restitution=X) and --settings "..." (LIGGGHTS
 model settings appended to the pair style and the walls, e.g.
-"tangential_damping off limitForce on"). CLUMP_HEAP_KEEP=<folder> keeps
+"tangential_damping off limitForce on") and --k K (cohesion sjkr with that
+cohesionEnergyDensity, J/m3, grains and walls; talus: --set
+clump-heap.cohesion=K; its results go to clump_heap_sjkr_K_results.csv,
+which the talus case judges against). CLUMP_HEAP_KEEP=<folder> keeps
 each run's input, log and last snapshot there.
 Needs `liggghts` on PATH (Debian: apt-get install liggghts) and python3.
 
@@ -167,7 +170,8 @@ SEEDS = [(15485863, 32452843, 49979687), (15485867, 32452867, 49979693), (860281
          (86028157, 67867979, 122949823), (141650939, 160481183, 179424673), (141650963, 160481219, 179424691)]
 
 
-def script(kind, seed=0, e=0.5, settings=""):
+def script(kind, seed=0, e=0.5, settings="", k=0.0):
+    coh = " cohesion sjkr" if k > 0.0 else ""  # a model keyword: before the settings
     m = members(kind)
     s_template, s_dist, s_insert = SEEDS[seed]
     pad = " " + settings if settings else ""
@@ -199,13 +203,14 @@ fix m1 all property/global youngsModulus peratomtype 5.0e6
 fix m2 all property/global poissonsRatio peratomtype 0.25
 fix m3 all property/global coefficientRestitution peratomtypepair 1 {e}
 fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
-pair_style gran model hertz tangential history{pad}
+{f"fix m5 all property/global cohesionEnergyDensity peratomtypepair 1 {k}" if k > 0.0 else ""}
+pair_style gran model hertz tangential history{coh}{pad}
 pair_coeff * *
 timestep {DT:.16e}
 fix gravi all gravity {G} vector 0.0 0.0 -1.0
-fix floor all wall/gran model hertz tangential history primitive type 1 zplane 0.0{pad}
-fix back all wall/gran model hertz tangential history primitive type 1 xplane 0.0{pad}
-fix end all wall/gran model hertz tangential history primitive type 1 xplane {LENGTH:.16e}{pad}
+fix floor all wall/gran model hertz tangential history{coh} primitive type 1 zplane 0.0{pad}
+fix back all wall/gran model hertz tangential history{coh} primitive type 1 xplane 0.0{pad}
+fix end all wall/gran model hertz tangential history{coh} primitive type 1 xplane {LENGTH:.16e}{pad}
 {template}fix pdd all particledistribution/discrete {s_dist} 1 pts 1.0
 {integrate}region pour block {xa:.16e} {xb:.16e} {ya:.16e} {yb:.16e} {za:.16e} {zb:.16e} units box
 fix ins all insert/rate/region seed {s_insert} distributiontemplate pdd nparticles {n} particlerate {n / T_POUR:.10e} insert_every {every} overlapcheck yes all_in yes vel constant 0.0 0.0 {-V_POUR} orientation random region pour ntry_mc 100000
@@ -216,9 +221,9 @@ run {steps}
 """
 
 
-def run(kind, seed=0, e=0.5, settings=""):
+def run(kind, seed=0, e=0.5, settings="", k=0.0):
     with tempfile.TemporaryDirectory(prefix=f"talus-clump-heap-{kind}-") as tmp:
-        open(os.path.join(tmp, "in.run"), "w").write(script(kind, seed, e, settings))
+        open(os.path.join(tmp, "in.run"), "w").write(script(kind, seed, e, settings, k))
         t0 = time.time()
         r = subprocess.run([LIGGGHTS, "-in", "in.run", "-log", "log.txt", "-screen", "screen.txt"], cwd=tmp)
         seconds = time.time() - t0
@@ -240,7 +245,7 @@ def run(kind, seed=0, e=0.5, settings=""):
         "lowest_surface_over_bulk_m": lowest,
         "seconds": seconds,
     }
-    print(f"{kind} (seed {seed}, e {e}{', ' + settings if settings else ''}): " + ", ".join(f"{k} {v:.4g}" for k, v in res.items()), flush=True)
+    print(f"{kind} (seed {seed}, e {e}{', ' + settings if settings else ''}{f', k {k}' if k else ''}): " + ", ".join(f"{k} {v:.4g}" for k, v in res.items()), flush=True)
     return res
 
 
@@ -251,13 +256,13 @@ def mean_sd(xs):
 
 
 def main():
-    args, opts = sys.argv[1:], {"--seed": None, "--pours": POURS, "--e": 0.5, "--settings": ""}
+    args, opts = sys.argv[1:], {"--seed": None, "--pours": POURS, "--e": 0.5, "--settings": "", "--k": 0.0}
     for flag in opts:
         if flag in args:
             i = args.index(flag)
             opts[flag] = type(opts[flag] if opts[flag] is not None else 0)(args[i + 1])
             del args[i : i + 2]
-    kinds, e, settings = args or KINDS, opts["--e"], opts["--settings"]
+    kinds, e, settings, coh = args or KINDS, opts["--e"], opts["--settings"], opts["--k"]
     for k in kinds:
         members(k)
     seeds = [opts["--seed"]] if opts["--seed"] is not None else list(range(opts["--pours"]))
@@ -265,7 +270,7 @@ def main():
         sys.exit(f"--seed 0-{len(SEEDS) - 1}, --pours 1-{len(SEEDS)}, --e in (0, 1]")
     rows = []
     for k in kinds:
-        res = [run(k, s, e, settings) for s in seeds]
+        res = [run(k, s, e, settings, coh) for s in seeds]
         for s, r in zip(seeds, res):
             rows += [f"{k}_{q}_seed{s},{v:.6g}" for q, v in r.items()]
         for q in ("solid_fraction", "angle_deg"):
@@ -275,8 +280,10 @@ def main():
         rows += [f"{k}_pours,{len(res)}", f"{k}_seconds,{sum(r['seconds'] for r in res):.6g}"]
     if opts["--seed"] is not None or (e, settings) != (0.5, ""):
         return  # a sensitivity run: printed only
-    # keep the rows of the other kinds already in the file
-    out = os.path.join(HERE, "clump_heap_results.csv")
+    # keep the rows of the other kinds already in the file; a cohesive heap
+    # (--k) in a file of its own
+    name = "clump_heap_results.csv" if coh == 0.0 else f"clump_heap_sjkr_{coh:g}_results.csv"
+    out = os.path.join(HERE, name)
     if os.path.exists(out):
         old = open(out).read().split("\n")[1:]
         rows = [r for r in old if r and not any(r.startswith(k + "_") for k in kinds)] + rows

@@ -118,7 +118,7 @@ pub fn sphere_radius() -> f64 {
 }
 
 /// The pours and what a sensitivity run may change (`--set
-/// clump-heap.pours=…`, `seed=…`, `restitution=…`).
+/// clump-heap.pours=…`, `seed=…`, `restitution=…`, `cohesion=…`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knobs {
     /// The first pour's seed (the pour's candidates and orientations);
@@ -128,6 +128,9 @@ pub struct Knobs {
     pub pours: usize,
     /// The grains' and the walls' restitution.
     pub restitution: f64,
+    /// A cohesion energy density (J/m³; LIGGGHTS' `cohesion sjkr`) for
+    /// grains and walls; 0: dry, the judged set-up.
+    pub cohesion: f64,
 }
 
 /// Pours of each grain in the judged case: one pour's angle scatters by
@@ -144,6 +147,7 @@ impl Default for Knobs {
             seed: 1,
             pours: POURS,
             restitution: super::beverloo::glass().restitution,
+            cohesion: 0.0,
         }
     }
 }
@@ -165,11 +169,30 @@ impl Knobs {
             }
             k.restitution = e;
         }
+        if let Some(c) = opts.number("clump-heap.cohesion") {
+            k.cohesion = c;
+        }
         Ok(k)
     }
     /// The judged set-up (other seeds and pours sample the same heaps).
     fn judged_setup(&self) -> bool {
-        self.restitution == Knobs::default().restitution
+        self.restitution == Knobs::default().restitution && self.cohesion == 0.0
+    }
+
+    /// The LIGGGHTS results this set-up is judged against: the dry heaps'
+    /// (`clump_heap`), or a cohesive heap's at the default restitution
+    /// (`clump_heap_sjkr_K`, K the cohesion energy density as a whole
+    /// number, as `clump_heap.py --k K` writes it); None for any other.
+    pub fn results_name(&self) -> Option<String> {
+        if self.restitution != Knobs::default().restitution {
+            None
+        } else if self.cohesion == 0.0 {
+            Some("clump_heap".into())
+        } else if self.cohesion.fract() == 0.0 && self.cohesion < 1e15 {
+            Some(format!("clump_heap_sjkr_{}", self.cohesion as u64))
+        } else {
+            None
+        }
     }
 }
 
@@ -177,6 +200,7 @@ impl Knobs {
 pub fn scene(grain: Grain, knobs: Knobs) -> Result<Scene, String> {
     let mut glass = super::beverloo::glass();
     glass.restitution = knobs.restitution;
+    glass.cohesion_energy_density = knobs.cohesion;
     let mut b = SceneBuilder::new(&format!("clump-heap-{}", grain.name()))
         .seed(knobs.seed)
         .domain([0.0, 0.0, -0.001], [LENGTH, DEPTH, TOP])
@@ -188,6 +212,9 @@ pub fn scene(grain: Grain, knobs: Knobs) -> Result<Scene, String> {
         .wall([0.0; 3], [0.0, 0.0, 1.0], "glass")
         .wall([0.0; 3], [1.0, 0.0, 0.0], "glass")
         .wall([LENGTH, 0.0, 0.0], [-1.0, 0.0, 0.0], "glass");
+    if knobs.cohesion > 0.0 {
+        b = b.cohesion(talus::scene::Cohesion::Sjkr);
+    }
     let shape = if grain == Grain::Sphere {
         None
     } else {
@@ -400,6 +427,13 @@ pub const OPTIONS: &[Spec] = &[
         help: "the grains' and the walls' restitution (LIGGGHTS: clump_heap.py --e)",
     },
     Spec {
+        key: "clump-heap.cohesion",
+        kind: OptKind::AtLeast(0.0),
+        expected: "a cohesion energy density >= 0 J/m³",
+        default: "0",
+        help: "make grains and walls cohesive (sjkr, this k; LIGGGHTS: clump_heap.py --k K): a sensitivity run, reported, not judged",
+    },
+    Spec {
         key: "clump-heap.debug",
         kind: OptKind::Bool,
         expected: "true or false",
@@ -421,18 +455,20 @@ pub fn case_clump_heap(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult,
     let only = opts.names("clump-heap.only");
     let debug = opts.flag("clump-heap.debug");
     let knobs = Knobs::from_options(opts)?;
-    // LIGGGHTS' results are of the judged set-up
-    let lig = if knobs.judged_setup() {
-        super::common::liggghts_results("clump_heap")?
-    } else {
-        out.notes.push(format!(
-            "restitution {}: not the judged set-up; the rows against LIGGGHTS are reported, not judged",
-            knobs.restitution
-        ));
-        BTreeMap::new()
+    // LIGGGHTS' results are of the judged set-ups: the dry heaps, and
+    // spheres' heaps with sjkr cohesion at the k it was run with
+    let lig = match knobs.results_name() {
+        Some(name) => super::common::liggghts_results(&name)?,
+        None => {
+            out.notes.push(format!(
+                "restitution {}, cohesion energy density {} J/m³: not a judged set-up; the rows against LIGGGHTS are reported, not judged",
+                knobs.restitution, knobs.cohesion
+            ));
+            BTreeMap::new()
+        }
     };
-    if knobs.judged_setup() && lig.is_empty() {
-        out.notes.push("no LIGGGHTS results (validation/liggghts/clump_heap_results.csv: run validation/liggghts/run.sh clump-heap); the rows against it are reported, not judged".into());
+    if let (Some(name), true) = (knobs.results_name(), lig.is_empty()) {
+        out.notes.push(format!("no LIGGGHTS results (validation/liggghts/{name}_results.csv: run validation/liggghts/run.sh clump-heap{}); the rows against it are reported, not judged", if knobs.cohesion > 0.0 { format!(" sphere --k {}", knobs.cohesion) } else { String::new() }));
     }
     let name = "clump-heap vs LIGGGHTS 3.8";
     let mut angles = BTreeMap::new();
@@ -539,6 +575,33 @@ pub fn case_clump_heap(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult,
             }
         }
         series.push(measured(g, mean));
+    }
+    // a cohesive heap stands steeper than the dry one (LIGGGHTS' dry
+    // spheres: the judged dry set-up's mean)
+    if knobs.cohesion > 0.0 {
+        let dry = super::common::liggghts_results("clump_heap")?;
+        if let (Some(&wet), Some(&dry)) = (angles.get("sphere"), dry.get("sphere_angle_deg")) {
+            out.row(Row::new(
+                "clump-heap",
+                &format!(
+                    "spheres with k = {} J/m³: angle above the dry heap's (1) or not (0)",
+                    knobs.cohesion
+                ),
+                1.0,
+                if wet > dry { 1.0 } else { 0.0 },
+                Tol::Abs(0.25),
+            ));
+            out.row(Row::new(
+                "clump-heap",
+                &format!(
+                    "spheres with k = {} J/m³: angle less the dry heap's (LIGGGHTS' dry mean), °",
+                    knobs.cohesion
+                ),
+                f64::NAN,
+                wet - dry,
+                Tol::Info,
+            ));
+        }
     }
     // seed 003: angular grains raise the internal friction angle, by up
     // to ~10°: judged is that the clumps' angle is the higher
@@ -711,5 +774,21 @@ mod tests {
             assert!(py.contains(&line), "clump_heap.py lacks {line:?}");
         }
         assert!((TET_EDGE - 1.5 * R).abs() < 1e-15);
+        // a cohesive heap's results: the file the script writes for --k K
+        // (Python's `{K:g}`: "60000" for 6e4) is the one the case reads
+        assert!(py.contains(r#"f"clump_heap_sjkr_{coh:g}_results.csv""#));
+        let k = |c: f64| Knobs {
+            cohesion: c,
+            ..Knobs::default()
+        };
+        assert_eq!(k(6e4).results_name().unwrap(), "clump_heap_sjkr_60000");
+        assert_eq!(k(1.2e5).results_name().unwrap(), "clump_heap_sjkr_120000");
+        assert_eq!(k(0.0).results_name().unwrap(), "clump_heap");
+        assert_eq!(k(0.5).results_name(), None);
+        let e = Knobs {
+            restitution: 0.3,
+            ..Knobs::default()
+        };
+        assert_eq!(e.results_name(), None);
     }
 }
