@@ -174,12 +174,8 @@ impl Knobs {
         }
         Ok(k)
     }
-    /// The judged set-up (other seeds and pours sample the same heaps).
-    fn judged_setup(&self) -> bool {
-        self.restitution == Knobs::default().restitution && self.cohesion == 0.0
-    }
-
-    /// The LIGGGHTS results this set-up is judged against: the dry heaps'
+    /// The LIGGGHTS results this set-up is judged against (other seeds
+    /// and pours sample the same heaps): the dry heaps'
     /// (`clump_heap`), or a cohesive heap's at the default restitution
     /// (`clump_heap_sjkr_K`, K the cohesion energy density as a whole
     /// number, as `clump_heap.py --k K` writes it); None for any other.
