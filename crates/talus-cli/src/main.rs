@@ -641,7 +641,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         }
     }
     outln!("contact      {:?}", scene.contact.model);
-    if let Some(c) = talus::timestep::cohesion_estimate(scene) {
+    if let Some(c) = talus::run::accuracy::cohesion_estimate(scene) {
         outln!(
             "cohesion     {}: the fastest snap-in, a {:.3e} m particle {}: pull stiffness {:.3e} N/m, dt × √(k/m*) = {:.3}{}; it holds {} in tension (Bond number {}); no effect on dt",
             scene.contact.cohesion.name(),

@@ -67,6 +67,10 @@ const HAS_HISTORY: u32 = 0x80000000u;
 const WALL: u32 = 0x40000000u;
 const INDEX: u32 = 0x3fffffffu;
 
+// [contact] cohesion in Params.models.x (src/scene/types.rs, Cohesion::code; 0: none)
+const COHESION_SJKR: u32 = 1u;
+const COHESION_SJKR2: u32 = 2u;
+
 // Wall primitive kinds (src/walls/primitive.rs, Kind)
 const WALL_PLANE: u32 = 0u;
 const WALL_CYLINDER: u32 = 1u;
@@ -107,9 +111,9 @@ struct Pair {
     damp_n: f32,  // Hertz-Mindlin: -2 sqrt(5/6) beta sqrt(2 E*) (src/pair.rs)
     damp_t: f32,  // -2 sqrt(5/6) beta sqrt(8 G*)
     cohesion: f32,        // cohesion energy density (J/m3): SJKR's pull k A
-    surface_energy: f32,  // J/m2 (JKR)
     pad0: f32,
     pad1: f32,
+    pad2: f32,
 }
 
 // What contacts read of a partner, written by integrate (src/state.rs,

@@ -127,7 +127,7 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
 fn cohesion(pp: Pair, a: Body, b: Body, b_wall: bool, r_star: f32, delta: f32) -> vec2<f32> {
     let pi = 3.141592653589793;
     let k = pp.cohesion;
-    if (P.models.x == 1u) {
+    if (P.models.x == COHESION_SJKR) {
         var a2: f32; var u: f32;
         if (b_wall) {
             let r = a.radius;
@@ -142,7 +142,7 @@ fn cohesion(pp: Pair, a: Body, b: Body, b_wall: bool, r_star: f32, delta: f32) -
         }
         return vec2<f32>(k * pi * a2, -(k * pi * u));
     }
-    if (P.models.x == 2u) {
+    if (P.models.x == COHESION_SJKR2) {
         var g = 4.0 * pi;
         if (b_wall) { g = 2.0 * pi; }
         let f = k * g * r_star * delta;

@@ -26,8 +26,6 @@ pub struct PairParams {
     /// Cohesion energy density k of the pair, J/m³ (the SJKR models' pull
     /// k A); the mean of the materials' unless `[[interactions]]` gives it.
     pub cohesion_energy_density: f64,
-    /// Surface energy of the pair, J/m² (JKR).
-    pub surface_energy: f64,
 }
 
 /// How many contacts share the cap on one contact's rolling torque.
@@ -71,9 +69,9 @@ fn shear_modulus(m: &Material) -> f64 {
 
 impl PairTable {
     /// Builds the table. Unless an `[[interactions]]` entry overrides them,
-    /// restitution, friction, rolling friction, cohesion energy density and
-    /// surface energy of a mixed pair are the arithmetic means of the two
-    /// materials' values.
+    /// restitution, friction, rolling friction and cohesion energy density
+    /// of a mixed pair are the arithmetic means of the two materials'
+    /// values. (The surface energy, read for JKR, enters no law yet.)
     pub fn new(scene: &Scene) -> Self {
         let ms = &scene.materials;
         let n = ms.len();
@@ -92,7 +90,6 @@ impl PairTable {
                 let mut rolling_friction = 0.5 * (a.rolling_friction + b.rolling_friction);
                 let mut cohesion_energy_density =
                     0.5 * (a.cohesion_energy_density + b.cohesion_energy_density);
-                let mut surface_energy = 0.5 * (a.surface_energy + b.surface_energy);
                 // a held copy ([[fixed]]) takes its material's overrides
                 let (bi, bj) = (scene.base_material(i), scene.base_material(j));
                 for it in &scene.interactions {
@@ -104,7 +101,6 @@ impl PairTable {
                         cohesion_energy_density = it
                             .cohesion_energy_density
                             .unwrap_or(cohesion_energy_density);
-                        surface_energy = it.surface_energy.unwrap_or(surface_energy);
                     }
                 }
                 let beta = damping_beta(restitution);
@@ -119,7 +115,6 @@ impl PairTable {
                     damp_n: c * (2.0 * e_star).sqrt(),
                     damp_t: c * (8.0 * g_star).sqrt(),
                     cohesion_energy_density,
-                    surface_energy,
                 };
             }
         }

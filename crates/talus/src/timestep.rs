@@ -148,6 +148,21 @@ pub fn release_speed(scene: &Scene, table: &PairTable) -> f64 {
     v
 }
 
+/// Per material, the smallest radius present or poured (∞: none): the
+/// critical particle of each estimate.
+pub fn smallest_radii(scene: &Scene) -> Vec<f64> {
+    let mut rmin = vec![f64::INFINITY; scene.materials.len()];
+    for p in &scene.particles {
+        rmin[p.material] = rmin[p.material].min(p.radius);
+    }
+    for i in &scene.inserts {
+        if let Some(r) = rmin.get_mut(i.material) {
+            *r = r.min(i.radius.min());
+        }
+    }
+    rmin
+}
+
 /// The estimates of `scene` with `lightest[k]` the mass (kg) of body k's
 /// lightest free surface node
 /// ([`crate::fem::build::lightest_surface_nodes`]; None: the body adds no
@@ -177,16 +192,7 @@ pub fn estimate_with(scene: &Scene, lightest: &[Option<f64>]) -> Estimate {
         .max(0.1);
 
     // Smallest particle per material is the critical one for every estimate.
-    let nm = scene.materials.len();
-    let mut rmin = vec![f64::INFINITY; nm];
-    for p in &scene.particles {
-        rmin[p.material] = rmin[p.material].min(p.radius);
-    }
-    for i in &scene.inserts {
-        if let Some(r) = rmin.get_mut(i.material) {
-            *r = r.min(i.radius.min());
-        }
-    }
+    let rmin = smallest_radii(scene);
     let mut rayleigh = f64::INFINITY;
     let mut contact = f64::INFINITY;
     for (mi, &r) in rmin.iter().enumerate() {
@@ -250,121 +256,6 @@ pub fn estimate_with(scene: &Scene, lightest: &[Option<f64>]) -> Estimate {
         stable_limit,
         auto_dt,
     }
-}
-
-/// What cohesion does to the contacts most exposed to it: those of the
-/// smallest particle of each material, with its own kind and with each
-/// wall ([`cohesion_estimate`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CohesionEstimate {
-    /// The pull's stiffness k dA/dδ at δ → 0 (N/m): 2π k R* for `sjkr`
-    /// (particles and walls) and at a wall for `sjkr2`, 4π k R* between
-    /// particles for `sjkr2`. A negative spring in the contact.
-    pub pull_stiffness: f64,
-    /// √(pull stiffness / m*) (1/s): the rate at which the pull draws a
-    /// pair in at first contact; dt times it should stay well below 1 for
-    /// the snap-in to be resolved (the Rayleigh step usually keeps it
-    /// below 0.1).
-    pub rate: f64,
-    /// The most tension the contact holds: the largest k A(δ) − F_el(δ)
-    /// over the overlap (N); ∞ when the pull outgrows the linear spring
-    /// (k_n below the pull's stiffness: the contact would collapse).
-    pub hold: f64,
-    /// `hold` over the particle's weight (the granular Bond number; ∞
-    /// without gravity).
-    pub bond_number: f64,
-    /// The particle's radius (m), and whether the partner is a wall.
-    pub radius: f64,
-    pub wall: bool,
-}
-
-/// The cohesive contact with the fastest snap-in over the smallest
-/// particle of each material, its own kind and the walls as partners
-/// (None without a cohesion model or with nothing cohesive). Cohesion does
-/// not enter `dt = "auto"`: its pull lowers the contact's stiffness.
-pub fn cohesion_estimate(scene: &Scene) -> Option<CohesionEstimate> {
-    use crate::scene::Cohesion;
-    let model = scene.contact.cohesion;
-    if model == Cohesion::None {
-        return None;
-    }
-    let table = PairTable::new(scene);
-    let g = DVec3::from(scene.simulation.gravity).length();
-    let mut rmin = vec![f64::INFINITY; scene.materials.len()];
-    for p in &scene.particles {
-        rmin[p.material] = rmin[p.material].min(p.radius);
-    }
-    for i in &scene.inserts {
-        if let Some(r) = rmin.get_mut(i.material) {
-            *r = r.min(i.radius.min());
-        }
-    }
-    let mut worst: Option<CohesionEstimate> = None;
-    for (mi, &r) in rmin.iter().enumerate() {
-        if !(r.is_finite() && r > 0.0) {
-            continue;
-        }
-        let m = scene.materials[mi].density * 4.0 / 3.0 * PI * r.powi(3);
-        let mut partners = vec![(mi, false)];
-        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
-        for (mj, wall) in partners {
-            let pp = table.get(mi as u32, mj as u32);
-            let k = pp.cohesion_energy_density;
-            if k <= 0.0 {
-                continue;
-            }
-            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
-            // the pull's area at overlap δ (equal spheres between particles)
-            let area = |d: f64| match (model, wall) {
-                (Cohesion::Sjkr, true) => PI * d * (2.0 * r - d),
-                (Cohesion::Sjkr, false) => PI * (r * r - (r - 0.5 * d).powi(2)),
-                (Cohesion::Sjkr2, true) => 2.0 * PI * r * d,
-                _ => 4.0 * PI * r_star * d,
-            };
-            let pull_stiffness = match (model, wall) {
-                (Cohesion::Sjkr2, false) => 4.0 * PI * k * r_star,
-                _ => 2.0 * PI * k * r_star,
-            };
-            let elastic = |d: f64| match scene.contact.model {
-                ContactModel::HertzMindlin => 4.0 / 3.0 * pp.e_star * (r_star * d).sqrt() * d,
-                ContactModel::Linear => {
-                    linear_coefficients(
-                        m_star,
-                        pp.restitution,
-                        scene.contact.stiffness,
-                        scene.contact.contact_time,
-                    )
-                    .0 * d
-                }
-            };
-            // the largest net pull over overlaps up to half the radius
-            let hold =
-                if scene.contact.model == ContactModel::Linear && elastic(1.0) <= pull_stiffness {
-                    f64::INFINITY
-                } else {
-                    (0..2000)
-                        .map(|i| 0.5 * r * 1e-12f64.powf(1.0 - i as f64 / 1999.0))
-                        .map(|d| k * area(d) - elastic(d))
-                        .fold(0.0, f64::max)
-                };
-            let e = CohesionEstimate {
-                pull_stiffness,
-                rate: (pull_stiffness / m_star).sqrt(),
-                hold,
-                bond_number: if g > 0.0 {
-                    hold / (m * g)
-                } else {
-                    f64::INFINITY
-                },
-                radius: r,
-                wall,
-            };
-            if worst.is_none_or(|w| e.rate > w.rate) {
-                worst = Some(e);
-            }
-        }
-    }
-    worst
 }
 
 #[cfg(test)]

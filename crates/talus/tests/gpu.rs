@@ -1661,7 +1661,6 @@ fn law_sample(r: &mut Rng) -> LawSample {
         damp_n: f(c * (2.0 * e_star).sqrt()),
         damp_t: f(c * (8.0 * g_star).sqrt()),
         cohesion_energy_density: f(r.range(1e3, 1e6)),
-        surface_energy: 0.0,
     };
     let nv = r.in_unit_ball();
     let len = (nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]).sqrt();

@@ -444,6 +444,27 @@ fn cohesion<const W: usize>(
     }
 }
 
+/// The cohesive pull and its potential ([`cohesion`] on one lane) of a
+/// contact of overlap δ between spheres of radii `ra` and `rb` (∞: a
+/// wall) with cohesion energy density `k`: what `talus check` reports of
+/// a scene's cohesion (`run::accuracy::cohesion_estimate`), from the law
+/// itself.
+pub fn cohesion_one(model: Cohesion, k: f64, ra: f64, rb: f64, delta: f64) -> (f64, f64) {
+    let mut pp = PairLanes::<1>::default();
+    pp.cohesion.0[0] = k;
+    let (mut a, mut b) = (BodyLanes::<1>::default(), BodyLanes::<1>::default());
+    a.radius.0[0] = ra;
+    b.radius.0[0] = rb;
+    let r_star = if rb.is_finite() {
+        ra * rb / (ra + rb)
+    } else {
+        ra
+    };
+    let particle_b = b.radius.is_finite();
+    let (f, u) = cohesion(model, &pp, &a, &b, particle_b, L([r_star]), L([delta]));
+    (f.0[0], u.0[0])
+}
+
 /// A particle as one side of a contact: its motion record and radius.
 #[inline]
 pub fn body(m: &Motion<f64>, radius: f64) -> Body {

@@ -164,6 +164,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("HAS_HISTORY", HAS_HISTORY),
         ("INDEX", INDEX),
         ("WALL", WALL),
+        ("COHESION_SJKR", crate::scene::Cohesion::Sjkr.code()),
+        ("COHESION_SJKR2", crate::scene::Cohesion::Sjkr2.code()),
         ("WALL_PLANE", Kind::Plane.tag()),
         ("WALL_CYLINDER", Kind::Cylinder.tag()),
         ("WALL_CONE", Kind::Cone.tag()),
@@ -241,8 +243,7 @@ pub struct Pair {
     pub damp_t: f32,
     /// The cohesion energy density, J/m³ (`cohesion_energy_density`).
     pub cohesion: f32,
-    pub surface_energy: f32,
-    pub pad: [f32; 2],
+    pub pad: [f32; 3],
 }
 
 impl Pair {
@@ -258,8 +259,7 @@ impl Pair {
             damp_n: p.damp_n as f32,
             damp_t: p.damp_t as f32,
             cohesion: p.cohesion_energy_density as f32,
-            surface_energy: p.surface_energy as f32,
-            pad: [0.0; 2],
+            pad: [0.0; 3],
         }
     }
 }
@@ -768,8 +768,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             rolling_friction,
             damp_n,
             damp_t,
-            cohesion,
-            surface_energy
+            cohesion
         }),
         layout!(Wall {
             a,

@@ -8,7 +8,7 @@
 
 use super::simulation::Simulation;
 use crate::cpu::CpuBackend;
-use crate::scene::types::{Dt, End, ParticleInit, SourceInfo};
+use crate::scene::types::{Dt, End, ParticleInit, Scene, SourceInfo};
 use crate::setup::Setup;
 use std::sync::Arc;
 
@@ -107,4 +107,160 @@ pub fn pair_impact(setup: &Setup) -> Option<PairImpact> {
         residual: last,
         residual_peak: worst,
     })
+}
+
+/// What cohesion does to the contacts most exposed to it: those of the
+/// smallest particle of each material, with its own kind and with each
+/// wall ([`cohesion_estimate`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CohesionEstimate {
+    /// The pull's stiffness k dA/dδ at δ → 0 (N/m): 2π k R* for `sjkr`
+    /// (particles and walls) and at a wall for `sjkr2`, 4π k R* between
+    /// particles for `sjkr2`. A negative spring in the contact.
+    pub pull_stiffness: f64,
+    /// √(pull stiffness / m*) (1/s): the rate at which the pull draws a
+    /// pair in at first contact; dt times it should stay well below 1 for
+    /// the snap-in to be resolved (the Rayleigh step usually keeps it
+    /// below 0.1).
+    pub rate: f64,
+    /// The most tension the contact holds: the largest k A(δ) − F_el(δ)
+    /// over the overlap (N); ∞ when the pull outgrows the linear spring
+    /// (k_n below the pull's stiffness: the contact would collapse).
+    pub hold: f64,
+    /// `hold` over the particle's weight (the granular Bond number; ∞
+    /// without gravity).
+    pub bond_number: f64,
+    /// The particle's radius (m), and whether the partner is a wall.
+    pub radius: f64,
+    pub wall: bool,
+}
+
+/// The cohesive contact with the fastest snap-in over the smallest
+/// particle of each material, its own kind and the walls as partners
+/// (None without a cohesion model or with nothing cohesive). Cohesion does
+/// not enter `dt = "auto"`: its pull lowers the contact's stiffness.
+pub fn cohesion_estimate(scene: &Scene) -> Option<CohesionEstimate> {
+    use crate::scene::types::ContactModel;
+    use crate::scene::Cohesion;
+    use crate::timestep::linear_coefficients;
+    use std::f64::consts::PI;
+    let model = scene.contact.cohesion;
+    if model == Cohesion::None {
+        return None;
+    }
+    let table = crate::pair::PairTable::new(scene);
+    let g = glam::DVec3::from(scene.simulation.gravity).length();
+    let rmin = crate::timestep::smallest_radii(scene);
+    let mut worst: Option<CohesionEstimate> = None;
+    for (mi, &r) in rmin.iter().enumerate() {
+        if !(r.is_finite() && r > 0.0) {
+            continue;
+        }
+        let m = scene.materials[mi].density * 4.0 / 3.0 * PI * r.powi(3);
+        let mut partners = vec![(mi, false)];
+        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
+        for (mj, wall) in partners {
+            let pp = table.get(mi as u32, mj as u32);
+            let k = pp.cohesion_energy_density;
+            if k <= 0.0 {
+                continue;
+            }
+            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
+            // the law's own pull (equal spheres between particles), and its
+            // stiffness at first touch (the pull is linear in δ there: its
+            // slope at 10⁻⁹ r is the limit's to ~10⁻⁹)
+            let rb = if wall { f64::INFINITY } else { r };
+            let pull = |d: f64| crate::cpu::law::cohesion_one(model, k, r, rb, d).0;
+            let pull_stiffness = pull(1e-9 * r) / (1e-9 * r);
+            let elastic = |d: f64| match scene.contact.model {
+                ContactModel::HertzMindlin => 4.0 / 3.0 * pp.e_star * (r_star * d).sqrt() * d,
+                ContactModel::Linear => {
+                    linear_coefficients(
+                        m_star,
+                        pp.restitution,
+                        scene.contact.stiffness,
+                        scene.contact.contact_time,
+                    )
+                    .0 * d
+                }
+            };
+            // the largest net pull over overlaps up to half the radius
+            let hold =
+                if scene.contact.model == ContactModel::Linear && elastic(1.0) <= pull_stiffness {
+                    f64::INFINITY
+                } else {
+                    (0..2000)
+                        .map(|i| 0.5 * r * 1e-12f64.powf(1.0 - i as f64 / 1999.0))
+                        .map(|d| pull(d) - elastic(d))
+                        .fold(0.0, f64::max)
+                };
+            let e = CohesionEstimate {
+                pull_stiffness,
+                rate: (pull_stiffness / m_star).sqrt(),
+                hold,
+                bond_number: if g > 0.0 {
+                    hold / (m * g)
+                } else {
+                    f64::INFINITY
+                },
+                radius: r,
+                wall,
+            };
+            if worst.is_none_or(|w| e.rate > w.rate) {
+                worst = Some(e);
+            }
+        }
+    }
+    worst
+}
+
+#[cfg(test)]
+mod cohesion_tests {
+    use super::cohesion_estimate;
+    use crate::scene::{Cohesion, Material, SceneBuilder};
+    use std::f64::consts::PI;
+
+    /// The pull's stiffness at first touch is 2π k R* (sjkr; R* = r/2
+    /// between equal spheres) and 4π k R* (sjkr2), the hold is finite for
+    /// Hertz and unbounded for a linear spring softer than the pull, and a
+    /// dry scene has no estimate.
+    #[test]
+    fn cohesion_estimates() {
+        let (k, r) = (1e5, 1e-3);
+        let scene = |model, linear: Option<f64>| {
+            let mut b = SceneBuilder::new("c")
+                .domain([0.0; 3], [0.01; 3])
+                .steps(1)
+                .material(Material {
+                    cohesion_energy_density: k,
+                    ..Material::new("m", 2500.0, 5e6)
+                })
+                .cohesion(model)
+                .particle([0.005; 3], [0.0; 3], r, "m");
+            if let Some(kn) = linear {
+                b = b.linear_stiffness(kn);
+            }
+            b.build().unwrap()
+        };
+        assert!(cohesion_estimate(&scene(Cohesion::None, None)).is_none());
+        for (model, want) in [
+            (Cohesion::Sjkr, PI * k * r),
+            (Cohesion::Sjkr2, 2.0 * PI * k * r),
+        ] {
+            let e = cohesion_estimate(&scene(model, None)).unwrap();
+            assert!(
+                (e.pull_stiffness / want - 1.0).abs() < 1e-6,
+                "{model:?} {e:?}"
+            );
+            assert!(
+                e.hold.is_finite() && e.hold > 0.0 && e.bond_number > 1.0,
+                "{e:?}"
+            );
+            assert!(!e.wall);
+        }
+        let soft = cohesion_estimate(&scene(Cohesion::Sjkr, Some(100.0))).unwrap();
+        assert!(soft.hold.is_infinite(), "{soft:?}");
+        let stiff = cohesion_estimate(&scene(Cohesion::Sjkr, Some(1e6))).unwrap();
+        assert!(stiff.hold.is_finite(), "{stiff:?}");
+    }
 }

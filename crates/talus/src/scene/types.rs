@@ -220,9 +220,14 @@ impl Cohesion {
             Cohesion::Sjkr2 => "sjkr2",
         }
     }
-    /// Its code in `Params::models` (x) on the GPU.
+    /// Its code in `Params::models` (x) on the GPU (`COHESION_*` in
+    /// `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
     pub fn code(self) -> u32 {
-        self as u32
+        match self {
+            Cohesion::None => 0,
+            Cohesion::Sjkr => 1,
+            Cohesion::Sjkr2 => 2,
+        }
     }
 }
 

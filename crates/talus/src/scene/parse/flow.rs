@@ -24,10 +24,11 @@ pub(super) const INSERT_KEYS: &[&str] = &[
     "interval",
 ];
 pub(super) const OUTLET_KEYS: &[&str] = &["name", "region"];
+pub(super) const FIXED_KEYS: &[&str] = &["region"];
 /// A box's keys and a cylinder's: the form found takes its own, the
 /// other's are then refused as unknown.
 const REGION_KEYS: &[&str] = &["min", "max", "center", "axis", "radius", "length"];
-pub(super) const REGION_FORMS: &str =
+const REGION_FORMS: &str =
     "{ min = [x, y, z], max = [x, y, z] } (a box) or { center = [x, y, z], axis = [x, y, z], radius = R, length = L } (a solid cylinder)";
 
 impl Reader<'_> {
@@ -200,6 +201,12 @@ impl Reader<'_> {
             shape,
             orientation,
         })
+    }
+
+    /// One `[[fixed]]` table: its region.
+    pub(super) fn fixed(&self, t: &mut Tab) -> Result<Region, SceneError> {
+        let v = self.required(t, "region", REGION_FORMS)?;
+        self.region(&join(&t.path, "region"), v)
     }
 
     /// One `[[outlets]]` table.

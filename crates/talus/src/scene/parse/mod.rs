@@ -23,8 +23,8 @@ mod tests;
 use crate::scene::error::SceneError;
 use crate::scene::types::{Contact, Scene};
 use bodies::BODY_KEYS;
-use flow::{INSERT_KEYS, OUTLET_KEYS};
-use reader::{join, Reader};
+use flow::{FIXED_KEYS, INSERT_KEYS, OUTLET_KEYS};
+use reader::Reader;
 use schema::{INTERACTION_KEYS, MATERIAL_KEYS, PARTICLES_KEYS, ROOT_KEYS, WALL_KEYS};
 use std::path::Path;
 use toml::de::DeTable;
@@ -140,9 +140,8 @@ impl Reader<'_> {
             self.finish(t)?;
         }
         let mut fixed = Vec::new();
-        for mut t in self.table_array(&mut root, "fixed", &["region"])? {
-            let v = self.required(&mut t, "region", flow::REGION_FORMS)?;
-            fixed.push(self.region(&join(&t.path, "region"), v)?);
+        for mut t in self.table_array(&mut root, "fixed", FIXED_KEYS)? {
+            fixed.push(self.fixed(&mut t)?);
             self.finish(t)?;
         }
         let mut bodies = Vec::new();
