@@ -787,7 +787,8 @@ fn cmd_check(path: &Path) -> ExitCode {
             Err(e) => return fail(e),
         };
         let (gpu_per, entries) = gpu_bytes(pairs);
-        let by_binding = talus::gpu::fit::max_particles_by_bindings(&a.limits, entries) as f64;
+        let by_binding =
+            talus::gpu::fit::max_particles_by_bindings(&a.limits, entries, false) as f64;
         let bound = format!(
             "the pages its {} storage bindings a stage hold, {} MiB each",
             a.limits.max_storage_buffers_per_shader_stage,

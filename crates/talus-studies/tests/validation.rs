@@ -101,6 +101,7 @@ cases! {
     case8_small_on_large_sphere => "8";
     linear_spring_dashpot => "linear";
     rolling_resistance_and_sliding => "rolling";
+    rolling_spring_holds_rolls_and_stops => "rolling-spring";
     cohesion_rest_and_hold => "cohesion";
     energy_balance_settling => "energy";
     fem_rod_on_rigid_plane => "fem-rod";
@@ -157,6 +158,7 @@ fn report_is_written() {
             "8",
             "linear",
             "rolling",
+            "rolling-spring",
             "cohesion",
             "energy",
             "fem-rod",

@@ -70,6 +70,10 @@ const INDEX: u32 = 0x3fffffffu;
 // [contact] cohesion in Params.models.x (src/scene/types.rs, Cohesion::code; 0: none)
 const COHESION_SJKR: u32 = 1u;
 const COHESION_SJKR2: u32 = 2u;
+// [contact] rolling in Params.models.z (Rolling::code)
+const ROLLING_CDT: u32 = 0u;
+const ROLLING_EPSD: u32 = 1u;
+const ROLLING_EPSD2: u32 = 2u;
 
 // Wall primitive kinds (src/walls/primitive.rs, Kind)
 const WALL_PLANE: u32 = 0u;
@@ -96,7 +100,7 @@ struct Params {
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
     gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
     gravity_turn: vec4<f32>,// x start (s), y seconds a turn takes (< 0: never stops), z period (s; 0: once)
-    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2); y: the first held material ([[fixed]]); z, w unused
+    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2); y: the first held material ([[fixed]]); z: the rolling model; w unused
     sums: vec4<f32>,       // the pair sums' fixed point: x units per N, y per N m, z 1/x, w 1/y
     levels: array<GridLevel, MAX_LEVELS>, // coarsest first
 }
@@ -111,7 +115,7 @@ struct Pair {
     damp_n: f32,  // Hertz-Mindlin: -2 sqrt(5/6) beta sqrt(2 E*) (src/pair.rs)
     damp_t: f32,  // -2 sqrt(5/6) beta sqrt(8 G*)
     cohesion: f32,        // cohesion energy density (J/m3): SJKR's pull k A
-    pad0: f32,
+    rolling_damping: f32, // epsd's rolling dashpot, a fraction of critical
     pad1: f32,
     pad2: f32,
 }

@@ -7,7 +7,7 @@
 // whatever the order the pairs arrive in. `contacts_walls` then takes each
 // particle's sums, adds its wall entries and writes force and torque
 // (into the same record, `acc`: integrate zeroes them). A
-// contact's tangential history sits beside its list entry (one copy: the
+// contact's history (tangential, and rolling in epsd/epsd2: `Hist`) sits beside its list entry (one copy: the
 // pair's). Else each pair from both sides: a row holds every partner,
 // `contacts` sums a particle's own pairs (the same numbers, the same fixed
 // point: the same bits) and writes it at once; each side keeps a copy of
@@ -40,7 +40,7 @@
 // The history beside each list entry: only the entry's particle reads or
 // writes it. The list's arrays may span several buffers: reached through
 // nbr_at, nbr_put, nbr_hist_at, nbr_hist_put (src/gpu/pages.rs).
-@group(2) @binding(0) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+@group(2) @binding(0) var<storage, read_write> nbr_hist: array<Hist>;
 // The FEM bodies' deforming surfaces (surfaces.wgsl): their sizes, step0
 // and force unit; the nodes' x0, then v, then built; per surface triangle its nodes
 // and primitive; and the grains' force on each node summed over the
@@ -204,12 +204,12 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow
             // an analytic wall's entry out of contact loses its history
             // now; a mesh's in the second pass (it may be a donor)
             if (!dry && !mesh && had) {
-                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_hist_put(e, Hist());
                 nbr_put(e, entry & ~HAS_HISTORY);
             }
             continue;
         }
-        var hist = vec4<f32>(0.0);
+        var hist = Hist();
         if (had) {
             hist = nbr_hist_at(e);
         } else if (mesh) {
@@ -251,7 +251,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow
         // a clump's member: its body's inverse mass at this contact point
         var mb = me;
         if (P.dims.x != 0u) { mb.inv_mass += lever_along(lever, n); }
-        let r = pair_law(pp, mb, wb, n, overlap, hist);
+        let r = pair_law(pp, mb, wb, n, overlap, hist.t, hist_roll(hist));
         o.f = o.f + r.force_a;
         o.t = o.t + r.torque_a;
         o.elastic += r.elastic;
@@ -268,8 +268,8 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow
         }
         if (!dry) {
             let h = vec4<f32>(r.xi, r.kt);
-            nbr_hist_put(e, h);
-            let has = any(h != vec4<f32>(0.0));
+            nbr_hist_put(e, hist_new(h, r.roll));
+            let has = any(h != vec4<f32>(0.0)) || any(r.roll != vec3<f32>(0.0));
             var ne = select(entry & ~HAS_HISTORY, entry | HAS_HISTORY, has);
             if (mesh) { ne = ne | KEPT; }
             if (ne != entry) { nbr_put(e, ne); }
@@ -283,7 +283,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow
             if ((entry & KEPT) != 0u) {
                 nbr_put(e, entry & ~KEPT);
             } else if ((entry & HAS_HISTORY) != 0u) {
-                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_hist_put(e, Hist());
                 nbr_put(e, entry & ~HAS_HISTORY);
             }
         }
@@ -443,7 +443,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         if (d2 >= rsum * rsum) {
             // not in contact: no history (written only when there was some)
             if (had) {
-                nbr_hist_put(e, vec4<f32>(0.0));
+                nbr_hist_put(e, Hist());
                 nbr_put(e, j);
             }
             return;
@@ -455,7 +455,7 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let dist = sqrt(d2);
         let overlap = rsum - dist;
         // without the flag the entry's history is zero: not read
-        var hist = vec4<f32>(0.0);
+        var hist = Hist();
         if (had) { hist = nbr_hist_at(e); }
         var r: PairResult;
         // force on i, torques on i and on j
@@ -472,13 +472,13 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         }
         if (i_is_a) {
             let pp = pairs[mat_i * P.sizes.w + mat_j];
-            r = pair_law(pp, bi, bj, d * (1.0 / dist), overlap, hist);
+            r = pair_law(pp, bi, bj, d * (1.0 / dist), overlap, hist.t, hist_roll(hist));
             fi = r.force_a;
             ti = r.torque_a;
             tj = r.torque_b;
         } else {
             let pp = pairs[mat_j * P.sizes.w + mat_i];
-            r = pair_law(pp, bj, bi, -d * (1.0 / dist), overlap, hist);
+            r = pair_law(pp, bj, bi, -d * (1.0 / dist), overlap, hist.t, hist_roll(hist));
             fi = -r.force_a;
             ti = r.torque_b;
             tj = r.torque_a;
@@ -497,8 +497,8 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         (*s).max_ratio = max((*s).max_ratio, ratio);
         if (ratio > P.linear.w) { atomicMin(&ctl[CTL_ERR_OVERLAP], min(id_i, id_j)); }
         let h = vec4<f32>(r.xi, r.kt);
-        nbr_hist_put(e, h);
-        let has = any(h != vec4<f32>(0.0));
+        nbr_hist_put(e, hist_new(h, r.roll));
+        let has = any(h != vec4<f32>(0.0)) || any(r.roll != vec3<f32>(0.0));
         if (has != had) { nbr_put(e, select(j, j | HAS_HISTORY, has)); }
 }
 

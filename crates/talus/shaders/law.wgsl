@@ -2,7 +2,8 @@
 // contacts through every branch by tests/gpu.rs,
 // gpu_law_matches_cpu_law_in_every_branch): Hertz-Mindlin with LIGGGHTS'
 // damping or linear spring-dashpot, tangential spring with history,
-// Coulomb sliding, rolling resistance, and the energy stored and
+// Coulomb sliding, rolling resistance (cdt, or a spring with memory:
+// epsd, epsd2), and the energy stored and
 // dissipated. A wall is a `Body` with radius < 0 (infinite) and zero
 // inverse mass and inertia. Prepended to the shaders that use it
 // (src/gpu/shaders.rs); reads the including shader's `P: Params` for dt,
@@ -24,6 +25,7 @@ struct PairResult {
     torque_b: vec3<f32>,
     xi: vec3<f32>,
     kt: f32,
+    roll: vec3<f32>,   // the rolling spring's torque M (epsd, epsd2): -M on a, M on b
     elastic: f32,
     dissipated: f32,
 }
@@ -33,7 +35,8 @@ fn body(m: Motion, radius: f32) -> Body {
                 m.vel_invm.w, m.omega_invi.w);
 }
 
-fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>) -> PairResult {
+fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f32>,
+            roll_old: vec3<f32>) -> PairResult {
     let dt = P.gravity_dt.w;
     let b_wall = b.radius < 0.0;
     var r_star = a.radius;
@@ -99,7 +102,39 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     var torque_b = cross(arm_b, -ft);
 
     var dissipated_roll = 0.0;
-    if (pp.rolling_friction > 0.0) {
+    var roll = vec3<f32>(0.0);
+    var elastic_roll = 0.0;
+    if (P.models.z != ROLLING_CDT) {
+        // rolling spring with memory (src/cpu/law.rs, `rolling_spring`)
+        let r2 = r_star * r_star;
+        var kr = kt * r2;
+        var kr_old = kt_old * r2;
+        if (P.models.z == ROLLING_EPSD) {
+            kr = 2.25 * kn * pp.rolling_friction * pp.rolling_friction * r2;
+            kr_old = kr;
+        }
+        var e_old = 0.0;
+        if (kr_old > 0.0) { e_old = 0.5 * dot(roll_old, roll_old) / kr_old; }
+        let wh = a.omega_half - b.omega_half;
+        let w_half = wh - n * dot(wh, n);
+        var m = roll_old + w_half * (kr * dt);
+        let m_len = sqrt(dot(m, m));
+        let m_max = pp.rolling_friction * r_star * abs(fn_total);
+        let capped = m_len > m_max;
+        if (capped) { m = m * (m_max / m_len); }
+        let w_rel = a.omega - b.omega;
+        var applied = m;
+        if (P.models.z == ROLLING_EPSD && !capped) {
+            let i_r = 1.4 / (a.inv_mass / (a.radius * a.radius) + b.inv_mass / (b.radius * b.radius));
+            let coef = pp.rolling_damping * 2.0 * sqrt(i_r * kr);
+            applied = m + (w_rel - n * dot(w_rel, n)) * coef;
+        }
+        if (kr > 0.0) { elastic_roll = 0.5 * dot(m, m) / kr; }
+        torque_a = torque_a - applied;
+        torque_b = torque_b + applied;
+        roll = m;
+        dissipated_roll = dot(applied, w_rel) * dt - (elastic_roll - e_old);
+    } else if (pp.rolling_friction > 0.0) {
         let w_rel = a.omega - b.omega;
         let w_roll = w_rel - n * dot(w_rel, n);
         let w_len = sqrt(dot(w_roll, w_roll));
@@ -117,7 +152,8 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     }
     let dissipated_n = gn * vn * vn * dt;
     let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
-    return PairResult(force_a, torque_a, torque_b, xi, kt, elastic_n + elastic_t + coh.y,
+    return PairResult(force_a, torque_a, torque_b, xi, kt, roll,
+                      elastic_n + elastic_t + coh.y + elastic_roll,
                       dissipated_n + dissipated_t + dissipated_roll);
 }
 

@@ -11,6 +11,7 @@ struct LawCase {
     radii: vec4<f32>,   // a radius, b radius (< 0: wall), overlap, unused
     normal: vec4<f32>,  // xyz: unit normal from a to b
     hist: vec4<f32>,    // stored xi (xyz) and last k_t (w); zero: first contact
+    roll: vec4<f32>,    // stored rolling torque (xyz; epsd, epsd2)
 }
 
 struct LawOut {
@@ -19,6 +20,7 @@ struct LawOut {
     torque_b: vec4<f32>,
     xi_kt: vec4<f32>,
     energy: vec4<f32>,  // elastic, dissipated, unused, unused
+    roll: vec4<f32>,    // the new rolling torque (xyz)
 }
 
 @group(0) @binding(0) var<uniform> P: Params;
@@ -36,8 +38,8 @@ fn law_eval(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if (c.radii.y < 0.0) {
         b = Body(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0), -1.0, 0.0, 0.0);
     }
-    let r = pair_law(c.pair, a, b, c.normal.xyz, c.radii.z, c.hist);
+    let r = pair_law(c.pair, a, b, c.normal.xyz, c.radii.z, c.hist, c.roll.xyz);
     outs[i] = LawOut(vec4<f32>(r.force_a, 0.0), vec4<f32>(r.torque_a, 0.0),
                      vec4<f32>(r.torque_b, 0.0), vec4<f32>(r.xi, r.kt),
-                     vec4<f32>(r.elastic, r.dissipated, 0.0, 0.0));
+                     vec4<f32>(r.elastic, r.dissipated, 0.0, 0.0), vec4<f32>(r.roll, 0.0));
 }

@@ -35,7 +35,7 @@
 @group(1) @binding(3) var<storage, read_write> nbr: array<u32>;
 // the positions the list is built at, 3 f32 words a particle (`set_ref`)
 @group(1) @binding(4) var<storage, read_write> pos_ref: array<u32>;
-@group(1) @binding(5) var<storage, read_write> nbr_hist: array<vec4<f32>>;
+@group(1) @binding(5) var<storage, read_write> nbr_hist: array<Hist>;
 // The previous list's entries with history, kept by `keep`: particle j's
 // (in the new order) are kept_row[j] = (first, count) of kept_nbr (the
 // partner as the previous list had it, over the previous order) and
@@ -45,7 +45,7 @@
 // host grows it and the build keeps again (CTL_KEPT = 2).
 @group(1) @binding(6) var<storage, read_write> kept_row: array<vec2<u32>>;
 @group(1) @binding(7) var<storage, read_write> kept_nbr: array<u32>;
-@group(1) @binding(8) var<storage, read_write> kept_hist: array<vec4<f32>>;
+@group(1) @binding(8) var<storage, read_write> kept_hist: array<Hist>;
 // new_at[o]: where the particle that stood at o in the previous order
 // stands now
 @group(1) @binding(9) var<storage, read_write> new_at: array<u32>;
@@ -133,7 +133,7 @@ fn row_candidates(i: u32, id_i: u32, xi: vec3<f32>, ri: f32, l: u32, c: CellRang
             if (dot(d, d) < cut * cut && holds(id_i, j)) {
                 if (write) {
                     nbr_put(out + k, j);
-                    nbr_hist_put(out + k, vec4<f32>(0.0));
+                    nbr_hist_put(out + k, Hist());
                 }
                 k++;
             }
@@ -189,7 +189,7 @@ fn wall_candidates(xi: vec3<f32>, ri: f32, write: bool, out: u32) -> u32 {
             if (wall_gap(walls[w], xb).dist < ri + skin) {
                 if (write) {
                     nbr_put(out + k, w | WALL);
-                    nbr_hist_put(out + k, vec4<f32>(0.0));
+                    nbr_hist_put(out + k, Hist());
                 }
                 k++;
             }

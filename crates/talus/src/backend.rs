@@ -331,12 +331,12 @@ pub struct ListStats {
 /// particle pair counted twice however the list holds it: `pair_weight`
 /// is 1 for a list of both sides (the CPU's), 2 for one of each pair once
 /// (the GPU's). How both backends count for [`ListStats`].
-pub fn list_counts<T: bytemuck::Pod + Default + PartialEq>(
+pub fn list_counts<T: bytemuck::Pod + Default + PartialEq, const N: usize>(
     nbr: &[u32],
-    hist: &[[T; 4]],
+    hist: &[[T; N]],
     pair_weight: u64,
 ) -> (u64, u64) {
-    let zero = [T::default(); 4];
+    let zero = [T::default(); N];
     let weight = |e: u32| {
         if e & crate::state::WALL != 0 {
             1

@@ -16,6 +16,8 @@ pub struct PairParams {
     pub beta: f64,
     pub friction: f64,
     pub rolling_friction: f64,
+    /// The `epsd` rolling dashpot, a fraction of critical damping.
+    pub rolling_damping: f64,
     /// Hertz–Mindlin damping constants, so that the damping coefficients
     /// are γ_n = `damp_n` √(√(R*δ) m*) and γ_t = `damp_t` √(√(R*δ) m*):
     /// −2√(5/6) β √(2E*) and −2√(5/6) β √(8G*) (LIGGGHTS' −2√(5/6) β
@@ -69,7 +71,7 @@ fn shear_modulus(m: &Material) -> f64 {
 
 impl PairTable {
     /// Builds the table. Unless an `[[interactions]]` entry overrides them,
-    /// restitution, friction, rolling friction and cohesion energy density
+    /// restitution, friction, rolling friction and damping and cohesion energy density
     /// of a mixed pair are the arithmetic means of the two materials'
     /// values. (The surface energy, read for JKR, enters no law yet.)
     pub fn new(scene: &Scene) -> Self {
@@ -88,6 +90,8 @@ impl PairTable {
                 let mut restitution = 0.5 * (a.restitution + b.restitution);
                 let mut friction = 0.5 * (a.friction + b.friction);
                 let mut rolling_friction = 0.5 * (a.rolling_friction + b.rolling_friction);
+                let mut rolling_damping =
+                    0.5 * (a.rolling_viscous_damping + b.rolling_viscous_damping);
                 let mut cohesion_energy_density =
                     0.5 * (a.cohesion_energy_density + b.cohesion_energy_density);
                 // a held copy ([[fixed]]) takes its material's overrides
@@ -98,6 +102,7 @@ impl PairTable {
                         restitution = it.restitution.unwrap_or(restitution);
                         friction = it.friction.unwrap_or(friction);
                         rolling_friction = it.rolling_friction.unwrap_or(rolling_friction);
+                        rolling_damping = it.rolling_viscous_damping.unwrap_or(rolling_damping);
                         cohesion_energy_density = it
                             .cohesion_energy_density
                             .unwrap_or(cohesion_energy_density);
@@ -112,6 +117,7 @@ impl PairTable {
                     beta,
                     friction,
                     rolling_friction,
+                    rolling_damping,
                     damp_n: c * (2.0 * e_star).sqrt(),
                     damp_t: c * (8.0 * g_star).sqrt(),
                     cohesion_energy_density,

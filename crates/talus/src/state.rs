@@ -37,6 +37,14 @@ use bytemuck::Pod;
 /// with history, and the GPU wrote 16 bytes of zero per candidate each
 /// step. Particle indices stay below 2³¹.
 pub const HAS_HISTORY: u32 = 1 << 31;
+/// The history beside a list entry (both paths, in the pair's canonical
+/// orientation, a wall's from the particle): the tangential spring ξ
+/// (0..3) and the k_t it was stored with (3), then the rolling spring's
+/// torque M (4..7, `epsd`/`epsd2`; zero otherwise) and a zero. All zero:
+/// no contact. The GPU keeps the rolling half only in runs whose rolling
+/// model has memory (`gpu::pages::Paging::roll`); checkpoints keep it in a
+/// section of its own (`nbr_roll`).
+pub type Hist<T = f64> = [T; 8];
 /// Flag bit of a list entry: the entry names a wall primitive
 /// (`walls::Primitive`, by its index), not a particle. A particle's row
 /// lists its particle partners first, then the primitives within reach,

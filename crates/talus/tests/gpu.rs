@@ -164,6 +164,7 @@ fn dense_scene(model_linear: bool) -> Scene {
         .steps(1)
         .material(Material {
             rolling_friction: 0.02,
+            rolling_viscous_damping: 0.0,
             cohesion_energy_density: 0.0,
             surface_energy: 0.0,
             ..Material::new("m", 2500.0, 5e6)
@@ -212,18 +213,18 @@ fn dense_scene(model_linear: bool) -> Scene {
 /// every list entry with history (a list of both sides holds each pair
 /// twice, with the same bits: the lower id's copy; one of each pair once,
 /// only that one).
-fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
+fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 8]> {
     let n = g.data.n;
     let len = g.ctl()[talus::gpu::data::CTL_LIST_LEN] as u64;
     let ids: Vec<u32> = g.ids();
     let start: Vec<u32> = g.read_vec(&g.data.nbr_start, n + 1);
     let nbr: Vec<u32> = g.read_vec(&g.data.nbr, len);
-    let hist: Vec<[f32; 4]> = g.read_vec(&g.data.nbr_hist, len);
+    let hist = g.read_hist(len);
     let mut out = HashMap::new();
     for i in 0..n as usize {
         for e in start[i] as usize..start[i + 1] as usize {
             let partner = ids[(nbr[e] & INDEX) as usize];
-            if hist[e] != [0.0; 4] && nbr[e] & WALL == 0 && ids[i] < partner {
+            if hist[e] != [0.0; 8] && nbr[e] & WALL == 0 && ids[i] < partner {
                 out.insert((ids[i], partner), hist[e]);
             }
         }
@@ -236,9 +237,9 @@ fn gpu_pair_history(g: &GpuBackend) -> HashMap<(u32, u32), [f32; 4]> {
 /// next step rebuilds on both.
 fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> GpuBackend {
     let r4 =
-        |v: &Vec<[f64; 4]>| -> Vec<[f32; 4]> { v.iter().map(|a| a.map(|x| x as f32)).collect() };
+        |v: &Vec<[f64; 8]>| -> Vec<[f32; 8]> { v.iter().map(|a| a.map(|x| x as f32)).collect() };
     let back =
-        |v: &Vec<[f32; 4]>| -> Vec<[f64; 4]> { v.iter().map(|a| a.map(f64::from)).collect() };
+        |v: &Vec<[f32; 8]>| -> Vec<[f64; 8]> { v.iter().map(|a| a.map(f64::from)).collect() };
     st.particles = rounded(&st.particles);
     let motion: Vec<Motion<f32>> = convert_motion(&st.work.motion);
     let hist = r4(&st.work.nbr_hist);
@@ -269,6 +270,13 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
 /// |d| = 1 mm, so a barely touching contact (δ ~ 1e-8 m) has a k_t and ξ
 /// off by ~1e-3 relative while carrying almost no force.
 fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
+    let (pairs, tangential, _) = history_differences(st, g);
+    (pairs, tangential)
+}
+
+/// [`history_difference`], and the rolling springs' torques' norm-wise
+/// relative difference (NaN when no pair has one).
+fn history_differences(st: &Step, g: &GpuBackend) -> (usize, f64, f64) {
     let gpu_hist = gpu_pair_history(g);
     let mut cpu_hist = st.pair_history();
     cpu_hist.retain(|&(a, b, _)| a < b);
@@ -277,7 +285,7 @@ fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
         cpu_hist.len(),
         "pairs with history differ in number"
     );
-    let (mut dh, mut nh) = (0.0f64, 0.0f64);
+    let (mut dh, mut nh, mut dr, mut nr) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
     for &(a, b, c) in &cpu_hist {
         let g = gpu_hist
             .get(&(a, b))
@@ -287,9 +295,11 @@ fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
             let fg = g[3] as f64 * g[k] as f64;
             dh += (fg - fc).powi(2);
             nh += fc * fc;
+            dr += (g[4 + k] as f64 - c[4 + k]).powi(2);
+            nr += c[4 + k].powi(2);
         }
     }
-    (cpu_hist.len(), (dh / nh).sqrt())
+    (cpu_hist.len(), (dh / nh).sqrt(), (dr / nr).sqrt())
 }
 
 /// One step from the same state (dense packing, history, walls), the GPU
@@ -300,20 +310,26 @@ fn history_difference(st: &Step, g: &GpuBackend) -> (usize, f64) {
 #[test]
 fn gpu_one_step_forces_match_cpu() {
     // each law's bed settled once (both pair modes start from it)
-    let mut settled: HashMap<bool, Step> = HashMap::new();
-    for (linear, pairs) in [
-        (false, Pairs::Once),
-        (true, Pairs::Once),
-        (false, Pairs::Both),
+    use talus::scene::Rolling;
+    let mut settled: HashMap<(bool, Rolling), Step> = HashMap::new();
+    for (linear, pairs, rolling) in [
+        (false, Pairs::Once, Rolling::Cdt),
+        (true, Pairs::Once, Rolling::Cdt),
+        (false, Pairs::Both, Rolling::Cdt),
+        // the rolling spring's torque: moved with the history, and the law
+        (false, Pairs::Once, Rolling::Epsd2),
+        (true, Pairs::Both, Rolling::Epsd),
     ] {
         let Some(mut ctx) = test_context() else {
             return;
         };
         ctx.pairs = pairs;
-        let scene = dense_scene(linear);
+        let mut scene = dense_scene(linear);
+        scene.contact.rolling = rolling;
+        scene.materials[0].rolling_viscous_damping = 0.3;
         // settle a while on the CPU so contacts carry history
         let mut st: Step = settled
-            .entry(linear)
+            .entry((linear, rolling))
             .or_insert_with(|| {
                 let mut cpu = CpuBackend::new(&scene).unwrap();
                 cpu.advance(300).unwrap();
@@ -355,13 +371,18 @@ fn gpu_one_step_forces_match_cpu() {
                 nt += st.work.torque[i][k].powi(2);
             }
         }
-        // history: the same pairs, k_t ξ close
-        let (hist_pairs, eh) = history_difference(&st, &g);
+        // history: the same pairs, k_t ξ close (and the rolling torque)
+        let (hist_pairs, eh, er) = history_differences(&st, &g);
         let (ef, et) = ((df / nf).sqrt(), (dt_ / nt).sqrt());
-        println!("linear = {linear}, {pairs:?}: force {ef:e}, torque {et:e}, history {eh:e} over {hist_pairs} pairs");
+        println!("linear = {linear}, {pairs:?}, {rolling:?}: force {ef:e}, torque {et:e}, history {eh:e}, rolling {er:e} over {hist_pairs} pairs");
         assert!(ef < 1e-4, "force differs by {ef:e} (norm-wise)");
         assert!(et < 1e-4, "torque differs by {et:e} (norm-wise)");
         assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
+        if rolling.has_memory() {
+            assert!(er < 1e-4, "rolling torque differs by {er:e} (norm-wise)");
+        } else {
+            assert!(er.is_nan(), "a rolling torque without the spring");
+        }
     }
 }
 
@@ -1163,7 +1184,7 @@ fn gpu_each_pair_once_gives_the_bits_of_both_sides() {
                 .map(|(&id, x)| (id, x.map(f32::to_bits)))
                 .collect()
         };
-        let hist: HashMap<(u32, u32), [u32; 4]> = gpu_pair_history(&g)
+        let hist: HashMap<(u32, u32), [u32; 8]> = gpu_pair_history(&g)
             .into_iter()
             .map(|(k, h)| (k, h.map(f32::to_bits)))
             .collect();
@@ -1413,6 +1434,7 @@ fn gpu_settling_column_matches_cpu_statistically() {
         .material(Material {
             friction: 0.4,
             rolling_friction: 0.01,
+            rolling_viscous_damping: 0.0,
             cohesion_energy_density: 0.0,
             surface_energy: 0.0,
             ..Material::new("m", 2500.0, 1e6)
@@ -1544,7 +1566,7 @@ fn gpu_refuses_scenes_over_the_binding_limit() {
         ctx.limits.max_storage_buffers_per_shader_stage = bindings;
         ctx.pairs = pairs;
         let per = pairs.list_entries();
-        let fits = talus::gpu::fit::max_particles_by_bindings(&ctx.limits, per);
+        let fits = talus::gpu::fit::max_particles_by_bindings(&ctx.limits, per, false);
         // one page of each array, or more
         let page = ctx.max_binding() / 64;
         println!("{bindings} bindings a stage: {fits} particles (pages of {page})");
@@ -1617,7 +1639,7 @@ struct LawSample {
     b: talus::cpu::law::Body,
     n: [f64; 3],
     overlap: f64,
-    hist: [f64; 4],
+    hist: [f64; 8],
 }
 
 fn law_sample(r: &mut Rng) -> LawSample {
@@ -1658,6 +1680,7 @@ fn law_sample(r: &mut Rng) -> LawSample {
         } else {
             f(r.range(0.01, 0.3))
         },
+        rolling_damping: f(r.range(0.0, 1.0)),
         damp_n: f(c * (2.0 * e_star).sqrt()),
         damp_t: f(c * (8.0 * g_star).sqrt()),
         cohesion_energy_density: f(r.range(1e3, 1e6)),
@@ -1666,18 +1689,31 @@ fn law_sample(r: &mut Rng) -> LawSample {
     let len = (nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]).sqrt();
     let n = nv.map(|x| f(x / len));
     let overlap = f(r.range(1e-7, 2e-5));
+    // a stored rolling torque (epsd, epsd2) from well under to well over
+    // its cap; the dry models' laws ignore it
+    let m_len = 10f64.powf(r.range(-9.0, -3.0));
+    let m = v3(r, m_len).map(f);
     let hist = match r.f64() {
-        x if x < 0.3 => [0.0; 4],
+        x if x < 0.3 => [0.0; 8],
         // a stored ξ without a stored k_t: the law takes this step's
         x if x < 0.35 => {
             let len = r.range(1e-8, 1e-4);
             let x = v3(r, len);
-            [x[0], x[1], x[2], 0.0]
+            [x[0], x[1], x[2], 0.0, m[0], m[1], m[2], 0.0]
         }
         _ => {
             let len = r.range(1e-8, 1e-4);
             let x = v3(r, len);
-            [x[0], x[1], x[2], f(r.range(1e3, 1e5))]
+            [
+                x[0],
+                x[1],
+                x[2],
+                f(r.range(1e3, 1e5)),
+                m[0],
+                m[1],
+                m[2],
+                0.0,
+            ]
         }
     };
     let rec = |m: &Body| -> [[f32; 4]; 4] {
@@ -1700,7 +1736,8 @@ fn law_sample(r: &mut Rng) -> LawSample {
             0.0,
         ],
         normal: [n[0] as f32, n[1] as f32, n[2] as f32, 0.0],
-        hist: hist.map(|x| x as f32),
+        hist: [hist[0], hist[1], hist[2], hist[3]].map(|x| x as f32),
+        roll: [hist[4], hist[5], hist[6], 0.0].map(|x| x as f32),
     };
     LawSample {
         case,
@@ -1713,51 +1750,79 @@ fn law_sample(r: &mut Rng) -> LawSample {
     }
 }
 
-/// The law's outputs as 15 numbers: force on a, torque on a, torque on b,
-/// ξ, k_t, elastic and dissipated energy.
-fn law_numbers(r: &talus::cpu::law::PairResult) -> [f64; 15] {
-    let mut o = [0.0; 15];
+/// Outputs of the law the twin test compares.
+const LAW_OUT: usize = 18;
+
+/// The law's outputs as 18 numbers: force on a, torque on a, torque on b,
+/// ξ, the rolling torque, k_t, elastic and dissipated energy.
+fn law_numbers(r: &talus::cpu::law::PairResult) -> [f64; LAW_OUT] {
+    let mut o = [0.0; LAW_OUT];
     o[..3].copy_from_slice(&r.force_a);
     o[3..6].copy_from_slice(&r.torque_a);
     o[6..9].copy_from_slice(&r.torque_b);
     o[9..12].copy_from_slice(&r.xi);
-    o[12..].copy_from_slice(&[r.kt, r.elastic, r.dissipated]);
+    o[12..15].copy_from_slice(&r.roll);
+    o[15..].copy_from_slice(&[r.kt, r.elastic, r.dissipated]);
     o
 }
 
-fn gpu_law_numbers(o: &talus::gpu::layout::LawOut) -> [f64; 15] {
-    let mut v = [0.0; 15];
-    let x = [o.force_a, o.torque_a, o.torque_b, o.xi_kt];
-    for k in 0..12 {
+fn gpu_law_numbers(o: &talus::gpu::layout::LawOut) -> [f64; LAW_OUT] {
+    let mut v = [0.0; LAW_OUT];
+    let x = [o.force_a, o.torque_a, o.torque_b, o.xi_kt, o.roll];
+    for k in 0..15 {
         v[k] = x[k / 3][k % 3] as f64;
     }
-    v[12] = o.xi_kt[3] as f64;
-    v[13] = o.energy[0] as f64;
-    v[14] = o.energy[1] as f64;
+    v[15] = o.xi_kt[3] as f64;
+    v[16] = o.energy[0] as f64;
+    v[17] = o.energy[1] as f64;
     v
 }
 
 /// The model settings of the law test: Hertz–Mindlin, linear from a
 /// stiffness, linear from a contact time, each dry; Hertz–Mindlin with
-/// SJKR and linear with SJKR2 cohesion.
+/// SJKR and linear with SJKR2 cohesion; the rolling springs (epsd2 with
+/// Hertz–Mindlin, dry and with SJKR; epsd with linear).
 fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)> {
-    use talus::scene::{Cohesion, ContactModel};
+    use talus::scene::{Cohesion, ContactModel, Rolling};
     let dt = 1e-6f32 as f64;
     let ratio = (2.0f64 / 7.0) as f32 as f64;
+    let hm = ContactModel::HertzMindlin;
     [
-        (ContactModel::HertzMindlin, None, None, Cohesion::None),
-        (ContactModel::Linear, Some(1e4), None, Cohesion::None),
+        (hm, None, None, Cohesion::None, Rolling::Cdt),
+        (
+            ContactModel::Linear,
+            Some(1e4),
+            None,
+            Cohesion::None,
+            Rolling::Cdt,
+        ),
         (
             ContactModel::Linear,
             None,
             Some(2e-5f32 as f64),
             Cohesion::None,
+            Rolling::Cdt,
         ),
-        (ContactModel::HertzMindlin, None, None, Cohesion::Sjkr),
-        (ContactModel::Linear, Some(1e4), None, Cohesion::Sjkr2),
+        (hm, None, None, Cohesion::Sjkr, Rolling::Cdt),
+        (
+            ContactModel::Linear,
+            Some(1e4),
+            None,
+            Cohesion::Sjkr2,
+            Rolling::Cdt,
+        ),
+        (hm, None, None, Cohesion::None, Rolling::Epsd2),
+        (hm, None, None, Cohesion::Sjkr, Rolling::Epsd2),
+        (
+            ContactModel::Linear,
+            Some(1e4),
+            None,
+            Cohesion::None,
+            Rolling::Epsd,
+        ),
     ]
     .into_iter()
-    .map(|(model, stiffness, contact_time, cohesion)| {
+    .map(|(model, stiffness, contact_time, cohesion, rolling)| {
         let lp = talus::cpu::law::LawParams {
             model,
             dt,
@@ -1765,11 +1830,13 @@ fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)>
             lin_contact_time: contact_time,
             lin_kt_ratio: ratio,
             cohesion,
+            rolling,
         };
         let mut p: talus::gpu::layout::Params = bytemuck::Zeroable::zeroed();
         p.gravity_dt = [0.0, 0.0, 0.0, dt as f32];
         p.periodic[3] = (model == ContactModel::Linear) as u32;
         p.models[0] = cohesion.code();
+        p.models[2] = rolling.code();
         p.linear = [
             stiffness.unwrap_or(0.0) as f32,
             contact_time.unwrap_or(0.0) as f32,
@@ -1807,7 +1874,7 @@ fn law_disagreements(
             // by up to 5 f32 ulps; the spread of the f64 results says how
             // sensitive each output is (cancellations, the Coulomb limit's
             // edge), and bounds what f32 arithmetic may move it by
-            let mut spread = [0.0f64; 15];
+            let mut spread = [0.0f64; LAW_OUT];
             let mut pr = Rng::new(k as u64 + 1);
             for _ in 0..4 {
                 let mut q = |x: f64| x * (1.0 + 3e-7 * (2.0 * pr.f64() - 1.0));
@@ -1828,6 +1895,7 @@ fn law_disagreements(
                     &mut pp.restitution,
                     &mut pp.friction,
                     &mut pp.rolling_friction,
+                    &mut pp.rolling_damping,
                     &mut pp.damp_n,
                     &mut pp.damp_t,
                     &mut pp.cohesion_energy_density,
@@ -1837,24 +1905,24 @@ fn law_disagreements(
                 let n = s.n.map(&mut q);
                 let (ov, h) = (q(s.overlap), s.hist.map(&mut q));
                 let p = law_numbers(&pair_law(&lp, &pp, &a, &b, n, ov, h));
-                for i in 0..15 {
+                for i in 0..LAW_OUT {
                     spread[i] = spread[i].max((p[i] - c[i]).abs());
                 }
             }
             let g = gpu_law_numbers(g);
             // each 3-vector compared at its own scale
             let scale = |i: usize| {
-                if i < 12 {
+                if i < 15 {
                     let b = i / 3 * 3;
                     (c[b] * c[b] + c[b + 1] * c[b + 1] + c[b + 2] * c[b + 2]).sqrt()
-                } else if i == 14 {
-                    c[13].abs().max(c[14].abs())
+                } else if i == 17 {
+                    c[16].abs().max(c[17].abs())
                 } else {
                     c[i].abs()
                 }
             };
             total += 1;
-            let wrong = (0..15).find(|&i| {
+            let wrong = (0..LAW_OUT).find(|&i| {
                 let tol = 30.0 * spread[i] + 2e-5 * scale(i) + 1e-30;
                 // NaN on either side is a disagreement too
                 let within = (g[i] - c[i]).abs() <= tol;
@@ -1864,8 +1932,8 @@ fn law_disagreements(
                 bad += 1;
                 if first.is_empty() {
                     first = format!(
-                        "{:?} case {k} output {i}: GPU {:e}, CPU {:e} (sensitivity {:e}); all GPU {g:?} CPU {c:?}",
-                        lp.model, g[i], c[i], spread[i]
+                        "{:?} {:?} case {k} output {i}: GPU {:e}, CPU {:e} (sensitivity {:e}); all GPU {g:?} CPU {c:?}",
+                        lp.model, lp.rolling, g[i], c[i], spread[i]
                     );
                 }
             }
@@ -1891,18 +1959,40 @@ fn law_disagreements(
                 let m = s.pp.rolling_friction * r_star * fn_total.max(0.0);
                 let share = f64::from(talus::pair::ROLLING_SHARE);
                 let capped = m > w_len / (share * (s.a.inv_inertia + s.b.inv_inertia) * lp.dt);
+                let spring = lp.rolling != talus::scene::Rolling::Cdt;
+                // the spring at its cap μ_r R* |F_n| (F_n read off the
+                // force where no cohesion adds to it)
+                let roll_len = exact.roll.iter().map(|x| x * x).sum::<f64>().sqrt();
+                // (F_n off the force differs from the law's by ~1e-8)
+                let at_cap = (roll_len - s.pp.rolling_friction * r_star * fn_total.abs()).abs()
+                    <= 1e-6 * roll_len;
+                let dry = lp.cohesion == talus::scene::Cohesion::None;
                 for (name, on) in [
                     ("wall", !s.b.radius.is_finite()),
-                    ("first contact", s.hist == [0.0; 4]),
+                    ("first contact", s.hist == [0.0; 8]),
                     (
                         "stored ξ without k_t",
-                        s.hist[3] == 0.0 && s.hist != [0.0; 4],
+                        s.hist[3] == 0.0 && s.hist != [0.0; 8],
                     ),
                     ("sliding", sliding),
                     ("sticking", !sliding),
                     ("tensile (damping > spring)", fn_total < 0.0),
-                    ("rolling", s.pp.rolling_friction > 0.0 && w_len > 0.0),
-                    ("rolling capped", s.pp.rolling_friction > 0.0 && capped),
+                    (
+                        "rolling",
+                        !spring && s.pp.rolling_friction > 0.0 && w_len > 0.0,
+                    ),
+                    (
+                        "rolling capped",
+                        !spring && s.pp.rolling_friction > 0.0 && capped,
+                    ),
+                    (
+                        "rolling spring holds",
+                        spring && dry && roll_len > 0.0 && !at_cap,
+                    ),
+                    (
+                        "rolling spring at its cap",
+                        spring && dry && roll_len > 0.0 && at_cap,
+                    ),
                     ("cohesive", lp.cohesion != talus::scene::Cohesion::None),
                 ] {
                     *seen.entry(name).or_default() += on as usize;
@@ -1948,7 +2038,7 @@ fn gpu_law_matches_cpu_law_in_every_branch() {
             "branch '{name}' taken by only {count} cases: {seen:?}"
         );
     }
-    assert_eq!(seen.len(), 9, "{seen:?}");
+    assert_eq!(seen.len(), 11, "{seen:?}");
 }
 
 /// The law test notices a perturbation of any one branch of the WGSL law:
@@ -2029,6 +2119,35 @@ fn gpu_law_test_catches_each_perturbed_branch() {
             "return vec2<f32>(f, -(0.5 * f * delta));",
             "return vec2<f32>(f, -(f * delta));",
         ),
+        // the rolling spring: which model, its stiffness, the increment,
+        // the cap, the dashpot, the torques' signs, its energy
+        (
+            "if (P.models.z != ROLLING_CDT) {",
+            "if (P.models.z == ROLLING_EPSD2) {",
+        ),
+        ("var kr_old = kt_old * r2;", "var kr_old = kt * r2;"),
+        (
+            "kr = 2.25 * kn * pp.rolling_friction * pp.rolling_friction * r2;",
+            "kr = 2.25 * kn * pp.rolling_friction * r2;",
+        ),
+        ("let w_half = wh - n * dot(wh, n);", "let w_half = wh;"),
+        (
+            "let m_max = pp.rolling_friction * r_star * abs(fn_total);",
+            "let m_max = pp.rolling_friction * r_star * max(fn_total, 0.0);",
+        ),
+        (
+            "if (P.models.z == ROLLING_EPSD && !capped) {",
+            "if (P.models.z == ROLLING_EPSD) {",
+        ),
+        (
+            "let coef = pp.rolling_damping * 2.0 * sqrt(i_r * kr);",
+            "let coef = pp.rolling_damping * sqrt(i_r * kr);",
+        ),
+        (
+            "torque_b = torque_b + applied;",
+            "torque_b = torque_b - applied;",
+        ),
+        ("if (kr > 0.0) { elastic_roll = 0.5 * dot(m, m) / kr; }", ""),
     ];
     let mut missed = Vec::new();
     for (from, to) in perturbations {

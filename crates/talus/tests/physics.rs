@@ -51,6 +51,7 @@ fn soft(e: f64, mu: f64, rolling: f64) -> Material {
         restitution: e,
         friction: mu,
         rolling_friction: rolling,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }
@@ -539,7 +540,7 @@ fn rebuild_carries_history_over() {
 }
 
 /// (particle id, partner id or primitive, ξ xyz and k_t).
-type History = (u32, u32, [f64; 4]);
+type History = (u32, u32, [f64; 8]);
 
 /// Runs `scene` 1500 steps; before and after each of its (at least
 /// `min_rebuilds`) rebuilds, `history` by ids must be the same bits.
@@ -609,7 +610,7 @@ fn motion_record_and_history_flags_stay_true() {
     }
     assert!(st.builds >= 3, "only {} list builds", st.builds);
     assert!(
-        st.work.nbr_hist.iter().any(|h| *h != [0.0; 4]),
+        st.work.nbr_hist.iter().any(|h| *h != [0.0; 8]),
         "no pair history at all"
     );
 }
@@ -693,7 +694,7 @@ fn contact_forces_match_brute_force_with_long_rows() {
         let overlap = p.pos_rad[a][3] + p.pos_rad[b][3] - dist;
         let pp = st.pairs.get(p.material[a], p.material[b]);
         let nrm = d.map(|x| x / dist);
-        let r = pair_law(&st.law, pp, &body(a), &body(b), nrm, overlap, [0.0; 4]);
+        let r = pair_law(&st.law, pp, &body(a), &body(b), nrm, overlap, [0.0; 8]);
         for k in 0..3 {
             f[a][k] += r.force_a[k];
             f[b][k] -= r.force_a[k];
@@ -1041,7 +1042,7 @@ fn removal_keeps_the_list_and_history_of_the_rest() {
     assert!(st.particles.id.iter().all(|id| !gone.contains(id)));
     let mut after = st.pair_history();
     let mut before = before;
-    let key = |x: &(u32, u32, [f64; 4])| (x.0, x.1);
+    let key = |x: &(u32, u32, [f64; 8])| (x.0, x.1);
     before.sort_by_key(key);
     after.sort_by_key(key);
     assert!(before.len() > 50, "only {} pairs in contact", before.len());

@@ -1012,3 +1012,77 @@ fn cohesion_and_held_grains_on_ranks_give_the_serial_bits() {
     });
     assert_same(&want, &got, "2 GPU ranks, cohesive, held");
 }
+
+/// `scenes/settle.toml`'s bed with rolling springs (`epsd2`, μ_r = 0.05).
+fn rolling_springs() -> Scene {
+    let mut s = scene("settle.toml");
+    s.contact.rolling = talus::scene::Rolling::Epsd2;
+    for m in &mut s.materials {
+        m.rolling_friction = 0.05;
+    }
+    s
+}
+
+/// The rolling springs' torques move with the history everywhere it
+/// goes: 2 and 3 CPU ranks end on the serial run's bits, so does a
+/// checkpoint of 2 ranks resumed on 3 and serially, and on the GPU path 2
+/// ranks and a serial checkpoint resumed. The serial run's contacts do
+/// hold rolling torques (what the test moves).
+#[test]
+fn rolling_springs_on_ranks_and_through_checkpoints_give_the_serial_bits() {
+    let setup = Setup::new(rolling_springs()).unwrap();
+    let (half, steps) = (1000, 2000);
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let wound = serial
+        .st
+        .pair_history()
+        .iter()
+        .filter(|(_, _, h)| h[4..7] != [0.0; 3])
+        .count();
+    assert!(wound > 1000, "{wound} contacts hold a rolling torque");
+    for ranks in [2, 3] {
+        let got = on_ranks(&setup, ranks, None, |b| {
+            b.advance(steps).unwrap();
+            end(b)
+        });
+        assert_same(&want, &got, &format!("{ranks} ranks, epsd2"));
+    }
+    let saved = on_ranks(&setup, 2, None, |b| {
+        b.advance(half).unwrap();
+        b.save()
+    });
+    assert!(
+        saved.section("nbr_roll").is_ok(),
+        "the checkpoint keeps the springs"
+    );
+    let on_three = on_ranks(&setup, 3, Some(&saved), |b| {
+        b.advance(steps - half).unwrap();
+        end(b)
+    });
+    assert_same(&want, &on_three, "2 ranks, then 3, epsd2");
+    let mut alone = CpuBackend::restore_setup(&setup, &saved).unwrap();
+    alone.advance(steps - half).unwrap();
+    assert_same(&want, &end(&mut alone), "2 ranks, then serially, epsd2");
+
+    let (half, steps) = (150, 300);
+    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let got = on_gpu_ranks(&setup, 2, None, |b| {
+        b.advance(steps).unwrap();
+        end(b)
+    });
+    assert_same(&want, &got, "2 GPU ranks, epsd2");
+    let mut first = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    first.advance(half).unwrap();
+    let saved = first.save();
+    assert!(
+        saved.section("nbr_roll").is_ok(),
+        "the GPU checkpoint keeps the springs"
+    );
+    let mut resumed = talus::gpu::GpuBackend::restore_setup(&setup, gpu_ctx(), &saved).unwrap();
+    resumed.advance(steps - half).unwrap();
+    assert_same(&want, &end(&mut resumed), "a GPU checkpoint resumed, epsd2");
+}

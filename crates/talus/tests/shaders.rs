@@ -17,13 +17,16 @@ fn every_shader_parses_and_validates() {
     }
     // and each pair from both sides, with pages of the paged arrays (three:
     // the accessors' first, middle and last branches)
-    let paged = talus::gpu::pages::Paging {
-        entry_pages: 3,
-        particle_pages: 3,
-        ..talus::gpu::pages::Paging::new(1 << 20, 1, 1)
-    };
-    for (name, src) in shaders::sources_for(&paged, talus::gpu::Pairs::Both) {
-        module(name, &src);
+    // and with the rolling torque in the history (epsd, epsd2)
+    for roll in [false, true] {
+        let paged = talus::gpu::pages::Paging {
+            entry_pages: 3,
+            particle_pages: 3,
+            ..talus::gpu::pages::Paging::new(1 << 20, 1, 1, roll)
+        };
+        for (name, src) in shaders::sources_for(&paged, talus::gpu::Pairs::Both) {
+            module(name, &src);
+        }
     }
     // every file in shaders/ is one of them (or an included file)
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");

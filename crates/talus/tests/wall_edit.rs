@@ -160,6 +160,7 @@ fn soft(restitution: f64) -> talus::scene::Material {
         restitution,
         friction: 0.3,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

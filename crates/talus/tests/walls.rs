@@ -123,6 +123,7 @@ fn beads(e: f64, mu: f64) -> Material {
         restitution: e,
         friction: mu,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

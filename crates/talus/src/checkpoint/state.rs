@@ -93,6 +93,37 @@ impl Saved {
             .push((name.to_string(), bytemuck::cast_slice(v).to_vec()));
     }
 
+    /// Sets (or adds) the list's history ([`crate::state::Hist`]) as
+    /// sections `nbr_hist` (ξ, k_t per entry) and, when `roll` (a rolling
+    /// model with memory), `nbr_roll` (the rolling torque and its zero): a
+    /// run without it saves what it saved before the rolling spring
+    /// existed.
+    pub fn put_hist<T: bytemuck::Pod>(&mut self, hist: &[crate::state::Hist<T>], roll: bool) {
+        let half = |k: usize| -> Vec<[T; 4]> {
+            hist.iter()
+                .map(|h| [h[k], h[k + 1], h[k + 2], h[k + 3]])
+                .collect()
+        };
+        self.set("nbr_hist", &half(0));
+        if roll {
+            self.set("nbr_roll", &half(4));
+        }
+    }
+
+    /// The list's history [`Saved::put_hist`] saved (the rolling half zero
+    /// when the checkpoint has none), in `T` (f32 or f64, as saved).
+    pub fn hist<T: bytemuck::Pod + Default>(&self) -> Result<Vec<crate::state::Hist<T>>, String> {
+        let t: Vec<[T; 4]> = self.array_any("nbr_hist")?;
+        let r: Vec<[T; 4]> = match self.section("nbr_roll") {
+            Ok(_) => self.array("nbr_roll", t.len())?,
+            Err(_) => vec![[T::default(); 4]; t.len()],
+        };
+        Ok(t.iter()
+            .zip(&r)
+            .map(|(t, r)| [t[0], t[1], t[2], t[3], r[0], r[1], r[2], r[3]])
+            .collect())
+    }
+
     /// Section `name` set to `v` (added when missing).
     pub fn set<T: bytemuck::Pod>(&mut self, name: &str, v: &[T]) {
         let bytes = bytemuck::cast_slice(v).to_vec();

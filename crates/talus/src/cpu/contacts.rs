@@ -27,7 +27,7 @@ use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, Wall
 use crate::backend::MAX_OVERLAP_RATIO;
 use crate::grid::Grid;
 use crate::shapes::clumps::lever_along;
-use crate::state::{Motion, Real, HAS_HISTORY, INDEX, WALL};
+use crate::state::{Hist, Motion, Real, HAS_HISTORY, INDEX, WALL};
 use crate::sums::Exact;
 use crate::walls::LoadSum;
 
@@ -49,7 +49,7 @@ struct Out<'a> {
     /// [`HAS_HISTORY`] flag) and the pair history beside them, updated in
     /// place (only the particle reads or writes its entries).
     nbr: &'a mut [u32],
-    hist: &'a mut [[f64; 4]],
+    hist: &'a mut [Hist],
 }
 
 impl<'a> Out<'a> {
@@ -285,7 +285,7 @@ struct Classes {
 /// branch there mispredicted about once per particle, and each
 /// misprediction also discarded the partner loads issued behind it.
 #[inline]
-fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[[f64; 4]]) -> Classes {
+fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[Hist]) -> Classes {
     // the test of 8 in 9 candidates: without periodic axes (the common
     // case) the minimum image is a plain difference, the same bits; chosen
     // once per row here, not per candidate inside `min_image` (that cost
@@ -468,8 +468,8 @@ impl Batch {
                 ratio: 0.0,
             })
         };
-        let clear = |e: &mut u32, h: &mut [f64; 4]| {
-            *h = [0.0; 4];
+        let clear = |e: &mut u32, h: &mut Hist| {
+            *h = [0.0; 8];
             *e &= INDEX;
         };
         // classified entries: the classification's test (same bits)
@@ -545,7 +545,7 @@ impl Batch {
                 let h = if out.nbr[entry] & HAS_HISTORY != 0 {
                     out.hist[entry]
                 } else {
-                    [0.0; 4]
+                    [0.0; 8]
                 };
                 for (hl, hv) in li.hist.iter_mut().zip(h) {
                     hl.0[lane] = hv;
@@ -591,8 +591,18 @@ impl Batch {
                 &mut out.nbr[p.entry as usize],
                 &mut out.hist[p.entry as usize],
             );
-            *h = [r.xi[0].0[l], r.xi[1].0[l], r.xi[2].0[l], r.kt.0[l]];
-            *e = p.j | if *h != [0.0; 4] { HAS_HISTORY } else { 0 };
+            let roll = lanes::lane(r.roll, l);
+            *h = [
+                r.xi[0].0[l],
+                r.xi[1].0[l],
+                r.xi[2].0[l],
+                r.kt.0[l],
+                roll[0],
+                roll[1],
+                roll[2],
+                0.0,
+            ];
+            *e = p.j | if *h != [0.0; 8] { HAS_HISTORY } else { 0 };
         }
         // the pairs' sums in the partners' (id, member) order: whatever the
         // order of the row, the same bits (a clump's members share its id)

@@ -35,16 +35,16 @@ pub struct Work {
     pub nbr_count: Vec<u32>,
     pub nbr_start: Vec<u32>,
     pub nbr: Vec<u32>,
-    /// Tangential history of each entry's contact (ξ xyz, k_t; zero: no
-    /// contact), in the pair's canonical orientation (a wall's: from the
-    /// particle).
-    pub nbr_hist: Vec<[f64; 4]>,
+    /// History of each entry's contact ([`crate::state::Hist`]: ξ xyz,
+    /// k_t, the rolling torque; zero: no contact), in the pair's canonical
+    /// orientation (a wall's: from the particle).
+    pub nbr_hist: Vec<crate::state::Hist>,
     /// The previous list during a build (swapped out of the above): the
     /// source of the history it moves over; `new_at[o]` is where the
     /// particle that stood at `o` in the previous order stands now.
     pub old_start: Vec<u32>,
     pub old_nbr: Vec<u32>,
-    pub old_hist: Vec<[f64; 4]>,
+    pub old_hist: Vec<crate::state::Hist>,
     pub new_at: Vec<u32>,
     /// Each chunk's candidates during a build (see `neighbours::build`).
     pub build_chunks: Vec<Vec<u32>>,

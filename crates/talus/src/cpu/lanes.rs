@@ -58,6 +58,10 @@ impl<const W: usize> L<W> {
         self.map(f64::sqrt)
     }
     #[inline(always)]
+    pub fn abs(self) -> Self {
+        self.map(f64::abs)
+    }
+    #[inline(always)]
     pub fn max(self, o: Self) -> Self {
         self.zip(o, f64::max)
     }

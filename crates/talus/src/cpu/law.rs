@@ -13,7 +13,8 @@
 
 use super::lanes::{self, L, V};
 use crate::pair::PairParams;
-use crate::scene::{Cohesion, ContactModel};
+use crate::scene::{Cohesion, ContactModel, Rolling};
+use crate::state::Hist;
 use crate::state::Motion;
 
 pub type V3 = [f64; 3];
@@ -81,6 +82,7 @@ pub struct LawParams {
     pub lin_contact_time: Option<f64>,
     pub lin_kt_ratio: f64,
     pub cohesion: Cohesion,
+    pub rolling: Rolling,
 }
 
 /// What a pair law returns, in the canonical orientation (a → b).
@@ -95,6 +97,9 @@ pub struct PairResult {
     /// Tangential stiffness used this step (stored beside ξ, in the history
     /// slot's w lane, for the next step's energy balance).
     pub kt: f64,
+    /// New rolling spring torque M (`epsd`, `epsd2`; zero otherwise): the
+    /// contact puts −M on a and M on b (and −M is what a feels of it).
+    pub roll: V3,
     /// Elastic energy stored in the contact (J).
     pub elastic: f64,
     /// Energy dissipated by the contact during this step (J).
@@ -102,8 +107,9 @@ pub struct PairResult {
 }
 
 /// The contact law (Hertz–Mindlin or linear) of one pair. `n` is the unit
-/// normal from a to b, `overlap` > 0, `hist` the stored tangential
-/// displacement (xyz) and last step's k_t (w); zero for a new contact.
+/// normal from a to b, `overlap` > 0, `hist` the stored history
+/// ([`Hist`]: tangential displacement, last step's k_t, rolling torque);
+/// zero for a new contact.
 /// A wall is a `b` of infinite radius and zero inverse mass and inertia.
 /// The law itself is `law`, generic over lanes, here on one lane.
 pub fn pair_law(
@@ -113,7 +119,7 @@ pub fn pair_law(
     b: &Body,
     n: V3,
     overlap: f64,
-    hist: [f64; 4],
+    hist: Hist,
 ) -> PairResult {
     let mut pl = PairLanes::<1>::default();
     pl.set(0, pp);
@@ -193,6 +199,7 @@ pub struct PairLanes<const W: usize> {
     pub restitution: L<W>,
     pub friction: L<W>,
     pub rolling_friction: L<W>,
+    pub rolling_damping: L<W>,
     pub damp_n: L<W>,
     pub damp_t: L<W>,
     pub cohesion: L<W>,
@@ -207,6 +214,7 @@ impl<const W: usize> Default for PairLanes<W> {
             restitution: L::splat(1.0),
             friction: z,
             rolling_friction: z,
+            rolling_damping: z,
             damp_n: z,
             damp_t: z,
             cohesion: z,
@@ -222,6 +230,7 @@ impl<const W: usize> PairLanes<W> {
         self.restitution.0[k] = p.restitution;
         self.friction.0[k] = p.friction;
         self.rolling_friction.0[k] = p.rolling_friction;
+        self.rolling_damping.0[k] = p.rolling_damping;
         self.damp_n.0[k] = p.damp_n;
         self.damp_t.0[k] = p.damp_t;
         self.cohesion.0[k] = p.cohesion_energy_density;
@@ -236,6 +245,7 @@ pub struct ResultLanes<const W: usize> {
     pub torque_b: V<W>,
     pub xi: V<W>,
     pub kt: L<W>,
+    pub roll: V<W>,
     pub elastic: L<W>,
     pub dissipated: L<W>,
 }
@@ -249,6 +259,7 @@ impl<const W: usize> ResultLanes<W> {
             torque_b: lanes::lane(self.torque_b, k),
             xi: lanes::lane(self.xi, k),
             kt: self.kt.0[k],
+            roll: lanes::lane(self.roll, k),
             elastic: self.elastic.0[k],
             dissipated: self.dissipated.0[k],
         }
@@ -267,7 +278,7 @@ pub fn law<const W: usize>(
     b: &BodyLanes<W>,
     n: V<W>,
     overlap: L<W>,
-    hist: [L<W>; 4],
+    hist: [L<W>; 8],
 ) -> ResultLanes<W> {
     use lanes::{add, cross, dot, scale, select, sub};
     let c = L::<W>::splat;
@@ -357,25 +368,37 @@ pub fn law<const W: usize>(
     let mut torque_a = cross(arm_a, ft);
     let mut torque_b = cross(arm_b, scale(ft, c(-1.0)));
 
-    // Rolling resistance: constant directional torque against the relative
-    // rolling velocity, capped so that one contact removes at most
-    // 1/ROLLING_SHARE of it in a step (several contacts summed must not
-    // reverse it: `crate::pair::ROLLING_SHARE`).
     let mut dissipated_roll = c(0.0);
-    let rolling = pp.rolling_friction.gt(c(0.0));
-    if L::any(rolling) {
-        let w_rel = sub(a.omega, b.omega);
-        let w_roll = sub(w_rel, scale(n, dot(w_rel, n)));
-        let w_len = dot(w_roll, w_roll).sqrt();
-        let on = lanes::and(w_len.gt(c(0.0)), rolling);
-        let inv_i = a.inv_inertia + b.inv_inertia;
-        let m = pp.rolling_friction * r_star * fn_total.max(c(0.0));
-        let share = c(f64::from(crate::pair::ROLLING_SHARE));
-        let m = L::select(inv_i.gt(c(0.0)), m.min(w_len / (share * inv_i * dt)), m);
-        let mr = scale(w_roll, -m / w_len);
-        torque_a = select(on, add(torque_a, mr), torque_a);
-        torque_b = select(on, sub(torque_b, mr), torque_b);
-        dissipated_roll = L::select(on, m * w_len * dt, dissipated_roll);
+    let mut roll = zero;
+    let mut elastic_roll = c(0.0);
+    match lp.rolling {
+        Rolling::Cdt => {
+            // Rolling resistance: constant directional torque against the
+            // relative rolling velocity, capped so that one contact removes
+            // at most 1/ROLLING_SHARE of it in a step (several contacts
+            // summed must not reverse it: `crate::pair::ROLLING_SHARE`).
+            let rolling = pp.rolling_friction.gt(c(0.0));
+            if L::any(rolling) {
+                let w_rel = sub(a.omega, b.omega);
+                let w_roll = sub(w_rel, scale(n, dot(w_rel, n)));
+                let w_len = dot(w_roll, w_roll).sqrt();
+                let on = lanes::and(w_len.gt(c(0.0)), rolling);
+                let inv_i = a.inv_inertia + b.inv_inertia;
+                let m = pp.rolling_friction * r_star * fn_total.max(c(0.0));
+                let share = c(f64::from(crate::pair::ROLLING_SHARE));
+                let m = L::select(inv_i.gt(c(0.0)), m.min(w_len / (share * inv_i * dt)), m);
+                let mr = scale(w_roll, -m / w_len);
+                torque_a = select(on, add(torque_a, mr), torque_a);
+                torque_b = select(on, sub(torque_b, mr), torque_b);
+                dissipated_roll = L::select(on, m * w_len * dt, dissipated_roll);
+            }
+        }
+        Rolling::Epsd | Rolling::Epsd2 => {
+            let r = rolling_spring(lp, pp, a, b, n, r_star, kn, kt, kt_old, fn_total, hist);
+            torque_a = sub(torque_a, r.applied);
+            torque_b = add(torque_b, r.applied);
+            (roll, elastic_roll, dissipated_roll) = (r.stored, r.elastic, r.dissipated);
+        }
     }
     let dissipated_n = gn * vn * vn * dt;
     // work done on the spring–damper–slider minus what it now stores
@@ -386,8 +409,93 @@ pub fn law<const W: usize>(
         torque_b,
         xi,
         kt,
-        elastic: elastic_n + elastic_t + elastic_coh,
+        roll,
+        elastic: elastic_n + elastic_t + elastic_coh + elastic_roll,
         dissipated: dissipated_n + dissipated_t + dissipated_roll,
+    }
+}
+
+/// What [`rolling_spring`] returns, in lanes.
+struct RollLanes<const W: usize> {
+    /// The torque the contact puts on b (−it on a).
+    applied: V<W>,
+    /// The spring's torque kept for the next step.
+    stored: V<W>,
+    /// The spring's energy |M|² / (2 k_r) and what the step dissipated.
+    elastic: L<W>,
+    dissipated: L<W>,
+}
+
+/// Rolling resistance with memory, LIGGGHTS' `epsd` and `epsd2`
+/// (`rolling_model_epsd*.h`; Ai et al. 2011): a rolling spring whose torque
+/// M is kept per contact (the history's 4..7, in the pair's orientation).
+/// Each step M += k_r ω_rel,t dt, ω_rel,t the relative spin ω_a − ω_b of
+/// the half step (the slip increment's) without its part along n; |M| is
+/// capped at μ_r R* |F_n| (F_n with its damping, as LIGGGHTS' `Fn`); the
+/// stored M is not turned with the contact (as LIGGGHTS'). k_r = k_t R*²
+/// (`epsd2`) or 2.25 k_n μ_r² R*² (`epsd`, which adds a dashpot
+/// η_r 2 √(I_r k_r) on ω_rel,t while the spring holds, I_r = 1.4 /
+/// (1/(m_a r_a²) + 1/(m_b r_b²)), a wall's 1.4 m_a r_a²). a gets −M, b +M.
+/// The spring's energy is |M|² / (2 k_r); what the torque took from the
+/// spins this step (M · (ω_a − ω_b) dt, the predicted spins, as the
+/// tangential work) less the energy's rise is dissipated, so the balance
+/// closes (a Mindlin k_r changing with the overlap lands there too).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn rolling_spring<const W: usize>(
+    lp: &LawParams,
+    pp: &PairLanes<W>,
+    a: &BodyLanes<W>,
+    b: &BodyLanes<W>,
+    n: V<W>,
+    r_star: L<W>,
+    kn: L<W>,
+    kt: L<W>,
+    kt_old: L<W>,
+    fn_total: L<W>,
+    hist: [L<W>; 8],
+) -> RollLanes<W> {
+    use lanes::{add, dot, scale, select, sub};
+    let c = L::<W>::splat;
+    let dt = c(lp.dt);
+    let tangential = |w: V<W>| sub(w, scale(n, dot(w, n)));
+    let r2 = r_star * r_star;
+    let epsd = lp.rolling == Rolling::Epsd;
+    let (kr, kr_old) = if epsd {
+        let k = c(2.25) * kn * pp.rolling_friction * pp.rolling_friction * r2;
+        (k, k)
+    } else {
+        (kt * r2, kt_old * r2)
+    };
+    let m_old = [hist[4], hist[5], hist[6]];
+    // the spring's energy before this step, with the k_r it was stored
+    // with (epsd2: last step's k_t; epsd's k_n is not kept: this step's)
+    let e_old = L::select(
+        kr_old.gt(c(0.0)),
+        c(0.5) * dot(m_old, m_old) / kr_old,
+        c(0.0),
+    );
+    let w_half = tangential(sub(a.omega_half, b.omega_half));
+    let m = add(m_old, scale(w_half, kr * dt));
+    let m_len = dot(m, m).sqrt();
+    let m_max = pp.rolling_friction * r_star * fn_total.abs();
+    let capped = m_len.gt(m_max);
+    let m = select(capped, scale(m, m_max / m_len), m);
+    let w_rel = sub(a.omega, b.omega);
+    let applied = if epsd {
+        let i_r =
+            c(1.4) / (a.inv_mass / (a.radius * a.radius) + b.inv_mass / (b.radius * b.radius));
+        let coef = pp.rolling_damping * c(2.0) * (i_r * kr).sqrt();
+        select(capped, m, add(m, scale(tangential(w_rel), coef)))
+    } else {
+        m
+    };
+    let elastic = L::select(kr.gt(c(0.0)), c(0.5) * dot(m, m) / kr, c(0.0));
+    RollLanes {
+        applied,
+        stored: m,
+        elastic,
+        dissipated: dot(applied, w_rel) * dt - (elastic - e_old),
     }
 }
 
@@ -493,7 +601,7 @@ pub struct LawIn {
     pub b: BodyLanes<LANES>,
     pub n: V<LANES>,
     pub overlap: L<LANES>,
-    pub hist: [L<LANES>; 4],
+    pub hist: [L<LANES>; 8],
 }
 
 #[cfg(test)]
@@ -524,7 +632,7 @@ mod tests {
     }
 
     fn bits(r: &PairResult) -> Vec<u64> {
-        let mut v: Vec<f64> = [r.force_a, r.torque_a, r.torque_b, r.xi].concat();
+        let mut v: Vec<f64> = [r.force_a, r.torque_a, r.torque_b, r.xi, r.roll].concat();
         v.extend([r.kt, r.elastic, r.dissipated]);
         v.iter().map(|x| x.to_bits()).collect()
     }
@@ -537,11 +645,14 @@ mod tests {
     fn four_lanes_give_each_contact_its_one_lane_bits() {
         let mut r = Rng::new(7);
         let (mut sliding, mut sticking, mut rolling) = (0, 0, 0);
-        for (model, cohesion) in [
-            (ContactModel::HertzMindlin, Cohesion::None),
-            (ContactModel::Linear, Cohesion::None),
-            (ContactModel::HertzMindlin, Cohesion::Sjkr),
-            (ContactModel::Linear, Cohesion::Sjkr2),
+        for (model, cohesion, rolling_model) in [
+            (ContactModel::HertzMindlin, Cohesion::None, Rolling::Cdt),
+            (ContactModel::Linear, Cohesion::None, Rolling::Cdt),
+            (ContactModel::HertzMindlin, Cohesion::Sjkr, Rolling::Cdt),
+            (ContactModel::Linear, Cohesion::Sjkr2, Rolling::Cdt),
+            (ContactModel::HertzMindlin, Cohesion::None, Rolling::Epsd2),
+            (ContactModel::Linear, Cohesion::Sjkr, Rolling::Epsd2),
+            (ContactModel::HertzMindlin, Cohesion::None, Rolling::Epsd),
         ] {
             let lp = LawParams {
                 model,
@@ -550,6 +661,7 @@ mod tests {
                 lin_contact_time: None,
                 lin_kt_ratio: 2.0 / 7.0,
                 cohesion,
+                rolling: rolling_model,
             };
             for _ in 0..500 {
                 let mut li = LawIn::default();
@@ -567,6 +679,7 @@ mod tests {
                         restitution: r.range(0.1, 0.95),
                         friction: r.range(0.0, 0.8),
                         rolling_friction: if r.f64() < 0.5 { 0.0 } else { 0.05 },
+                        rolling_damping: r.range(0.0, 1.0),
                         damp_n: -r.range(0.0, 2e3),
                         damp_t: -r.range(0.0, 2e3),
                         cohesion_energy_density: r.range(0.0, 1e6),
@@ -576,16 +689,20 @@ mod tests {
                     let n = scale(nv, 1.0 / dot(nv, nv).sqrt());
                     let overlap = r.range(1e-7, 2e-5);
                     let hist = if r.f64() < 0.3 {
-                        [0.0; 4]
+                        [0.0; 8]
                     } else {
                         let len = r.range(1e-8, 1e-4);
                         let x = vec(&mut r, len);
-                        [x[0], x[1], x[2], r.range(1e3, 1e5)]
+                        // a rolling torque from well below to well over
+                        // the cap
+                        let m_len = r.range(1e-9, 1e-5);
+                        let m = vec(&mut r, m_len);
+                        [x[0], x[1], x[2], r.range(1e3, 1e5), m[0], m[1], m[2], 0.0]
                     };
                     let one = pair_law(&lp, &pp, &a, &b, n, overlap, hist);
                     let ft_len = dot(one.xi, one.xi).sqrt() * one.kt;
                     let fn_el = dot(one.force_a, n).abs();
-                    if ft_len >= pp.friction * fn_el * 0.999 && hist != [0.0; 4] {
+                    if ft_len >= pp.friction * fn_el * 0.999 && hist != [0.0; 8] {
                         sliding += 1;
                     } else {
                         sticking += 1;
@@ -638,6 +755,7 @@ mod tests {
     #[test]
     fn sjkr_pulls_with_k_times_the_area_and_stores_its_work() {
         let lp = |cohesion| LawParams {
+            rolling: Rolling::Cdt,
             model: ContactModel::HertzMindlin,
             dt: 1e-6,
             lin_stiffness: None,
@@ -670,7 +788,7 @@ mod tests {
             let nv = r.in_unit_ball();
             let n = scale(nv, 1.0 / dot(nv, nv).sqrt());
             let delta = r.range(1e-7, 0.05 * a.radius);
-            let hist = [1e-6, -2e-6, 0.5e-6, 3e3];
+            let hist = [1e-6, -2e-6, 0.5e-6, 3e3, 0.0, 0.0, 0.0, 0.0];
             let dry = pair_law(&lp(Cohesion::None), &pp, &a, &b, n, delta, hist);
             let rb = partner.map(|p| p.radius);
             let r_star = rb.map_or(a.radius, |rb| a.radius * rb / (a.radius + rb));
@@ -720,6 +838,120 @@ mod tests {
                     -work
                 );
             }
+        }
+    }
+
+    /// EPSD2 and EPSD (LIGGGHTS' `rolling_model_epsd2.h`, `epsd.h`) on a
+    /// contact held at a fixed overlap while a turns at a constant rate
+    /// about a tangent axis, b at rest, the history fed back: the rolling
+    /// torque winds up by k_r ω dt a step (k_r = k_t R*² for epsd2,
+    /// 2.25 k_n μ_r² R*² for epsd) to its cap μ_r R* |F_n| and stays there;
+    /// a gets −M (less the dashpot, epsd), b +M, on top of what the law
+    /// without rolling friction gives; the spring stores |M|²/(2 k_r) and
+    /// what it dissipates closes the balance (work in = stored + lost).
+    #[test]
+    fn rolling_spring_winds_up_to_its_cap_and_books_its_energy() {
+        let pp = PairParams {
+            e_star: 5e7,
+            g_star: 2e7,
+            restitution: 0.5,
+            friction: 0.5,
+            rolling_friction: 0.1,
+            rolling_damping: 0.3,
+            damp_n: -500.0,
+            damp_t: -500.0,
+            ..Default::default()
+        };
+        let dry = PairParams {
+            rolling_friction: 0.0,
+            ..pp
+        };
+        let (ra, rb) = (1e-3, 1.5e-3);
+        let body = |r: f64, w: V3| {
+            let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+            Body {
+                vel: [0.0; 3],
+                omega: w,
+                vel_half: [0.0; 3],
+                omega_half: w,
+                radius: r,
+                inv_mass: 1.0 / m,
+                inv_inertia: 1.0 / (0.4 * m * r * r),
+            }
+        };
+        let n = [0.0, 0.0, 1.0];
+        let delta = 2e-6;
+        let r_star = ra * rb / (ra + rb);
+        let dt = 1e-6;
+        // (epsd's spring is ~100 times softer here: a faster turn)
+        for (rolling, rate) in [(Rolling::Epsd2, 3.0), (Rolling::Epsd, 300.0)] {
+            let w = [0.0, rate, 0.0];
+            let (a, b) = (body(ra, w), body(rb, [0.0; 3]));
+            let lp = LawParams {
+                model: ContactModel::HertzMindlin,
+                dt,
+                lin_stiffness: None,
+                lin_contact_time: None,
+                lin_kt_ratio: 2.0 / 7.0,
+                cohesion: Cohesion::None,
+                rolling,
+            };
+            let (mut h, mut hd) = ([0.0; 8], [0.0; 8]);
+            let (mut work, mut lost, mut stored) = (0.0, 0.0, 0.0);
+            let mut capped_at = None;
+            for step in 1..=400 {
+                let r = pair_law(&lp, &pp, &a, &b, n, delta, h);
+                let d = pair_law(&lp, &dry, &a, &b, n, delta, hd);
+                let kn = 4.0 / 3.0 * pp.e_star * (r_star * delta).sqrt();
+                let kr = match rolling {
+                    Rolling::Epsd => 2.25 * kn * 0.1 * 0.1 * r_star * r_star,
+                    _ => r.kt * r_star * r_star,
+                };
+                // F_n: the normal force, read off the law's
+                let f_n = -dot(r.force_a, n);
+                let cap = 0.1 * r_star * f_n.abs();
+                let expect = (step as f64 * kr * w[1] * dt).min(cap);
+                let m = r.roll;
+                assert!(
+                    (m[1] - expect).abs() <= 1e-9 * cap,
+                    "{rolling:?} step {step}: {m:?} vs {expect}"
+                );
+                assert_eq!((m[0], m[2]), (0.0, 0.0));
+                if capped_at.is_none() && expect == cap {
+                    capped_at = Some(step);
+                }
+                // the torques: −M (and the dashpot while it holds) on a, +M on b
+                let damp = if rolling == Rolling::Epsd && expect < cap {
+                    let i_r = 1.4 / (a.inv_mass / (ra * ra) + b.inv_mass / (rb * rb));
+                    0.3 * 2.0 * (i_r * kr).sqrt() * w[1]
+                } else {
+                    0.0
+                };
+                let applied = m[1] + damp;
+                let tol = 1e-9 * applied + 1e-13 * dot(d.torque_a, d.torque_a).sqrt();
+                assert!((d.torque_a[1] - r.torque_a[1] - applied).abs() <= tol);
+                assert!((r.torque_b[1] - d.torque_b[1] - applied).abs() <= tol);
+                // its energy, and the balance: the torque's work on the
+                // spins is what it stores now plus what it lost
+                let e = 0.5 * m[1] * m[1] / kr;
+                let tol = 1e-9 * e + 1e-13 * r.elastic;
+                assert!(
+                    (r.elastic - d.elastic - e).abs() <= tol,
+                    "{rolling:?} step {step}"
+                );
+                work += applied * w[1] * dt;
+                lost += r.dissipated - d.dissipated;
+                stored = e;
+                h = [r.xi[0], r.xi[1], r.xi[2], r.kt, m[0], m[1], m[2], 0.0];
+                hd = [d.xi[0], d.xi[1], d.xi[2], d.kt, 0.0, 0.0, 0.0, 0.0];
+            }
+            let at = capped_at.expect("the spring reached its cap");
+            assert!(at > 20 && at < 390, "{rolling:?} capped at step {at}");
+            assert!(
+                (work - stored - lost).abs() <= 1e-9 * work,
+                "{work} {stored} {lost}"
+            );
+            assert!(lost > 0.0);
         }
     }
 }

@@ -28,15 +28,18 @@
 //! nothing per particle but its listed triangles.
 
 use crate::grid::Grid;
-use crate::state::{HAS_HISTORY, INDEX, WALL};
+use crate::state::{Hist, HAS_HISTORY, INDEX, WALL};
 use crate::walls::{gap, WallSet};
 use bytemuck::Pod;
 use rayon::prelude::*;
 
 /// The first list entry whose [`HAS_HISTORY`] flag disagrees with its
 /// history (flag set ⇔ history non-zero), if any.
-pub fn flag_mismatch<T: Pod + Default + PartialEq>(nbr: &[u32], hist: &[[T; 4]]) -> Option<usize> {
-    let zero = [T::default(); 4];
+pub fn flag_mismatch<T: Pod + Default + PartialEq, const N: usize>(
+    nbr: &[u32],
+    hist: &[[T; N]],
+) -> Option<usize> {
+    let zero = [T::default(); N];
     nbr.iter()
         .zip(hist)
         .position(|(e, h)| (e & HAS_HISTORY != 0) != (*h != zero))
@@ -116,7 +119,7 @@ pub fn for_walls(p: [f64; 4], walls: &WallSet, skin: f64, mut f: impl FnMut(usiz
 pub struct OldList<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
-    pub hist: &'a [[f64; 4]],
+    pub hist: &'a [Hist],
     pub new_at: &'a [u32],
     pub order: &'a [u32],
 }
@@ -131,7 +134,7 @@ impl OldList<'_> {
     /// gets the history and the flag. A contact is always listed again (it
     /// is within reach), so no history is dropped.
     #[inline]
-    pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut [[f64; 4]]) {
+    pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut [Hist]) {
         // before the first build, and particles inserted since the last
         // one, have no row in the previous list
         if o + 1 >= self.start.len() {
@@ -161,7 +164,7 @@ pub struct NewList<'a> {
     pub count: &'a mut Vec<u32>,
     pub start: &'a mut Vec<u32>,
     pub nbr: &'a mut Vec<u32>,
-    pub hist: &'a mut Vec<[f64; 4]>,
+    pub hist: &'a mut Vec<Hist>,
     /// Each chunk's candidates while counting (scratch).
     pub chunks: &'a mut Vec<Vec<u32>>,
 }
@@ -226,9 +229,9 @@ pub fn build(
     super::sort::exclusive_scan(count, start);
     let len = start[n] as usize;
     list.resize(len, 0);
-    hist.resize(len, [0.0; 4]);
+    hist.resize(len, [0.0; 8]);
     // cut the list into the slices of each chunk of particles
-    let mut slices: Vec<(&mut [u32], &mut [[f64; 4]])> = Vec::with_capacity(chunks.len());
+    let mut slices: Vec<(&mut [u32], &mut [Hist])> = Vec::with_capacity(chunks.len());
     let (mut rest, mut rest_h) = (list.as_mut_slice(), hist.as_mut_slice());
     for buf in chunks.iter() {
         let (head, tail) = rest.split_at_mut(buf.len());
@@ -243,7 +246,7 @@ pub fn build(
         .enumerate()
         .for_each(|(ci, ((out, out_h), buf))| {
             out.copy_from_slice(buf);
-            out_h.fill([0.0; 4]);
+            out_h.fill([0.0; 8]);
             let lo = ci * CHUNK;
             let base = start[lo] as usize;
             let hi = (lo + CHUNK).min(n);

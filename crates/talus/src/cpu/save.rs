@@ -9,12 +9,7 @@
 
 use super::data::Step;
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
-use crate::state::{Motion, Particles, HAS_HISTORY, INDEX, WALL};
-
-/// Converts a list-entry history or position array between precisions.
-fn widen4(v: &[[f32; 4]]) -> Vec<[f64; 4]> {
-    v.iter().map(|x| x.map(f64::from)).collect()
-}
+use crate::state::{Hist, Motion, Particles, HAS_HISTORY, INDEX, WALL};
 
 impl Step {
     pub fn save(&self) -> Saved {
@@ -43,7 +38,7 @@ impl Step {
         s.put("pos_ref", &w.pos_ref);
         s.put("nbr_start", &w.nbr_start);
         s.put("nbr", &w.nbr);
-        s.put("nbr_hist", &w.nbr_hist);
+        s.put_hist(&w.nbr_hist, self.law.rolling.has_memory());
         s.put("walls", &self.walls.state_words());
         if !self.clumps.is_empty() || !w.body.is_empty() {
             self.clumps.save(&mut s);
@@ -63,12 +58,7 @@ impl Step {
         }
         let sc = &saved.scalars;
         let n = sc.particles as usize;
-        type Arrays = (
-            Particles<f64>,
-            Vec<Motion<f64>>,
-            Vec<[f64; 3]>,
-            Vec<[f64; 4]>,
-        );
+        type Arrays = (Particles<f64>, Vec<Motion<f64>>, Vec<[f64; 3]>, Vec<Hist>);
         let (particles, motion, pos_ref, hist): Arrays = match sc.precision {
             Precision::F64 => (
                 Particles {
@@ -81,7 +71,7 @@ impl Step {
                 },
                 saved.array("motion", n)?,
                 saved.array("pos_ref", n)?,
-                saved.array_any("nbr_hist")?,
+                saved.hist()?,
             ),
             Precision::F32 => {
                 let m32: Vec<Motion<f32>> = saved.array("motion", n)?;
@@ -95,7 +85,7 @@ impl Step {
                     .collect();
                 let diss: Vec<f32> = saved.array("dissipated", n)?;
                 let pref: Vec<[f32; 4]> = saved.array("pos_ref", n)?;
-                let h32: Vec<[f32; 4]> = saved.array_any("nbr_hist")?;
+                let h32: Vec<Hist<f32>> = saved.hist()?;
                 (
                     Particles {
                         pos_rad,
@@ -109,7 +99,7 @@ impl Step {
                     pref.iter()
                         .map(|x| [x[0] as f64, x[1] as f64, x[2] as f64])
                         .collect(),
-                    widen4(&h32),
+                    h32.iter().map(|x| x.map(f64::from)).collect(),
                 )
             }
         };
@@ -195,8 +185,8 @@ impl Step {
 pub(crate) fn both_sides(
     start: &[u32],
     nbr: &[u32],
-    hist: &[[f64; 4]],
-) -> (Vec<u32>, Vec<u32>, Vec<[f64; 4]>) {
+    hist: &[Hist],
+) -> (Vec<u32>, Vec<u32>, Vec<Hist>) {
     let n = start.len() - 1;
     let row = |i: usize| start[i] as usize..start[i + 1] as usize;
     let pairs: std::collections::HashSet<(usize, usize)> = (0..n)
@@ -204,7 +194,7 @@ pub(crate) fn both_sides(
         .filter(|&(_, e)| nbr[e] & WALL == 0)
         .map(|(i, e)| (i, (nbr[e] & INDEX) as usize))
         .collect();
-    let mut given: Vec<Vec<(u32, [f64; 4])>> = vec![Vec::new(); n];
+    let mut given: Vec<Vec<(u32, Hist)>> = vec![Vec::new(); n];
     for i in 0..n {
         for e in row(i) {
             let j = (nbr[e] & INDEX) as usize;
@@ -241,14 +231,14 @@ mod both_sides_tests {
     /// wall entry on 1: each pair in both rows, walls last.
     #[test]
     fn each_pair_goes_to_both_rows() {
-        let h = [1.0, 2.0, 3.0, 4.0];
+        let h = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 0.0];
         let start = [0, 2, 3, 3];
         let nbr = [1 | HAS_HISTORY, 2, 5 | WALL];
-        let hist = [h, [0.0; 4], [9.0; 4]];
+        let hist = [h, [0.0; 8], [9.0; 8]];
         let (s, e, x) = both_sides(&start, &nbr, &hist);
         assert_eq!(s, vec![0, 2, 4, 5]);
         assert_eq!(e, vec![1 | HAS_HISTORY, 2, HAS_HISTORY, 5 | WALL, 0]);
-        assert_eq!(x, vec![h, [0.0; 4], h, [9.0; 4], [0.0; 4]]);
+        assert_eq!(x, vec![h, [0.0; 8], h, [9.0; 8], [0.0; 8]]);
         // a list of both sides (a CPU adapter's) comes back as it was
         assert_eq!(both_sides(&s, &e, &x), (s.clone(), e.clone(), x.clone()));
     }

@@ -10,7 +10,7 @@ use crate::backend::{
 use crate::fem::coupling::BodySet;
 use crate::scene::Scene;
 use crate::setup::Setup;
-use crate::state::{Particles, INDEX, MAX_PARTICLES, WALL};
+use crate::state::{Hist, Particles, INDEX, MAX_PARTICLES, WALL};
 use std::time::Instant;
 
 impl Step {
@@ -62,6 +62,7 @@ impl Step {
                 lin_contact_time: scene.contact.contact_time,
                 lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
                 cohesion: scene.contact.cohesion,
+                rolling: scene.contact.rolling,
             },
             gravity: scene.simulation.gravity,
             pairs: setup.pairs.clone(),
@@ -192,23 +193,23 @@ impl Step {
     /// The pair history now, by ids: (the entry's particle, its partner,
     /// ξ xyz and k_t) for every particle entry with history, so each pair
     /// in contact twice, in list order.
-    pub fn pair_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+    pub fn pair_history(&self) -> Vec<(u32, u32, Hist)> {
         self.history(false)
     }
 
     /// The wall history now: (the particle's id, the primitive's index,
     /// ξ xyz and k_t) for every wall entry with history, in list order.
-    pub fn wall_history(&self) -> Vec<(u32, u32, [f64; 4])> {
+    pub fn wall_history(&self) -> Vec<(u32, u32, Hist)> {
         self.history(true)
     }
 
-    fn history(&self, walls: bool) -> Vec<(u32, u32, [f64; 4])> {
+    fn history(&self, walls: bool) -> Vec<(u32, u32, Hist)> {
         let (w, id) = (&self.work, &self.particles.id);
         let mut out = Vec::new();
         for i in 0..w.nbr_start.len().saturating_sub(1) {
             let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
             for (&e, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
-                if *h == [0.0; 4] || (e & WALL != 0) != walls {
+                if *h == [0.0; 8] || (e & WALL != 0) != walls {
                     continue;
                 }
                 let k = e & INDEX;

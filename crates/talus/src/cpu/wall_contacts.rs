@@ -32,7 +32,7 @@
 
 use super::law::{body, pair_law, Body, LawParams, V3};
 use crate::pair::PairTable;
-use crate::state::{Motion, Real, HAS_HISTORY, INDEX};
+use crate::state::{Hist, Motion, Real, HAS_HISTORY, INDEX};
 use crate::walls::geometry::on_triangle;
 use crate::walls::surface::{barycentric, Surfaces};
 use crate::walls::{gap, Feature, LoadSum, WallGap, WallSet};
@@ -87,7 +87,7 @@ pub fn particle_walls(
     mi: &Motion<f64>,
     lever: &[f64; 6],
     nbr: &mut [u32],
-    hist: &mut [[f64; 4]],
+    hist: &mut [Hist],
     loads: &mut [LoadSum],
     nodal: &mut Vec<NodeForce>,
     sums: &mut WallSums,
@@ -128,7 +128,7 @@ fn run(
     mi: &Motion<f64>,
     lever: &[f64; 6],
     nbr: &mut [u32],
-    hist: &mut [[f64; 4]],
+    hist: &mut [Hist],
     sums: &mut WallSums,
     load: &mut LoadSum,
     nodal: &mut Vec<NodeForce>,
@@ -167,7 +167,7 @@ fn run(
             // mesh's triangles that had one and no longer counts
             (0..nbr.len())
                 .find(|&f| f != k && had[f] && !keep[f])
-                .map_or([0.0; 4], |f| hist[f])
+                .map_or([0.0; 8], |f| hist[f])
         };
         let prim = &c.set.prims[(nbr[k] & INDEX) as usize];
         let n = if b.pose.moving {
@@ -216,8 +216,10 @@ fn run(
                 nodal.push((*node, on_wall * wk));
             }
         }
-        hist[k] = [r.xi[0], r.xi[1], r.xi[2], r.kt];
-        nbr[k] = if hist[k] != [0.0; 4] {
+        hist[k] = [
+            r.xi[0], r.xi[1], r.xi[2], r.kt, r.roll[0], r.roll[1], r.roll[2], 0.0,
+        ];
+        nbr[k] = if hist[k] != [0.0; 8] {
             nbr[k] | HAS_HISTORY
         } else {
             nbr[k] & !HAS_HISTORY
@@ -227,7 +229,7 @@ fn run(
     // their history, after the new contacts took it over
     for k in 0..nbr.len() {
         if !keep[k] && had[k] {
-            hist[k] = [0.0; 4];
+            hist[k] = [0.0; 8];
             nbr[k] &= !HAS_HISTORY;
         }
     }

@@ -43,8 +43,9 @@ use crate::state::{Particles, HAS_HISTORY, INDEX, WALL};
 /// reference position (3), rows.
 const HEAD: usize = 32;
 /// Words of a history row: the entry with the partner's id for its index
-/// (a wall's entry as it is), the history (4).
-const ROW: usize = 5;
+/// (a wall's entry as it is), the history (8: `crate::state::Hist`, the
+/// rolling half zero in a run without it).
+const ROW: usize = 9;
 /// The motion record's material word and id word.
 const MATERIAL: usize = 11;
 const ID: usize = 15;
@@ -80,7 +81,7 @@ struct Local {
     pos_ref: Vec<[u32; 4]>,
     start: Vec<u32>,
     nbr: Vec<u32>,
-    hist: Vec<[u32; 4]>,
+    hist: Vec<crate::state::Hist<u32>>,
     /// Each row's part in a clump, and the clumps' records in use (both
     /// empty in a run without clumps).
     row: Vec<MemberRow>,
@@ -101,7 +102,7 @@ impl Local {
             pos_ref: v(s, "pos_ref"),
             start: v(s, "nbr_start"),
             nbr: v(s, "nbr"),
-            hist: v(s, "nbr_hist"),
+            hist: s.hist().expect("the device's history"),
             row: s
                 .section("gpu_clump_row")
                 .map(bytemuck::pod_collect_to_vec)
@@ -314,7 +315,7 @@ fn assemble(
                 }
             };
             nbr.push(entry);
-            hist.push([row[rw - 4], row[rw - 3], row[rw - 2], row[rw - 1]]);
+            hist.push(std::array::from_fn(|k| row[rw - 8 + k]));
         }
         start.push(nbr.len() as u32);
     }
@@ -336,7 +337,7 @@ fn assemble(
     s.set("pos_ref", &pos_ref);
     s.set("nbr_start", &start);
     s.set("nbr", &nbr);
-    s.set("nbr_hist", &hist);
+    s.put_hist(&hist, base.section("nbr_roll").is_ok());
     s.set("ctl", &c);
     s.set("wall_pose", poses);
     match clumps {
@@ -1189,7 +1190,7 @@ impl<C: Comm> Part for GpuRank<C> {
             crate::gpu::Pairs::Once => 2,
             crate::gpu::Pairs::Both => 1,
         };
-        let hist: Vec<[f32; 4]> = bytemuck::cast_slice(&l.hist).to_vec();
+        let hist: Vec<crate::state::Hist<f32>> = bytemuck::cast_slice(&l.hist).to_vec();
         if l.start.len() == l.pos.len() + 1 {
             for i in (0..l.pos.len()).filter(|&i| l.owned(i)) {
                 let r = l.start[i] as usize..l.start[i + 1] as usize;

@@ -6,7 +6,7 @@
 //! records it holds ([`assemble`]).
 //!
 //! A row's record is [`HEAD`] words, then a clump member's lever (6
-//! words), then 5 words per history entry:
+//! words), then [`ENTRY`] words per history entry:
 //!
 //! | words | what |
 //! |-------|------|
@@ -17,7 +17,7 @@
 //! | 15..31 | the motion record |
 //! | 31 | the number of history entries k |
 //! | then, a member's: 6 | its lever (`Work::lever`) |
-//! | then k × 5 | the partner ([`partner_key`]; bit 32: a wall primitive's index), ξ xyz, k_t |
+//! | then k × 9 | the partner ([`partner_key`]; bit 32: a wall primitive's index), the history ([`crate::state::Hist`]: ξ xyz, k_t, the rolling torque, 0) |
 
 use crate::cpu::Step;
 use crate::flow::{FlowEvent, FlowKind};
@@ -25,6 +25,9 @@ use crate::shapes::clumps::{Clumps, NONE};
 use crate::state::{Particles, HAS_HISTORY, INDEX, WALL};
 use glam::{DQuat, DVec3};
 use std::collections::HashMap;
+
+/// Words of a history entry: its partner and its [`crate::state::Hist`].
+pub const ENTRY: usize = 9;
 
 /// Words of a record before its history entries.
 pub const HEAD: usize = 32;
@@ -153,7 +156,7 @@ pub fn take_refresh(st: &mut Step, i: usize, w: &[u64], clumps: bool) {
 /// The words of the record at `r`'s start.
 fn record_len(r: &[u64]) -> usize {
     let lever = if r[1] & MEMBER_BIT != 0 { LEVER } else { 0 };
-    HEAD + lever + 5 * r[HEAD - 1] as usize
+    HEAD + lever + ENTRY * r[HEAD - 1] as usize
 }
 
 /// Record `r`'s key ([`key`]) and its member index, if a clump's member.
@@ -228,7 +231,7 @@ pub fn assemble(st: &mut Step, bufs: &[Vec<u64>], clumps: Option<&[Vec<u64>]>) -
             }
             None => [0.0; 6],
         });
-        for e in r[h..h + 5 * r[HEAD - 1] as usize].chunks_exact(5) {
+        for e in r[h..h + ENTRY * r[HEAD - 1] as usize].chunks_exact(ENTRY) {
             let entry = if e[0] & WALL_BIT != 0 {
                 (e[0] as u32 & INDEX) | WALL
             } else {
@@ -238,7 +241,7 @@ pub fn assemble(st: &mut Step, bufs: &[Vec<u64>], clumps: Option<&[Vec<u64>]>) -
                 }
             };
             nbr.push(entry | HAS_HISTORY);
-            hist.push([f(e[1]), f(e[2]), f(e[3]), f(e[4])]);
+            hist.push(std::array::from_fn(|k| f(e[1 + k])));
         }
         start.push(nbr.len() as u32);
     }

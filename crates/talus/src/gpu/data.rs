@@ -202,7 +202,34 @@ impl Over {
 pub struct ListInit<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
-    pub hist: &'a [[f32; 4]],
+    pub hist: &'a [crate::state::Hist<f32>],
+}
+
+/// The device's bytes of a list's history: each entry's whole
+/// [`crate::state::Hist`] when `roll`, else its first half (ξ, k_t).
+pub fn hist_device(hist: &[crate::state::Hist<f32>], roll: bool) -> Vec<u8> {
+    if roll {
+        bytemuck::cast_slice(hist).to_vec()
+    } else {
+        hist.iter()
+            .flat_map(|h| bytemuck::cast_slice::<f32, u8>(&h[..4]).to_vec())
+            .collect()
+    }
+}
+
+/// The list's history from the device's bytes ([`hist_device`]'s
+/// inverse; the rolling half zero without `roll`).
+pub fn hist_host(bytes: &[u8], roll: bool) -> Vec<crate::state::Hist<f32>> {
+    let v: Vec<f32> = bytemuck::pod_collect_to_vec(bytes);
+    if roll {
+        v.chunks_exact(8)
+            .map(|c| std::array::from_fn(|k| c[k]))
+            .collect()
+    } else {
+        v.chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3], 0.0, 0.0, 0.0, 0.0])
+            .collect()
+    }
 }
 
 /// One level of the multi-level scan.
@@ -870,12 +897,16 @@ impl GpuData {
         let n_bodies = walls.bodies as u64;
         let n_cells = params.dims[3] as u64;
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
-        let particle_pages = Paging::new(ctx.max_binding(), cap, 0).particle_pages;
+        // the history's width: with a rolling torque when the rolling
+        // model keeps one
+        let roll = params.models[2] != crate::scene::Rolling::Cdt.code();
+        let hist_b = super::pages::hist_bytes(roll);
+        let particle_pages = Paging::new(ctx.max_binding(), cap, 0, roll).particle_pages;
         let nbr_cap = (ctx.pairs.list_entries() * n)
             .min(max_list(particle_pages))
             .max(given)
             .max(1);
-        let paging = Paging::new(ctx.max_binding(), cap, nbr_cap);
+        let paging = Paging::new(ctx.max_binding(), cap, nbr_cap, roll);
         let page = paging.particle_page;
         let b = ParticleBuffers::new(ctx, "B", init0, cap, page);
         let per_particle = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
@@ -930,7 +961,7 @@ impl GpuData {
             Paged::new(ctx, label, elem, nbr_cap, paging.entry_page, bytes)
         };
         let kept = |label: &str, elem: u64| kept_table(ctx, label, elem, kept_cap, &paging);
-        let (kept_nbr, kept_hist) = (kept("kept_nbr", 4), kept("kept_hist", 16));
+        let (kept_nbr, kept_hist) = (kept("kept_nbr", 4), kept("kept_hist", hist_b));
         // the list, or an empty one (all starts 0)
         let list_buf = |label: &str, bytes: Option<&[u8]>, size: u64| match bytes {
             Some(b) if !b.is_empty() => {
@@ -1012,8 +1043,8 @@ impl GpuData {
             nbr: entries("nbr", 4, l.map_or(&[], |l| bytemuck::cast_slice(l.nbr))),
             nbr_hist: entries(
                 "nbr_hist",
-                16,
-                l.map_or(&[], |l| bytemuck::cast_slice(l.hist)),
+                hist_b,
+                &l.map_or(Vec::new(), |l| hist_device(l.hist, roll)),
             ),
             kept_row: zeroed(ctx, "kept_row", 8 * cap),
             kept_nbr,
@@ -1176,15 +1207,16 @@ impl GpuData {
         }
         self.nbr_cap = (need + need / 4).min(max);
         let cap = self.nbr_cap;
-        self.paging = Paging::new(ctx.max_binding(), self.cap, cap);
+        let roll = self.paging.roll;
+        self.paging = Paging::new(ctx.max_binding(), self.cap, cap, roll);
         let page = self.paging.entry_page;
         let entries = |label: &str, elem: u64| Paged::new(ctx, label, elem, cap, page, &[]);
         self.nbr = entries("nbr", 4);
-        self.nbr_hist = entries("nbr_hist", 16);
+        self.nbr_hist = entries("nbr_hist", super::pages::hist_bytes(roll));
         let pages = self.paging.entry_pages as usize;
         self.kept_nbr.pad_to(ctx, "kept_nbr", pages);
         self.kept_hist.pad_to(ctx, "kept_hist", pages);
-        self.reserve_staging(ctx, 16 * cap);
+        self.reserve_staging(ctx, super::pages::hist_bytes(roll) * cap);
         true
     }
 
@@ -1196,7 +1228,8 @@ impl GpuData {
         self.kept_cap = (need + need / 4).min(self.nbr_cap).max(need);
         let (cap, paging) = (self.kept_cap, self.paging);
         self.kept_nbr = kept_table(ctx, "kept_nbr", 4, cap, &paging);
-        self.kept_hist = kept_table(ctx, "kept_hist", 16, cap, &paging);
+        let hist_b = super::pages::hist_bytes(paging.roll);
+        self.kept_hist = kept_table(ctx, "kept_hist", hist_b, cap, &paging);
     }
 
     /// Bytes of device memory held.

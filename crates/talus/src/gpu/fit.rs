@@ -52,16 +52,16 @@ pub fn kernel_decls() -> Vec<KernelDecl> {
 /// The most list entries a run with `particle_pages` pages of particles
 /// holds on an adapter with `limits`: as many pages as it can bind
 /// ([`bindings_fit`]), and what a u32 index reaches.
-pub fn max_list_entries(limits: &wgpu::Limits, particle_pages: u32) -> u64 {
+pub fn max_list_entries(limits: &wgpu::Limits, particle_pages: u32, roll: bool) -> u64 {
     let max_binding = super::context::max_binding(limits);
-    let page = pages::per_page(max_binding, Family::Entries);
+    let page = pages::per_page(max_binding, Family::Entries, roll);
     let pages = (1..=pages::MAX_PAGES)
         .rev()
         .find(|&k| {
             let paging = Paging {
                 entry_pages: k,
                 particle_pages,
-                ..Paging::new(max_binding, 1, 1)
+                ..Paging::new(max_binding, 1, 1, roll)
             };
             bindings_fit(limits, &paging).is_ok()
         })
@@ -172,28 +172,28 @@ pub fn refuse_too_large(
 
 /// The paging of `cap` particles with `per` list entries each, if the
 /// adapter with `limits` binds it.
-fn bindings_admit(limits: &wgpu::Limits, cap: u64, per: u64) -> Result<Paging, String> {
+fn bindings_admit(limits: &wgpu::Limits, cap: u64, per: u64, roll: bool) -> Result<Paging, String> {
     let entries = per * cap;
     if entries > u32::MAX as u64 {
         return Err(format!(
             "{entries} list entries, more than a u32 index reaches"
         ));
     }
-    let paging = Paging::new(super::context::max_binding(limits), cap, entries);
+    let paging = Paging::new(super::context::max_binding(limits), cap, entries, roll);
     bindings_fit(limits, &paging).map(|_| paging)
 }
 
 /// The most particles with `per` list entries each whose pages an adapter
 /// with `limits` binds.
-pub fn max_particles_by_bindings(limits: &wgpu::Limits, per: u64) -> u64 {
+pub fn max_particles_by_bindings(limits: &wgpu::Limits, per: u64, roll: bool) -> u64 {
     let (mut lo, mut hi) = (1u64, u32::MAX as u64 / per + 1);
-    if bindings_admit(limits, lo, per).is_err() {
+    if bindings_admit(limits, lo, per, roll).is_err() {
         return 0;
     }
     // lo fits, hi does not
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if bindings_admit(limits, mid, per).is_ok() {
+        if bindings_admit(limits, mid, per, roll).is_ok() {
             lo = mid;
         } else {
             hi = mid;
@@ -223,11 +223,13 @@ pub fn admit(
 
 /// Bytes a run holds beside the particles' and the cells': a run with
 /// clumps, each row's `MemberRow` (`per_row`) and the clumps' tables
-/// (`fixed`).
+/// (`fixed`); a rolling model with memory (`roll`), 16 more bytes of
+/// history per list entry and per kept entry.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Extra {
     pub per_row: u64,
     pub fixed: u64,
+    pub roll: bool,
 }
 
 /// [`admit`] with the [`Extra`] bytes of a run.
@@ -240,8 +242,8 @@ pub fn admit_with(
 ) -> Result<(), String> {
     let max_binding = super::context::max_binding(limits);
     let per = pairs.list_entries();
-    if let Err(why) = bindings_admit(limits, cap, per) {
-        let fits = max_particles_by_bindings(limits, per);
+    if let Err(why) = bindings_admit(limits, cap, per, extra.roll) {
+        let fits = max_particles_by_bindings(limits, per, extra.roll);
         return Err(format!(
             "{cap} particles need more than {adapter} binds ({why}): at most {fits} particles fit"
         ));
@@ -257,7 +259,12 @@ pub fn admit_with(
     // and the whole, at the list's first size, against the device's memory
     if let Some(mem) = memory {
         let entries = pairs.list_entries();
-        let per = bytes_per_particle(entries, pairs) + extra.per_row;
+        let roll_bytes = if extra.roll {
+            16 * (entries + super::data::kept_entries(entries))
+        } else {
+            0
+        };
+        let per = bytes_per_particle(entries, pairs) + extra.per_row + roll_bytes;
         let need = per * cap + 8 * n_cells + extra.fixed;
         if need > mem {
             let fits = mem.saturating_sub(8 * n_cells + extra.fixed) / per;
@@ -304,8 +311,8 @@ mod tests {
             assert!(ok(120_000_000, None));
             // 32 pages of list, just short of what a u32 entry index
             // reaches: 4.29·10⁸ particles at 10 entries
-            let by_bindings = max_particles_by_bindings(&card, entries);
-            let entry_page = pages::per_page(2047 << 20, Family::Entries);
+            let by_bindings = max_particles_by_bindings(&card, entries, false);
+            let entry_page = pages::per_page(2047 << 20, Family::Entries, false);
             assert_eq!(
                 by_bindings,
                 (pages::MAX_PAGES as u64 * entry_page).min(u32::MAX as u64) / entries
@@ -325,10 +332,25 @@ mod tests {
             let extra = Extra {
                 per_row: 32,
                 fixed: 1 << 20,
+                roll: false,
             };
             let clumped = admit_with("card", &card, Some(1 << 30), (fits_1g, 0, extra), pairs);
             let err = clumped.unwrap_err();
             let fits = ((1u64 << 30) - (1 << 20)) / (per + 32);
+            assert!(
+                err.ends_with(&format!("at most {fits} particles fit")),
+                "{err}"
+            );
+            // a rolling spring's history: 16 more bytes per entry and kept
+            // entry, fewer fit
+            let roll = Extra {
+                roll: true,
+                ..Extra::default()
+            };
+            let err =
+                admit_with("card", &card, Some(1 << 30), (fits_1g, 0, roll), pairs).unwrap_err();
+            let wider = per + 16 * (entries + super::super::data::kept_entries(entries));
+            let fits = (1u64 << 30) / wider;
             assert!(
                 err.ends_with(&format!("at most {fits} particles fit")),
                 "{err}"
@@ -349,7 +371,7 @@ mod tests {
     fn admission_counts_the_pages_an_adapter_binds() {
         let lavapipe = limits(128 << 20, 32);
         let per = Pairs::Both.list_entries();
-        let fits = max_particles_by_bindings(&lavapipe, per);
+        let fits = max_particles_by_bindings(&lavapipe, per, false);
         // more than one page of particles (2.1·10⁶ each), the list in
         // pages of 8.4·10⁶ entries
         assert!(fits > (128 << 20) / 64, "{fits}");
@@ -360,7 +382,7 @@ mod tests {
                 && err.ends_with(&format!("at most {fits} particles fit")),
             "{err}"
         );
-        let p = bindings_admit(&lavapipe, fits, per).unwrap();
+        let p = bindings_admit(&lavapipe, fits, per, false).unwrap();
         assert!(bindings_needed(&p).0 <= 32);
         assert_eq!(
             bindings_needed(&Paging::single()).0,

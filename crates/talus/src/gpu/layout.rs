@@ -166,6 +166,9 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("WALL", WALL),
         ("COHESION_SJKR", crate::scene::Cohesion::Sjkr.code()),
         ("COHESION_SJKR2", crate::scene::Cohesion::Sjkr2.code()),
+        ("ROLLING_CDT", crate::scene::Rolling::Cdt.code()),
+        ("ROLLING_EPSD", crate::scene::Rolling::Epsd.code()),
+        ("ROLLING_EPSD2", crate::scene::Rolling::Epsd2.code()),
         ("WALL_PLANE", Kind::Plane.tag()),
         ("WALL_CYLINDER", Kind::Cylinder.tag()),
         ("WALL_CONE", Kind::Cone.tag()),
@@ -243,7 +246,9 @@ pub struct Pair {
     pub damp_t: f32,
     /// The cohesion energy density, J/m³ (`cohesion_energy_density`).
     pub cohesion: f32,
-    pub pad: [f32; 3],
+    /// The `epsd` rolling dashpot (`rolling_viscous_damping`).
+    pub rolling_damping: f32,
+    pub pad: [f32; 2],
 }
 
 impl Pair {
@@ -259,7 +264,8 @@ impl Pair {
             damp_n: p.damp_n as f32,
             damp_t: p.damp_t as f32,
             cohesion: p.cohesion_energy_density as f32,
-            pad: [0.0; 3],
+            rolling_damping: p.rolling_damping as f32,
+            pad: [0.0; 2],
         }
     }
 }
@@ -581,6 +587,8 @@ pub struct LawCase {
     pub normal: [f32; 4],
     /// Stored ξ (xyz) and last k_t (w); zero: a first contact.
     pub hist: [f32; 4],
+    /// Stored rolling torque (xyz; epsd, epsd2), 0.
+    pub roll: [f32; 4],
 }
 
 #[cfg(feature = "test-kernels")]
@@ -595,6 +603,8 @@ pub struct LawOut {
     pub xi_kt: [f32; 4],
     /// elastic, dissipated, 0, 0.
     pub energy: [f32; 4],
+    /// The new rolling torque (xyz), 0.
+    pub roll: [f32; 4],
 }
 
 #[cfg(feature = "test-kernels")]
@@ -768,7 +778,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             rolling_friction,
             damp_n,
             damp_t,
-            cohesion
+            cohesion,
+            rolling_damping
         }),
         layout!(Wall {
             a,
@@ -819,7 +830,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             b,
             radii,
             normal,
-            hist
+            hist,
+            roll
         }),
         #[cfg(feature = "test-kernels")]
         layout!(RotorCase {
@@ -836,7 +848,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             torque_a,
             torque_b,
             xi_kt,
-            energy
+            energy,
+            roll
         }),
         layout!(OutletRegion { a, b, kind }),
         layout!(FlowRecord {

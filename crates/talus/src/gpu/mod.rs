@@ -242,7 +242,12 @@ pub fn scene_tables_for(
         },
         gravity_rot,
         gravity_turn,
-        models: [c.cohesion.code(), scene.held_from() as u32, 0, 0],
+        models: [
+            c.cohesion.code(),
+            scene.held_from() as u32,
+            c.rolling.code(),
+            0,
+        ],
         sums: {
             let (f, t) = (
                 crate::sums::force_unit(scene),
@@ -521,11 +526,14 @@ impl GpuBackend {
             fit::Extra {
                 per_row: std::mem::size_of::<clump_data::MemberRow>() as u64,
                 fixed: table + rows + 16 * c.members.len() as u64,
+                roll: false,
             }
         });
+        let roll = params.models[2] != crate::scene::Rolling::Cdt.code();
+        let extra = fit::Extra { roll, ..extra };
         fit::refuse_too_large(ctx, cap, params.dims[3] as u64, extra)?;
         let limits = &ctx.limits;
-        let max_list = |pages: u32| fit::max_list_entries(limits, pages);
+        let max_list = |pages: u32| fit::max_list_entries(limits, pages, roll);
         let mut data = GpuData::new(ctx, &params, &t.pairs, &t.walls, init, room, max_list)?;
         data.flow = data::FlowBuffers::new(ctx, &flow.outlet_table(), flow.inserted.len(), fstate);
         // the clumps' counters: pouring appends after those in use
@@ -684,6 +692,14 @@ impl GpuBackend {
     pub fn read_vec<T: bytemuck::Pod>(&self, buf: &dyn Readable, count: u64) -> Vec<T> {
         let bytes = count * std::mem::size_of::<T>() as u64;
         bytemuck::pod_collect_to_vec(&self.read(&[(buf, bytes)])[0])
+    }
+
+    /// The first `len` entries' history ([`crate::state::Hist`], the
+    /// rolling half zero in a run without it).
+    pub fn read_hist(&self, len: u64) -> Vec<crate::state::Hist<f32>> {
+        let roll = self.data.paging.roll;
+        let bytes = len * pages::hist_bytes(roll);
+        data::hist_host(&self.read(&[(&self.data.nbr_hist, bytes)])[0], roll)
     }
 
     /// The control words (`CTL_*` in common.wgsl and `data`).
@@ -914,7 +930,8 @@ impl GpuBackend {
     pub fn grow_list(&mut self, need: u64) -> bool {
         use data::*;
         let limits = &self.ctx.limits;
-        let max_list = |pages: u32| fit::max_list_entries(limits, pages);
+        let roll = self.data.paging.roll;
+        let max_list = |pages: u32| fit::max_list_entries(limits, pages, roll);
         if !self.data.grow_list(&self.ctx, need, max_list) {
             return false;
         }
@@ -1567,7 +1584,7 @@ impl Backend for GpuBackend {
         let d = &self.data;
         let len = c[data::CTL_LIST_LEN] as u64;
         let nbr: Vec<u32> = self.read_vec(&d.nbr, len);
-        let hist: Vec<[f32; 4]> = self.read_vec(&d.nbr_hist, len);
+        let hist = self.read_hist(len);
         // a pair listed once counted as a list of both sides holds it
         let weight = match d.pair_mode {
             Pairs::Once => 2,

@@ -12,7 +12,7 @@
 //!
 //! Which arrays are paged: the list's (`nbr`, `nbr_hist`) and the kept
 //! table's (`kept_nbr`, `kept_hist`: at most as long, padded to as many
-//! pages), all with one page size in entries (the 16-byte history's: one
+//! pages), all with one page size in entries (the history's, 16 or 32 bytes: one
 //! division finds the page of an entry for all four), and the
 //! particles' of more than 4 bytes each and those the reorder moves
 //! (`pos`, `diss`, `motion`, `pos_fx`, `clump_row`, `pos_ref`, the work records, which
@@ -79,9 +79,9 @@ pub const PAGED: [PagedDecl; 16] = {
     use Family::{Entries as E, Particles as P};
     [
         paged("nbr", "u32", E),
-        paged("nbr_hist", "vec4<f32>", E),
+        paged("nbr_hist", "Hist", E),
         paged("kept_nbr", "u32", E),
-        paged("kept_hist", "vec4<f32>", E),
+        paged("kept_hist", "Hist", E),
         paged("pos_rad", "vec4<f32>", P),
         paged("pos", "vec4<f32>", P),
         paged("motion", "Motion", P),
@@ -123,11 +123,40 @@ pub const PAGED: [PagedDecl; 16] = {
 };
 
 /// Bytes of the widest element of each family: its page size in elements
-/// is what one binding holds of it.
-fn widest(f: Family) -> u64 {
+/// is what one binding holds of it (the list's: the history's, [`hist_bytes`]).
+fn widest(f: Family, roll: bool) -> u64 {
     match f {
-        Family::Entries => 16,
+        Family::Entries => hist_bytes(roll),
         Family::Particles => 64,
+    }
+}
+
+/// Bytes of an entry's history on the device (WGSL `Hist`, [`hist_decl`]):
+/// ξ and k_t (16), and the rolling torque (16 more) when the run's rolling
+/// model has memory (`roll`).
+pub fn hist_bytes(roll: bool) -> u64 {
+    if roll {
+        32
+    } else {
+        16
+    }
+}
+
+/// The WGSL of an entry's history (`crate::state::Hist`, on the device only
+/// the halves the run uses): `Hist`, with `t` (ξ xyz, k_t) and, when
+/// `roll`, `r` (the rolling torque xyz, 0); `hist_new(t, r)` makes one and
+/// `hist_roll(h)` reads its rolling torque (zero without one).
+pub fn hist_decl(roll: bool) -> &'static str {
+    if roll {
+        "struct Hist { t: vec4<f32>, r: vec4<f32>, }
+         fn hist_new(t: vec4<f32>, r: vec3<f32>) -> Hist { return Hist(t, vec4<f32>(r, 0.0)); }
+         fn hist_roll(h: Hist) -> vec3<f32> { return h.r.xyz; }
+"
+    } else {
+        "struct Hist { t: vec4<f32>, }
+         fn hist_new(t: vec4<f32>, r: vec3<f32>) -> Hist { return Hist(t); }
+         fn hist_roll(h: Hist) -> vec3<f32> { return vec3<f32>(0.0); }
+"
     }
 }
 
@@ -143,19 +172,23 @@ pub struct Paging {
     pub particle_page: u64,
     /// Pages of the particles' arrays.
     pub particle_pages: u32,
+    /// The history holds a rolling torque ([`hist_bytes`]).
+    pub roll: bool,
 }
 
 impl Paging {
-    /// The paging of `particles` and a list of `entries` on an adapter
-    /// whose largest binding is `max_binding` bytes.
-    pub fn new(max_binding: u64, particles: u64, entries: u64) -> Paging {
-        let entry_page = per_page(max_binding, Family::Entries);
-        let particle_page = per_page(max_binding, Family::Particles);
+    /// The paging of `particles` and a list of `entries` (with a rolling
+    /// torque in their history when `roll`) on an adapter whose largest
+    /// binding is `max_binding` bytes.
+    pub fn new(max_binding: u64, particles: u64, entries: u64, roll: bool) -> Paging {
+        let entry_page = per_page(max_binding, Family::Entries, roll);
+        let particle_page = per_page(max_binding, Family::Particles, roll);
         Paging {
             entry_page,
             entry_pages: entries.div_ceil(entry_page).max(1) as u32,
             particle_page,
             particle_pages: particles.div_ceil(particle_page).max(1) as u32,
+            roll,
         }
     }
 
@@ -166,6 +199,7 @@ impl Paging {
             entry_pages: 1,
             particle_page: u32::MAX as u64,
             particle_pages: 1,
+            roll: false,
         }
     }
 
@@ -177,6 +211,7 @@ impl Paging {
             self.entry_pages as u64,
             self.particle_page,
             self.particle_pages as u64,
+            self.roll as u64,
         ]
     }
 
@@ -191,8 +226,8 @@ impl Paging {
 /// Elements of family `f` a page holds: what one binding of `max_binding`
 /// bytes holds of its widest array, in whole 256-byte blocks, at most what
 /// a u32 index reaches.
-pub fn per_page(max_binding: u64, f: Family) -> u64 {
-    let w = widest(f);
+pub fn per_page(max_binding: u64, f: Family, roll: bool) -> u64 {
+    let w = widest(f, roll);
     (max_binding / 256 * 256 / w).clamp(1, u32::MAX as u64)
 }
 
@@ -255,6 +290,12 @@ pub fn first_bindings(found: &[Found], paging: &Paging) -> Vec<u32> {
 pub fn generate(src: &str, paging: &Paging) -> String {
     let mut out = String::new();
     let found = find(src);
+    if found
+        .iter()
+        .any(|f| f.decl.name == "nbr_hist" || f.decl.name == "kept_hist")
+    {
+        out += hist_decl(paging.roll);
+    }
     let firsts = first_bindings(&found, paging);
     for (f, first) in found.into_iter().zip(firsts) {
         let (name, ty) = (f.decl.name, f.decl.ty);
@@ -537,7 +578,7 @@ mod tests {
     #[test]
     fn finds_the_paged_declarations() {
         let src = "@group(1) @binding(3) var<storage, read_write> nbr: array<u32>;\n\
-                   @group(2) @binding(0) var<storage, read> kept_hist: array<vec4<f32>>;\n\
+                   @group(2) @binding(0) var<storage, read> kept_hist: array<Hist>;\n\
                    @group(0) @binding(1) var<storage, read> cand_pos: array<vec4<f32>>;\n";
         let f = find(src);
         assert_eq!(f.len(), 2, "cand_pos is not paged");
@@ -569,10 +610,13 @@ mod tests {
 
     #[test]
     fn pages_follow_the_binding() {
-        assert_eq!(per_page(128 << 10, Family::Entries), 8192);
-        let p = Paging::new(128 << 10, 5_000, 20_000);
+        assert_eq!(per_page(128 << 10, Family::Entries, false), 8192);
+        let p = Paging::new(128 << 10, 5_000, 20_000, false);
         assert_eq!((p.entry_page, p.entry_pages), (8192, 3));
         assert_eq!((p.particle_page, p.particle_pages), (2048, 3));
-        assert_eq!(Paging::new(128 << 10, 0, 0).entry_pages, 1);
+        assert_eq!(Paging::new(128 << 10, 0, 0, false).entry_pages, 1);
+        // a history with a rolling torque is twice as wide: half a page
+        let r = Paging::new(128 << 10, 5_000, 20_000, true);
+        assert_eq!((r.entry_page, r.entry_pages), (4096, 5));
     }
 }

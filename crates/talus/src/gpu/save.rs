@@ -29,13 +29,13 @@
 
 use super::data::{self, FixedWords, GpuInit, FX_WORDS};
 use super::layout::{WallPose, NONE};
-use super::pages::Readable;
+use super::pages::{self, Readable};
 use super::walls::WallTables;
 use super::{default_capacity, GpuBackend, GpuContext, GpuError};
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::scene::Scene;
 use crate::setup::Setup;
-use crate::state::{convert_motion, Motion, Particles};
+use crate::state::{convert_motion, Hist, Motion, Particles};
 use crate::walls::WallEdit;
 use glam::DVec3;
 
@@ -57,7 +57,7 @@ impl GpuBackend {
             12 * n,
             4 * (n + 1),
             4 * len,
-            16 * len,
+            pages::hist_bytes(self.data.paging.roll) * len,
             pose_size * bodies,
         ];
         let total: u64 = sizes.iter().map(|b| b.next_multiple_of(256)).sum();
@@ -120,7 +120,8 @@ impl GpuBackend {
         s.put("pos_ref", &pos_ref);
         raw(&mut s, "nbr_start", &r[5]);
         raw(&mut s, "nbr", &r[6]);
-        raw(&mut s, "nbr_hist", &r[7]);
+        let roll = self.data.paging.roll;
+        s.put_hist(&hist_host(&r[7], roll), roll);
         s.put("ctl", &ctl);
         raw(&mut s, "wall_pose", &r[8]);
         s.put("walls", &walls);
@@ -365,7 +366,7 @@ impl GpuBackend {
             motion: Vec<Motion<f32>>,
             fx: Vec<FixedWords>,
             pos_ref: Vec<[f32; 4]>,
-            hist: Vec<[f32; 4]>,
+            hist: Vec<Hist<f32>>,
             /// Control words as saved (a GPU checkpoint).
             ctl: Option<Vec<u32>>,
             poses: Vec<WallPose>,
@@ -377,7 +378,7 @@ impl GpuBackend {
                 motion: saved.array("motion", n).map_err(bad)?,
                 fx: fixed_words(saved, n).map_err(bad)?,
                 pos_ref: saved.array("pos_ref", n).map_err(bad)?,
-                hist: saved.array_any("nbr_hist").map_err(bad)?,
+                hist: saved.hist().map_err(bad)?,
                 ctl: Some({
                     // checkpoints before CTL_LARGE hold 16 words: 0 large
                     // rows until the next build (the thread path); before
@@ -406,7 +407,7 @@ impl GpuBackend {
                 let diss: Vec<f64> = saved.array("dissipated", n).map_err(bad)?;
                 let m64: Vec<Motion<f64>> = saved.array("motion", n).map_err(bad)?;
                 let pref: Vec<[f64; 3]> = saved.array("pos_ref", n).map_err(bad)?;
-                let h64: Vec<[f64; 4]> = saved.array_any("nbr_hist").map_err(bad)?;
+                let h64: Vec<Hist> = saved.hist().map_err(bad)?;
                 let mut poses = host_poses(setup, saved, self.dt).map_err(bad)?;
                 poses.truncate(bodies);
                 Loaded {

@@ -160,6 +160,7 @@ impl SceneBuilder {
             restitution,
             friction,
             rolling_friction,
+            rolling_viscous_damping: None,
             cohesion_energy_density: None,
             surface_energy: None,
         });
@@ -174,6 +175,11 @@ impl SceneBuilder {
     /// The cohesion model (`[contact] cohesion`).
     pub fn cohesion(mut self, c: crate::scene::types::Cohesion) -> Self {
         self.scene.contact.cohesion = c;
+        self
+    }
+    /// The rolling resistance model (`[contact] rolling`).
+    pub fn rolling(mut self, r: crate::scene::types::Rolling) -> Self {
+        self.scene.contact.rolling = r;
         self
     }
     /// A plane wall (the scene's `type = "plane"`); the normal is

@@ -44,6 +44,6 @@ pub use types::gravity_at;
 pub use types::{
     Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Cohesion, Contact, ContactModel,
     Domain, Dt, End, GravityRotation, Insert, InsertRate, Interaction, Material, MeshFiles,
-    Oscillation, Outlet, ParticleInit, Region, Scene, Servo, Shape, Side, Simulation, SourceInfo,
-    Wall, WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
+    Oscillation, Outlet, ParticleInit, Region, Rolling, Scene, Servo, Shape, Side, Simulation,
+    SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
 };

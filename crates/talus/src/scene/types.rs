@@ -231,12 +231,57 @@ impl Cohesion {
     }
 }
 
+/// `[contact] rolling`: the rolling resistance (LIGGGHTS' rolling models).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Rolling {
+    /// A constant directional torque μ_r R* F_n against the relative
+    /// rolling spin (LIGGGHTS' `cdt`; the default). No memory: a static
+    /// torque creeps.
+    #[default]
+    Cdt,
+    /// Elastic–plastic spring–dashpot (Ai et al. 2011, LIGGGHTS' `epsd`): a
+    /// rolling spring of stiffness k_r = 2.25 k_n μ_r² R*², its torque kept
+    /// per contact and capped at μ_r R* |F_n|, plus a dashpot of
+    /// `rolling_viscous_damping` × 2 √(I_r k_r) while the spring holds.
+    Epsd,
+    /// LIGGGHTS' `epsd2` (Ai et al.'s type C, the calibration standard):
+    /// the spring alone, k_r = k_t R*², capped at μ_r R* |F_n|.
+    Epsd2,
+}
+
+impl Rolling {
+    /// The scene's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rolling::Cdt => "cdt",
+            Rolling::Epsd => "epsd",
+            Rolling::Epsd2 => "epsd2",
+        }
+    }
+    /// Its code in `Params::models` (z) on the GPU (`ROLLING_*` in
+    /// `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
+    pub fn code(self) -> u32 {
+        match self {
+            Rolling::Cdt => 0,
+            Rolling::Epsd => 1,
+            Rolling::Epsd2 => 2,
+        }
+    }
+    /// Whether the model keeps a rolling spring per contact (a second
+    /// history beside the tangential one).
+    pub fn has_memory(self) -> bool {
+        self != Rolling::Cdt
+    }
+}
+
 /// `[contact]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Contact {
     pub model: ContactModel,
     /// The cohesion model (default none).
     pub cohesion: Cohesion,
+    /// The rolling resistance model (default cdt).
+    pub rolling: Rolling,
     /// Linear model: fixed normal stiffness k_n (N/m).
     pub stiffness: Option<f64>,
     /// Linear model: contact duration t_c (s); k_n and c_n then follow per
@@ -251,6 +296,7 @@ impl Default for Contact {
         Contact {
             model: ContactModel::HertzMindlin,
             cohesion: Cohesion::None,
+            rolling: Rolling::Cdt,
             stiffness: None,
             contact_time: None,
             tangential_stiffness_ratio: 2.0 / 7.0,
@@ -271,8 +317,12 @@ pub struct Material {
     pub restitution: f64,
     /// Sliding friction coefficient μ ≥ 0.
     pub friction: f64,
-    /// Rolling friction coefficient μ_r ≥ 0 (constant directional torque).
+    /// Rolling friction coefficient μ_r ≥ 0 (the rolling torque's cap,
+    /// μ_r R* F_n, in every rolling model).
     pub rolling_friction: f64,
+    /// The `epsd` model's rolling dashpot, a fraction of critical damping
+    /// (LIGGGHTS' `coeffRollVisc`); a pair's is the mean of its materials'.
+    pub rolling_viscous_damping: f64,
     /// Cohesion energy density k (J/m³) of the SJKR models (LIGGGHTS'
     /// `cohesionEnergyDensity`); a pair's is the mean of its materials'
     /// unless `[[interactions]]` gives it. 0: none.
@@ -294,6 +344,7 @@ impl Material {
             restitution: 0.5,
             friction: 0.5,
             rolling_friction: 0.0,
+            rolling_viscous_damping: 0.0,
             cohesion_energy_density: 0.0,
             surface_energy: 0.0,
         }
@@ -307,6 +358,7 @@ pub struct Interaction {
     pub restitution: Option<f64>,
     pub friction: Option<f64>,
     pub rolling_friction: Option<f64>,
+    pub rolling_viscous_damping: Option<f64>,
     pub cohesion_energy_density: Option<f64>,
     pub surface_energy: Option<f64>,
 }

@@ -90,37 +90,51 @@ impl WallEdit {
         let n = saved.scalars.particles as usize;
         let start: Vec<u32> = saved.array("nbr_start", n + 1)?;
         let nbr: Vec<u32> = saved.array_any("nbr")?;
-        let hist = saved.section("nbr_hist")?;
-        let size = if nbr.is_empty() {
-            0
-        } else {
-            hist.len() / nbr.len()
-        };
-        if size * nbr.len() != hist.len() {
-            return Err(format!(
-                "section `nbr_hist` holds {} bytes for {} entries",
-                hist.len(),
-                nbr.len()
-            ));
-        }
-        let (mut s2, mut n2, mut h2) = (vec![0u32], Vec::new(), Vec::new());
+        let (mut s2, mut n2, mut kept) = (vec![0u32], Vec::new(), Vec::new());
         for i in 0..n {
-            for e in start[i] as usize..start[i + 1] as usize {
-                let entry = if nbr[e] & WALL == 0 {
-                    Some(nbr[e])
+            let row = start[i] as usize..start[i + 1] as usize;
+            for (e, &b) in row.clone().zip(&nbr[row]) {
+                let entry = if b & WALL == 0 {
+                    Some(b)
                 } else {
-                    self.prim(nbr[e] & INDEX).map(|p| (nbr[e] & !INDEX) | p)
+                    self.prim(b & INDEX).map(|p| (b & !INDEX) | p)
                 };
                 if let Some(x) = entry {
                     n2.push(x);
-                    h2.extend_from_slice(&hist[e * size..(e + 1) * size]);
+                    kept.push(e);
                 }
             }
             s2.push(n2.len() as u32);
         }
+        // the history beside the entries kept (the rolling half too, where
+        // the run has one)
+        for name in ["nbr_hist", "nbr_roll"] {
+            let Ok(hist) = saved.section(name) else {
+                if name == "nbr_hist" {
+                    return Err("section `nbr_hist` is missing".into());
+                }
+                continue;
+            };
+            let size = if nbr.is_empty() {
+                0
+            } else {
+                hist.len() / nbr.len()
+            };
+            if size * nbr.len() != hist.len() {
+                return Err(format!(
+                    "section `{name}` holds {} bytes for {} entries",
+                    hist.len(),
+                    nbr.len()
+                ));
+            }
+            let h2: Vec<u8> = kept
+                .iter()
+                .flat_map(|&e| hist[e * size..(e + 1) * size].iter().copied())
+                .collect();
+            saved.set(name, &h2);
+        }
         saved.set("nbr_start", &s2);
         saved.set("nbr", &n2);
-        saved.set("nbr_hist", &h2);
         self.per_body(saved, "walls", 8 * WALL_WORDS)?;
         saved.scalars.rebuild = true;
         Ok(())
@@ -205,6 +219,14 @@ mod tests {
             w[WALL_WORDS..].to_vec()
         );
         assert!(s.scalars.rebuild);
+        // the rolling half, where saved, follows its entries the same way
+        s.set("nbr_roll", &[[5.0f64; 4], [6.0; 4], [7.0; 4]]);
+        let e2 = WallEdit::new(&new, &walls(&[0.3]), vec![None, Some(0)], vec![false]).unwrap();
+        e2.remap(&mut s).unwrap();
+        assert_eq!(s.array_any::<u32>("nbr").unwrap(), vec![1, WALL]);
+        let h: Vec<[f64; 4]> = s.array_any("nbr_hist").unwrap();
+        let r: Vec<[f64; 4]> = s.array_any("nbr_roll").unwrap();
+        assert_eq!((h, r), (vec![[1.0; 4], [3.0; 4]], vec![[5.0; 4], [6.0; 4]]));
         // a kept wall must keep its primitives
         let cyl = {
             let mut sc = SceneBuilder::new("c")

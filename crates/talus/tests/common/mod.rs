@@ -18,6 +18,7 @@ pub fn glass(e: f64, mu: f64) -> Material {
         restitution: e,
         friction: mu,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }
@@ -210,6 +211,7 @@ pub fn walled_box(seed: u64) -> Scene {
             restitution: 0.5,
             friction: 0.5,
             rolling_friction: 0.0,
+            rolling_viscous_damping: 0.0,
             cohesion_energy_density: 0.0,
             surface_energy: 0.0,
         });
@@ -363,6 +365,7 @@ pub fn spinning_in_groove() -> (Scene, u64) {
         restitution: 0.5,
         friction: 0.0,
         rolling_friction: mu_r,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     };

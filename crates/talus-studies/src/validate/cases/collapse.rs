@@ -184,6 +184,7 @@ pub fn glass() -> Material {
 pub fn glass_rolling(rolling_friction: f64) -> Material {
     Material {
         rolling_friction,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
         ..super::beverloo::glass()

@@ -111,6 +111,7 @@ pub fn glass() -> Material {
         restitution: 0.5,
         friction: GLASS_FRICTION,
         rolling_friction: 0.01,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }
@@ -125,6 +126,7 @@ pub fn steel() -> Material {
         restitution: 0.5,
         friction: STEEL_FRICTION,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

@@ -313,6 +313,7 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.5,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     };
@@ -324,6 +325,7 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.5,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     };
@@ -335,6 +337,7 @@ pub fn case_plate(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.1,
         friction: 0.0,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     };

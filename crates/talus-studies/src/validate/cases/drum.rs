@@ -133,6 +133,7 @@ fn glass() -> Material {
         // along the whole relative spin, uncapped) are not talus' law:
         // compared without rolling friction
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }
@@ -147,6 +148,7 @@ fn steel() -> Material {
         restitution: 0.5,
         friction: 0.6,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

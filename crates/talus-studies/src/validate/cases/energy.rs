@@ -17,6 +17,7 @@ pub fn case_energy(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         restitution: 0.5,
         friction: 0.5,
         rolling_friction: 0.02,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     };

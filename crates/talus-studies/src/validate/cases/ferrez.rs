@@ -410,6 +410,7 @@ pub fn steel() -> Material {
         restitution: RESTITUTION,
         friction: FRICTION,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

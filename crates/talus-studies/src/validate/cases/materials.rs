@@ -13,6 +13,7 @@ pub fn mat(name: &str, youngs: f64, nu: f64, rho: f64) -> Material {
         restitution: 1.0,
         friction: 0.0,
         rolling_friction: 0.0,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

@@ -31,6 +31,7 @@ mod packing;
 mod pair_sweep;
 mod restitution;
 mod rolling;
+mod rolling_spring;
 mod settle;
 mod slope;
 mod tapping;
@@ -57,6 +58,7 @@ use oblique_wall::{case4, case5, case6};
 use packing::case_packing;
 use restitution::case3;
 use rolling::case_rolling;
+use rolling_spring::case_rolling_spring;
 use settle::case_settle;
 use slope::case_slope;
 use tapping::case_tapping;
@@ -141,6 +143,14 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_rolling(mk),
+    },
+    CaseDef {
+        id: "rolling-spring",
+        title: "rolling spring (epsd2): holds on a slope, rolls, stops",
+        source: "rigid-body statics and dynamics (exact); Ai et al. 2011",
+        full: false,
+        options: &[],
+        run: |mk, _| case_rolling_spring(mk),
     },
     CaseDef {
         id: "cohesion",

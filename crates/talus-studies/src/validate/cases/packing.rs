@@ -20,6 +20,7 @@ pub fn case_packing(mk: &mut dyn Maker) -> Result<CaseResult, String> {
             restitution: 0.1,
             friction: mu,
             rolling_friction: 0.0,
+            rolling_viscous_damping: 0.0,
             cohesion_energy_density: 0.0,
             surface_energy: 0.0,
         };

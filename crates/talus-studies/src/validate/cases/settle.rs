@@ -58,6 +58,7 @@ pub fn glass() -> Material {
         restitution: 0.5,
         friction: FRICTION,
         rolling_friction: 0.01,
+        rolling_viscous_damping: 0.0,
         cohesion_energy_density: 0.0,
         surface_energy: 0.0,
     }

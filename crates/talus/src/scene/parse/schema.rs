@@ -8,7 +8,7 @@ use crate::scene::mesh_file;
 use crate::scene::radius::RadiusDist;
 use crate::scene::types::{
     unit_or_given, Cohesion, Contact, ContactModel, Domain, Dt, End, Interaction, Material,
-    Oscillation, Servo, Shape, Side, Simulation, Wall, WallMotion,
+    Oscillation, Rolling, Servo, Shape, Side, Simulation, Wall, WallMotion,
 };
 use toml::de::DeValue;
 
@@ -59,6 +59,7 @@ pub(super) const MATERIAL_KEYS: &[&str] = &[
     "restitution",
     "friction",
     "rolling_friction",
+    "rolling_viscous_damping",
     "cohesion_energy_density",
     "surface_energy",
 ];
@@ -67,6 +68,7 @@ pub(super) const INTERACTION_KEYS: &[&str] = &[
     "restitution",
     "friction",
     "rolling_friction",
+    "rolling_viscous_damping",
     "cohesion_energy_density",
     "surface_energy",
 ];
@@ -261,15 +263,10 @@ impl Reader<'_> {
             };
         }
         if let Some(v) = self.get(&mut t, "rolling") {
-            match self.string("contact.rolling", v)? {
-                "cdt" => {}
-                "epsd" | "epsd2" => {
-                    return Err(self.err(
-                        self.vline(v),
-                        "contact.rolling",
-                        "\"epsd\" and \"epsd2\" are not implemented yet (talus has \"cdt\", the default)",
-                    ))
-                }
+            c.rolling = match self.string("contact.rolling", v)? {
+                "cdt" => Rolling::Cdt,
+                "epsd" => Rolling::Epsd,
+                "epsd2" => Rolling::Epsd2,
                 other => {
                     return Err(self.err(
                         self.vline(v),
@@ -279,7 +276,7 @@ impl Reader<'_> {
                         ),
                     ))
                 }
-            }
+            };
         }
         if let Some(v) = self.get(&mut t, "history_slots") {
             // gone since the history moved into the neighbour list: say so
@@ -310,6 +307,7 @@ impl Reader<'_> {
             restitution: self.req_num(t, "restitution", "a number in (0, 1]")?,
             friction: self.req_num(t, "friction", "a number ≥ 0")?,
             rolling_friction: self.opt_num(t, "rolling_friction")?.unwrap_or(0.0),
+            rolling_viscous_damping: self.opt_num(t, "rolling_viscous_damping")?.unwrap_or(0.0),
             cohesion_energy_density: self.opt_num(t, "cohesion_energy_density")?.unwrap_or(0.0),
             surface_energy: self.opt_num(t, "surface_energy")?.unwrap_or(0.0),
         })
@@ -337,6 +335,7 @@ impl Reader<'_> {
             restitution: self.opt_num(t, "restitution")?,
             friction: self.opt_num(t, "friction")?,
             rolling_friction: self.opt_num(t, "rolling_friction")?,
+            rolling_viscous_damping: self.opt_num(t, "rolling_viscous_damping")?,
             cohesion_energy_density: self.opt_num(t, "cohesion_energy_density")?,
             surface_energy: self.opt_num(t, "surface_energy")?,
         })

@@ -467,6 +467,80 @@ fn body_reading_errors() {
 
 /// `[contact] cohesion` and `rolling`, the materials' and interactions'
 /// cohesion keys: read, defaulted, and each bad value one located line;
+/// `[contact] rolling` and `rolling_viscous_damping` are read (a pair's
+/// damping the mean, an interaction's override); a negative damping is an
+/// error on its key; a dashpot given to a model without one, and a rolling
+/// spring with no rolling friction anywhere, are warned.
+#[test]
+fn rolling_keys_and_their_errors() {
+    use crate::scene::types::Rolling;
+    assert_eq!(parse(BED).unwrap().contact.rolling, Rolling::Cdt);
+    let rough = HEAD.replace(
+        "friction = 0.5\n",
+        "friction = 0.5\nrolling_friction = 0.1\nrolling_viscous_damping = 0.3\n",
+    );
+    for (word, model) in [
+        ("cdt", Rolling::Cdt),
+        ("epsd", Rolling::Epsd),
+        ("epsd2", Rolling::Epsd2),
+    ] {
+        let text = format!("{rough}[contact]\nrolling = \"{word}\"\n{BED}");
+        let s = parse_str(&text, None).unwrap();
+        assert_eq!(s.contact.rolling, model);
+        assert_eq!(s.materials[0].rolling_viscous_damping, 0.3);
+        let w: Vec<String> = s.warnings().iter().map(|w| w.to_string()).collect();
+        if model == Rolling::Epsd {
+            assert!(w.is_empty(), "{w:?}");
+        } else {
+            assert!(
+                w.len() == 1
+                    && w[0].contains("materials[0].rolling_viscous_damping")
+                    && w[0].contains("no effect"),
+                "{w:?}"
+            );
+        }
+    }
+    let s = parse_str(
+        &format!(
+            "{rough}[contact]\nrolling = \"epsd\"\n[[interactions]]\nmaterials = [\"glass\", \"glass\"]\nrolling_viscous_damping = 0.7\n{BED}"
+        ),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        crate::pair::PairTable::new(&s).get(0, 0).rolling_damping,
+        0.7
+    );
+    // a spring with nothing to resist
+    let w = parse(&format!("[contact]\nrolling = \"epsd2\"\n{BED}"))
+        .unwrap()
+        .warnings();
+    assert!(
+        w.len() == 1
+            && w[0].to_string().contains("contact.rolling")
+            && w[0].to_string().contains("nothing resists"),
+        "{w:?}"
+    );
+    let e = parse_str(
+        &format!(
+            "{}[contact]\nrolling = \"epsd\"\n{BED}",
+            rough.replace(
+                "rolling_viscous_damping = 0.3",
+                "rolling_viscous_damping = -0.3"
+            )
+        ),
+        None,
+    )
+    .unwrap()
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("materials[0].rolling_viscous_damping: expected a fraction of critical damping >= 0, got -0.3"),
+        "{e}"
+    );
+}
+
 /// cohesion given to a dry model (or a model with nothing cohesive) warned.
 #[test]
 fn cohesion_keys_and_their_errors() {
@@ -524,10 +598,6 @@ fn cohesion_keys_and_their_errors() {
         (
             "[contact]\ncohesion = \"jkr\"\n".to_string(),
             "contact.cohesion: \"jkr\" is not implemented yet",
-        ),
-        (
-            "[contact]\nrolling = \"epsd2\"\n".to_string(),
-            "contact.rolling: \"epsd\" and \"epsd2\" are not implemented yet",
         ),
         (
             "[contact]\nrolling = \"viscous\"\n".to_string(),

@@ -41,6 +41,11 @@ pub(super) fn check_materials(s: &Scene) -> Result<(), SceneError> {
         check_restitution(s, &key("restitution"), m.restitution)?;
         check_friction(s, &key("friction"), m.friction)?;
         check_friction(s, &key("rolling_friction"), m.rolling_friction)?;
+        check_damping(
+            s,
+            &key("rolling_viscous_damping"),
+            m.rolling_viscous_damping,
+        )?;
         check_cohesion(
             s,
             &key("cohesion_energy_density"),
@@ -94,6 +99,52 @@ pub(super) fn cohesion_warnings(s: &Scene) -> Vec<SceneError> {
     out
 }
 
+/// A rolling dashpot given where the model has none (only `epsd` has
+/// one), or a rolling spring with nothing to resist (every rolling
+/// friction zero: its cap, μ_r R* F_n, holds no torque): each a warning,
+/// located.
+pub(super) fn rolling_warnings(s: &Scene) -> Vec<SceneError> {
+    use crate::scene::types::Rolling;
+    let mut out = Vec::new();
+    let damped = s
+        .materials
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.rolling_viscous_damping > 0.0)
+        .map(|(i, _)| format!("materials[{i}].rolling_viscous_damping"))
+        .chain(
+            s.interactions
+                .iter()
+                .enumerate()
+                .filter(|(_, it)| it.rolling_viscous_damping.is_some_and(|d| d > 0.0))
+                .map(|(i, _)| format!("interactions[{i}].rolling_viscous_damping")),
+        )
+        .next();
+    if let (Some(key), false) = (damped, s.contact.rolling == Rolling::Epsd) {
+        out.push(s.error(
+            &key,
+            format!(
+                "a rolling dashpot is given but [contact] rolling is \"{}\": only \"epsd\" has one, it has no effect",
+                s.contact.rolling.name()
+            ),
+        ));
+    }
+    let resists = s.materials.iter().any(|m| m.rolling_friction > 0.0)
+        || s.interactions
+            .iter()
+            .any(|it| it.rolling_friction.is_some_and(|f| f > 0.0));
+    if s.contact.rolling.has_memory() && !resists {
+        out.push(s.error(
+            "contact.rolling",
+            format!(
+                "rolling = \"{}\" but no material or interaction has a rolling_friction > 0: its torque is capped at μ_r R* F_n = 0, nothing resists rolling",
+                s.contact.rolling.name()
+            ),
+        ));
+    }
+    out
+}
+
 pub(super) fn check_interactions(s: &Scene) -> Result<(), SceneError> {
     for (i, it) in s.interactions.iter().enumerate() {
         let key = |k: &str| format!("interactions[{i}].{k}");
@@ -105,6 +156,9 @@ pub(super) fn check_interactions(s: &Scene) -> Result<(), SceneError> {
         }
         if let Some(f) = it.rolling_friction {
             check_friction(s, &key("rolling_friction"), f)?;
+        }
+        if let Some(d) = it.rolling_viscous_damping {
+            check_damping(s, &key("rolling_viscous_damping"), d)?;
         }
         if let Some(k) = it.cohesion_energy_density {
             check_cohesion(s, &key("cohesion_energy_density"), k)?;
@@ -151,6 +205,17 @@ fn check_cohesion(s: &Scene, key: &str, k: f64) -> Result<(), SceneError> {
 fn check_surface_energy(s: &Scene, key: &str, g: f64) -> Result<(), SceneError> {
     if !(g >= 0.0 && g.is_finite()) {
         return Err(s.error(key, format!("expected a surface energy >= 0 J/m², got {g}")));
+    }
+    Ok(())
+}
+
+/// A fraction of critical damping: ≥ 0 and finite.
+fn check_damping(s: &Scene, key: &str, d: f64) -> Result<(), SceneError> {
+    if !(d >= 0.0 && d.is_finite()) {
+        return Err(s.error(
+            key,
+            format!("expected a fraction of critical damping >= 0, got {d}"),
+        ));
     }
     Ok(())
 }

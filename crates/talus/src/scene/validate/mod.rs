@@ -46,6 +46,7 @@ impl Scene {
         let mut out = flow::outlet_warnings(self);
         out.extend(bodies::body_warnings(self));
         out.extend(materials::cohesion_warnings(self));
+        out.extend(materials::rolling_warnings(self));
         out.extend(flow::fixed_warnings(self));
         out
     }
