@@ -19,7 +19,10 @@ model settings appended to the pair style and the walls, e.g.
 "tangential_damping off limitForce on") and --k K (cohesion sjkr with that
 cohesionEnergyDensity, J/m3, grains and walls; talus: --set
 clump-heap.cohesion=K; its results go to clump_heap_sjkr_K_results.csv,
-which the talus case judges against). CLUMP_HEAP_KEEP=<folder> keeps
+which the talus case judges against), --mu-r X (rolling_friction epsd2
+with that coefficientRollingFriction, grains and walls; talus: --set
+clump-heap.rolling=X; its results go to clump_heap_epsd2_X_results.csv,
+judged likewise). CLUMP_HEAP_KEEP=<folder> keeps
 each run's input, log and last snapshot there.
 Needs `liggghts` on PATH (Debian: apt-get install liggghts) and python3.
 
@@ -170,8 +173,9 @@ SEEDS = [(15485863, 32452843, 49979687), (15485867, 32452867, 49979693), (860281
          (86028157, 67867979, 122949823), (141650939, 160481183, 179424673), (141650963, 160481219, 179424691)]
 
 
-def script(kind, seed=0, e=0.5, settings="", k=0.0):
+def script(kind, seed=0, e=0.5, settings="", k=0.0, mu_r=0.0):
     coh = " cohesion sjkr" if k > 0.0 else ""  # a model keyword: before the settings
+    coh += " rolling_friction epsd2" if mu_r > 0.0 else ""
     m = members(kind)
     s_template, s_dist, s_insert = SEEDS[seed]
     pad = " " + settings if settings else ""
@@ -204,6 +208,7 @@ fix m2 all property/global poissonsRatio peratomtype 0.25
 fix m3 all property/global coefficientRestitution peratomtypepair 1 {e}
 fix m4 all property/global coefficientFriction peratomtypepair 1 0.5
 {f"fix m5 all property/global cohesionEnergyDensity peratomtypepair 1 {k}" if k > 0.0 else ""}
+{f"fix m6 all property/global coefficientRollingFriction peratomtypepair 1 {mu_r}" if mu_r > 0.0 else ""}
 pair_style gran model hertz tangential history{coh}{pad}
 pair_coeff * *
 timestep {DT:.16e}
@@ -221,9 +226,9 @@ run {steps}
 """
 
 
-def run(kind, seed=0, e=0.5, settings="", k=0.0):
+def run(kind, seed=0, e=0.5, settings="", k=0.0, mu_r=0.0):
     with tempfile.TemporaryDirectory(prefix=f"talus-clump-heap-{kind}-") as tmp:
-        open(os.path.join(tmp, "in.run"), "w").write(script(kind, seed, e, settings, k))
+        open(os.path.join(tmp, "in.run"), "w").write(script(kind, seed, e, settings, k, mu_r))
         t0 = time.time()
         r = subprocess.run([LIGGGHTS, "-in", "in.run", "-log", "log.txt", "-screen", "screen.txt"], cwd=tmp)
         seconds = time.time() - t0
@@ -245,7 +250,7 @@ def run(kind, seed=0, e=0.5, settings="", k=0.0):
         "lowest_surface_over_bulk_m": lowest,
         "seconds": seconds,
     }
-    print(f"{kind} (seed {seed}, e {e}{', ' + settings if settings else ''}{f', k {k}' if k else ''}): " + ", ".join(f"{k} {v:.4g}" for k, v in res.items()), flush=True)
+    print(f"{kind} (seed {seed}, e {e}{', ' + settings if settings else ''}{f', k {k}' if k else ''}{f', epsd2 mu_r {mu_r}' if mu_r else ''}): " + ", ".join(f"{k} {v:.4g}" for k, v in res.items()), flush=True)
     return res
 
 
@@ -256,13 +261,16 @@ def mean_sd(xs):
 
 
 def main():
-    args, opts = sys.argv[1:], {"--seed": None, "--pours": POURS, "--e": 0.5, "--settings": "", "--k": 0.0}
+    args, opts = sys.argv[1:], {"--seed": None, "--pours": POURS, "--e": 0.5, "--settings": "", "--k": 0.0, "--mu-r": 0.0}
     for flag in opts:
         if flag in args:
             i = args.index(flag)
             opts[flag] = type(opts[flag] if opts[flag] is not None else 0)(args[i + 1])
             del args[i : i + 2]
     kinds, e, settings, coh = args or KINDS, opts["--e"], opts["--settings"], opts["--k"]
+    mu_r = opts["--mu-r"]
+    if coh > 0.0 and mu_r > 0.0:
+        sys.exit("--k and --mu-r: one at a time (each judged set-up has its own file)")
     for k in kinds:
         members(k)
     seeds = [opts["--seed"]] if opts["--seed"] is not None else list(range(opts["--pours"]))
@@ -270,7 +278,7 @@ def main():
         sys.exit(f"--seed 0-{len(SEEDS) - 1}, --pours 1-{len(SEEDS)}, --e in (0, 1]")
     rows = []
     for k in kinds:
-        res = [run(k, s, e, settings, coh) for s in seeds]
+        res = [run(k, s, e, settings, coh, mu_r) for s in seeds]
         for s, r in zip(seeds, res):
             rows += [f"{k}_{q}_seed{s},{v:.6g}" for q, v in r.items()]
         for q in ("solid_fraction", "angle_deg"):
@@ -281,8 +289,10 @@ def main():
     if opts["--seed"] is not None or (e, settings) != (0.5, ""):
         return  # a sensitivity run: printed only
     # keep the rows of the other kinds already in the file; a cohesive heap
-    # (--k) in a file of its own
+    # (--k) or one with rolling springs (--mu-r) in a file of its own
     name = "clump_heap_results.csv" if coh == 0.0 else f"clump_heap_sjkr_{coh:g}_results.csv"
+    if mu_r > 0.0:
+        name = f"clump_heap_epsd2_{mu_r:g}_results.csv"
     out = os.path.join(HERE, name)
     if os.path.exists(out):
         old = open(out).read().split("\n")[1:]

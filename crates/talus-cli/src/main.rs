@@ -535,10 +535,11 @@ fn cmd_check(path: &Path) -> ExitCode {
     let fixed = mem_plan.fixed as f64;
     let cpu_mem = (mem_plan.cpu_bytes() + mem_plan.scene) as f64;
     // a GPU's bytes as its adapter sums pairs (a discrete one each once)
+    let roll = scene.contact.rolling.has_memory();
     let gpu_bytes = |pairs: talus::gpu::Pairs| {
         let entries = pairs.entries_of(PLANNED_ENTRIES as u64);
         (
-            talus::gpu::data::bytes_per_particle(entries, pairs),
+            talus::gpu::data::bytes_per_particle_with(entries, pairs, roll),
             entries,
         )
     };
@@ -641,6 +642,14 @@ fn cmd_check(path: &Path) -> ExitCode {
         }
     }
     outln!("contact      {:?}", scene.contact.model);
+    outln!(
+        "rolling      {}{}",
+        scene.contact.rolling.name(),
+        match scene.contact.rolling {
+            talus::scene::Rolling::Cdt => " (a constant torque μ_r R* F_n, no memory)",
+            _ => " (a rolling spring per contact, capped at μ_r R* |F_n|: 16 B more per list entry on a GPU)",
+        }
+    );
     if let Some(c) = talus::run::accuracy::cohesion_estimate(scene) {
         outln!(
             "cohesion     {}: the fastest snap-in, a {:.3e} m particle {}: pull stiffness {:.3e} N/m, dt × √(k/m*) = {:.3}{}; it holds {} in tension (Bond number {}); no effect on dt",
@@ -731,7 +740,7 @@ fn cmd_check(path: &Path) -> ExitCode {
         "memory       {} on the CPU path (f64), {} on a GPU (f32; {gpu_per} B per particle at {gpu_entries} list entries, each pair once; {} B at the first list size, {first})",
         human_bytes(cpu_mem),
         human_bytes(gpu_mem),
-        talus::gpu::data::bytes_per_particle(first, talus::gpu::Pairs::Once)
+        talus::gpu::data::bytes_per_particle_with(first, talus::gpu::Pairs::Once, roll)
     );
     outln!(
         "work         {:.3e} particle-steps{}",

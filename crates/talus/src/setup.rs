@@ -194,10 +194,16 @@ impl MemoryPlan {
             particles: n + poured,
             fixed: cells + walls + bodies,
             scene: n * crate::memory::SCENE_BYTES_PER_PARTICLE,
-            cpu_per: crate::state::Particles::<f64>::bytes_per_particle(
-                8,
-                crate::memory::PLANNED_ENTRIES,
-            ) as u64,
+            cpu_per: {
+                use crate::state::Particles;
+                let e = crate::memory::PLANNED_ENTRIES;
+                let roll = if setup.scene.contact.rolling.has_memory() {
+                    Particles::<f64>::rolling_bytes_per_particle(8, e)
+                } else {
+                    0
+                };
+                (Particles::<f64>::bytes_per_particle(8, e) + roll) as u64
+            },
         }
     }
 

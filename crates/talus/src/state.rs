@@ -382,12 +382,21 @@ impl Particles<f64> {
     /// the motion record, the reference positions of the list, and the
     /// list with its history, twice (the current list and the one the next
     /// build moves the history from), and the build's scratch.
+    /// A run whose rolling model keeps a torque holds
+    /// [`Particles::rolling_bytes_per_particle`] more.
     pub fn bytes_per_particle(real: usize, entries: usize) -> usize {
         let state = 3 * 4 * real + 4 + 4 + real; // pos, vel, omega, material, id, dissipated
                                                  // force, torque, the motion record, pos_ref, key/order/count/start,
                                                  // the list's count and start (+ old start), the old → new index map
         let work = 2 * 4 * real + 16 * real + 3 * real + 4 * 4 + 3 * 4 + 4;
-        // the list with its history twice, and the build's chunk buffers
+        // the list with its history (ξ, k_t: 4 reals) twice, and the
+        // build's chunk buffers
         state + work + 2 * entries * (4 + 4 * real) + 4 * entries
+    }
+
+    /// The rolling torques' half of the history (`cpu::hist`), 4 reals an
+    /// entry in both lists, in runs of `epsd` or `epsd2`.
+    pub fn rolling_bytes_per_particle(real: usize, entries: usize) -> usize {
+        2 * entries * 4 * real
     }
 }

@@ -242,9 +242,9 @@ fn gpu_from_cpu(st: &mut Step, scene: &Scene, ctx: talus::gpu::GpuContext) -> Gp
         |v: &Vec<[f32; 8]>| -> Vec<[f64; 8]> { v.iter().map(|a| a.map(f64::from)).collect() };
     st.particles = rounded(&st.particles);
     let motion: Vec<Motion<f32>> = convert_motion(&st.work.motion);
-    let hist = r4(&st.work.nbr_hist);
+    let hist = r4(&st.work.nbr_hist.to_hists());
     st.work.motion = convert_motion(&motion);
-    st.work.nbr_hist = back(&hist);
+    st.work.nbr_hist = talus::cpu::hist::HistVec::from_hists(st.work.nbr_hist.roll, &back(&hist));
     st.rebuild = true;
     let f32_state = st.particles.to_f32();
     let fx = fixed(&st.grid, &f32_state);

@@ -471,7 +471,7 @@ fn wall_entries_never_miss_a_wall_contact() {
         }
         steps += 1;
         let (p, w) = (&st.particles, &st.work);
-        assert_eq!(flag_mismatch(&w.nbr, &w.nbr_hist), None);
+        assert_eq!(flag_mismatch(&w.nbr, &w.nbr_hist.to_hists()), None);
         for i in 0..p.len() {
             let row = &w.nbr[w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize];
             // walls come last, in primitive order
@@ -604,13 +604,13 @@ fn motion_record_and_history_flags_stay_true() {
                 st.step
             );
         }
-        if let Some(e) = flag_mismatch(&st.work.nbr, &st.work.nbr_hist) {
+        if let Some(e) = flag_mismatch(&st.work.nbr, &st.work.nbr_hist.to_hists()) {
             panic!("step {}: list entry {e}'s history flag is wrong", st.step);
         }
     }
     assert!(st.builds >= 3, "only {} list builds", st.builds);
     assert!(
-        st.work.nbr_hist.iter().any(|h| *h != [0.0; 8]),
+        st.work.nbr_hist.to_hists().iter().any(|h| *h != [0.0; 8]),
         "no pair history at all"
     );
 }
@@ -1005,7 +1005,10 @@ fn insertion_and_removal_leave_the_others_bit_for_bit() {
             );
             checked += 1;
         }
-        assert_eq!(flag_mismatch(&grown.work.nbr, &grown.work.nbr_hist), None);
+        assert_eq!(
+            flag_mismatch(&grown.work.nbr, &grown.work.nbr_hist.to_hists()),
+            None
+        );
     }
     assert!(checked > 1000, "only {checked} contacts checked");
     let (mut a, mut b) = (plain.particles.clone(), grown.particles.clone());
@@ -1054,7 +1057,7 @@ fn removal_keeps_the_list_and_history_of_the_rest() {
             continue;
         }
         let w = &st.work;
-        assert_eq!(flag_mismatch(&w.nbr, &w.nbr_hist), None);
+        assert_eq!(flag_mismatch(&w.nbr, &w.nbr_hist.to_hists()), None);
         let mut listed = BTreeSet::new();
         for i in 0..st.particles.len() {
             for &e in &w.nbr[w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize] {

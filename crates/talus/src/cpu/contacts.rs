@@ -21,6 +21,7 @@
 //! bits whatever the row's order: `crate::sums`) and adds its walls.
 
 use super::data::Step;
+use super::hist::{HistMut, HistRef, ZERO};
 use super::lanes;
 use super::law::{dot, law, scale, set3, sub, xyz, LawIn, LawParams, ResultLanes, LANES, V3};
 use super::wall_contacts::{particle_walls, MeshScratch, NodeForce, WallCtx, WallSums};
@@ -49,7 +50,7 @@ struct Out<'a> {
     /// [`HAS_HISTORY`] flag) and the pair history beside them, updated in
     /// place (only the particle reads or writes its entries).
     nbr: &'a mut [u32],
-    hist: &'a mut [Hist],
+    hist: HistMut<'a>,
 }
 
 impl<'a> Out<'a> {
@@ -179,7 +180,7 @@ pub fn pass(st: &mut Step, class: &[u8], want: u8) -> Passed {
         force: &mut w.force,
         torque: &mut w.torque,
         nbr: &mut w.nbr,
-        hist: &mut w.nbr_hist,
+        hist: w.nbr_hist.as_mut(),
     };
     // ties resolve to the lowest id, as the GPU's atomicMin does
     Passed(run(&c, 0, n, out))
@@ -285,7 +286,7 @@ struct Classes {
 /// branch there mispredicted about once per particle, and each
 /// misprediction also discarded the partner loads issued behind it.
 #[inline]
-fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[Hist]) -> Classes {
+fn classify(c: &Ctx, i: usize, row: &[u32], hist: HistRef) -> Classes {
     // the test of 8 in 9 candidates: without periodic axes (the common
     // case) the minimum image is a plain difference, the same bits; chosen
     // once per row here, not per candidate inside `min_image` (that cost
@@ -301,7 +302,11 @@ fn classify(c: &Ctx, i: usize, row: &[u32], hist: &[Hist]) -> Classes {
         m &= m - 1;
         prefetch(&c.motion[(row[k] & INDEX) as usize]);
         if classes.had & (1 << k) != 0 {
-            prefetch(&hist[k]);
+            let (t, r) = hist.parts(k);
+            prefetch(t);
+            if let Some(r) = r {
+                prefetch(r);
+            }
         }
     }
     classes
@@ -412,7 +417,12 @@ impl Batch {
             let full = row(i);
             let r = pairs_of(out.nbr, full.clone());
             self.walls.push(r.end..full.end);
-            let classes = classify(c, i, &out.nbr[r.clone()], &out.hist[r.clone()]);
+            let classes = classify(
+                c,
+                i,
+                &out.nbr[r.clone()],
+                out.hist.as_ref().slice(r.clone()),
+            );
             let before = self.pending.len();
             self.collect(c, i, classes, r, out);
             self.count.push((self.pending.len() - before) as u32);
@@ -456,7 +466,7 @@ impl Batch {
     ) {
         let pos = c.pos_rad;
         let (xi_pos, ri) = (xyz(pos[i]), pos[i][3]);
-        let (nbr, hist) = (&mut out.nbr[row.clone()], &mut out.hist[row.clone()]);
+        let (nbr, mut hist) = (&mut out.nbr[row.clone()], out.hist.slice(row.clone()));
         let mut push = |k: usize, e: u32, d: V3, d2: f64| {
             self.pending.push(Pending {
                 entry: (row.start + k) as u32,
@@ -468,8 +478,8 @@ impl Batch {
                 ratio: 0.0,
             })
         };
-        let clear = |e: &mut u32, h: &mut Hist| {
-            *h = [0.0; 8];
+        let clear = |e: &mut u32, h: &mut HistMut, k: usize| {
+            h.set(k, ZERO);
             *e &= INDEX;
         };
         // classified entries: the classification's test (same bits)
@@ -486,17 +496,17 @@ impl Batch {
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             m &= m - 1;
-            clear(&mut nbr[k], &mut hist[k]);
+            clear(&mut nbr[k], &mut hist, k);
         }
-        for k in 64..nbr.len() {
-            let j = (nbr[k] & INDEX) as usize;
+        for (k, e) in nbr.iter_mut().enumerate().skip(64) {
+            let j = (*e & INDEX) as usize;
             let rsum = ri + pos[j][3];
             let d = c.grid.min_image(xi_pos, xyz(pos[j]));
             let d2 = dot(d, d);
             if d2 < rsum * rsum {
-                push(k, nbr[k], d, d2);
-            } else if nbr[k] & HAS_HISTORY != 0 {
-                clear(&mut nbr[k], &mut hist[k]);
+                push(k, *e, d, d2);
+            } else if *e & HAS_HISTORY != 0 {
+                clear(e, &mut hist, k);
             }
         }
     }
@@ -543,9 +553,9 @@ impl Batch {
                 li.overlap.0[lane] = overlap;
                 // without the flag the entry's history is zero: not read
                 let h = if out.nbr[entry] & HAS_HISTORY != 0 {
-                    out.hist[entry]
+                    out.hist.get(entry)
                 } else {
-                    [0.0; 8]
+                    ZERO
                 };
                 for (hl, hv) in li.hist.iter_mut().zip(h) {
                     hl.0[lane] = hv;
@@ -587,12 +597,8 @@ impl Batch {
             let member = c.member.get(j).copied().unwrap_or(0) as u64;
             self.order.push((id << 32 | member, q as u32));
             max_ratio = max_ratio.max(p.ratio);
-            let (e, h) = (
-                &mut out.nbr[p.entry as usize],
-                &mut out.hist[p.entry as usize],
-            );
             let roll = lanes::lane(r.roll, l);
-            *h = [
+            let h: Hist = [
                 r.xi[0].0[l],
                 r.xi[1].0[l],
                 r.xi[2].0[l],
@@ -602,7 +608,8 @@ impl Batch {
                 roll[2],
                 0.0,
             ];
-            *e = p.j | if *h != [0.0; 8] { HAS_HISTORY } else { 0 };
+            out.hist.set(p.entry as usize, h);
+            out.nbr[p.entry as usize] = p.j | if h != ZERO { HAS_HISTORY } else { 0 };
         }
         // the pairs' sums in the partners' (id, member) order: whatever the
         // order of the row, the same bits (a clump's members share its id)
@@ -643,7 +650,7 @@ impl Batch {
                 mi,
                 c.lever.get(i).unwrap_or(&[0.0; 6]),
                 &mut out.nbr[walls.clone()],
-                &mut out.hist[walls],
+                &mut out.hist.slice(walls),
                 loads,
                 nodal,
                 &mut sums,

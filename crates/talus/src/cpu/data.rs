@@ -37,14 +37,15 @@ pub struct Work {
     pub nbr: Vec<u32>,
     /// History of each entry's contact ([`crate::state::Hist`]: ξ xyz,
     /// k_t, the rolling torque; zero: no contact), in the pair's canonical
-    /// orientation (a wall's: from the particle).
-    pub nbr_hist: Vec<crate::state::Hist>,
+    /// orientation (a wall's: from the particle); the rolling half only in
+    /// runs that keep one (`super::hist`).
+    pub nbr_hist: super::hist::HistVec,
     /// The previous list during a build (swapped out of the above): the
     /// source of the history it moves over; `new_at[o]` is where the
     /// particle that stood at `o` in the previous order stands now.
     pub old_start: Vec<u32>,
     pub old_nbr: Vec<u32>,
-    pub old_hist: Vec<crate::state::Hist>,
+    pub old_hist: super::hist::HistVec,
     pub new_at: Vec<u32>,
     /// Each chunk's candidates during a build (see `neighbours::build`).
     pub build_chunks: Vec<Vec<u32>>,

@@ -174,10 +174,12 @@ impl Step {
         // the list over the kept particles: their rows, without the
         // entries of removed partners, renumbered; history beside its entry
         if w.nbr_start.len() == n + 1 {
-            let (mut start, mut nbr, mut hist) = (vec![0u32], Vec::new(), Vec::new());
+            let mut hist = super::hist::HistVec::new(w.nbr_hist.roll);
+            let (mut start, mut nbr) = (vec![0u32], Vec::new());
             for i in (0..n).filter(|&i| keep[i]) {
                 let row = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
-                for (&e, &h) in w.nbr[row.clone()].iter().zip(&w.nbr_hist[row]) {
+                for (q, &e) in w.nbr[row.clone()].iter().enumerate() {
+                    let h = w.nbr_hist.get(row.start + q);
                     if e & WALL != 0 {
                         nbr.push(e);
                     } else {

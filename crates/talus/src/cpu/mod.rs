@@ -24,6 +24,7 @@ pub mod data;
 pub mod diagnostics;
 pub mod flow;
 pub mod grow;
+pub mod hist;
 pub mod integrate;
 pub mod lanes;
 pub mod law;

@@ -27,8 +27,9 @@
 //! only where a particle is near a wall: a mesh of 10⁴ triangles costs
 //! nothing per particle but its listed triangles.
 
+use super::hist::{HistMut, HistRef, HistVec};
 use crate::grid::Grid;
-use crate::state::{Hist, HAS_HISTORY, INDEX, WALL};
+use crate::state::{HAS_HISTORY, INDEX, WALL};
 use crate::walls::{gap, WallSet};
 use bytemuck::Pod;
 use rayon::prelude::*;
@@ -119,7 +120,7 @@ pub fn for_walls(p: [f64; 4], walls: &WallSet, skin: f64, mut f: impl FnMut(usiz
 pub struct OldList<'a> {
     pub start: &'a [u32],
     pub nbr: &'a [u32],
-    pub hist: &'a [Hist],
+    pub hist: HistRef<'a>,
     pub new_at: &'a [u32],
     pub order: &'a [u32],
 }
@@ -134,14 +135,14 @@ impl OldList<'_> {
     /// gets the history and the flag. A contact is always listed again (it
     /// is within reach), so no history is dropped.
     #[inline]
-    pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut [Hist]) {
+    pub fn carry_into(&self, o: usize, row: &mut [u32], hist: &mut HistMut) {
         // before the first build, and particles inserted since the last
         // one, have no row in the previous list
         if o + 1 >= self.start.len() {
             return;
         }
         let (lo, hi) = (self.start[o] as usize, self.start[o + 1] as usize);
-        for (&ob, h) in self.nbr[lo..hi].iter().zip(&self.hist[lo..hi]) {
+        for (q, &ob) in self.nbr[lo..hi].iter().enumerate() {
             if ob & HAS_HISTORY == 0 {
                 continue;
             }
@@ -151,7 +152,7 @@ impl OldList<'_> {
                 self.new_at[(ob & INDEX) as usize]
             };
             if let Some(k) = row.iter().position(|&x| x == jn) {
-                hist[k] = *h;
+                hist.set(k, self.hist.get(lo + q));
                 row[k] |= HAS_HISTORY;
             }
         }
@@ -164,7 +165,7 @@ pub struct NewList<'a> {
     pub count: &'a mut Vec<u32>,
     pub start: &'a mut Vec<u32>,
     pub nbr: &'a mut Vec<u32>,
-    pub hist: &'a mut Vec<Hist>,
+    pub hist: &'a mut HistVec,
     /// Each chunk's candidates while counting (scratch).
     pub chunks: &'a mut Vec<Vec<u32>>,
 }
@@ -229,10 +230,10 @@ pub fn build(
     super::sort::exclusive_scan(count, start);
     let len = start[n] as usize;
     list.resize(len, 0);
-    hist.resize(len, [0.0; 8]);
+    hist.resize(len);
     // cut the list into the slices of each chunk of particles
-    let mut slices: Vec<(&mut [u32], &mut [Hist])> = Vec::with_capacity(chunks.len());
-    let (mut rest, mut rest_h) = (list.as_mut_slice(), hist.as_mut_slice());
+    let mut slices: Vec<(&mut [u32], HistMut)> = Vec::with_capacity(chunks.len());
+    let (mut rest, mut rest_h) = (list.as_mut_slice(), hist.as_mut());
     for buf in chunks.iter() {
         let (head, tail) = rest.split_at_mut(buf.len());
         let (head_h, tail_h) = rest_h.split_at_mut(buf.len());
@@ -244,15 +245,19 @@ pub fn build(
         .into_par_iter()
         .zip(chunks.par_iter())
         .enumerate()
-        .for_each(|(ci, ((out, out_h), buf))| {
+        .for_each(|(ci, ((out, mut out_h), buf))| {
             out.copy_from_slice(buf);
-            out_h.fill([0.0; 8]);
+            out_h.fill_zero();
             let lo = ci * CHUNK;
             let base = start[lo] as usize;
             let hi = (lo + CHUNK).min(n);
             for i in lo..hi {
                 let (k0, k1) = (start[i] as usize - base, start[i + 1] as usize - base);
-                old.carry_into(old.order[i] as usize, &mut out[k0..k1], &mut out_h[k0..k1]);
+                old.carry_into(
+                    old.order[i] as usize,
+                    &mut out[k0..k1],
+                    &mut out_h.slice(k0..k1),
+                );
             }
         });
 }

@@ -8,6 +8,7 @@
 //! its fixed point, the rest as stored.
 
 use super::data::Step;
+use super::hist::HistVec;
 use crate::checkpoint::{Precision, Saved, SavedScalars, WALL_WORDS};
 use crate::state::{Hist, Motion, Particles, HAS_HISTORY, INDEX, WALL};
 
@@ -38,7 +39,7 @@ impl Step {
         s.put("pos_ref", &w.pos_ref);
         s.put("nbr_start", &w.nbr_start);
         s.put("nbr", &w.nbr);
-        s.put_hist(&w.nbr_hist, self.law.rolling.has_memory());
+        s.put_hist(&w.nbr_hist.to_hists(), w.nbr_hist.roll);
         s.put("walls", &self.walls.state_words());
         if !self.clumps.is_empty() || !w.body.is_empty() {
             self.clumps.save(&mut s);
@@ -143,7 +144,7 @@ impl Step {
         w.nbr_count = (0..n).map(|i| start[i + 1] - start[i]).collect();
         w.nbr_start = start;
         w.nbr = nbr;
-        w.nbr_hist = hist;
+        w.nbr_hist = HistVec::from_hists(self.law.rolling.has_memory(), &hist);
         w.scratch = None;
         self.particles = particles;
         self.walls.set_state_words(&walls);

@@ -2,6 +2,7 @@
 //! [`Step`], timed per stage, and the CPU [`Backend`].
 
 use super::data::{Step, Work};
+use super::hist::HistVec;
 use super::law::LawParams;
 use super::{bin, contacts, diagnostics, integrate, neighbours, sort};
 use crate::backend::{
@@ -51,6 +52,8 @@ impl Step {
             torque: vec![[0.0; 4]; n],
             motion: particles.initial_motion(scene.simulation.gravity, setup.dt),
             pos_ref: vec![[0.0; 3]; n],
+            nbr_hist: HistVec::new(scene.contact.rolling.has_memory()),
+            old_hist: HistVec::new(scene.contact.rolling.has_memory()),
             ..Default::default()
         };
         Ok(Step {
@@ -153,7 +156,7 @@ impl Step {
         let old = neighbours::OldList {
             start: &w.old_start,
             nbr: &w.old_nbr,
-            hist: &w.old_hist,
+            hist: w.old_hist.as_ref(),
             new_at: &w.new_at,
             order: &w.order,
         };
@@ -208,12 +211,13 @@ impl Step {
         let mut out = Vec::new();
         for i in 0..w.nbr_start.len().saturating_sub(1) {
             let (lo, hi) = (w.nbr_start[i] as usize, w.nbr_start[i + 1] as usize);
-            for (&e, h) in w.nbr[lo..hi].iter().zip(&w.nbr_hist[lo..hi]) {
-                if *h == [0.0; 8] || (e & WALL != 0) != walls {
+            for (q, &e) in w.nbr[lo..hi].iter().enumerate() {
+                let h = w.nbr_hist.get(lo + q);
+                if h == crate::cpu::hist::ZERO || (e & WALL != 0) != walls {
                     continue;
                 }
                 let k = e & INDEX;
-                out.push((id[i], if walls { k } else { id[k as usize] }, *h));
+                out.push((id[i], if walls { k } else { id[k as usize] }, h));
             }
         }
         out
@@ -472,7 +476,7 @@ impl Backend for CpuBackend {
 
     fn list_stats(&mut self) -> ListStats {
         let w = &self.st.work;
-        let (entries, contacts) = list_counts(&w.nbr, &w.nbr_hist, 1);
+        let (entries, contacts) = list_counts(&w.nbr, &w.nbr_hist.t, 1);
         ListStats {
             builds: self.st.builds,
             entries,

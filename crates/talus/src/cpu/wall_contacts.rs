@@ -30,6 +30,7 @@
 //! Each contact's force on the wall and torque about the wall's (moved)
 //! axis point are added to the wall's load.
 
+use super::hist::{HistMut, ZERO};
 use super::law::{body, pair_law, Body, LawParams, V3};
 use crate::pair::PairTable;
 use crate::state::{Hist, Motion, Real, HAS_HISTORY, INDEX};
@@ -87,7 +88,7 @@ pub fn particle_walls(
     mi: &Motion<f64>,
     lever: &[f64; 6],
     nbr: &mut [u32],
-    hist: &mut [Hist],
+    hist: &mut HistMut,
     loads: &mut [LoadSum],
     nodal: &mut Vec<NodeForce>,
     sums: &mut WallSums,
@@ -108,7 +109,7 @@ pub fn particle_walls(
             mi,
             lever,
             &mut nbr[k0..k1],
-            &mut hist[k0..k1],
+            &mut hist.slice(k0..k1),
             sums,
             &mut loads[w as usize],
             nodal,
@@ -128,7 +129,7 @@ fn run(
     mi: &Motion<f64>,
     lever: &[f64; 6],
     nbr: &mut [u32],
-    hist: &mut [Hist],
+    hist: &mut HistMut,
     sums: &mut WallSums,
     load: &mut LoadSum,
     nodal: &mut Vec<NodeForce>,
@@ -161,13 +162,13 @@ fn run(
         let g = gaps[k];
         let overlap = ri - g.dist;
         let h = if had[k] {
-            hist[k]
+            hist.get(k)
         } else {
             // a contact new to this triangle: the history of one of the
             // mesh's triangles that had one and no longer counts
             (0..nbr.len())
                 .find(|&f| f != k && had[f] && !keep[f])
-                .map_or([0.0; 8], |f| hist[f])
+                .map_or(ZERO, |f| hist.get(f))
         };
         let prim = &c.set.prims[(nbr[k] & INDEX) as usize];
         let n = if b.pose.moving {
@@ -216,10 +217,11 @@ fn run(
                 nodal.push((*node, on_wall * wk));
             }
         }
-        hist[k] = [
+        let new: Hist = [
             r.xi[0], r.xi[1], r.xi[2], r.kt, r.roll[0], r.roll[1], r.roll[2], 0.0,
         ];
-        nbr[k] = if hist[k] != [0.0; 8] {
+        hist.set(k, new);
+        nbr[k] = if new != ZERO {
             nbr[k] | HAS_HISTORY
         } else {
             nbr[k] & !HAS_HISTORY
@@ -229,7 +231,7 @@ fn run(
     // their history, after the new contacts took it over
     for k in 0..nbr.len() {
         if !keep[k] && had[k] {
-            hist[k] = [0.0; 8];
+            hist.set(k, ZERO);
             nbr[k] &= !HAS_HISTORY;
         }
     }

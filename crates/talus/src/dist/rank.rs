@@ -706,7 +706,7 @@ impl<C: Comm> Rank<C> {
         if w.nbr_start.len() == self.st.particles.len() + 1 {
             for i in self.owned() {
                 let r = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
-                let (e, c) = crate::backend::list_counts(&w.nbr[r.clone()], &w.nbr_hist[r], 1);
+                let (e, c) = crate::backend::list_counts(&w.nbr[r.clone()], &w.nbr_hist.t[r], 1);
                 entries += e;
                 contacts += c;
             }

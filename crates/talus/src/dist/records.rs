@@ -98,7 +98,8 @@ pub fn push(out: &mut Vec<u64>, st: &Step, i: usize, ghost: Option<usize>, rows:
     }
     let mut k = 0;
     let row = w.nbr_start[i] as usize..w.nbr_start[i + 1] as usize;
-    for (&e, h) in w.nbr[row.clone()].iter().zip(&w.nbr_hist[row]) {
+    for (q, &e) in w.nbr[row.clone()].iter().enumerate() {
+        let h = w.nbr_hist.get(row.start + q);
         if e & HAS_HISTORY == 0 {
             continue;
         }
@@ -251,7 +252,7 @@ pub fn assemble(st: &mut Step, bufs: &[Vec<u64>], clumps: Option<&[Vec<u64>]>) -
     w.nbr_count = start.windows(2).map(|s| s[1] - s[0]).collect();
     w.nbr_start = start;
     w.nbr = nbr;
-    w.nbr_hist = hist;
+    w.nbr_hist = crate::cpu::hist::HistVec::from_hists(w.nbr_hist.roll, &hist);
     w.scratch = None;
     st.particles = p;
     st.rebuild = true;

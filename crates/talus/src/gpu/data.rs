@@ -747,6 +747,19 @@ pub fn bytes_per_particle(entries: u64, pairs: Pairs) -> u64 {
     bytes_per_particle_held(pairs, 20 * entries + 20 * kept_entries(entries))
 }
 
+/// [`bytes_per_particle`] of a run whose rolling model keeps a torque
+/// (`roll`: `epsd`, `epsd2`): 16 bytes more per list entry and per kept
+/// entry (the history's rolling half, `pages::hist_bytes`).
+pub fn bytes_per_particle_with(entries: u64, pairs: Pairs, roll: bool) -> u64 {
+    let extra = if roll {
+        (super::pages::hist_bytes(true) - super::pages::hist_bytes(false))
+            * (entries + kept_entries(entries))
+    } else {
+        0
+    };
+    bytes_per_particle(entries, pairs) + extra
+}
+
 /// The kept table's first size for a list of `entries`: 3/5 of it (a
 /// settled bed's contacts: ~3 a particle each pair once among ~4.5
 /// candidates, ~6 among ~9 from both sides); a build that needs more grows

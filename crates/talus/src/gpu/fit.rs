@@ -6,7 +6,6 @@
 
 use super::context::Pairs;
 use super::context::{GpuContext, GpuError};
-use super::data::bytes_per_particle;
 use super::kernel::KernelDecl;
 use super::pages::{self, Family, Paging};
 use super::{
@@ -259,12 +258,7 @@ pub fn admit_with(
     // and the whole, at the list's first size, against the device's memory
     if let Some(mem) = memory {
         let entries = pairs.list_entries();
-        let roll_bytes = if extra.roll {
-            16 * (entries + super::data::kept_entries(entries))
-        } else {
-            0
-        };
-        let per = bytes_per_particle(entries, pairs) + extra.per_row + roll_bytes;
+        let per = super::data::bytes_per_particle_with(entries, pairs, extra.roll) + extra.per_row;
         let need = per * cap + 8 * n_cells + extra.fixed;
         if need > mem {
             let fits = mem.saturating_sub(8 * n_cells + extra.fixed) / per;
@@ -282,6 +276,7 @@ pub fn admit_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::data::bytes_per_particle;
 
     /// Limits like an NVIDIA card's through wgpu (2047 MiB a binding, many
     /// bindings) and like lavapipe's (128 MiB, 32 a stage).

@@ -69,6 +69,9 @@ pub const TET_EDGE: f64 = 1.5 * R;
 /// fraction (relative) and the angle (degrees) against LIGGGHTS.
 pub const TOL_PHI: f64 = 0.025;
 pub const TOL_ANGLE: f64 = 1.5;
+/// The angle's tolerance for the heaps with rolling springs (issue 38:
+/// `epsd2` beside LIGGGHTS within 1°).
+pub const TOL_ANGLE_ROLLING: f64 = 1.0;
 
 /// The three grains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +121,8 @@ pub fn sphere_radius() -> f64 {
 }
 
 /// The pours and what a sensitivity run may change (`--set
-/// clump-heap.pours=…`, `seed=…`, `restitution=…`, `cohesion=…`).
+/// clump-heap.pours=…`, `seed=…`, `restitution=…`, `cohesion=…`,
+/// `rolling=…`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Knobs {
     /// The first pour's seed (the pour's candidates and orientations);
@@ -131,6 +135,9 @@ pub struct Knobs {
     /// A cohesion energy density (J/m³; LIGGGHTS' `cohesion sjkr`) for
     /// grains and walls; 0: dry, the judged set-up.
     pub cohesion: f64,
+    /// A rolling friction μ_r with rolling springs (LIGGGHTS' `epsd2`) on
+    /// grains and walls; 0: none, the judged set-up.
+    pub rolling: f64,
 }
 
 /// Pours of each grain in the judged case: one pour's angle scatters by
@@ -148,6 +155,7 @@ impl Default for Knobs {
             pours: POURS,
             restitution: super::beverloo::glass().restitution,
             cohesion: 0.0,
+            rolling: 0.0,
         }
     }
 }
@@ -172,16 +180,31 @@ impl Knobs {
         if let Some(c) = opts.number("clump-heap.cohesion") {
             k.cohesion = c;
         }
+        if let Some(m) = opts.number("clump-heap.rolling") {
+            k.rolling = m;
+        }
+        if k.cohesion > 0.0 && k.rolling > 0.0 {
+            return Err(
+                "clump-heap.cohesion and clump-heap.rolling: one at a time (each has its LIGGGHTS results)"
+                    .into(),
+            );
+        }
         Ok(k)
     }
     /// The LIGGGHTS results this set-up is judged against (other seeds
     /// and pours sample the same heaps): the dry heaps'
     /// (`clump_heap`), or a cohesive heap's at the default restitution
     /// (`clump_heap_sjkr_K`, K the cohesion energy density as a whole
-    /// number, as `clump_heap.py --k K` writes it); None for any other.
+    /// number, as `clump_heap.py --k K` writes it), or one with rolling
+    /// springs' (`clump_heap_epsd2_M`, M the rolling friction as Python's
+    /// `{:g}` and Rust's `{}` both write a short decimal); None for any
+    /// other.
     pub fn results_name(&self) -> Option<String> {
         if self.restitution != Knobs::default().restitution {
             None
+        } else if self.rolling > 0.0 {
+            let m = format!("{}", self.rolling);
+            (m.len() <= 6 && !m.contains('e')).then(|| format!("clump_heap_epsd2_{m}"))
         } else if self.cohesion == 0.0 {
             Some("clump_heap".into())
         } else if self.cohesion.fract() == 0.0 && self.cohesion < 1e15 {
@@ -197,6 +220,7 @@ pub fn scene(grain: Grain, knobs: Knobs) -> Result<Scene, String> {
     let mut glass = super::beverloo::glass();
     glass.restitution = knobs.restitution;
     glass.cohesion_energy_density = knobs.cohesion;
+    glass.rolling_friction = knobs.rolling;
     let mut b = SceneBuilder::new(&format!("clump-heap-{}", grain.name()))
         .seed(knobs.seed)
         .domain([0.0, 0.0, -0.001], [LENGTH, DEPTH, TOP])
@@ -210,6 +234,9 @@ pub fn scene(grain: Grain, knobs: Knobs) -> Result<Scene, String> {
         .wall([LENGTH, 0.0, 0.0], [-1.0, 0.0, 0.0], "glass");
     if knobs.cohesion > 0.0 {
         b = b.cohesion(talus::scene::Cohesion::Sjkr);
+    }
+    if knobs.rolling > 0.0 {
+        b = b.rolling(talus::scene::Rolling::Epsd2);
     }
     let shape = if grain == Grain::Sphere {
         None
@@ -427,7 +454,14 @@ pub const OPTIONS: &[Spec] = &[
         kind: OptKind::AtLeast(0.0),
         expected: "a cohesion energy density >= 0 J/m³",
         default: "0",
-        help: "make grains and walls cohesive (sjkr, this k; LIGGGHTS: clump_heap.py --k K): a sensitivity run, reported, not judged",
+        help: "make grains and walls cohesive (sjkr, this k; LIGGGHTS: clump_heap.py --k K): judged against clump_heap_sjkr_K_results.csv",
+    },
+    Spec {
+        key: "clump-heap.rolling",
+        kind: OptKind::AtLeast(0.0),
+        expected: "a rolling friction >= 0",
+        default: "0",
+        help: "rolling springs (epsd2) on grains and walls with this rolling friction (LIGGGHTS: clump_heap.py --mu-r X): judged against clump_heap_epsd2_X_results.csv",
     },
     Spec {
         key: "clump-heap.debug",
@@ -447,24 +481,86 @@ fn mean_sd(xs: &[f64]) -> (f64, f64) {
 }
 
 pub fn case_clump_heap(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult, String> {
-    let mut out = CaseResult::default();
     let only = opts.names("clump-heap.only");
     let debug = opts.flag("clump-heap.debug");
-    let knobs = Knobs::from_options(opts)?;
+    heaps(mk, Knobs::from_options(opts)?, only, debug)
+}
+
+/// The sphere heaps with the contact models LIGGGHTS ran beside the dry
+/// ones (`heap-models`, `--full`): `sjkr` cohesion at k = 3·10⁴ and
+/// 6·10⁴ J/m³ and `epsd2` rolling springs at μ_r = 0.1, each judged
+/// against its own LIGGGHTS results as `--set clump-heap.cohesion=K` and
+/// `clump-heap.rolling=M` are; the rows of each named by its model.
+pub fn case_heap_models(mk: &mut dyn Maker, _opts: &Options) -> Result<CaseResult, String> {
+    let mut out = CaseResult::default();
+    let sphere = [Grain::Sphere.name().to_string()];
+    let base = Knobs::default();
+    for (label, knobs) in [
+        (
+            "sjkr k = 3e4",
+            Knobs {
+                cohesion: 3.0e4,
+                ..base
+            },
+        ),
+        (
+            "sjkr k = 6e4",
+            Knobs {
+                cohesion: 6.0e4,
+                ..base
+            },
+        ),
+        (
+            "epsd2 μ_r = 0.1",
+            Knobs {
+                rolling: 0.1,
+                ..base
+            },
+        ),
+    ] {
+        let r = heaps(mk, knobs, Some(&sphere), false)?;
+        let stem = label.replace([' ', '=', '.'], "_").replace("μ_r", "mu");
+        out.rows.extend(r.rows.into_iter().map(|mut row| {
+            row.case = format!("{} · {label}", row.case);
+            row
+        }));
+        out.points.extend(r.points.into_iter().map(|mut p| {
+            p.case = format!("{} · {label}", p.case);
+            p
+        }));
+        out.plots.extend(r.plots.into_iter().map(|mut p| {
+            p.stem = format!("{}_{stem}", p.stem);
+            p.title = format!("{} ({label})", p.title);
+            p
+        }));
+        out.notes
+            .extend(r.notes.into_iter().map(|n| format!("{label}: {n}")));
+    }
+    Ok(out)
+}
+
+/// The heaps of `knobs` (the grains in `only`, or all three).
+fn heaps(
+    mk: &mut dyn Maker,
+    knobs: Knobs,
+    only: Option<&[String]>,
+    debug: bool,
+) -> Result<CaseResult, String> {
+    let mut out = CaseResult::default();
     // LIGGGHTS' results are of the judged set-ups: the dry heaps, and
     // spheres' heaps with sjkr cohesion at the k it was run with
     let lig = match knobs.results_name() {
         Some(name) => super::common::liggghts_results(&name)?,
         None => {
             out.notes.push(format!(
-                "restitution {}, cohesion energy density {} J/m³: not a judged set-up; the rows against LIGGGHTS are reported, not judged",
-                knobs.restitution, knobs.cohesion
+                "restitution {}, cohesion energy density {} J/m³, rolling friction {}: not a judged set-up; the rows against LIGGGHTS are reported, not judged",
+                knobs.restitution, knobs.cohesion, knobs.rolling
             ));
             BTreeMap::new()
         }
     };
     if let (Some(name), true) = (knobs.results_name(), lig.is_empty()) {
-        out.notes.push(format!("no LIGGGHTS results (validation/liggghts/{name}_results.csv: run validation/liggghts/run.sh clump-heap{}); the rows against it are reported, not judged", if knobs.cohesion > 0.0 { format!(" sphere --k {}", knobs.cohesion) } else { String::new() }));
+        out.notes.push(format!("no LIGGGHTS results (validation/liggghts/{name}_results.csv: run validation/liggghts/run.sh clump-heap{}); the rows against it are reported, not judged", if knobs.cohesion > 0.0 { format!(" sphere --k {}", knobs.cohesion) } else if knobs.rolling > 0.0 { format!(" sphere --mu-r {}", knobs.rolling) } else { String::new() }));
     }
     let name = "clump-heap vs LIGGGHTS 3.8";
     let mut angles = BTreeMap::new();
@@ -545,7 +641,11 @@ pub fn case_clump_heap(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult,
                 "angle_deg",
                 "angle of repose, °",
                 theta,
-                Tol::Abs(TOL_ANGLE),
+                Tol::Abs(if knobs.rolling > 0.0 {
+                    TOL_ANGLE_ROLLING
+                } else {
+                    TOL_ANGLE
+                }),
             ),
         ] {
             let (expected, tol) = match lig.get(&format!("{g}_{q}")) {
@@ -572,27 +672,28 @@ pub fn case_clump_heap(mk: &mut dyn Maker, opts: &Options) -> Result<CaseResult,
         }
         series.push(measured(g, mean));
     }
-    // a cohesive heap stands steeper than the dry one (LIGGGHTS' dry
-    // spheres: the judged dry set-up's mean)
-    if knobs.cohesion > 0.0 {
+    // a cohesive heap, or one whose grains resist rolling, stands steeper
+    // than the plain one (LIGGGHTS' dry spheres: the judged set-up's mean)
+    let what = if knobs.cohesion > 0.0 {
+        Some(format!("k = {} J/m³", knobs.cohesion))
+    } else if knobs.rolling > 0.0 {
+        Some(format!("epsd2, μ_r = {}", knobs.rolling))
+    } else {
+        None
+    };
+    if let Some(what) = what {
         let dry = super::common::liggghts_results("clump_heap")?;
         if let (Some(&wet), Some(&dry)) = (angles.get("sphere"), dry.get("sphere_angle_deg")) {
             out.row(Row::new(
                 "clump-heap",
-                &format!(
-                    "spheres with k = {} J/m³: angle above the dry heap's (1) or not (0)",
-                    knobs.cohesion
-                ),
+                &format!("spheres with {what}: angle above the plain heap's (1) or not (0)"),
                 1.0,
                 if wet > dry { 1.0 } else { 0.0 },
                 Tol::Abs(0.25),
             ));
             out.row(Row::new(
                 "clump-heap",
-                &format!(
-                    "spheres with k = {} J/m³: angle less the dry heap's (LIGGGHTS' dry mean), °",
-                    knobs.cohesion
-                ),
+                &format!("spheres with {what}: angle less the plain heap's (LIGGGHTS' mean), °"),
                 f64::NAN,
                 wet - dry,
                 Tol::Info,
@@ -773,6 +874,14 @@ mod tests {
         // a cohesive heap's results: the file the script writes for --k K
         // (Python's `{K:g}`: "60000" for 6e4) is the one the case reads
         assert!(py.contains(r#"f"clump_heap_sjkr_{coh:g}_results.csv""#));
+        assert!(py.contains(r#"f"clump_heap_epsd2_{mu_r:g}_results.csv""#));
+        let m = |r: f64| Knobs {
+            rolling: r,
+            ..Knobs::default()
+        };
+        assert_eq!(m(0.1).results_name().unwrap(), "clump_heap_epsd2_0.1");
+        assert_eq!(m(0.05).results_name().unwrap(), "clump_heap_epsd2_0.05");
+        assert_eq!(m(0.3).results_name().unwrap(), "clump_heap_epsd2_0.3");
         let k = |c: f64| Knobs {
             cohesion: c,
             ..Knobs::default()

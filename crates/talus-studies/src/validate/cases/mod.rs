@@ -313,6 +313,14 @@ pub static CASES: &[CaseDef] = &[
         run: case_clump_heap,
     },
     CaseDef {
+        id: "heap-models",
+        title: "poured sphere heaps with sjkr cohesion (k = 3e4, 6e4 J/m³) and epsd2 rolling springs (μ_r = 0.1) beside LIGGGHTS (issue 38)",
+        source: "LIGGGHTS 3.8 sjkr and epsd2 on clump-heap's set-up (validation/liggghts/clump_heap.py sphere --k K | --mu-r M), means over pours",
+        full: true,
+        options: &[],
+        run: clump_heap::case_heap_models,
+    },
+    CaseDef {
         id: "settle",
         title: "settling column: 4000 glass beads come to rest in a box (scenes/settle.toml)",
         source: "statics (the walls carry the weight); random loose 0.55 – random close 0.64 packing; Janssen 1895 reported",

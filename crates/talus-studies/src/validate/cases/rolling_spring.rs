@@ -121,6 +121,13 @@ pub fn case_rolling_spring(mk: &mut dyn Maker) -> Result<CaseResult, String> {
         moved / R,
         Tol::Abs(1e-3),
     ));
+    // where it rests: the tangential spring and the rolling spring hold
+    // m g sin θ (LIGGGHTS 3.8 on the same set-up,
+    // validation/liggghts/rolling_slope.in: 6.7305880727e-7 m)
+    out.notes.push(format!(
+        "held on the slope, the sphere rests at x = {:.10e} m at 1 s (LIGGGHTS 3.8 epsd2: 6.7305880727e-7 m)",
+        held.last().map_or(f64::NAN, |s| s[1])
+    ));
     let cdt = track(mk, &scene(Rolling::Cdt, hold, 0.0)?, 1.0, 500)?;
     out.notes.push(format!(
         "on the same slope cdt (no memory) creeps {:.3e} R from 0.5 s to 1 s; epsd2 {:.3e} R",
