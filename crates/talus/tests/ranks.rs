@@ -1002,15 +1002,19 @@ fn cohesion_and_held_grains_on_ranks_give_the_serial_bits() {
         });
         assert_same(&want, &got, &format!("{ranks} ranks, cohesive, held"));
     }
-    let steps = 300;
-    let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
+    gpu_ranks_match_serial(&setup, 300, "2 GPU ranks, cohesive, held");
+}
+
+/// `steps` of `setup` on 2 GPU ranks end on the serial GPU run's bits.
+fn gpu_ranks_match_serial(setup: &Setup, steps: u64, what: &str) {
+    let mut serial = talus::gpu::GpuBackend::from_setup(setup, gpu_ctx()).unwrap();
     serial.advance(steps).unwrap();
     let want = end(&mut serial);
-    let got = on_gpu_ranks(&setup, 2, None, |b| {
+    let got = on_gpu_ranks(setup, 2, None, |b| {
         b.advance(steps).unwrap();
         end(b)
     });
-    assert_same(&want, &got, "2 GPU ranks, cohesive, held");
+    assert_same(&want, &got, what);
 }
 
 /// `scenes/settle.toml`'s bed with rolling springs (`epsd2`, μ_r = 0.05).
@@ -1067,14 +1071,10 @@ fn rolling_springs_on_ranks_and_through_checkpoints_give_the_serial_bits() {
     assert_same(&want, &end(&mut alone), "2 ranks, then serially, epsd2");
 
     let (half, steps) = (150, 300);
+    gpu_ranks_match_serial(&setup, steps, "2 GPU ranks, epsd2");
     let mut serial = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
     serial.advance(steps).unwrap();
     let want = end(&mut serial);
-    let got = on_gpu_ranks(&setup, 2, None, |b| {
-        b.advance(steps).unwrap();
-        end(b)
-    });
-    assert_same(&want, &got, "2 GPU ranks, epsd2");
     let mut first = talus::gpu::GpuBackend::from_setup(&setup, gpu_ctx()).unwrap();
     first.advance(half).unwrap();
     let saved = first.save();

@@ -146,7 +146,7 @@ pub static CASES: &[CaseDef] = &[
     },
     CaseDef {
         id: "rolling-spring",
-        title: "rolling spring (epsd2): holds on a slope, rolls, stops",
+        title: "rolling springs (epsd2, epsd): hold on a slope, roll, stop",
         source: "rigid-body statics and dynamics (exact); Ai et al. 2011",
         full: false,
         options: &[],

@@ -14,6 +14,10 @@
 //!   al. (the spring at its cap carries μ_r R N), and stays where it
 //!   stopped (rocking on the unloading spring, printed).
 //!
+//! - `epsd` (its spring 2.25 k_n μ_r² R², with a dashpot while it
+//!   holds) stops at the same rate, and its dashpot damps the rocking
+//!   `epsd2` keeps up after the stop.
+//!
 //! Gravity is turned by θ about y (the floor is z = 0, down the slope is
 //! +x), as `slope` does.
 
@@ -184,6 +188,37 @@ pub fn case_rolling_spring(mk: &mut dyn Maker) -> Result<CaseResult, String> {
     out.notes.push(format!(
         "stopped on the flat, the sphere rocks on its rolling spring at up to {rock:.2e} m/s ({:.1e} v0)",
         rock / v0
+    ));
+    // epsd: the same stop (its spring at the cap while it rolls), and its
+    // dashpot (η_r = 0.3, while the spring holds) damps the rocking after
+    // (its spring is ~40 times softer than epsd2's here: a rocking period
+    // of ~40 ms, damped by e^(−ζ ω t) ~ e^(−49 t/s))
+    let mut s = scene(Rolling::Epsd, 0.0, v0)?;
+    s.materials[0].rolling_viscous_damping = 0.3;
+    let flat = track(mk, &s, 8.0 * stop, 20)?;
+    let v: Vec<(f64, f64)> = flat
+        .iter()
+        .filter(|s| s[0] > 0.0 && s[2] > 0.2 * v0)
+        .map(|s| (s[0], s[2]))
+        .collect();
+    out.row(Row::new(
+        "rolling epsd",
+        "rolling on the flat: dv/dt [m/s²] = −5/7 μ_r g",
+        -5.0 / 7.0 * MU_R * G,
+        slope(&v),
+        Tol::Rel(0.02),
+    ));
+    let damped = flat
+        .iter()
+        .filter(|s| s[0] >= 7.0 * stop)
+        .map(|s| s[2].abs())
+        .fold(0.0, f64::max);
+    out.row(Row::new(
+        "rolling epsd",
+        "after the stop, η_r = 0.3: speed from 7 to 8 stopping times [v0]",
+        0.0,
+        damped / v0,
+        Tol::Abs(1e-4),
     ));
     Ok(out)
 }
