@@ -2,8 +2,8 @@
 //! tangential spring (ξ, k_t) of every run, and the rolling spring's
 //! torque only in runs whose rolling model keeps one (`epsd`, `epsd2`).
 //! A `cdt` run holds and moves 32 bytes an entry, not 64: a history of 8
-//! f64 in every run cost the CPU path ~5 % of its speed and 55 % more
-//! memory a particle (docs/performance.md). Every reader and writer goes
+//! f64 in every run cost the CPU path 55 % more memory a particle
+//! (docs/performance.md). Every reader and writer goes
 //! through these types, as one [`Hist`] an entry, so no mover can move one
 //! half without the other.
 
