@@ -98,7 +98,7 @@ impl Saved {
     /// model with memory), `nbr_roll` (the rolling torque and its zero): a
     /// run without it saves what it saved before the rolling spring
     /// existed.
-    pub fn put_hist<T: bytemuck::Pod>(&mut self, hist: &[crate::state::Hist<T>], roll: bool) {
+    pub fn put_hist<T: bytemuck::Pod>(&mut self, hist: &[[T; 8]], roll: bool) {
         let half = |k: usize| -> Vec<[T; 4]> {
             hist.iter()
                 .map(|h| [h[k], h[k + 1], h[k + 2], h[k + 3]])
@@ -112,7 +112,7 @@ impl Saved {
 
     /// The list's history [`Saved::put_hist`] saved (the rolling half zero
     /// when the checkpoint has none), in `T` (f32 or f64, as saved).
-    pub fn hist<T: bytemuck::Pod + Default>(&self) -> Result<Vec<crate::state::Hist<T>>, String> {
+    pub fn hist<T: bytemuck::Pod + Default>(&self) -> Result<Vec<[T; 8]>, String> {
         let t: Vec<[T; 4]> = self.array_any("nbr_hist")?;
         let r: Vec<[T; 4]> = match self.section("nbr_roll") {
             Ok(_) => self.array("nbr_roll", t.len())?,
