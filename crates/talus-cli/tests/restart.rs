@@ -485,11 +485,17 @@ fn a_run_folder_holds_one_run_at_a_time() {
     ok(&short(&["--duration", "0.02", "--quiet"]));
     assert!(out.join("checkpoint.bin").exists() && out.join("particles_00010.vtu").exists());
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
-    // a long run into the same folder, killed before its first checkpoint
+    // a long run into the same folder, killed before its first checkpoint;
+    // at a hundredth of the step, so that its own snapshot 10 comes ~8·10⁴
+    // steps after its third energy row (at the scene's step it came ~800
+    // steps after, and a poll that lagged behind on a loaded machine found
+    // the folder's particles_00010.vtu written again, for good)
+    let sc_long = d.join("pour_long.toml");
+    std::fs::write(&sc_long, SCENE.replace("dt = 2e-5", "dt = 2e-7")).unwrap();
     let mut long = Command::new(BIN)
         .args([
             "run",
-            s(&sc),
+            s(&sc_long),
             "--backend",
             "cpu",
             "--duration",
