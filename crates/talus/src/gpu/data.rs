@@ -912,7 +912,7 @@ impl GpuData {
         let given = init0.list.as_ref().map_or(0, |l| l.nbr.len() as u64);
         // the history's width: with a rolling torque when the rolling
         // model keeps one
-        let roll = params.models[2] != crate::scene::Rolling::Cdt.code();
+        let roll = params.keeps_rolling_torque();
         let hist_b = super::pages::hist_bytes(roll);
         let particle_pages = Paging::new(ctx.max_binding(), cap, 0, roll).particle_pages;
         let nbr_cap = (ctx.pairs.list_entries() * n)

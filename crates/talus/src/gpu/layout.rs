@@ -222,6 +222,15 @@ pub struct Params {
     pub levels: [GridLevel; MAX_LEVELS],
 }
 
+impl Params {
+    /// Whether the run's rolling model keeps a torque per contact
+    /// (`models.z`: `epsd`, `epsd2`), so the history holds it
+    /// (`pages::hist_bytes`).
+    pub fn keeps_rolling_torque(&self) -> bool {
+        self.models[2] != crate::scene::Rolling::Cdt.code()
+    }
+}
+
 /// One level of the broad-phase grid (`grid::Level`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]

@@ -526,10 +526,11 @@ impl GpuBackend {
             fit::Extra {
                 per_row: std::mem::size_of::<clump_data::MemberRow>() as u64,
                 fixed: table + rows + 16 * c.members.len() as u64,
-                roll: false,
+                ..Default::default()
             }
         });
-        let roll = params.models[2] != crate::scene::Rolling::Cdt.code();
+        // and a rolling spring's history
+        let roll = params.keeps_rolling_torque();
         let extra = fit::Extra { roll, ..extra };
         fit::refuse_too_large(ctx, cap, params.dims[3] as u64, extra)?;
         let limits = &ctx.limits;
