@@ -663,6 +663,19 @@ fn cmd_check(path: &Path) -> ExitCode {
             if c.bond_number.is_finite() { format!("{:.3}", c.bond_number) } else { "∞".into() },
         );
     }
+    if let Some(j) = talus::run::accuracy::jkr_estimate(scene) {
+        outln!(
+            "cohesion     jkr: the weakest contact, a {:.3e} m particle {}: pull-off 1.5 π γ R* = {:.3e} N (Bond number {}); contacts hold until their surfaces are {:.3e} m apart (skin {:.3e} m); at rest dt × √(k/m*) = {:.3}{}; no effect on dt",
+            j.radius,
+            if j.wall { "at a wall" } else { "with its own kind" },
+            j.pull_off,
+            if j.bond_number.is_finite() { format!("{:.3}", j.bond_number) } else { "∞".into() },
+            j.reach,
+            scene.skin(),
+            dt * j.rate,
+            if dt * j.rate > 0.2 { " (over 0.2: the contact's vibration is under-resolved, lower dt)" } else { "" },
+        );
+    }
     if est.rayleigh.is_finite() {
         outln!("rayleigh     {:.4e} s (smallest particle)", est.rayleigh);
     }

@@ -103,6 +103,7 @@ cases! {
     rolling_resistance_and_sliding => "rolling";
     rolling_spring_holds_rolls_and_stops => "rolling-spring";
     cohesion_rest_and_hold => "cohesion";
+    jkr_snap_in_rest_and_pull_off => "jkr";
     energy_balance_settling => "energy";
     fem_rod_on_rigid_plane => "fem-rod";
     fem_wave_arrival => "fem-wave";
@@ -161,6 +162,7 @@ fn report_is_written() {
             "rolling",
             "rolling-spring",
             "cohesion",
+            "jkr",
             "energy",
             "fem-rod",
             "fem-wave",

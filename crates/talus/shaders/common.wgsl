@@ -70,6 +70,8 @@ const INDEX: u32 = 0x3fffffffu;
 // [contact] cohesion in Params.models.x (src/scene/types.rs, Cohesion::code; 0: none)
 const COHESION_SJKR: u32 = 1u;
 const COHESION_SJKR2: u32 = 2u;
+const COHESION_JKR: u32 = 3u;
+const JKR_NEWTON_STEPS: u32 = 8u; // cpu::jkr::NEWTON_STEPS: Newton steps for JKR's contact radius
 // [contact] rolling in Params.models.z (Rolling::code)
 const ROLLING_CDT: u32 = 0u;
 const ROLLING_EPSD: u32 = 1u;
@@ -100,7 +102,8 @@ struct Params {
     nbr: vec4<f32>,        // x: Verlet skin (m), y: (skin / 2)^2, z: 1 some servo, w: 1 some wall moves
     gravity_rot: vec4<f32>,// xyz unit axis, w rate (rad/s; 0: fixed gravity)
     gravity_turn: vec4<f32>,// x start (s), y seconds a turn takes (< 0: never stops), z period (s; 0: once)
-    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2); y: the first held material ([[fixed]]); z: the rolling model; w unused
+    models: vec4<u32>,     // x: the cohesion model (0 none, 1 sjkr, 2 sjkr2, 3 jkr); y: the first held material ([[fixed]]); z: the rolling model; w unused
+    contact: vec4<f32>,    // x: how far past touching an entry with history is evaluated (m; the skin with JKR, 0 otherwise)
     sums: vec4<f32>,       // the pair sums' fixed point: x units per N, y per N m, z 1/x, w 1/y
     levels: array<GridLevel, MAX_LEVELS>, // coarsest first
 }
@@ -116,7 +119,7 @@ struct Pair {
     damp_t: f32,  // -2 sqrt(5/6) beta sqrt(8 G*)
     cohesion: f32,        // cohesion energy density (J/m3): SJKR's pull k A
     rolling_damping: f32, // epsd's rolling dashpot, a fraction of critical
-    pad1: f32,
+    surface_energy: f32,  // JKR's work of adhesion (J/m2): pull-off 1.5 pi gamma R*
     pad2: f32,
 }
 

@@ -141,6 +141,16 @@ struct RunOut {
     max_ratio: f32,
 }
 
+// Whether a wall entry's primitive at gap `dist` from the centre is near
+// enough to be a contact (twin of `wall_contacts::reach_of`): within the
+// radius, or for an entry with history within P.contact.x past it. The
+// history flag as it was at the step's start: an entry already evaluated
+// this step carries KEPT (it was near enough) and its new flag.
+fn wall_in_reach(entry: u32, dist: f32, ri: f32) -> bool {
+    if ((entry & KEPT) != 0u) { return true; }
+    return dist < ri + select(0.0, P.contact.x, (entry & HAS_HISTORY) != 0u);
+}
+
 // Whether mesh entry e of the run lo..hi counts as a contact (twin of
 // `wall_contacts::keeps`): two entries whose closest points are the same
 // point at the same distance are one contact, the earlier's; else a face
@@ -148,7 +158,7 @@ struct RunOut {
 // lies on another triangle of the run in contact (no distances compared).
 fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
     let g = wall_gap(walls[nbr_at(e) & PRIM], xb);
-    if (g.dist >= ri) { return false; }
+    if (!wall_in_reach(nbr_at(e), g.dist, ri)) { return false; }
     let face = g.feature == 0u;
     let tol = MESH_TIE * ri;
     let cp = xb + g.normal * g.dist;
@@ -156,7 +166,7 @@ fn mesh_keeps(e: u32, lo: u32, hi: u32, xb: vec3<f32>, ri: f32) -> bool {
         if (q == e) { continue; }
         let wq = walls[nbr_at(q) & PRIM];
         let gq = wall_gap(wq, xb);
-        if (gq.dist >= ri) { continue; }
+        if (!wall_in_reach(nbr_at(q), gq.dist, ri)) { continue; }
         // the same point (a shared edge or vertex): the earlier entry
         // carries it; else the nearer triangle that holds it
         let cq = xb + gq.normal * gq.dist;
@@ -198,7 +208,7 @@ fn wall_run(lo: u32, hi: u32, xi: vec3<f32>, ri: f32, me: Body, lever: MemberRow
         let had = (entry & HAS_HISTORY) != 0u;
         let wall = walls[j];
         let g = wall_gap(wall, xb);
-        var keep = g.dist < ri;
+        var keep = wall_in_reach(entry, g.dist, ri);
         if (mesh && keep) { keep = mesh_keeps(e, lo, hi, xb, ri); }
         if (!keep) {
             // an analytic wall's entry out of contact loses its history
@@ -440,7 +450,10 @@ fn particle_entry(e: u32, me: Me, s: ptr<function, Sums>) {
         let d = min_image(P, xi_pos, pj.xyz);
         let d2 = dot(d, d);
         let rsum = ri + pj.w;
-        if (d2 >= rsum * rsum) {
+        // an entry with history: a contact out to P.contact.x (JKR: the law
+        // parts it past its separation)
+        let lim = rsum + select(0.0, P.contact.x, had);
+        if (d2 >= lim * lim) {
             // not in contact: no history (written only when there was some)
             if (had) {
                 nbr_hist_put(e, Hist());

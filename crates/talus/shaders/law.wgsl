@@ -3,7 +3,7 @@
 // gpu_law_matches_cpu_law_in_every_branch): Hertz-Mindlin with LIGGGHTS'
 // damping or linear spring-dashpot, tangential spring with history,
 // Coulomb sliding, rolling resistance (cdt, or a spring with memory:
-// epsd, epsd2), and the energy stored and
+// epsd, epsd2), JKR adhesion, and the energy stored and
 // dissipated. A wall is a `Body` with radius < 0 (infinite) and zero
 // inverse mass and inertia. Prepended to the shaders that use it
 // (src/gpu/shaders.rs); reads the including shader's `P: Params` for dt,
@@ -51,8 +51,22 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     let v_half = (a.vel_half + cross(a.omega_half, arm_a)) - (b.vel_half + cross(b.omega_half, arm_b));
     let vt_half = v_half - n * dot(v_half, n);
 
-    var kn: f32; var gn: f32; var kt: f32; var gt: f32; var elastic_n: f32;
-    if (P.periodic.w == 0u) {
+    var kn: f32; var gn: f32; var kt: f32; var gt: f32; var elastic_n: f32; var fn_el: f32;
+    // JKR (Hertz-Mindlin only): the contact radius a in the stiffnesses
+    // and the damping, JKR's force (its Hertz part; the pull below) and
+    // potential (src/cpu/law.rs)
+    let jkr = P.models.x == COHESION_JKR;
+    var js = JkrState(0.0, 0.0, 0.0, 0.0, false, 0.0, 0.0);
+    if (jkr) {
+        js = jkr_at(r_star, pp.e_star, pp.surface_energy, overlap);
+        kn = 4.0 / 3.0 * pp.e_star * js.a;
+        kt = 8.0 * pp.g_star * js.a;
+        let q = sqrt(js.a * m_star);
+        gn = pp.damp_n * q;
+        gt = pp.damp_t * q;
+        elastic_n = js.potential;
+        fn_el = js.hertz;
+    } else if (P.periodic.w == 0u) {
         let sq = sqrt(r_star * overlap);
         kn = 4.0 / 3.0 * pp.e_star * sq;
         let st = 8.0 * pp.g_star * sq;
@@ -61,6 +75,7 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         gt = pp.damp_t * q;
         kt = st;
         elastic_n = 0.4 * kn * overlap * overlap;
+        fn_el = kn * overlap;
     } else {
         let l = log(pp.restitution);
         let pi2 = 9.869604401089358;
@@ -75,8 +90,8 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         kt = P.linear.z * kn;
         gt = gn * sqrt(P.linear.z);
         elastic_n = 0.5 * kn * overlap * overlap;
+        fn_el = kn * overlap;
     }
-    let fn_el = kn * overlap;
     let fn_total = fn_el + gn * vn;
 
     let xi_old = hist.xyz;
@@ -96,7 +111,8 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         if (kt > 0.0) { xi = ft * (-1.0 / kt); } else { xi = vec3<f32>(0.0); }
     }
     let elastic_t = 0.5 * kt * dot(xi, xi);
-    let coh = cohesion(pp, a, b, b_wall, r_star, overlap);
+    var coh = cohesion(pp, a, b, b_wall, r_star, overlap);
+    if (jkr) { coh = vec2<f32>(js.pull, 0.0); }
     let force_a = n * (coh.x - fn_total) + ft;
     var torque_a = cross(arm_a, ft);
     var torque_b = cross(arm_b, -ft);
@@ -104,6 +120,7 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     var dissipated_roll = 0.0;
     var roll = vec3<f32>(0.0);
     var elastic_roll = 0.0;
+    var elastic_roll_old = 0.0;
     if (P.models.z != ROLLING_CDT) {
         // rolling spring with memory (src/cpu/law.rs, `rolling_spring`)
         let r2 = r_star * r_star;
@@ -134,6 +151,7 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
         torque_b = torque_b + applied;
         roll = m;
         dissipated_roll = dot(applied, w_rel) * dt - (elastic_roll - e_old);
+        elastic_roll_old = e_old;
     } else if (pp.rolling_friction > 0.0) {
         let w_rel = a.omega - b.omega;
         let w_roll = w_rel - n * dot(w_rel, n);
@@ -152,9 +170,69 @@ fn pair_law(pp: Pair, a: Body, b: Body, n: vec3<f32>, overlap: f32, hist: vec4<f
     }
     let dissipated_n = gn * vn * vn * dt;
     let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
+    var lost = dissipated_n + dissipated_t + dissipated_roll;
+    if (jkr) {
+        // a contact that has touched (k_t > 0 stored) holds past touching
+        // down to delta_c; surfaces that touch snap in (src/cpu/law.rs,
+        // `jkr_select`)
+        let held = hist.w > 0.0;
+        if (!(overlap > 0.0 || (held && js.holds))) {
+            var parted = 0.0;
+            if (held) { parted = elastic_t_old + elastic_roll_old + js.parting_loss; }
+            let z = vec3<f32>(0.0);
+            return PairResult(z, z, z, z, 0.0, z, 0.0, parted);
+        }
+        if (!held) { lost += js.snap_in_loss; }
+    }
     return PairResult(force_a, torque_a, torque_b, xi, kt, roll,
-                      elastic_n + elastic_t + coh.y + elastic_roll,
-                      dissipated_n + dissipated_t + dissipated_roll);
+                      elastic_n + elastic_t + coh.y + elastic_roll, lost);
+}
+
+// A JKR contact at one overlap (src/cpu/jkr.rs, `Jkr::at`).
+struct JkrState {
+    a: f32,           // contact radius
+    hertz: f32,       // 4 E* a^3 / (3 R*)
+    pull: f32,        // sqrt(8 pi gamma E* a^3)
+    potential: f32,   // Phi(a)
+    holds: bool,      // delta > delta_c
+    snap_in_loss: f32, // -Phi(a0) = 0.6 pi gamma a0^2
+    parting_loss: f32, // Phi(a_s) = 0.4 pi gamma a_s^2
+}
+
+// JKR's contact radius by Newton's method on f(s) = s^4/R* - C s - delta,
+// s = sqrt(a), C = sqrt(2 pi gamma / E*), from the nearer of two starts
+// right of the root (src/cpu/jkr.rs: why), JKR_NEWTON_STEPS steps; the
+// force's parts, the potential, and the two losses.
+fn jkr_at(r: f32, e: f32, gamma: f32, delta: f32) -> JkrState {
+    let pi = 3.141592653589793;
+    let c = sqrt(2.0 * pi * gamma / e);
+    let s_part = pow(c * r * 0.25, 1.0 / 3.0);
+    let a_part = s_part * s_part;
+    let d_part = -(3.0 * a_part * a_part / r);
+    var s = sqrt(sqrt(r * max(delta, 0.0))) + pow(r * c, 1.0 / 3.0);
+    if (s_part > 0.0) {
+        let t = sqrt(max(delta - d_part, 0.0) * r / (6.0 * s_part * s_part));
+        s = min(s, s_part + t);
+    }
+    for (var i = 0u; i < JKR_NEWTON_STEPS; i++) {
+        let s3 = s * s * s;
+        let f = s3 * s / r - c * s - delta;
+        let fp = 4.0 * s3 / r - c;
+        let next = s - f / fp;
+        // only rounding at a double root can step left of a_s: stay there
+        if (next > s_part && fp > 0.0) { s = next; } else { s = s_part; }
+    }
+    let s3 = s * s * s;
+    let a0 = pow(c * r, 2.0 / 3.0);
+    return JkrState(
+        s * s,
+        4.0 / 3.0 * e * s3 * s3 / r,
+        2.0 * e * c * s3,
+        s * s * s * s * (8.0 / 15.0 * e * s3 * s3 / (r * r) - 4.0 / 3.0 * e * c * s3 / r + pi * gamma),
+        delta > d_part,
+        0.6 * pi * gamma * a0 * a0,
+        0.4 * pi * gamma * a_part * a_part,
+    );
 }
 
 // The cohesive pull (x, >= 0: along n on a) and its potential (y, <= 0)

@@ -28,6 +28,10 @@ pub struct PairParams {
     /// Cohesion energy density k of the pair, J/m³ (the SJKR models' pull
     /// k A); the mean of the materials' unless `[[interactions]]` gives it.
     pub cohesion_energy_density: f64,
+    /// JKR's work of adhesion γ of the pair, J/m² (a pull-off force of
+    /// 1.5 π γ R*): the mean of the materials' `surface_energy` unless
+    /// `[[interactions]]` gives it.
+    pub surface_energy: f64,
 }
 
 /// How many contacts share the cap on one contact's rolling torque.
@@ -71,9 +75,9 @@ fn shear_modulus(m: &Material) -> f64 {
 
 impl PairTable {
     /// Builds the table. Unless an `[[interactions]]` entry overrides them,
-    /// restitution, friction, rolling friction and damping and cohesion energy density
-    /// of a mixed pair are the arithmetic means of the two materials'
-    /// values. (The surface energy, read for JKR, enters no law yet.)
+    /// restitution, friction, rolling friction and damping, cohesion energy
+    /// density and surface energy of a mixed pair are the arithmetic means
+    /// of the two materials' values.
     pub fn new(scene: &Scene) -> Self {
         let ms = &scene.materials;
         let n = ms.len();
@@ -94,6 +98,7 @@ impl PairTable {
                     0.5 * (a.rolling_viscous_damping + b.rolling_viscous_damping);
                 let mut cohesion_energy_density =
                     0.5 * (a.cohesion_energy_density + b.cohesion_energy_density);
+                let mut surface_energy = 0.5 * (a.surface_energy + b.surface_energy);
                 // a held copy ([[fixed]]) takes its material's overrides
                 let (bi, bj) = (scene.base_material(i), scene.base_material(j));
                 for it in &scene.interactions {
@@ -106,6 +111,7 @@ impl PairTable {
                         cohesion_energy_density = it
                             .cohesion_energy_density
                             .unwrap_or(cohesion_energy_density);
+                        surface_energy = it.surface_energy.unwrap_or(surface_energy);
                     }
                 }
                 let beta = damping_beta(restitution);
@@ -121,10 +127,32 @@ impl PairTable {
                     damp_n: c * (2.0 * e_star).sqrt(),
                     damp_t: c * (8.0 * g_star).sqrt(),
                     cohesion_energy_density,
+                    surface_energy,
                 };
             }
         }
         PairTable { n, pairs }
+    }
+
+    /// How far apart (m) the surfaces of a held JKR contact can get before
+    /// it parts, at most over the run: −δ_c over every pair of materials
+    /// (`cpu::jkr`) with the scene's largest radius (R* = r_max/2 between
+    /// particles, r_max at a wall; δ_c grows as R*^(1/3)). What the contact
+    /// stages look past touching for contacts that had touched, and what
+    /// the neighbour skin must exceed; 0 without JKR.
+    pub fn jkr_reach(&self, scene: &Scene) -> f64 {
+        if scene.contact.cohesion != crate::scene::Cohesion::Jkr {
+            return 0.0;
+        }
+        let r = scene.radius_range().1;
+        self.pairs
+            .iter()
+            .filter(|p| p.surface_energy > 0.0)
+            .flat_map(|p| {
+                [0.5 * r, r]
+                    .map(|rs| crate::cpu::jkr::JkrPair::new(rs, p.e_star, p.surface_energy).reach())
+            })
+            .fold(0.0, f64::max)
     }
 
     #[inline]

@@ -139,6 +139,7 @@ impl Setup {
         let walls = WallSet::new(&scene, &body_meshes);
         refuse_cut_particles(&scene, &walls)?;
         let inserts = InsertPlan::resolved(&scene, dt, walls.clone());
+        let pairs = PairTable::new(&scene);
         Ok(Setup {
             dt,
             steps,
@@ -146,7 +147,7 @@ impl Setup {
             estimate,
             grid,
             skin: scene.skin(),
-            pairs: PairTable::new(&scene),
+            pairs,
             outlets: OutletSet::new(&scene),
             walls,
             inserts,

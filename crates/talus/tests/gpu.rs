@@ -310,15 +310,18 @@ fn history_differences(st: &Step, g: &GpuBackend) -> (usize, f64, f64) {
 #[test]
 fn gpu_one_step_forces_match_cpu() {
     // each law's bed settled once (both pair modes start from it)
-    use talus::scene::Rolling;
-    let mut settled: HashMap<(bool, Rolling), Step> = HashMap::new();
-    for (linear, pairs, rolling) in [
-        (false, Pairs::Once, Rolling::Cdt),
-        (true, Pairs::Once, Rolling::Cdt),
-        (false, Pairs::Both, Rolling::Cdt),
+    use talus::scene::{Cohesion, Rolling};
+    let mut settled: HashMap<(bool, Rolling, Cohesion), Step> = HashMap::new();
+    for (linear, pairs, rolling, cohesion) in [
+        (false, Pairs::Once, Rolling::Cdt, Cohesion::None),
+        (true, Pairs::Once, Rolling::Cdt, Cohesion::None),
+        (false, Pairs::Both, Rolling::Cdt, Cohesion::None),
         // the rolling spring's torque: moved with the history, and the law
-        (false, Pairs::Once, Rolling::Epsd2),
-        (true, Pairs::Both, Rolling::Epsd),
+        (false, Pairs::Once, Rolling::Epsd2, Cohesion::None),
+        (true, Pairs::Both, Rolling::Epsd, Cohesion::None),
+        // JKR: contacts held past touching (evaluated though apart)
+        (false, Pairs::Once, Rolling::Cdt, Cohesion::Jkr),
+        (false, Pairs::Both, Rolling::Epsd2, Cohesion::Jkr),
     ] {
         let Some(mut ctx) = test_context() else {
             return;
@@ -326,10 +329,14 @@ fn gpu_one_step_forces_match_cpu() {
         ctx.pairs = pairs;
         let mut scene = dense_scene(linear);
         scene.contact.rolling = rolling;
+        scene.contact.cohesion = cohesion;
         scene.materials[0].rolling_viscous_damping = 0.3;
+        if cohesion == Cohesion::Jkr {
+            scene.materials[0].surface_energy = 0.05;
+        }
         // settle a while on the CPU so contacts carry history
         let mut st: Step = settled
-            .entry((linear, rolling))
+            .entry((linear, rolling, cohesion))
             .or_insert_with(|| {
                 let mut cpu = CpuBackend::new(&scene).unwrap();
                 cpu.advance(300).unwrap();
@@ -341,6 +348,11 @@ fn gpu_one_step_forces_match_cpu() {
             contacts_with_history > 500,
             "only {contacts_with_history} history entries"
         );
+        if cohesion == Cohesion::Jkr {
+            let apart = held_apart(&st);
+            println!("JKR: {apart} contacts held with their surfaces apart");
+            assert!(apart > 20, "only {apart} contacts held apart");
+        }
         let g = gpu_from_cpu(&mut st, &scene, ctx);
         // bin, sort, neighbours (the first step rebuilds), contacts
         g.submit("one step", |pass| {
@@ -374,7 +386,7 @@ fn gpu_one_step_forces_match_cpu() {
         // history: the same pairs, k_t ξ close (and the rolling torque)
         let (hist_pairs, eh, er) = history_differences(&st, &g);
         let (ef, et) = ((df / nf).sqrt(), (dt_ / nt).sqrt());
-        println!("linear = {linear}, {pairs:?}, {rolling:?}: force {ef:e}, torque {et:e}, history {eh:e}, rolling {er:e} over {hist_pairs} pairs");
+        println!("linear = {linear}, {pairs:?}, {rolling:?}, {cohesion:?}: force {ef:e}, torque {et:e}, history {eh:e}, rolling {er:e} over {hist_pairs} pairs");
         assert!(ef < 1e-4, "force differs by {ef:e} (norm-wise)");
         assert!(et < 1e-4, "torque differs by {et:e} (norm-wise)");
         assert!(eh < 1e-4, "history differs by {eh:e} (norm-wise)");
@@ -384,6 +396,26 @@ fn gpu_one_step_forces_match_cpu() {
             assert!(er.is_nan(), "a rolling torque without the spring");
         }
     }
+}
+
+/// Pairs of `st` with history whose surfaces are apart (JKR's held
+/// contacts; brute force over the pairs with history).
+fn held_apart(st: &Step) -> usize {
+    let at: HashMap<u32, usize> = st
+        .particles
+        .id
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
+    st.pair_history()
+        .iter()
+        .filter(|(a, b, _)| {
+            let (p, q) = (st.particles.pos_rad[at[a]], st.particles.pos_rad[at[b]]);
+            let d = ((0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>()).sqrt();
+            d > p[3] + q[3]
+        })
+        .count()
 }
 
 /// The neighbour list of one build (count, scan, fill) against the CPU's on
@@ -1642,7 +1674,9 @@ struct LawSample {
     hist: [f64; 8],
 }
 
-fn law_sample(r: &mut Rng) -> LawSample {
+/// `jkr`: the overlap drawn about JKR's separation half the time (held
+/// in tension, parted, not yet touching), and a surface energy.
+fn law_sample(r: &mut Rng, jkr: bool) -> LawSample {
     use talus::cpu::law::Body;
     let f = |x: f64| x as f32 as f64;
     let v3 = |r: &mut Rng, s: f64| r.in_unit_ball().map(|x| f(x * s));
@@ -1684,11 +1718,22 @@ fn law_sample(r: &mut Rng) -> LawSample {
         damp_n: f(c * (2.0 * e_star).sqrt()),
         damp_t: f(c * (8.0 * g_star).sqrt()),
         cohesion_energy_density: f(r.range(1e3, 1e6)),
+        surface_energy: f(r.range(0.01, 1.0)),
     };
     let nv = r.in_unit_ball();
     let len = (nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]).sqrt();
     let n = nv.map(|x| f(x / len));
-    let overlap = f(r.range(1e-7, 2e-5));
+    let overlap = if jkr && r.f64() < 0.5 {
+        let r_star = if wall {
+            a.radius
+        } else {
+            a.radius * b.radius / (a.radius + b.radius)
+        };
+        let reach = talus::cpu::jkr::JkrPair::new(r_star, pp.e_star, pp.surface_energy).reach();
+        f(reach * r.range(-1.3, 1.0))
+    } else {
+        f(r.range(1e-7, 2e-5))
+    };
     // a stored rolling torque (epsd, epsd2) from well under to well over
     // its cap; the dry models' laws ignore it
     let m_len = 10f64.powf(r.range(-9.0, -3.0));
@@ -1781,7 +1826,8 @@ fn gpu_law_numbers(o: &talus::gpu::layout::LawOut) -> [f64; LAW_OUT] {
 /// The model settings of the law test: Hertz–Mindlin, linear from a
 /// stiffness, linear from a contact time, each dry; Hertz–Mindlin with
 /// SJKR and linear with SJKR2 cohesion; the rolling springs (epsd2 with
-/// Hertz–Mindlin, dry and with SJKR; epsd with linear).
+/// Hertz–Mindlin, dry and with SJKR; epsd with linear); JKR, with cdt and
+/// with epsd2.
 fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)> {
     use talus::scene::{Cohesion, ContactModel, Rolling};
     let dt = 1e-6f32 as f64;
@@ -1820,6 +1866,8 @@ fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)>
             Cohesion::None,
             Rolling::Epsd,
         ),
+        (hm, None, None, Cohesion::Jkr, Rolling::Cdt),
+        (hm, None, None, Cohesion::Jkr, Rolling::Epsd2),
     ]
     .into_iter()
     .map(|(model, stiffness, contact_time, cohesion, rolling)| {
@@ -1831,6 +1879,7 @@ fn law_models() -> Vec<(talus::cpu::law::LawParams, talus::gpu::layout::Params)>
             lin_kt_ratio: ratio,
             cohesion,
             rolling,
+            reach: 0.0,
         };
         let mut p: talus::gpu::layout::Params = bytemuck::Zeroable::zeroed();
         p.gravity_dt = [0.0, 0.0, 0.0, dt as f32];
@@ -1864,7 +1913,8 @@ fn law_disagreements(
     let mut r = Rng::new(2024);
     let (mut total, mut bad, mut first) = (0, 0, String::new());
     for (lp, params) in law_models() {
-        let samples: Vec<LawSample> = (0..LAW_CASES).map(|_| law_sample(&mut r)).collect();
+        let jkr = lp.cohesion == talus::scene::Cohesion::Jkr;
+        let samples: Vec<LawSample> = (0..LAW_CASES).map(|_| law_sample(&mut r, jkr)).collect();
         let cases: Vec<_> = samples.iter().map(|s| s.case).collect();
         let gpu = eval.eval(ctx, &params, &cases);
         for (k, (s, g)) in samples.iter().zip(&gpu).enumerate() {
@@ -1899,6 +1949,7 @@ fn law_disagreements(
                     &mut pp.damp_n,
                     &mut pp.damp_t,
                     &mut pp.cohesion_energy_density,
+                    &mut pp.surface_energy,
                 ] {
                     *x = q(*x);
                 }
@@ -1994,6 +2045,16 @@ fn law_disagreements(
                         spring && dry && roll_len > 0.0 && at_cap,
                     ),
                     ("cohesive", lp.cohesion != talus::scene::Cohesion::None),
+                    ("jkr snap-in", jkr && s.hist[3] == 0.0 && s.overlap > 0.0),
+                    (
+                        "jkr held apart",
+                        jkr && s.hist[3] > 0.0 && s.overlap < 0.0 && exact.kt > 0.0,
+                    ),
+                    ("jkr parted", jkr && s.hist[3] > 0.0 && exact.kt == 0.0),
+                    (
+                        "jkr not touching",
+                        jkr && s.hist[3] == 0.0 && s.overlap <= 0.0,
+                    ),
                 ] {
                     *seen.entry(name).or_default() += on as usize;
                 }
@@ -2038,7 +2099,7 @@ fn gpu_law_matches_cpu_law_in_every_branch() {
             "branch '{name}' taken by only {count} cases: {seen:?}"
         );
     }
-    assert_eq!(seen.len(), 11, "{seen:?}");
+    assert_eq!(seen.len(), 15, "{seen:?}");
 }
 
 /// The law test notices a perturbation of any one branch of the WGSL law:
@@ -2148,6 +2209,37 @@ fn gpu_law_test_catches_each_perturbed_branch() {
             "torque_b = torque_b - applied;",
         ),
         ("if (kr > 0.0) { elastic_roll = 0.5 * dot(m, m) / kr; }", ""),
+        // JKR: its pull, its stiffnesses and damping from a, the Newton
+        // solve, the potential, where a held contact parts, which contacts
+        // are held, the snap-in's and the parting's losses
+        ("if (jkr) { coh = vec2<f32>(js.pull, 0.0); }", ""),
+        (
+            "kt = 8.0 * pp.g_star * js.a;",
+            "kt = 8.0 * pp.g_star * sqrt(r_star * max(overlap, 0.0));",
+        ),
+        (
+            "let q = sqrt(js.a * m_star);",
+            "let q = sqrt(sqrt(r_star * max(overlap, 0.0)) * m_star);",
+        ),
+        (
+            "let f = s3 * s / r - c * s - delta;",
+            "let f = s3 * s / r - c * s - 0.9 * delta;",
+        ),
+        (
+            "- 4.0 / 3.0 * e * c * s3 / r + pi * gamma)",
+            "- 4.0 / 3.0 * e * c * s3 / r)",
+        ),
+        ("delta > d_part,", "delta > 0.5 * d_part,"),
+        ("let held = hist.w > 0.0;", "let held = true;"),
+        (
+            "if (held) { parted = elastic_t_old + elastic_roll_old + js.parting_loss; }",
+            "if (held) { parted = js.parting_loss; }",
+        ),
+        ("if (!held) { lost += js.snap_in_loss; }", ""),
+        (
+            "0.4 * pi * gamma * a_part * a_part,",
+            "0.5 * pi * gamma * a_part * a_part,",
+        ),
     ];
     let mut missed = Vec::new();
     for (from, to) in perturbations {

@@ -291,10 +291,11 @@ fn classify(c: &Ctx, i: usize, row: &[u32], hist: HistRef) -> Classes {
     // case) the minimum image is a plain difference, the same bits; chosen
     // once per row here, not per candidate inside `min_image` (that cost
     // 3.7 % more instructions per step, callgrind, 1e4 mono)
-    let classes = if c.grid.periodic == [false; 3] {
-        classify_in::<false>(c, i, row)
-    } else {
-        classify_in::<true>(c, i, row)
+    let classes = match (c.grid.periodic == [false; 3], c.lp.reach > 0.0) {
+        (true, false) => classify_in::<false, false>(c, i, row),
+        (false, false) => classify_in::<true, false>(c, i, row),
+        (true, true) => classify_in::<false, true>(c, i, row),
+        (false, true) => classify_in::<true, true>(c, i, row),
     };
     let mut m = classes.contact;
     while m != 0 {
@@ -312,8 +313,15 @@ fn classify(c: &Ctx, i: usize, row: &[u32], hist: HistRef) -> Classes {
     classes
 }
 
+/// `STICKY` (JKR): an entry with history is a contact out to
+/// [`LawParams::reach`](super::law::LawParams) past touching (the law
+/// parts it past the pair's own separation).
 #[inline(always)]
-fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Classes {
+fn classify_in<const PERIODIC: bool, const STICKY: bool>(
+    c: &Ctx,
+    i: usize,
+    row: &[u32],
+) -> Classes {
     let pos = c.pos_rad;
     let (xi, ri) = (xyz(pos[i]), pos[i][3]);
     let mut classes = Classes::default();
@@ -324,11 +332,26 @@ fn classify_in<const PERIODIC: bool>(c: &Ctx, i: usize, row: &[u32]) -> Classes 
         } else {
             sub(xyz(pj), xi)
         };
-        let rsum = ri + pj[3];
+        let mut rsum = ri + pj[3];
+        if STICKY {
+            rsum += c.lp.reach * f64::from(e >> 31);
+        }
         classes.contact |= ((dot(d, d) < rsum * rsum) as u64) << k;
         classes.had |= ((e >> 31) as u64) << k;
     }
     classes
+}
+
+/// How far apart two surfaces may be and still be a contact: touching,
+/// or for an entry with history (`e`'s flag) within
+/// [`LawParams::reach`](super::law::LawParams) past it.
+#[inline(always)]
+fn contact_limit(c: &Ctx, rsum: f64, e: u32) -> f64 {
+    if e & HAS_HISTORY != 0 {
+        rsum + c.lp.reach
+    } else {
+        rsum
+    }
 }
 
 /// A cache hint for `r` (the cache lines it spans); nothing on targets
@@ -500,10 +523,10 @@ impl Batch {
         }
         for (k, e) in nbr.iter_mut().enumerate().skip(64) {
             let j = (*e & INDEX) as usize;
-            let rsum = ri + pos[j][3];
+            let lim = contact_limit(c, ri + pos[j][3], *e);
             let d = c.grid.min_image(xi_pos, xyz(pos[j]));
             let d2 = dot(d, d);
-            if d2 < rsum * rsum {
+            if d2 < lim * lim {
                 push(k, *e, d, d2);
             } else if *e & HAS_HISTORY != 0 {
                 clear(e, &mut hist, k);

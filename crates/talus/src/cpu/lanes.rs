@@ -36,6 +36,16 @@ pub fn and<const W: usize>(a: Mask<W>, b: Mask<W>) -> Mask<W> {
     r
 }
 
+/// Lanes where either mask holds.
+#[inline(always)]
+pub fn or<const W: usize>(a: Mask<W>, b: Mask<W>) -> Mask<W> {
+    let mut r = a;
+    for (x, y) in r.iter_mut().zip(b) {
+        *x |= y;
+    }
+    r
+}
+
 impl<const W: usize> L<W> {
     #[inline(always)]
     pub fn splat(x: f64) -> Self {

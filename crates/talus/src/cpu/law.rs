@@ -11,6 +11,7 @@
 //! `tests/gpu.rs` (`gpu_law_matches_cpu_law_in_every_branch`) evaluates
 //! random contacts through every branch on the GPU against this file.
 
+use super::jkr::Jkr;
 use super::lanes::{self, L, V};
 use crate::pair::PairParams;
 use crate::scene::{Cohesion, ContactModel, Rolling};
@@ -83,6 +84,27 @@ pub struct LawParams {
     pub lin_kt_ratio: f64,
     pub cohesion: Cohesion,
     pub rolling: Rolling,
+    /// How far past touching (m) the contact stages still evaluate an
+    /// entry with history ([`LawParams::reach_for`]): in a JKR run the
+    /// skin, 0 otherwise. Not read by the law, which parts a held contact
+    /// past its pair's own separation δ_c.
+    pub reach: f64,
+}
+
+impl LawParams {
+    /// [`LawParams::reach`] of a run: in a JKR run the neighbour skin,
+    /// which exceeds every pair's separation (`scene::validate`), so that
+    /// the step a held contact passes its δ_c — by less than a skin, a
+    /// particle moving at most half a skin between two builds — evaluates
+    /// it, and the law parts it with the energy it held (a limit at δ_c
+    /// itself would let that step drop the contact unseen); 0 otherwise.
+    pub fn reach_for(cohesion: Cohesion, skin: f64) -> f64 {
+        if cohesion == Cohesion::Jkr {
+            skin
+        } else {
+            0.0
+        }
+    }
 }
 
 /// What a pair law returns, in the canonical orientation (a → b).
@@ -203,6 +225,8 @@ pub struct PairLanes<const W: usize> {
     pub damp_n: L<W>,
     pub damp_t: L<W>,
     pub cohesion: L<W>,
+    /// JKR's work of adhesion γ (J/m²).
+    pub surface_energy: L<W>,
 }
 
 impl<const W: usize> Default for PairLanes<W> {
@@ -218,6 +242,7 @@ impl<const W: usize> Default for PairLanes<W> {
             damp_n: z,
             damp_t: z,
             cohesion: z,
+            surface_energy: z,
         }
     }
 }
@@ -234,6 +259,7 @@ impl<const W: usize> PairLanes<W> {
         self.damp_n.0[k] = p.damp_n;
         self.damp_t.0[k] = p.damp_t;
         self.cohesion.0[k] = p.cohesion_energy_density;
+        self.surface_energy.0[k] = p.surface_energy;
     }
 }
 
@@ -307,16 +333,37 @@ pub fn law<const W: usize>(
     );
     let vt_half = sub(v_half, scale(n, dot(v_half, n)));
 
-    let (kn, gn, kt, gt, elastic_n) = match lp.model {
-        ContactModel::HertzMindlin => {
+    // JKR (Hertz–Mindlin only, `scene::validate`): the contact radius a
+    // from the overlap takes √(R*δ)'s place in the stiffnesses and the
+    // damping, the force is JKR's (its Hertz part here, the adhesion's
+    // pull below) and the potential Φ(a)
+    let jkr =
+        (lp.cohesion == Cohesion::Jkr).then(|| Jkr::new(r_star, pp.e_star, pp.surface_energy));
+    let jkr_state = jkr.map(|j| j.at(overlap));
+    let (kn, gn, kt, gt, elastic_n, fn_el) = match (lp.model, jkr_state) {
+        (_, Some(s)) => {
+            let kn = c(4.0 / 3.0) * pp.e_star * s.a;
+            let st = c(8.0) * pp.g_star * s.a;
+            let q = (s.a * m_star).sqrt();
+            let (gn, gt) = (pp.damp_n * q, pp.damp_t * q);
+            (kn, gn, st, gt, s.potential, s.hertz)
+        }
+        (ContactModel::HertzMindlin, None) => {
             let sq = (r_star * overlap).sqrt();
             let kn = c(4.0 / 3.0) * pp.e_star * sq;
             let st = c(8.0) * pp.g_star * sq;
             let q = (sq * m_star).sqrt();
             let (gn, gt) = (pp.damp_n * q, pp.damp_t * q);
-            (kn, gn, st, gt, c(0.4) * kn * overlap * overlap)
+            (
+                kn,
+                gn,
+                st,
+                gt,
+                c(0.4) * kn * overlap * overlap,
+                kn * overlap,
+            )
         }
-        ContactModel::Linear => {
+        (ContactModel::Linear, None) => {
             let (mut kn, mut gn) = (c(0.0), c(0.0));
             for k in 0..W {
                 (kn.0[k], gn.0[k]) = crate::timestep::linear_coefficients(
@@ -328,11 +375,17 @@ pub fn law<const W: usize>(
             }
             let kt = c(lp.lin_kt_ratio) * kn;
             let gt = gn * c(lp.lin_kt_ratio.sqrt());
-            (kn, gn, kt, gt, c(0.5) * kn * overlap * overlap)
+            (
+                kn,
+                gn,
+                kt,
+                gt,
+                c(0.5) * kn * overlap * overlap,
+                kn * overlap,
+            )
         }
     };
     // Normal force magnitude (compressive > 0), acting on a along -n.
-    let fn_el = kn * overlap;
     let fn_total = fn_el + gn * vn;
 
     // Tangential: rotate the stored displacement into the current tangent
@@ -363,7 +416,10 @@ pub fn law<const W: usize>(
     let ft = select(sliding, ft_slide, ft);
     let xi = select(sliding, xi_slide, xi);
     let elastic_t = c(0.5) * kt * dot(xi, xi);
-    let (f_coh, elastic_coh) = cohesion(lp.cohesion, pp, a, b, particle_b, r_star, overlap);
+    let (f_coh, elastic_coh) = match jkr_state {
+        Some(s) => (s.pull, c(0.0)),
+        None => cohesion(lp.cohesion, pp, a, b, particle_b, r_star, overlap),
+    };
     let force_a = add(scale(n, f_coh - fn_total), ft);
     let mut torque_a = cross(arm_a, ft);
     let mut torque_b = cross(arm_b, scale(ft, c(-1.0)));
@@ -371,6 +427,7 @@ pub fn law<const W: usize>(
     let mut dissipated_roll = c(0.0);
     let mut roll = zero;
     let mut elastic_roll = c(0.0);
+    let mut elastic_roll_old = c(0.0);
     match lp.rolling {
         Rolling::Cdt => {
             // Rolling resistance: constant directional torque against the
@@ -398,12 +455,13 @@ pub fn law<const W: usize>(
             torque_a = sub(torque_a, r.applied);
             torque_b = add(torque_b, r.applied);
             (roll, elastic_roll, dissipated_roll) = (r.stored, r.elastic, r.dissipated);
+            elastic_roll_old = r.elastic_old;
         }
     }
     let dissipated_n = gn * vn * vn * dt;
     // work done on the spring–damper–slider minus what it now stores
     let dissipated_t = -dot(ft, vt) * dt - (elastic_t - elastic_t_old);
-    ResultLanes {
+    let out = ResultLanes {
         force_a,
         torque_a,
         torque_b,
@@ -412,6 +470,50 @@ pub fn law<const W: usize>(
         roll,
         elastic: elastic_n + elastic_t + elastic_coh + elastic_roll,
         dissipated: dissipated_n + dissipated_t + dissipated_roll,
+    };
+    match (jkr, jkr_state) {
+        (Some(j), Some(s)) => {
+            // a contact that has touched (k_t > 0 stored) holds past
+            // touching down to δ_c; surfaces that touch snap in
+            let held = hist[3].gt(c(0.0));
+            let on = lanes::or(overlap.gt(c(0.0)), lanes::and(held, s.holds));
+            let parted = elastic_t_old + elastic_roll_old + j.parting_loss();
+            jkr_select(on, held, out, j.snap_in_loss(), parted)
+        }
+        _ => out,
+    }
+}
+
+/// JKR's lanes: the law's result `out` where the contact is `on`, with the
+/// snap-in's loss added to a new one (not `held`); where it is not,
+/// nothing but, for a contact that parted (`held`), the energy it held
+/// (`parted`: the potential at δ_c and its springs') dissipated.
+#[inline(always)]
+fn jkr_select<const W: usize>(
+    on: lanes::Mask<W>,
+    held: lanes::Mask<W>,
+    out: ResultLanes<W>,
+    snap: L<W>,
+    parted: L<W>,
+) -> ResultLanes<W> {
+    let c = L::<W>::splat;
+    let z = [c(0.0); 3];
+    let v = |x| lanes::select(on, x, z);
+    let s = |x| L::select(on, x, c(0.0));
+    let lost = L::select(
+        on,
+        out.dissipated + L::select(held, c(0.0), snap),
+        L::select(held, parted, c(0.0)),
+    );
+    ResultLanes {
+        force_a: v(out.force_a),
+        torque_a: v(out.torque_a),
+        torque_b: v(out.torque_b),
+        xi: v(out.xi),
+        kt: s(out.kt),
+        roll: v(out.roll),
+        elastic: s(out.elastic),
+        dissipated: lost,
     }
 }
 
@@ -424,6 +526,8 @@ struct RollLanes<const W: usize> {
     /// The spring's energy |M|² / (2 k_r) and what the step dissipated.
     elastic: L<W>,
     dissipated: L<W>,
+    /// The energy it held before the step.
+    elastic_old: L<W>,
 }
 
 /// Rolling resistance with memory, LIGGGHTS' `epsd` and `epsd2`
@@ -496,6 +600,7 @@ fn rolling_spring<const W: usize>(
         stored: m,
         elastic,
         dissipated: dot(applied, w_rel) * dt - (elastic - e_old),
+        elastic_old: e_old,
     }
 }
 
@@ -530,7 +635,7 @@ fn cohesion<const W: usize>(
     let pi = std::f64::consts::PI;
     let (k, delta) = (pp.cohesion, overlap);
     match model {
-        Cohesion::None => (c(0.0), c(0.0)),
+        Cohesion::None | Cohesion::Jkr => (c(0.0), c(0.0)),
         Cohesion::Sjkr => {
             let s = a.radius + b.radius;
             let dd = a.radius - b.radius;
@@ -662,6 +767,7 @@ mod tests {
                 lin_kt_ratio: 2.0 / 7.0,
                 cohesion,
                 rolling: rolling_model,
+                reach: 0.0,
             };
             for _ in 0..500 {
                 let mut li = LawIn::default();
@@ -762,6 +868,7 @@ mod tests {
             lin_contact_time: None,
             lin_kt_ratio: 2.0 / 7.0,
             cohesion,
+            reach: 0.0,
         };
         let k = 3.0e5;
         let pp = PairParams {
@@ -841,6 +948,95 @@ mod tests {
         }
     }
 
+    /// JKR on one contact (`cpu::jkr`): surfaces apart without history
+    /// feel nothing; touching, the force and potential are JKR's and the
+    /// snap-in's loss is booked; held apart (δ < 0) with its history the
+    /// contact pulls as JKR says; past δ_c it parts: nothing kept, and
+    /// what it held (the potential at δ_c, the tangential spring) lost.
+    #[test]
+    fn jkr_law_snaps_in_holds_apart_and_parts_with_its_energy() {
+        let pp = PairParams {
+            e_star: 5.3e6,
+            g_star: 2e6,
+            restitution: 0.5,
+            friction: 0.5,
+            damp_n: -500.0,
+            damp_t: -500.0,
+            surface_energy: 0.05,
+            ..Default::default()
+        };
+        let r = 1e-3;
+        let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
+        // at rest, sliding sideways a little (the tangential spring loads)
+        let body = |v: f64| Body {
+            vel: [v, 0.0, 0.0],
+            omega: [0.0; 3],
+            vel_half: [v, 0.0, 0.0],
+            omega_half: [0.0; 3],
+            radius: r,
+            inv_mass: 1.0 / m,
+            inv_inertia: 1.0 / (0.4 * m * r * r),
+        };
+        let (a, b) = (body(1e-4), body(0.0));
+        let n = [0.0, 0.0, 1.0];
+        let lp = LawParams {
+            model: ContactModel::HertzMindlin,
+            dt: 1e-6,
+            lin_stiffness: None,
+            lin_contact_time: None,
+            lin_kt_ratio: 2.0 / 7.0,
+            cohesion: Cohesion::Jkr,
+            rolling: Rolling::Cdt,
+            reach: 1e-4,
+        };
+        let jkr = super::super::jkr::JkrPair::new(0.5 * r, pp.e_star, pp.surface_energy);
+        let reach = jkr.reach();
+        // not touching, no history: nothing
+        let res = pair_law(&lp, &pp, &a, &b, n, -0.5 * reach, [0.0; 8]);
+        assert_eq!(
+            (res.force_a, res.kt, res.elastic, res.dissipated),
+            ([0.0; 3], 0.0, 0.0, 0.0)
+        );
+        // touching: JKR's force, its potential, the snap-in's loss
+        let delta = 1e-8;
+        let res = pair_law(&lp, &pp, &a, &b, n, delta, [0.0; 8]);
+        let (f, u) = jkr.at(delta).unwrap();
+        assert!((-res.force_a[2] - f).abs() < 1e-12 * f.abs(), "{res:?} {f}");
+        assert!((res.elastic - u - 0.5 * res.kt * dot(res.xi, res.xi)).abs() < 1e-9 * u.abs());
+        assert!(res.dissipated > 0.99 * jkr.snap_in_loss(), "{res:?}");
+        // held apart (δ < 0) with its history: the same law, in tension
+        let mut h = [res.xi[0], res.xi[1], res.xi[2], res.kt, 0.0, 0.0, 0.0, 0.0];
+        for k in 1..=9 {
+            let delta = -0.1 * k as f64 * reach;
+            let res = pair_law(&lp, &pp, &a, &b, n, delta, h);
+            let (f, _) = jkr.at(delta).unwrap();
+            assert!(
+                f < 0.0 && (-res.force_a[2] - f).abs() < 1e-9 * f.abs(),
+                "{delta}: {res:?} {f}"
+            );
+            assert!(
+                res.kt > 0.0 && res.dissipated < 0.01 * jkr.snap_in_loss(),
+                "{res:?}"
+            );
+            h = [res.xi[0], res.xi[1], res.xi[2], res.kt, 0.0, 0.0, 0.0, 0.0];
+        }
+        // past δ_c: parted, nothing kept, the potential at δ_c and the
+        // spring's energy lost
+        let spring = 0.5 * h[3] * (h[0] * h[0] + h[1] * h[1] + h[2] * h[2]);
+        assert!(spring > 0.0);
+        let res = pair_law(&lp, &pp, &a, &b, n, -1.01 * reach, h);
+        assert_eq!(
+            (res.force_a, res.xi, res.kt, res.elastic),
+            ([0.0; 3], [0.0; 3], 0.0, 0.0)
+        );
+        let lost = jkr.parting_loss() + spring;
+        assert!(
+            (res.dissipated - lost).abs() < 1e-12 * lost,
+            "{} vs {lost}",
+            res.dissipated
+        );
+    }
+
     /// EPSD2 and EPSD (LIGGGHTS' `rolling_model_epsd2.h`, `epsd.h`) on a
     /// contact held at a fixed overlap while a turns at a constant rate
     /// about a tangent axis, b at rest, the history fed back: the rolling
@@ -895,6 +1091,7 @@ mod tests {
                 lin_kt_ratio: 2.0 / 7.0,
                 cohesion: Cohesion::None,
                 rolling,
+                reach: 0.0,
             };
             let (mut h, mut hd) = ([0.0; 8], [0.0; 8]);
             let (mut work, mut lost, mut stored) = (0.0, 0.0, 0.0);

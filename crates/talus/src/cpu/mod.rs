@@ -26,6 +26,7 @@ pub mod flow;
 pub mod grow;
 pub mod hist;
 pub mod integrate;
+pub mod jkr;
 pub mod lanes;
 pub mod law;
 pub mod neighbours;

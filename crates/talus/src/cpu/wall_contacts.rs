@@ -147,14 +147,18 @@ fn run(
         nbr.iter()
             .map(|&e| gap(&c.set.prims[(e & INDEX) as usize], xb)),
     );
+    had.clear();
+    had.extend(nbr.iter().map(|&e| e & HAS_HISTORY != 0));
     if b.is_mesh() {
         keeps(c, nbr, gaps, xb, ri, keep);
     } else {
         keep.clear();
-        keep.extend(gaps.iter().map(|g| g.dist < ri));
+        keep.extend(
+            gaps.iter()
+                .zip(nbr.iter())
+                .map(|(g, &e)| g.dist < reach_of(c, ri, e)),
+        );
     }
-    had.clear();
-    had.extend(nbr.iter().map(|&e| e & HAS_HISTORY != 0));
     for k in 0..nbr.len() {
         if !keep[k] {
             continue;
@@ -237,16 +241,29 @@ fn run(
     }
 }
 
+/// How near a wall entry's primitive must be to be a contact: the
+/// particle's radius, or for an entry with history (flag in `e`)
+/// [`LawParams::reach`](super::law::LawParams) past it (JKR: the law parts
+/// it past the pair's own separation).
+#[inline]
+fn reach_of(c: &WallCtx, ri: f64, e: u32) -> f64 {
+    if e & HAS_HISTORY != 0 {
+        ri + c.lp.reach
+    } else {
+        ri
+    }
+}
+
 /// Which of a mesh's entries count as contacts (the reduction described
 /// above), into `keep`: `gaps` of each entry's triangle from `xb` (body
-/// frame).
+/// frame). An entry is in contact within [`reach_of`].
 pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: &mut Vec<bool>) {
     let tol = MESH_TIE * ri;
     let x = DVec3::from(xb);
     keep.clear();
     keep.extend((0..nbr.len()).map(|k| {
         let g = gaps[k];
-        if g.dist >= ri {
+        if g.dist >= reach_of(c, ri, nbr[k]) {
             return false;
         }
         let face = g.feature == Feature::Face;
@@ -254,7 +271,7 @@ pub fn keeps(c: &WallCtx, nbr: &[u32], gaps: &[WallGap], xb: V3, ri: f64, keep: 
         let prim = |f: usize| &c.set.prims[(nbr[f] & INDEX) as usize];
         !(0..nbr.len()).any(|f| {
             let gf = gaps[f];
-            if f == k || gf.dist >= ri {
+            if f == k || gf.dist >= reach_of(c, ri, nbr[f]) {
                 return false;
             }
             let cf = x + DVec3::from(gf.normal) * gf.dist;

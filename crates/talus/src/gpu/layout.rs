@@ -166,6 +166,8 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("WALL", WALL),
         ("COHESION_SJKR", crate::scene::Cohesion::Sjkr.code()),
         ("COHESION_SJKR2", crate::scene::Cohesion::Sjkr2.code()),
+        ("COHESION_JKR", crate::scene::Cohesion::Jkr.code()),
+        ("JKR_NEWTON_STEPS", crate::cpu::jkr::NEWTON_STEPS),
         ("ROLLING_CDT", crate::scene::Rolling::Cdt.code()),
         ("ROLLING_EPSD", crate::scene::Rolling::Epsd.code()),
         ("ROLLING_EPSD2", crate::scene::Rolling::Epsd2.code()),
@@ -214,6 +216,10 @@ pub struct Params {
     /// sjkr2); y: the first held material (`Scene::held_from`: integrate
     /// leaves particles of a material from it on at rest); z, w unused.
     pub models: [u32; 4],
+    /// x: how far past touching (m) an entry with history is still
+    /// evaluated (`LawParams::reach_for`: the skin in a JKR run, 0
+    /// otherwise); y, z, w unused.
+    pub contact: [f32; 4],
     /// The pair sums' fixed point (`shaders/contacts.wgsl`, `Sums`): x
     /// units per newton ([`crate::sums::force_unit`]), y units per newton
     /// metre ([`crate::sums::torque_unit`]), z = 1 / x, w = 1 / y.
@@ -257,7 +263,9 @@ pub struct Pair {
     pub cohesion: f32,
     /// The `epsd` rolling dashpot (`rolling_viscous_damping`).
     pub rolling_damping: f32,
-    pub pad: [f32; 2],
+    /// JKR's work of adhesion, J/m² (`surface_energy`).
+    pub surface_energy: f32,
+    pub pad: f32,
 }
 
 impl Pair {
@@ -274,7 +282,8 @@ impl Pair {
             damp_t: p.damp_t as f32,
             cohesion: p.cohesion_energy_density as f32,
             rolling_damping: p.rolling_damping as f32,
-            pad: [0.0; 2],
+            surface_energy: p.surface_energy as f32,
+            pad: 0.0,
         }
     }
 }
@@ -774,6 +783,7 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             gravity_rot,
             gravity_turn,
             models,
+            contact,
             sums,
             levels
         }),
@@ -788,7 +798,8 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             damp_n,
             damp_t,
             cohesion,
-            rolling_damping
+            rolling_damping,
+            surface_energy
         }),
         layout!(Wall {
             a,

@@ -248,6 +248,12 @@ pub fn scene_tables_for(
             c.rolling.code(),
             0,
         ],
+        contact: [
+            crate::cpu::law::LawParams::reach_for(c.cohesion, setup.skin) as f32,
+            0.0,
+            0.0,
+            0.0,
+        ],
         sums: {
             let (f, t) = (
                 crate::sums::force_unit(scene),

@@ -214,6 +214,85 @@ pub fn cohesion_estimate(scene: &Scene) -> Option<CohesionEstimate> {
     worst
 }
 
+/// What JKR adhesion does to the contacts most exposed to it (the
+/// smallest particle of each material, with its own kind and with each
+/// wall; [`jkr_estimate`]): the weakest such contact against its
+/// particle's weight, and the stiffest at rest against the step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JkrEstimate {
+    /// The particle's radius (m), whether the partner is a wall, and the
+    /// contact's pull-off force 1.5 π γ R* (N) over the particle's weight
+    /// (the granular Bond number; ∞ without gravity), the smallest over
+    /// the contacts.
+    pub radius: f64,
+    pub wall: bool,
+    pub pull_off: f64,
+    pub bond_number: f64,
+    /// The largest √(k/m*) (1/s) over the contacts, k = dF/dδ at JKR's
+    /// zero-load overlap: dt times it should stay well below 1.
+    pub rate: f64,
+    /// How far apart (m) surfaces may get before a held contact parts, at
+    /// most over the run (`PairTable::jkr_reach`): under the skin.
+    pub reach: f64,
+}
+
+/// The JKR summary of a scene (None without JKR or with no surface
+/// energy anywhere).
+pub fn jkr_estimate(scene: &Scene) -> Option<JkrEstimate> {
+    use crate::cpu::jkr::JkrPair;
+    use std::f64::consts::PI;
+    if scene.contact.cohesion != crate::scene::Cohesion::Jkr {
+        return None;
+    }
+    let table = crate::pair::PairTable::new(scene);
+    let g = glam::DVec3::from(scene.simulation.gravity).length();
+    let rmin = crate::timestep::smallest_radii(scene);
+    let mut out: Option<JkrEstimate> = None;
+    let mut rate = 0.0f64;
+    for (mi, &r) in rmin.iter().enumerate() {
+        if !(r.is_finite() && r > 0.0) {
+            continue;
+        }
+        let m = scene.materials[mi].density * 4.0 / 3.0 * PI * r.powi(3);
+        let mut partners = vec![(mi, false)];
+        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
+        for (mj, wall) in partners {
+            let pp = table.get(mi as u32, mj as u32);
+            if pp.surface_energy <= 0.0 {
+                continue;
+            }
+            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
+            let jkr = JkrPair::new(r_star, pp.e_star, pp.surface_energy);
+            // the zero-load overlap: F = 0 where a³ = 9πγR*²/(2E*)
+            let a = (9.0 * PI * pp.surface_energy * r_star * r_star / (2.0 * pp.e_star)).cbrt();
+            let d0 = a * a / r_star - (2.0 * PI * pp.surface_energy * a / pp.e_star).sqrt();
+            let h = 1e-4 * jkr.reach();
+            let k = match (jkr.at(d0 + h), jkr.at(d0 - h)) {
+                (Some((fp, _)), Some((fm, _))) => (fp - fm) / (2.0 * h),
+                _ => 0.0,
+            };
+            rate = rate.max((k / m_star).sqrt());
+            let pull_off = jkr.pull_off();
+            let bond_number = if g > 0.0 {
+                pull_off / (m * g)
+            } else {
+                f64::INFINITY
+            };
+            if out.is_none_or(|o| bond_number < o.bond_number) {
+                out = Some(JkrEstimate {
+                    radius: r,
+                    wall,
+                    pull_off,
+                    bond_number,
+                    rate: 0.0,
+                    reach: table.jkr_reach(scene),
+                });
+            }
+        }
+    }
+    out.map(|o| JkrEstimate { rate, ..o })
+}
+
 #[cfg(test)]
 mod cohesion_tests {
     use super::cohesion_estimate;
@@ -258,6 +337,19 @@ mod cohesion_tests {
             );
             assert!(!e.wall);
         }
+        // JKR: the pull-off of two equal spheres, 1.5 π γ r/2
+        let mut sticky = scene(Cohesion::Jkr, None);
+        sticky.materials[0].surface_energy = 0.05;
+        let j = super::jkr_estimate(&sticky).unwrap();
+        assert!(
+            (j.pull_off / (1.5 * PI * 0.05 * 0.5 * r) - 1.0).abs() < 1e-12,
+            "{j:?}"
+        );
+        assert!(
+            j.bond_number > 1.0 && j.rate > 0.0 && j.reach > 0.0,
+            "{j:?}"
+        );
+        assert!(super::jkr_estimate(&scene(Cohesion::Sjkr, None)).is_none());
         let soft = cohesion_estimate(&scene(Cohesion::Sjkr, Some(100.0))).unwrap();
         assert!(soft.hold.is_infinite(), "{soft:?}");
         let stiff = cohesion_estimate(&scene(Cohesion::Sjkr, Some(1e6))).unwrap();

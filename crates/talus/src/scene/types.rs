@@ -196,7 +196,7 @@ pub enum ContactModel {
 }
 
 /// `[contact] cohesion`: the attraction of touching surfaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Cohesion {
     /// Dry, cohesionless contacts (the default).
     #[default]
@@ -209,6 +209,11 @@ pub enum Cohesion {
     /// LIGGGHTS' `cohesion sjkr2`: the same pull with the area 2π (2R*) δ
     /// between particles and 2π R δ at a wall.
     Sjkr2,
+    /// Johnson–Kendall–Roberts adhesion (`cpu::jkr`): JKR's force–overlap
+    /// relation with the pair's work of adhesion γ (`surface_energy`;
+    /// pull-off 1.5 π γ R*), snap-in at touch, and contacts that hold past
+    /// touching until JKR's separation. Hertz–Mindlin only.
+    Jkr,
 }
 
 impl Cohesion {
@@ -218,6 +223,7 @@ impl Cohesion {
             Cohesion::None => "none",
             Cohesion::Sjkr => "sjkr",
             Cohesion::Sjkr2 => "sjkr2",
+            Cohesion::Jkr => "jkr",
         }
     }
     /// Its code in `Params::models` (x) on the GPU (`COHESION_*` in
@@ -227,6 +233,7 @@ impl Cohesion {
             Cohesion::None => 0,
             Cohesion::Sjkr => 1,
             Cohesion::Sjkr2 => 2,
+            Cohesion::Jkr => 3,
         }
     }
 }
@@ -327,8 +334,9 @@ pub struct Material {
     /// `cohesionEnergyDensity`); a pair's is the mean of its materials'
     /// unless `[[interactions]]` gives it. 0: none.
     pub cohesion_energy_density: f64,
-    /// Surface energy (J/m²) of the JKR model; a pair's is the mean of its
-    /// materials'. 0: none.
+    /// Surface energy γ (J/m²) of the JKR model, taken as the pair's work
+    /// of adhesion (pull-off 1.5 π γ R*); a pair's is the mean of its
+    /// materials' unless `[[interactions]]` gives it. 0: none.
     pub surface_energy: f64,
 }
 

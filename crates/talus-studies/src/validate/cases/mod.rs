@@ -23,6 +23,7 @@ mod fem;
 mod ferrez;
 mod hertz;
 mod hourglass;
+mod jkr;
 mod linear;
 mod materials;
 mod oblique_pair;
@@ -52,6 +53,7 @@ use fem::{case_fem_cantilever, case_fem_rod, case_fem_spin, case_fem_wave};
 use ferrez::case_ferrez;
 use hertz::{case1, case2};
 use hourglass::case_hourglass;
+use jkr::case_jkr;
 use linear::case_linear;
 use oblique_pair::{case7, case8};
 use oblique_wall::{case4, case5, case6};
@@ -159,6 +161,14 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_cohesion(mk),
+    },
+    CaseDef {
+        id: "jkr",
+        title: "JKR adhesion: snap-in, rest, pull-off at 1.5 π γ R* and energy",
+        source: "Johnson, Kendall & Roberts 1971 in closed form (the contact radius's relations)",
+        full: false,
+        options: &[],
+        run: |mk, _| case_jkr(mk),
     },
     CaseDef {
         id: "energy",

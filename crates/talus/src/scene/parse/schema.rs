@@ -244,13 +244,7 @@ impl Reader<'_> {
                 "none" => Cohesion::None,
                 "sjkr" => Cohesion::Sjkr,
                 "sjkr2" => Cohesion::Sjkr2,
-                "jkr" => {
-                    return Err(self.err(
-                        self.vline(v),
-                        "contact.cohesion",
-                        "\"jkr\" is not implemented yet (talus has \"none\", \"sjkr\" and \"sjkr2\")",
-                    ))
-                }
+                "jkr" => Cohesion::Jkr,
                 other => {
                     return Err(self.err(
                         self.vline(v),

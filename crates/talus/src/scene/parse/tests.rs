@@ -558,6 +558,32 @@ fn cohesion_keys_and_their_errors() {
     assert_eq!(s.contact.cohesion, Cohesion::Sjkr2);
     assert_eq!(s.materials[0].cohesion_energy_density, 3.0e5);
     assert_eq!(s.materials[0].surface_energy, 0.05);
+    // the surface energy is JKR's: given to sjkr2, a warning on its key
+    let w = s.warnings();
+    assert!(
+        w.len() == 1
+            && w[0].to_string().contains("materials[0].surface_energy")
+            && w[0].to_string().contains("only \"jkr\" uses it"),
+        "{w:?}"
+    );
+    // JKR reads it (and warns of the cohesion energy density instead)
+    let jkr = wet.replace("sjkr2", "jkr");
+    let s = parse_str(&format!("{with_k}{jkr}{BED}"), None).unwrap();
+    assert_eq!(s.contact.cohesion, Cohesion::Jkr);
+    let w = s.warnings();
+    assert!(
+        w.len() == 1
+            && w[0]
+                .to_string()
+                .contains("materials[0].cohesion_energy_density"),
+        "{w:?}"
+    );
+    assert_eq!(
+        crate::pair::PairTable::new(&s).get(0, 0).surface_energy,
+        0.05
+    );
+    let with_k = with_k.replace("surface_energy = 0.05\n", "");
+    let s = parse_str(&format!("{with_k}{wet}{BED}"), None).unwrap();
     assert!(s.warnings().is_empty(), "{:?}", s.warnings());
     let p = crate::pair::PairTable::new(&s);
     assert_eq!(p.get(0, 0).cohesion_energy_density, 3.0e5);
@@ -596,10 +622,6 @@ fn cohesion_keys_and_their_errors() {
             "contact.cohesion: unknown cohesion model \"glue\"",
         ),
         (
-            "[contact]\ncohesion = \"jkr\"\n".to_string(),
-            "contact.cohesion: \"jkr\" is not implemented yet",
-        ),
-        (
             "[contact]\nrolling = \"viscous\"\n".to_string(),
             "contact.rolling: unknown rolling model \"viscous\"",
         ),
@@ -607,25 +629,19 @@ fn cohesion_keys_and_their_errors() {
         let e = parse(&format!("{text}{BED}")).unwrap_err();
         assert!(e.contains(want), "{e}");
     }
-    for (from, to, want) in [
-        (
-            "cohesion_energy_density = 3.0e5",
-            "cohesion_energy_density = -1.0",
-            "materials[0].cohesion_energy_density: expected a cohesion energy density >= 0 J/m³, got -1",
-        ),
-        (
-            "surface_energy = 0.05",
-            "surface_energy = -0.05",
-            "materials[0].surface_energy: expected a surface energy >= 0 J/m², got -0.05",
-        ),
-    ] {
-        let e = parse_str(&format!("{}{wet}{BED}", with_k.replace(from, to)), None)
-            .unwrap()
-            .validate()
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains(want), "{e}");
-    }
+    let bad = with_k.replace(
+        "cohesion_energy_density = 3.0e5",
+        "cohesion_energy_density = -1.0",
+    );
+    let e = parse_str(&format!("{bad}{wet}{BED}"), None)
+        .unwrap()
+        .validate()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("materials[0].cohesion_energy_density: expected a cohesion energy density >= 0 J/m³, got -1"),
+        "{e}"
+    );
     let e = parse_str(
         &format!(
             "{with_k}{wet}[[interactions]]\nmaterials = [\"glass\", \"glass\"]\ncohesion_energy_density = -3.0\n{BED}"
@@ -642,6 +658,40 @@ fn cohesion_keys_and_their_errors() {
         ),
         "{e}"
     );
+    // JKR's errors: a negative surface energy, the linear model, a skin
+    // within its reach
+    let sticky = HEAD.replace(
+        "friction = 0.5\n",
+        "friction = 0.5\nsurface_energy = 0.05\n",
+    );
+    let jkr = "[contact]\ncohesion = \"jkr\"\n";
+    let check = |text: String| {
+        parse_str(&text, None)
+            .unwrap()
+            .validate()
+            .map_err(|e| e.to_string())
+    };
+    assert!(check(format!("{sticky}{jkr}{BED}")).is_ok());
+    for (text, want) in [
+        (
+            format!("{}{jkr}{BED}", sticky.replace("0.05", "-0.05")),
+            "materials[0].surface_energy: expected a surface energy >= 0 J/m², got -0.05",
+        ),
+        (
+            format!("{sticky}{jkr}model = \"linear\"\nstiffness = 1e4\n{BED}"),
+            "contact.cohesion: \"jkr\" needs model = \"hertz_mindlin\"",
+        ),
+        (
+            format!(
+                "{}{jkr}{BED}",
+                sticky.replace("[simulation]\n", "[simulation]\nneighbour_skin = 1e-9\n")
+            ),
+            "simulation.neighbour_skin: the skin (1e-9 m) must exceed JKR's reach",
+        ),
+    ] {
+        let e = check(text).unwrap_err();
+        assert!(e.contains(want), "{e}");
+    }
 }
 
 /// `[[fixed]]`: its region read (box or cylinder, as `[[outlets]]`'), a

@@ -7,6 +7,12 @@ use crate::scene::types::{ContactModel, Scene};
 
 pub(super) fn check_contact(s: &Scene) -> Result<(), SceneError> {
     let c = &s.contact;
+    if c.cohesion == crate::scene::types::Cohesion::Jkr && c.model != ContactModel::HertzMindlin {
+        return Err(s.error(
+            "contact.cohesion",
+            "\"jkr\" needs model = \"hertz_mindlin\" (JKR's force is Hertz's less the adhesion's, for the same elastic spheres)",
+        ));
+    }
     match c.model {
         ContactModel::HertzMindlin => {
             for (key, v) in [("stiffness", c.stiffness), ("contact_time", c.contact_time)] {
@@ -54,6 +60,24 @@ pub(super) fn check_contact(s: &Scene) -> Result<(), SceneError> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// A JKR contact holds past touching, up to the pair's separation: the
+/// neighbour list's skin must reach past it, or a held pair could drop out
+/// of the list while still pulling. Run after the materials' checks.
+pub(super) fn check_jkr_reach(s: &Scene) -> Result<(), SceneError> {
+    let reach = crate::pair::PairTable::new(s).jkr_reach(s);
+    let skin = s.skin();
+    if reach > 0.0 && !(skin > reach) {
+        return Err(s.error(
+            "simulation.neighbour_skin",
+            format!(
+                "the skin ({}{skin:e} m) must exceed JKR's reach, {reach:.4e} m: a contact holds until its surfaces are that far apart (raise neighbour_skin)",
+                if s.simulation.neighbour_skin.is_none() { "auto: " } else { "" }
+            ),
+        ));
     }
     Ok(())
 }

@@ -56,45 +56,74 @@ pub(super) fn check_materials(s: &Scene) -> Result<(), SceneError> {
     Ok(())
 }
 
-/// Cohesion given where the model will not use it, or a cohesion model
-/// with nothing to pull: each a warning, located.
+/// Cohesion given where the model will not use it (a cohesion energy
+/// density without `sjkr`/`sjkr2`, a surface energy without `jkr`), or a
+/// cohesion model with nothing to pull: each a warning, located.
 pub(super) fn cohesion_warnings(s: &Scene) -> Vec<SceneError> {
     use crate::scene::types::Cohesion;
     let mut out = Vec::new();
-    let given: Vec<String> = s
-        .materials
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.cohesion_energy_density > 0.0)
-        .map(|(i, _)| format!("materials[{i}].cohesion_energy_density"))
-        .chain(
-            s.interactions
-                .iter()
-                .enumerate()
-                .filter(|(_, it)| it.cohesion_energy_density.is_some_and(|k| k > 0.0))
-                .map(|(i, _)| format!("interactions[{i}].cohesion_energy_density")),
-        )
-        .collect();
-    match s.contact.cohesion {
-        Cohesion::None => {
-            if let Some(key) = given.first() {
-                out.push(s.error(
-                    key,
-                    "a cohesion energy density is given but [contact] cohesion is \"none\": it has no effect (set cohesion = \"sjkr\" or \"sjkr2\")",
-                ));
-            }
-        }
-        Cohesion::Sjkr | Cohesion::Sjkr2 => {
-            if given.is_empty() {
-                out.push(s.error(
-                    "contact.cohesion",
-                    format!(
-                        "cohesion = \"{}\" but no material or interaction has a cohesion_energy_density > 0: nothing is cohesive",
-                        s.contact.cohesion.name()
-                    ),
-                ));
-            }
-        }
+    // the keys (materials', then interactions') giving a value > 0
+    let given = |key: &str,
+                 m: fn(&crate::scene::types::Material) -> f64,
+                 it: fn(&crate::scene::types::Interaction) -> Option<f64>|
+     -> Vec<String> {
+        s.materials
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| m(x) > 0.0)
+            .map(|(i, _)| format!("materials[{i}].{key}"))
+            .chain(
+                s.interactions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| it(x).is_some_and(|v| v > 0.0))
+                    .map(|(i, _)| format!("interactions[{i}].{key}")),
+            )
+            .collect()
+    };
+    let k = given(
+        "cohesion_energy_density",
+        |m| m.cohesion_energy_density,
+        |it| it.cohesion_energy_density,
+    );
+    let gamma = given(
+        "surface_energy",
+        |m| m.surface_energy,
+        |it| it.surface_energy,
+    );
+    let model = s.contact.cohesion;
+    let sjkr = matches!(model, Cohesion::Sjkr | Cohesion::Sjkr2);
+    if let (Some(key), false) = (k.first(), sjkr) {
+        out.push(s.error(
+            key,
+            format!(
+                "a cohesion energy density is given but [contact] cohesion is \"{}\": only \"sjkr\" and \"sjkr2\" use it, it has no effect",
+                model.name()
+            ),
+        ));
+    }
+    if let (Some(key), false) = (gamma.first(), model == Cohesion::Jkr) {
+        out.push(s.error(
+            key,
+            format!(
+                "a surface energy is given but [contact] cohesion is \"{}\": only \"jkr\" uses it, it has no effect",
+                model.name()
+            ),
+        ));
+    }
+    let (wanted, none) = match model {
+        Cohesion::None => (None, true),
+        Cohesion::Sjkr | Cohesion::Sjkr2 => (Some("cohesion_energy_density"), k.is_empty()),
+        Cohesion::Jkr => (Some("surface_energy"), gamma.is_empty()),
+    };
+    if let (Some(key), true) = (wanted, none) {
+        out.push(s.error(
+            "contact.cohesion",
+            format!(
+                "cohesion = \"{}\" but no material or interaction has a {key} > 0: nothing is cohesive",
+                model.name()
+            ),
+        ));
     }
     out
 }

@@ -25,6 +25,7 @@ impl Scene {
         bodies::check_body_materials(self)?;
         materials::check_materials(self)?;
         materials::check_interactions(self)?;
+        contact::check_jkr_reach(self)?;
         walls::check_walls(self)?;
         flow::check_flow(self)?;
         flow::check_fixed(self)?;
