@@ -5,14 +5,20 @@ at the same rotation rates, written to drum_results.csv beside this file
 (case,point,quantity,value), which the talus case reads into its rows.
 
 Run by hand (not in CI):  validation/liggghts/run.sh drum
-                     or:  python3 validation/liggghts/drum.py [omega ...]
+                     or:  python3 validation/liggghts/drum.py [--mu-r X] [omega ...]
+--mu-r X (X > 0): rolling springs, `rolling_friction epsd2` with
+coefficientRollingFriction X for every pair of types (bead-bead and
+bead-wall), from the settling on; talus: --set drum.rolling=X. Its
+results go to drum_epsd2_X_results.csv (X as Python's {:g}; the same
+columns), which the talus case judges against with that option; without
+it, drum_results.csv, no rolling friction.
 Needs `liggghts` on PATH (Debian: apt-get install liggghts) and python3.
 
 Same inputs as the talus case: 2000 glass beads (r uniform in 1.8-2.0 mm,
 2500 kg/m3, E = 5 MPa, nu = 0.25) with e = 0.5 and mu = 0.4 between beads,
 0.5 against the steel drum (E = 200 GPa, nu = 0.3); model `hertz
 tangential history` (talus' law), no rolling friction (LIGGGHTS' cdt and
-epsd models are not talus' rolling law); dt = 1.9e-5 s; the drum is
+epsd models are not talus' rolling law; epsd2 is, and --mu-r adds it); dt = 1.9e-5 s; the drum is
 scenes/drum.stl (mm, scale 0.001) as `fix mesh/surface` with `fix
 wall/gran`, turned about +y through the origin by `fix move/mesh ...
 rotate` (right-hand rule, as talus' motion). The bed starts on a lattice
@@ -50,6 +56,8 @@ SETTLE, SPIN_UP, MIN_SPIN_UP, WINDOW, MIN_WINDOW, SAMPLES = 0.3, 0.7, 0.3, 1.2, 
 RMIN, RMAX, N = 0.0018, 0.002, 2000
 REGION = ((-0.0338, 0.0002, -0.0338), (0.0338, LEN - 0.0002, 0.0338))
 RHO = 2500.0
+MU_R = 0.0  # rolling friction with epsd2 (--mu-r); 0: none, the dry case
+
 
 HEAD = """atom_style granular
 atom_modify map array
@@ -65,15 +73,24 @@ fix m1 all property/global youngsModulus peratomtype 5.0e6 2.0e11
 fix m2 all property/global poissonsRatio peratomtype 0.25 0.3
 fix m3 all property/global coefficientRestitution peratomtypepair 2 0.5 0.5 0.5 0.5
 fix m4 all property/global coefficientFriction peratomtypepair 2 0.4 0.5 0.5 0.6
-pair_style gran model hertz tangential history
+{rolling_coeff}pair_style gran model hertz tangential history{rolling}
 pair_coeff * *
 timestep {dt:.16e}
 fix gravi all gravity {g} vector 0.0 0.0 -1.0
 fix cad all mesh/surface file {stl} type 2 scale 0.001
-fix walls all wall/gran model hertz tangential history mesh n_meshes 1 meshes cad
+fix walls all wall/gran model hertz tangential history{rolling} mesh n_meshes 1 meshes cad
 fix integr all nve/sphere
 thermo 10000
 """
+
+
+def head():
+    """The input's common part: the contact model with or without epsd2."""
+    rolling, coeff = "", ""
+    if MU_R > 0.0:
+        rolling = " rolling_friction epsd2"
+        coeff = f"fix m5 all property/global coefficientRollingFriction peratomtypepair 2 {MU_R} {MU_R} {MU_R} {MU_R}\n"
+    return HEAD.format(skin=0.2 * RMAX, dt=DT, g=G, stl=STL, rolling=rolling, rolling_coeff=coeff)
 
 
 def fmt(x):
@@ -184,7 +201,7 @@ def settle(tmp):
     """The lattice bed settled SETTLE s in the drum at rest: [(pos, r)]."""
     write_data(os.path.join(tmp, "in.data"), lattice())
     steps = round(SETTLE / DT)
-    script = HEAD.format(skin=0.2 * RMAX, dt=DT, g=G, stl=STL) + f"""dump d all custom {steps} settled.txt id x y z radius
+    script = head() + f"""dump d all custom {steps} settled.txt id x y z radius
 dump_modify d sort id format "%d %.16e %.16e %.16e %.16e"
 run {steps}
 """
@@ -200,7 +217,7 @@ def rate(tmp, bed, omega):
     write_data(os.path.join(tmp, "in.data"), bed)
     spin, every = schedule(omega)
     period = 2.0 * math.pi / omega
-    script = HEAD.format(skin=0.2 * RMAX, dt=DT, g=G, stl=STL) + f"""fix rot all move/mesh mesh cad rotate origin 0.0 0.0 0.0 axis 0.0 1.0 0.0 period {period:.16e}
+    script = head() + f"""fix rot all move/mesh mesh cad rotate origin 0.0 0.0 0.0 axis 0.0 1.0 0.0 period {period:.16e}
 run {spin}
 reset_timestep 0
 dump d all custom {every} dump.txt id x y z radius
@@ -238,8 +255,20 @@ def main():
         for deg in (-10.0, 0.0, 15.0, 30.0):
             print(f"tilt {deg}: {surface_angle(tilted_bed(deg), 0.003, 0.01):.12f}")
         return
-    omegas = [float(a) for a in sys.argv[1:]] or OMEGAS
-    path = os.path.join(HERE, "drum_results.csv")
+    global MU_R
+    args = sys.argv[1:]
+    if "--mu-r" in args:
+        i = args.index("--mu-r")
+        if i + 1 >= len(args):
+            sys.exit("--mu-r: expected a rolling friction > 0")
+        MU_R = float(args[i + 1])
+        del args[i : i + 2]
+        if not MU_R > 0.0:
+            sys.exit(f"--mu-r: expected a rolling friction > 0, got {MU_R}")
+    omegas = [float(a) for a in args] or OMEGAS
+    # the dry drum, or one with rolling springs in a file of its own
+    name = "drum_results.csv" if MU_R == 0.0 else f"drum_epsd2_{MU_R:g}_results.csv"
+    path = os.path.join(HERE, name)
     # keep the rates not rerun
     rows = {}
     if os.path.exists(path):
@@ -255,7 +284,7 @@ def main():
         m = sum(angles) / n
         sd = math.sqrt(sum((a - m) ** 2 for a in angles) / max(n - 1, 1))
         fr = omega * omega * R_DRUM / G
-        print(f"omega {fmt(omega)} rad/s (Fr {fr:.3g}): angle {m:.2f} +- {sd:.2f} deg over {n} snapshots; {steps} steps in {secs:.0f} s; {', '.join(f'{a:.1f}' for a in angles)}", flush=True)
+        print(f"{f'epsd2 mu_r {MU_R:g}, ' if MU_R else ''}omega {fmt(omega)} rad/s (Fr {fr:.3g}): angle {m:.2f} +- {sd:.2f} deg over {n} snapshots; {steps} steps in {secs:.0f} s; {', '.join(f'{a:.1f}' for a in angles)}", flush=True)
         p = f"ω={fmt(omega)}"
         for q, v in (("angle", m), ("angle_std", sd), ("samples", n), ("froude", fr), ("wall_seconds", secs)):
             rows[("drum", p, q)] = f"{v:.10e}"

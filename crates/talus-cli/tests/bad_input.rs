@@ -2936,6 +2936,7 @@ fn validate_list_options_lists_every_case_option() {
         "hourglass.only",
         "slope.debug",
         "tapping.stiffer",
+        "drum.rolling",
     ] {
         assert!(stdout.contains(key), "{key}\n{stdout}");
     }

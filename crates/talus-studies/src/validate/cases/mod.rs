@@ -311,8 +311,8 @@ pub static CASES: &[CaseDef] = &[
         title: "rotating drum: dynamic angle of repose against rotation rate",
         source: "analytic vs STL drum vs LIGGGHTS 3.8 (same beads, same STL); angle rises with ω²R/g in the rolling regime",
         full: true,
-        options: &[],
-        run: |mk, _| case_drum(mk),
+        options: drum::OPTIONS,
+        run: case_drum,
     },
     CaseDef {
         id: "clump-heap",
@@ -364,6 +364,7 @@ pub fn check_options(opts: &Options) -> Result<(), String> {
     ferrez::Knobs::from_options(opts)?;
     tapping::Knobs::from_options(opts)?;
     collapse::Setup::from_options(opts)?;
+    drum::Knobs::from_options(opts)?;
     clump_heap::Knobs::from_options(opts)?;
     Ok(())
 }
@@ -428,6 +429,7 @@ mod tests {
             include_str!("beverloo.rs"),
             include_str!("clump_heap.rs"),
             include_str!("collapse.rs"),
+            include_str!("drum.rs"),
             include_str!("ferrez.rs"),
             include_str!("hourglass.rs"),
             include_str!("slope.rs"),
@@ -471,7 +473,7 @@ mod tests {
         let e = catalogue().parse(&["silo.width=40"]).unwrap_err();
         assert!(
             e.contains(
-                "of the cases beverloo, ferrez, tapping, hourglass, collapse, slope, clump-heap;"
+                "of the cases beverloo, ferrez, tapping, hourglass, collapse, slope, drum, clump-heap;"
             ),
             "{e}"
         );
