@@ -1027,6 +1027,54 @@ fn rolling_springs() -> Scene {
     s
 }
 
+/// JKR: contacts held past touching (entries with history evaluated
+/// though apart) on ranks and through a checkpoint give the serial bits:
+/// 2 CPU ranks, a 2-rank checkpoint resumed on 3, and 2 GPU ranks. The
+/// serial run does hold contacts apart.
+#[test]
+fn jkr_on_ranks_and_through_a_checkpoint_gives_the_serial_bits() {
+    let mut scene = scene("settle.toml");
+    scene.contact.cohesion = talus::scene::Cohesion::Jkr;
+    for m in &mut scene.materials {
+        m.surface_energy = 0.2;
+    }
+    let setup = Setup::new(scene).unwrap();
+    let (half, steps) = (600, 1200);
+    let mut serial = CpuBackend::from_setup(&setup).unwrap();
+    serial.advance(steps).unwrap();
+    let want = end(&mut serial);
+    let snap = serial.snapshot();
+    let at: std::collections::HashMap<u32, usize> =
+        snap.id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+    let apart = serial
+        .st
+        .pair_history()
+        .iter()
+        .filter(|(a, b, _)| {
+            let (p, q) = (snap.pos_rad[at[a]], snap.pos_rad[at[b]]);
+            let d = ((0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>()).sqrt();
+            d > p[3] + q[3]
+        })
+        .count();
+    // (a settling column is mostly in compression: a few dozen at most)
+    assert!(apart > 5, "{apart} contacts held apart");
+    let got = on_ranks(&setup, 2, None, |b| {
+        b.advance(steps).unwrap();
+        end(b)
+    });
+    assert_same(&want, &got, "2 ranks, jkr");
+    let saved = on_ranks(&setup, 2, None, |b| {
+        b.advance(half).unwrap();
+        b.save()
+    });
+    let on_three = on_ranks(&setup, 3, Some(&saved), |b| {
+        b.advance(steps - half).unwrap();
+        end(b)
+    });
+    assert_same(&want, &on_three, "2 ranks, then 3, jkr");
+    gpu_ranks_match_serial(&setup, 300, "2 GPU ranks, jkr");
+}
+
 /// The rolling springs' torques move with the history everywhere it
 /// goes: 2 and 3 CPU ranks end on the serial run's bits, so does a
 /// checkpoint of 2 ranks resumed on 3 and serially, and on the GPU path 2
