@@ -605,8 +605,11 @@ mod tests {
     /// --mu-r X` writes; unset, the dry drum as before.
     #[test]
     fn the_rolling_option_makes_the_epsd2_drum() {
+        // the drum's own options (the registry's `catalogue` holds them
+        // too; read here without importing the registry back)
+        let catalogue = || crate::validate::options::Catalogue(vec![("drum", "drum", OPTIONS)]);
         let opts = |words: &[&str]| {
-            let o = super::super::catalogue().parse(words).unwrap();
+            let o = catalogue().parse(words).unwrap();
             Knobs::from_options(&o).unwrap()
         };
         let dry = opts(&[]);
@@ -623,9 +626,7 @@ mod tests {
         assert_eq!(m(0.3).unwrap(), "drum_epsd2_0.3");
         // Python's {:g} writes 1e-07, Rust 0.0000001: no file to judge by
         assert_eq!(m(1e-7), None);
-        assert!(super::super::catalogue()
-            .parse(&["drum.rolling=-0.1"])
-            .is_err());
+        assert!(catalogue().parse(&["drum.rolling=-0.1"]).is_err());
         // the file the script writes for --mu-r X is the one read
         let py = std::fs::read_to_string(crate::repo_root().join("validation/liggghts/drum.py"))
             .unwrap();
