@@ -56,6 +56,34 @@ pub struct PairParams {
 /// of rocking. Shared with `shaders/common.wgsl` (`ROLLING_SHARE`).
 pub const ROLLING_SHARE: u32 = 16;
 
+/// Newton steps for JKR's contact radius (`cpu::jkr`; `JKR_NEWTON_STEPS`
+/// in `shaders/common.wgsl`, checked equal by `tests/shaders.rs`).
+pub const JKR_NEWTON_STEPS: u32 = 8;
+
+/// −δ_c (m): how far apart the surfaces of a held JKR contact of effective
+/// radius `r_star`, modulus `e_star` and work of adhesion `gamma` get
+/// before it parts, 3 a_s²/R* with a_s³ = π γ R*²/(8E*) (where dδ/da = 0;
+/// `cpu::jkr`, whose solve checks it agrees).
+pub fn jkr_separation(r_star: f64, e_star: f64, gamma: f64) -> f64 {
+    let a_s = (std::f64::consts::PI * gamma * r_star * r_star / (8.0 * e_star)).cbrt();
+    3.0 * a_s * a_s / r_star
+}
+
+/// How far past touching (m) the contact stages evaluate an entry with
+/// history (`cpu::law::LawParams::reach`, the GPU's `Params::contact`):
+/// in a JKR run the neighbour skin, which exceeds every pair's separation
+/// (`scene::validate`), so that the step a held contact passes its δ_c
+/// (by less than a skin: a particle moves at most half a skin between two
+/// builds) evaluates it and the law parts it with the energy it held (a
+/// limit at δ_c itself would let that step drop it unseen); 0 otherwise.
+pub fn stage_reach(cohesion: crate::scene::Cohesion, skin: f64) -> f64 {
+    if cohesion == crate::scene::Cohesion::Jkr {
+        skin
+    } else {
+        0.0
+    }
+}
+
 /// Flat pair table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairTable {
@@ -135,8 +163,8 @@ impl PairTable {
     }
 
     /// How far apart (m) the surfaces of a held JKR contact can get before
-    /// it parts, at most over the run: −δ_c over every pair of materials
-    /// (`cpu::jkr`) with the scene's largest radius (R* = r_max/2 between
+    /// it parts, at most over the run: [`jkr_separation`] over every pair
+    /// of materials with the scene's largest radius (R* = r_max/2 between
     /// particles, r_max at a wall; δ_c grows as R*^(1/3)). What the contact
     /// stages look past touching for contacts that had touched, and what
     /// the neighbour skin must exceed; 0 without JKR.
@@ -148,10 +176,7 @@ impl PairTable {
         self.pairs
             .iter()
             .filter(|p| p.surface_energy > 0.0)
-            .flat_map(|p| {
-                [0.5 * r, r]
-                    .map(|rs| crate::cpu::jkr::JkrPair::new(rs, p.e_star, p.surface_energy).reach())
-            })
+            .flat_map(|p| [0.5 * r, r].map(|rs| jkr_separation(rs, p.e_star, p.surface_energy)))
             .fold(0.0, f64::max)
     }
 

@@ -41,9 +41,9 @@
 
 use super::lanes::{Mask, L};
 
-/// Newton steps for a(δ) (`JKR_NEWTON_STEPS` in `shaders/common.wgsl`,
-/// checked equal by `tests/shaders.rs`).
-pub const NEWTON_STEPS: u32 = 8;
+/// Newton steps for a(δ) ([`crate::pair::JKR_NEWTON_STEPS`], shared with
+/// the GPU).
+pub const NEWTON_STEPS: u32 = crate::pair::JKR_NEWTON_STEPS;
 
 /// One pair's JKR constants in lanes: R*, E*, γ, and C = √(2πγ/E*).
 #[derive(Debug, Clone, Copy)]
@@ -222,6 +222,7 @@ mod tests {
             let a_s = (PI * g * r * r / (8.0 * e)).cbrt();
             let d_c = -3.0 * a_s * a_s / r;
             assert!((p.reach() / -d_c - 1.0).abs() < 1e-12);
+            assert!((crate::pair::jkr_separation(r, e, g) / p.reach() - 1.0).abs() < 1e-12);
             assert!((delta_of(a_s) / d_c - 1.0).abs() < 1e-12);
             let fu = PI * g * r;
             // a sweep in a, from a_s to 30 a_s (compression), each δ(a)

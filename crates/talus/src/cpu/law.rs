@@ -33,6 +33,14 @@ pub fn sub(a: V3, b: V3) -> V3 {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 #[inline]
+pub fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+#[inline]
 pub fn scale(a: V3, s: f64) -> V3 {
     [a[0] * s, a[1] * s, a[2] * s]
 }
@@ -85,26 +93,10 @@ pub struct LawParams {
     pub cohesion: Cohesion,
     pub rolling: Rolling,
     /// How far past touching (m) the contact stages still evaluate an
-    /// entry with history ([`LawParams::reach_for`]): in a JKR run the
+    /// entry with history ([`crate::pair::stage_reach`]): in a JKR run the
     /// skin, 0 otherwise. Not read by the law, which parts a held contact
     /// past its pair's own separation δ_c.
     pub reach: f64,
-}
-
-impl LawParams {
-    /// [`LawParams::reach`] of a run: in a JKR run the neighbour skin,
-    /// which exceeds every pair's separation (`scene::validate`), so that
-    /// the step a held contact passes its δ_c — by less than a skin, a
-    /// particle moving at most half a skin between two builds — evaluates
-    /// it, and the law parts it with the energy it held (a limit at δ_c
-    /// itself would let that step drop the contact unseen); 0 otherwise.
-    pub fn reach_for(cohesion: Cohesion, skin: f64) -> f64 {
-        if cohesion == Cohesion::Jkr {
-            skin
-        } else {
-            0.0
-        }
-    }
 }
 
 /// What a pair law returns, in the canonical orientation (a → b).

@@ -13,6 +13,8 @@
 //! | `flow.rs` | pouring and outlets: the batches due inserted at a step's start, the particles outlets take removed at its end (`CpuFlow`) |
 //! | `law.rs` | the pair law (twin of `shaders/law.wgsl`) |
 //! | `lanes.rs` | f64 lanes the law runs on, four contacts at a time |
+//! | `jkr.rs` | JKR adhesion's contact radius (Newton's method) and closed forms, for the law, the checks and `talus check` |
+//! | `hist.rs` | the history beside the list entries (`HistVec`: the rolling half only in runs that keep one) |
 //! | `bin.rs`, `sort.rs`, `neighbours.rs`, `contacts.rs`, `integrate.rs`, `diagnostics.rs` | the stages |
 //! | `clumps.rs` | the clumps' part of integrate (reduction, rigid-body step, members re-posed) and their rows' bookkeeping |
 //! | `wall_contacts.rs` | the wall part of the contact stage: moving walls, the mesh reduction, wall loads |

@@ -66,7 +66,7 @@ impl Step {
                 lin_kt_ratio: scene.contact.tangential_stiffness_ratio,
                 cohesion: scene.contact.cohesion,
                 rolling: scene.contact.rolling,
-                reach: LawParams::reach_for(scene.contact.cohesion, setup.skin),
+                reach: crate::pair::stage_reach(scene.contact.cohesion, setup.skin),
             },
             gravity: scene.simulation.gravity,
             pairs: setup.pairs.clone(),

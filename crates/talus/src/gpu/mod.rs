@@ -5,6 +5,8 @@
 //! (snapshots, energy rows, the error flags at the end of `advance`).
 
 pub mod bin;
+#[cfg(feature = "test-kernels")]
+pub mod bonds;
 pub mod clump_data;
 pub mod clump_out;
 pub mod clumps;
@@ -249,7 +251,7 @@ pub fn scene_tables_for(
             0,
         ],
         contact: [
-            crate::cpu::law::LawParams::reach_for(c.cohesion, setup.skin) as f32,
+            crate::pair::stage_reach(c.cohesion, setup.skin) as f32,
             0.0,
             0.0,
             0.0,
