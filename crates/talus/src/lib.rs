@@ -10,6 +10,7 @@
 //! from. See `docs/ARCHITECTURE.md`.
 
 pub mod backend;
+pub mod bonds;
 pub mod checkpoint;
 pub mod cpu;
 pub mod dist;

@@ -18,6 +18,8 @@ mod flow;
 mod gpu;
 #[path = "gpu_bodies.rs"]
 mod gpu_bodies;
+#[path = "gpu_bonds.rs"]
+mod gpu_bonds;
 #[path = "gpu_clumps.rs"]
 mod gpu_clumps;
 #[path = "gpu_flow.rs"]

@@ -40,6 +40,8 @@ pub fn kernel_decls() -> Vec<KernelDecl> {
         #[cfg(feature = "test-kernels")]
         &super::law::LawEval::DECLS,
         #[cfg(feature = "test-kernels")]
+        &super::bonds::BondEval::DECLS,
+        #[cfg(feature = "test-kernels")]
         &super::rotor_eval::RotorEval::DECLS,
         #[cfg(feature = "test-kernels")]
         &super::wall_eval::WallEval::DECLS,

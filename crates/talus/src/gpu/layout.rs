@@ -167,7 +167,7 @@ pub fn shared_constants() -> Vec<(&'static str, u32)> {
         ("COHESION_SJKR", crate::scene::Cohesion::Sjkr.code()),
         ("COHESION_SJKR2", crate::scene::Cohesion::Sjkr2.code()),
         ("COHESION_JKR", crate::scene::Cohesion::Jkr.code()),
-        ("JKR_NEWTON_STEPS", crate::cpu::jkr::NEWTON_STEPS),
+        ("JKR_NEWTON_STEPS", crate::pair::JKR_NEWTON_STEPS),
         ("ROLLING_CDT", crate::scene::Rolling::Cdt.code()),
         ("ROLLING_EPSD", crate::scene::Rolling::Epsd.code()),
         ("ROLLING_EPSD2", crate::scene::Rolling::Epsd2.code()),
@@ -217,7 +217,7 @@ pub struct Params {
     /// leaves particles of a material from it on at rest); z, w unused.
     pub models: [u32; 4],
     /// x: how far past touching (m) an entry with history is still
-    /// evaluated (`LawParams::reach_for`: the skin in a JKR run, 0
+    /// evaluated (`pair::stage_reach`: the skin in a JKR run, 0
     /// otherwise); y, z, w unused.
     pub contact: [f32; 4],
     /// The pair sums' fixed point (`shaders/contacts.wgsl`, `Sums`): x
@@ -626,6 +626,42 @@ pub struct LawOut {
 }
 
 #[cfg(feature = "test-kernels")]
+/// One bond for the bond law alone (`BondCase` in
+/// `shaders/bond_eval.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct BondCase {
+    /// `BondParams` (shaders/bonds.wgsl): kn, ks, R, damping; σ_c, τ_c
+    /// (< 0: never), 0, 0.
+    pub params: [[f32; 4]; 2],
+    pub a: [[f32; 4]; 4],
+    pub b: [[f32; 4]; 4],
+    /// a's radius, b's radius, centre distance, dt.
+    pub geom: [f32; 4],
+    pub normal: [f32; 4],
+    /// Stored normal force, twisting moment, 0, 0.
+    pub nt: [f32; 4],
+    pub shear: [f32; 4],
+    pub bend: [f32; 4],
+}
+
+#[cfg(feature = "test-kernels")]
+/// What the bond law returns for a [`BondCase`].
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
+pub struct BondOut {
+    pub force_a: [f32; 4],
+    pub torque_a: [f32; 4],
+    pub torque_b: [f32; 4],
+    /// New normal force, twisting moment, how it broke (`Break::code`), 0.
+    pub nt: [f32; 4],
+    pub shear: [f32; 4],
+    pub bend: [f32; 4],
+    /// elastic, dissipated, 0, 0.
+    pub energy: [f32; 4],
+}
+
+#[cfg(feature = "test-kernels")]
 /// A free top for the clumps' rotation alone (`RotorCase` in
 /// `shaders/rotor_eval.wgsl`).
 #[repr(C)]
@@ -870,6 +906,27 @@ pub fn rust_layouts() -> Vec<StructLayout> {
             xi_kt,
             energy,
             roll
+        }),
+        #[cfg(feature = "test-kernels")]
+        layout!(BondCase {
+            params,
+            a,
+            b,
+            geom,
+            normal,
+            nt,
+            shear,
+            bend
+        }),
+        #[cfg(feature = "test-kernels")]
+        layout!(BondOut {
+            force_a,
+            torque_a,
+            torque_b,
+            nt,
+            shear,
+            bend,
+            energy
         }),
         layout!(OutletRegion { a, b, kind }),
         layout!(FlowRecord {

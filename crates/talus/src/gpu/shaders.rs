@@ -15,7 +15,8 @@ use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 7] = [
+pub const INCLUDES: [&str; 8] = [
+    "bonds.wgsl",
     "clump_energy.wgsl",
     "common.wgsl",
     "fixed.wgsl",
@@ -61,6 +62,15 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         ),
         #[cfg(feature = "test-kernels")]
         with_law("law_eval.wgsl", include_str!("../../shaders/law_eval.wgsl")),
+        #[cfg(feature = "test-kernels")]
+        (
+            "bond_eval.wgsl",
+            format!(
+                "{common}\n{law}\n{}\n{}",
+                include_str!("../../shaders/bonds.wgsl"),
+                include_str!("../../shaders/bond_eval.wgsl")
+            ),
+        ),
         #[cfg(feature = "test-kernels")]
         (
             "rotor_eval.wgsl",

@@ -43,6 +43,7 @@ impl SceneBuilder {
                 key_lines: HashMap::new(),
                 mesh_files: Default::default(),
                 fixed: Vec::new(),
+                bonds: Vec::new(),
                 held: Vec::new(),
             },
             error: None,

@@ -42,8 +42,8 @@ pub use generate::{generate_lattice, generate_random};
 pub use radius::RadiusDist;
 pub use types::gravity_at;
 pub use types::{
-    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, Cohesion, Contact, ContactModel,
-    Domain, Dt, End, GravityRotation, Insert, InsertRate, Interaction, Material, MeshFiles,
-    Oscillation, Outlet, ParticleInit, Region, Rolling, Scene, Servo, Shape, Side, Simulation,
-    SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
+    Body, BodyElement, BodyIntegrator, BodyMesh, BodyModel, BondPairs, BondSpec, Cohesion, Contact,
+    ContactModel, Domain, Dt, End, GravityRotation, Insert, InsertRate, Interaction, Material,
+    MeshFiles, Oscillation, Outlet, ParticleInit, Region, Rolling, Scene, Servo, Shape, Side,
+    Simulation, SourceInfo, Wall, WallMotion, AUTO_SKIN_DIAMETERS, DEFAULT_CHECKPOINT_INTERVAL,
 };

@@ -556,6 +556,44 @@ pub fn unit_or_given(v: [f64; 3]) -> [f64; 3] {
     }
 }
 
+/// Which pairs a `[[bonds]]` entry bonds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BondPairs {
+    /// Pairs of these two materials (indices into `materials`; either
+    /// order).
+    Materials([usize; 2]),
+    /// Pairs with both centres inside the region.
+    Region(Region),
+}
+
+/// `[[bonds]]`: parallel bonds (Potyondy & Cundall 2004) formed at time
+/// `at` between the pairs `pairs` names whose surfaces are closer than
+/// `gap`. A bond is a cylinder of radius `radius_ratio` × the smaller
+/// radius between the two centres: normal stiffness per area E/L (L the
+/// centres' distance at formation), shear stiffness per area that over
+/// `stiffness_ratio`; it carries a force and a moment from the relative
+/// motion since it formed and breaks where its stress reaches a strength.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BondSpec {
+    pub pairs: BondPairs,
+    /// s: when the bonds form (default 0).
+    pub at: f64,
+    /// m: the surface gap below which a pair bonds.
+    pub gap: f64,
+    /// The bond's radius over the smaller particle's (default 1).
+    pub radius_ratio: f64,
+    /// Pa: the normal stiffness per area times L.
+    pub youngs_modulus: f64,
+    /// Normal over shear stiffness (default 2.5).
+    pub stiffness_ratio: f64,
+    /// Pa; None: the bond never breaks in tension (or in shear).
+    pub tensile_strength: Option<f64>,
+    pub shear_strength: Option<f64>,
+    /// A fraction of critical damping on the bond's relative motion
+    /// (default 0).
+    pub damping: f64,
+}
+
 /// A region of space (insertion, outlets): `{ min, max }` (a box) or
 /// `{ center, axis, radius, length }` (a solid cylinder from `center` to
 /// `center + length * axis`, axis unit).
@@ -921,6 +959,8 @@ pub struct Scene {
     /// `[[fixed]]` regions, in order: the particles whose centre is inside
     /// one at t = 0 are held still for the whole run.
     pub fixed: Vec<Region>,
+    /// `[[bonds]]` entries, in order.
+    pub bonds: Vec<BondSpec>,
     /// Held materials, once [`Scene::hold_fixed`] has run (the set-up does):
     /// the last `held.len()` entries of `materials` are copies of
     /// `materials[held[k]]` that the particles held by `[[fixed]]` were

@@ -10,6 +10,7 @@
 //! document in order. `tests.rs` reads whole scene texts.
 
 mod bodies;
+mod bonds;
 mod flow;
 mod particles;
 mod reader;
@@ -144,6 +145,11 @@ impl Reader<'_> {
             fixed.push(self.fixed(&mut t)?);
             self.finish(t)?;
         }
+        let mut bonds = Vec::new();
+        for mut t in self.table_array(&mut root, "bonds", bonds::BOND_KEYS)? {
+            bonds.push(self.bond(&mut t, &materials)?);
+            self.finish(t)?;
+        }
         let mut bodies = Vec::new();
         for mut t in self.table_array(&mut root, "bodies", BODY_KEYS)? {
             bodies.push(self.body(&mut t, &materials)?);
@@ -174,6 +180,7 @@ impl Reader<'_> {
             sources,
             key_lines: self.lines.borrow().clone(),
             fixed,
+            bonds,
             held: Vec::new(),
             mesh_files: Default::default(),
         })

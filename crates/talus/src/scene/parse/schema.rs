@@ -25,6 +25,7 @@ pub(super) const ROOT_KEYS: &[&str] = &[
     "bodies",
     "shapes",
     "fixed",
+    "bonds",
 ];
 pub(super) const SIMULATION_KEYS: &[&str] = &[
     "duration",

@@ -168,7 +168,7 @@ fn check_insert(s: &Scene, i: usize, ins: &Insert) -> Result<(), SceneError> {
 
 /// A box with max > min, or a cylinder with a finite centre, a unit axis
 /// and a positive radius and length; all finite.
-fn check_region(s: &Scene, key: &str, r: &Region) -> Result<(), SceneError> {
+pub(super) fn check_region(s: &Scene, key: &str, r: &Region) -> Result<(), SceneError> {
     match *r {
         Region::Box { min, max } => {
             for (k, p) in [("min", min), ("max", max)] {

@@ -3,6 +3,7 @@
 //! always the same one.
 
 mod bodies;
+mod bonds;
 mod contact;
 mod domain;
 mod flow;
@@ -29,6 +30,7 @@ impl Scene {
         walls::check_walls(self)?;
         flow::check_flow(self)?;
         flow::check_fixed(self)?;
+        bonds::check_bonds(self)?;
         let meshes = bodies::check_bodies(self)?;
         particles::check_particles(self)?;
         let grid = domain::check_grid(self)?;
