@@ -3473,3 +3473,46 @@ fn clumps_run_end_to_end_on_both_backends() {
     assert_eq!(rows.len(), 5, "{fin}");
     assert_eq!(rows.iter().filter(|r| r.contains(",dumbbell,")).count(), 4);
 }
+
+/// `[[bonds]]`: `talus check` reports the bonds formed at t = 0 and the
+/// step they allow, then refuses the run in one line at the `[[bonds]]`
+/// table (the bond stage is not in this build yet); a bad bond value is
+/// one located line.
+#[test]
+fn bonds_are_reported_then_refused() {
+    let bonds =
+        "\n[[bonds]]\nmaterials = [\"glass\", \"glass\"]\ngap = 1e-3\nyoungs_modulus = 1e9\n";
+    let scene = format!("{BASE}{bonds}");
+    let dir = TempDir::new("bonds");
+    let path = dir.write("scene.toml", &scene);
+    let out = check(&path);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("formed at t = 0 by 1 [[bonds]] entry") && stdout.contains("2/√(k/m*)"),
+        "{stdout}"
+    );
+    expect_error(
+        &out,
+        &path,
+        Some(line_of(&scene, "[[bonds]]")),
+        "bonds",
+        &["does not run them yet"],
+    );
+    check_fails(
+        "bonds_ratio",
+        &format!("{scene}radius_ratio = 0.0\n"),
+        Some(line_of(
+            &format!("{scene}radius_ratio = 0.0\n"),
+            "radius_ratio",
+        )),
+        "bonds[0].radius_ratio",
+        &["expected a ratio > 0"],
+    );
+    check_fails(
+        "bonds_material",
+        &scene.replace("[\"glass\", \"glass\"]", "[\"glass\", \"rock\"]"),
+        Some(line_of(&scene, "materials = [\"glass\", \"glass\"]")),
+        "bonds[0].materials[1]",
+        &["unknown material \"rock\""],
+    );
+}

@@ -11,9 +11,11 @@
 //! | file | job |
 //! |------|-----|
 //! | `law.rs` | one bond's step (CPU, f64; twin `shaders/bonds.wgsl`) |
+//! | `form.rs` | which pairs an entry bonds; the bonds at t = 0 and their stiffest oscillation (`talus check`) |
 //!
 //! Not yet in this build: forming bonds in a run, their storage, the
 //! stage, outputs and checkpoints (issue 38): a scene with `[[bonds]]` is
-//! read and checked, and refused by the set-up.
+//! read, checked and reported by `talus check`, and refused by the set-up.
 
+pub mod form;
 pub mod law;
