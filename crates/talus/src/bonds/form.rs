@@ -35,7 +35,7 @@ pub fn pairs(spec: &BondSpec, particles: &[ParticleInit]) -> Vec<BondPair> {
         .iter()
         .map(|&i| particles[i].radius)
         .fold(0.0f64, f64::max);
-    if idx.is_empty() || !(r_max > 0.0) {
+    if idx.is_empty() || r_max <= 0.0 || r_max.is_nan() {
         return Vec::new();
     }
     let cell = 2.0 * r_max + spec.gap;
@@ -70,7 +70,7 @@ pub fn pairs(spec: &BondSpec, particles: &[ParticleInit]) -> Vec<BondPair> {
             }
         }
     }
-    out.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    out.sort_by_key(|x| (x.0, x.1));
     out
 }
 
