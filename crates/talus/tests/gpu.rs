@@ -2241,20 +2241,11 @@ fn gpu_law_test_catches_each_perturbed_branch() {
             "0.5 * pi * gamma * a_part * a_part,",
         ),
     ];
-    let mut missed = Vec::new();
-    for (from, to) in perturbations {
-        assert_eq!(src.matches(from).count(), 1, "law.wgsl changed: {from}");
-        let eval = talus::gpu::law::LawEval::from_source(&ctx, &src.replacen(from, to, 1));
+    assert_each_perturbation_caught("law.wgsl", &src, &perturbations, |edited| {
+        let eval = talus::gpu::law::LawEval::from_source(&ctx, edited);
         let (total, bad, _) = law_disagreements(&ctx, &eval, None);
-        eprintln!("{from} -> {to}: {bad} of {total} contacts disagree");
-        if bad == 0 {
-            missed.push(from);
-        }
-    }
-    assert!(
-        missed.is_empty(),
-        "perturbations the law test misses: {missed:?}"
-    );
+        (total, bad)
+    });
 }
 
 /// Removal on the GPU (the twin of `Step::remove`): the particles marked

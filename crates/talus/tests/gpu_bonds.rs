@@ -298,18 +298,9 @@ fn gpu_bond_law_test_catches_each_perturbation() {
         ),
         ("+ s.nt.y * s.nt.y / ksj", "+ s.nt.y * s.nt.y / kni"),
     ];
-    let mut missed = Vec::new();
-    for (from, to) in perturbations {
-        assert_eq!(src.matches(from).count(), 1, "bonds.wgsl changed: {from}");
-        let eval = BondEval::from_source(&ctx, &src.replacen(from, to, 1));
+    crate::common::assert_each_perturbation_caught("bonds.wgsl", &src, &perturbations, |edited| {
+        let eval = BondEval::from_source(&ctx, edited);
         let (total, bad, _, _) = disagreements(&ctx, &eval);
-        eprintln!("{from} -> {to}: {bad} of {total} disagree");
-        if bad == 0 {
-            missed.push(from);
-        }
-    }
-    assert!(
-        missed.is_empty(),
-        "perturbations the bond test misses: {missed:?}"
-    );
+        (total, bad)
+    });
 }

@@ -5,13 +5,10 @@
 //! this build yet).
 
 use super::context::GpuContext;
-use super::kernel::{eval_once, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{CaseEval, KernelDecl, R, RW, U};
 use super::layout::{BondCase, BondOut, Params};
-use wgpu::util::DeviceExt;
 
-pub struct BondEval {
-    pub kernel: Kernel,
-}
+pub struct BondEval(pub CaseEval);
 
 impl BondEval {
     /// `bond_eval`.
@@ -25,44 +22,13 @@ impl BondEval {
         Self::from_source(ctx, &super::shaders::source("bond_eval.wgsl"))
     }
 
-    /// From a given full source (`bond_eval.wgsl` as [`super::shaders`]
-    /// assembles it, possibly altered: the twin test perturbs each branch
-    /// of the law to show that it would notice).
+    /// From a given full source (perturbed by the twin test).
     pub fn from_source(ctx: &GpuContext, src: &str) -> Self {
-        let src = src.to_string();
-        let module = super::kernel::Module::from_source(
-            ctx,
-            "bond_eval.wgsl",
-            src.to_string(),
-            &super::pages::Paging::single(),
-        );
-        BondEval {
-            kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
-        }
+        BondEval(CaseEval::from_source(ctx, &Self::DECLS[0], src))
     }
 
-    /// The bond law of every case, in order (`params` is bound, not
-    /// read). Allocates its buffers and
-    /// waits for the device: a test tool, not a step.
+    /// The bond law of every case, in order (`params` is bound, not read).
     pub fn eval(&self, ctx: &GpuContext, params: &Params, cases: &[BondCase]) -> Vec<BondOut> {
-        let dev = &ctx.device;
-        let init = |label, contents: &[u8], usage| {
-            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let p = init(
-            "bond params",
-            bytemuck::bytes_of(params),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let c = init(
-            "bond cases",
-            bytemuck::cast_slice(cases),
-            wgpu::BufferUsages::STORAGE,
-        );
-        eval_once(ctx, &self.kernel, "bond_eval", &[&p, &c], cases.len())
+        self.0.eval(ctx, params, cases)
     }
 }

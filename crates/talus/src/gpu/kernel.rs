@@ -314,10 +314,64 @@ pub fn dispatch(pass: &mut wgpu::ComputePass, k: &Kernel, bgs: &[(u32, &wgpu::Bi
     pass.dispatch_workgroups(x, y, 1);
 }
 
+#[cfg(feature = "test-kernels")]
+/// A test kernel over cases given as data (bindings: the `Params`
+/// uniform, the cases, the outputs): what the twin tests run a WGSL
+/// function through (`law::LawEval`, `bonds::BondEval`). Not part of a
+/// step.
+pub struct CaseEval {
+    pub kernel: Kernel,
+    entry: &'static str,
+}
+
+#[cfg(feature = "test-kernels")]
+impl CaseEval {
+    /// `decl`'s kernel compiled from a full source (its file as
+    /// `shaders` assembles it, possibly altered: the twin tests perturb a
+    /// function to show they would notice).
+    pub fn from_source(ctx: &GpuContext, decl: &KernelDecl, src: &str) -> Self {
+        let module = Module::from_source(ctx, decl.shader, src.to_string(), &Paging::single());
+        CaseEval {
+            kernel: Kernel::new(ctx, &module, decl),
+            entry: decl.entry,
+        }
+    }
+
+    /// The kernel over every case under `params`, in order. Allocates its
+    /// buffers and waits for the device: a test tool, not a step.
+    pub fn eval<C: bytemuck::Pod, O: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        params: &super::layout::Params,
+        cases: &[C],
+    ) -> Vec<O> {
+        use wgpu::util::DeviceExt;
+        let init = |label, contents: &[u8], usage| {
+            ctx.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+        };
+        let p = init(
+            "case params",
+            bytemuck::bytes_of(params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let c = init(
+            "cases",
+            bytemuck::cast_slice(cases),
+            wgpu::BufferUsages::STORAGE,
+        );
+        eval_once(ctx, &self.kernel, self.entry, &[&p, &c], cases.len())
+    }
+}
+
 /// A test kernel over `count` cases, once: group 0 bound to `inputs` then a
 /// fresh output array of `count` `O`s, one dispatch, the outputs read back
 /// (allocates and waits for the device: the twin tests' evaluators
-/// `law.rs`, `wall_eval.rs`, `rotor_eval.rs`, not a step).
+/// `CaseEval`, `wall_eval.rs`, `rotor_eval.rs`, not a step).
 #[cfg(feature = "test-kernels")]
 pub fn eval_once<O: bytemuck::Pod>(
     ctx: &GpuContext,

@@ -6,13 +6,10 @@
 //! `gpu_law_matches_cpu_law_in_every_branch`).
 
 use super::context::GpuContext;
-use super::kernel::{eval_once, Kernel, KernelDecl, R, RW, U};
+use super::kernel::{CaseEval, KernelDecl, R, RW, U};
 use super::layout::{LawCase, LawOut, Params};
-use wgpu::util::DeviceExt;
 
-pub struct LawEval {
-    pub kernel: Kernel,
-}
+pub struct LawEval(pub CaseEval);
 
 impl LawEval {
     /// `law_eval`.
@@ -23,44 +20,14 @@ impl LawEval {
         Self::from_source(ctx, &super::shaders::source("law_eval.wgsl"))
     }
 
-    /// From a given full source (`law_eval.wgsl` as [`super::shaders`]
-    /// assembles it, possibly altered: the twin test perturbs each branch
-    /// of the law to show that it would notice).
+    /// From a given full source (perturbed by the twin test).
     pub fn from_source(ctx: &GpuContext, src: &str) -> Self {
-        let src = src.to_string();
-        let module = super::kernel::Module::from_source(
-            ctx,
-            "law_eval.wgsl",
-            src.to_string(),
-            &super::pages::Paging::single(),
-        );
-        LawEval {
-            kernel: Kernel::new(ctx, &module, &Self::DECLS[0]),
-        }
+        LawEval(CaseEval::from_source(ctx, &Self::DECLS[0], src))
     }
 
     /// The law of every case under `params` (dt, model and linear
-    /// parameters are read from it), in order. Allocates its buffers and
-    /// waits for the device: a test tool, not a step.
+    /// parameters are read from it), in order.
     pub fn eval(&self, ctx: &GpuContext, params: &Params, cases: &[LawCase]) -> Vec<LawOut> {
-        let dev = &ctx.device;
-        let init = |label, contents: &[u8], usage| {
-            dev.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage,
-            })
-        };
-        let p = init(
-            "law params",
-            bytemuck::bytes_of(params),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let c = init(
-            "law cases",
-            bytemuck::cast_slice(cases),
-            wgpu::BufferUsages::STORAGE,
-        );
-        eval_once(ctx, &self.kernel, "law_eval", &[&p, &c], cases.len())
+        self.0.eval(ctx, params, cases)
     }
 }

@@ -135,6 +135,45 @@ pub struct CohesionEstimate {
     pub wall: bool,
 }
 
+/// One contact most exposed to cohesion: the smallest particle of a
+/// material with its own kind (R* = r/2, m* = m/2) or with a wall (R* = r,
+/// m* = m), and the pair's parameters.
+struct Exposed {
+    radius: f64,
+    mass: f64,
+    wall: bool,
+    pair: crate::pair::PairParams,
+    r_star: f64,
+    m_star: f64,
+}
+
+/// The contacts cohesion is judged on: each material's smallest particle
+/// with its own kind and with each wall.
+fn exposed_contacts(scene: &Scene, table: &crate::pair::PairTable) -> Vec<Exposed> {
+    let rmin = crate::timestep::smallest_radii(scene);
+    let mut out = Vec::new();
+    for (mi, &r) in rmin.iter().enumerate() {
+        if !(r.is_finite() && r > 0.0) {
+            continue;
+        }
+        let m = scene.materials[mi].density * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
+        let mut partners = vec![(mi, false)];
+        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
+        for (mj, wall) in partners {
+            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
+            out.push(Exposed {
+                radius: r,
+                mass: m,
+                wall,
+                pair: *table.get(mi as u32, mj as u32),
+                r_star,
+                m_star,
+            });
+        }
+    }
+    out
+}
+
 /// The cohesive contact with the fastest snap-in over the smallest
 /// particle of each material, its own kind and the walls as partners
 /// (None without a cohesion model or with nothing cohesive). Cohesion does
@@ -143,72 +182,62 @@ pub fn cohesion_estimate(scene: &Scene) -> Option<CohesionEstimate> {
     use crate::scene::types::ContactModel;
     use crate::scene::Cohesion;
     use crate::timestep::linear_coefficients;
-    use std::f64::consts::PI;
     let model = scene.contact.cohesion;
     if model == Cohesion::None {
         return None;
     }
     let table = crate::pair::PairTable::new(scene);
     let g = glam::DVec3::from(scene.simulation.gravity).length();
-    let rmin = crate::timestep::smallest_radii(scene);
     let mut worst: Option<CohesionEstimate> = None;
-    for (mi, &r) in rmin.iter().enumerate() {
-        if !(r.is_finite() && r > 0.0) {
+    for c in exposed_contacts(scene, &table) {
+        let (r, m, wall, pp, r_star, m_star) =
+            (c.radius, c.mass, c.wall, &c.pair, c.r_star, c.m_star);
+        let k = pp.cohesion_energy_density;
+        if k <= 0.0 {
             continue;
         }
-        let m = scene.materials[mi].density * 4.0 / 3.0 * PI * r.powi(3);
-        let mut partners = vec![(mi, false)];
-        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
-        for (mj, wall) in partners {
-            let pp = table.get(mi as u32, mj as u32);
-            let k = pp.cohesion_energy_density;
-            if k <= 0.0 {
-                continue;
+        // the law's own pull (equal spheres between particles), and its
+        // stiffness at first touch (the pull is linear in δ there: its
+        // slope at 10⁻⁹ r is the limit's to ~10⁻⁹)
+        let rb = if wall { f64::INFINITY } else { r };
+        let pull = |d: f64| crate::cpu::law::cohesion_one(model, k, r, rb, d).0;
+        let pull_stiffness = pull(1e-9 * r) / (1e-9 * r);
+        let elastic = |d: f64| match scene.contact.model {
+            ContactModel::HertzMindlin => 4.0 / 3.0 * pp.e_star * (r_star * d).sqrt() * d,
+            ContactModel::Linear => {
+                linear_coefficients(
+                    m_star,
+                    pp.restitution,
+                    scene.contact.stiffness,
+                    scene.contact.contact_time,
+                )
+                .0 * d
             }
-            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
-            // the law's own pull (equal spheres between particles), and its
-            // stiffness at first touch (the pull is linear in δ there: its
-            // slope at 10⁻⁹ r is the limit's to ~10⁻⁹)
-            let rb = if wall { f64::INFINITY } else { r };
-            let pull = |d: f64| crate::cpu::law::cohesion_one(model, k, r, rb, d).0;
-            let pull_stiffness = pull(1e-9 * r) / (1e-9 * r);
-            let elastic = |d: f64| match scene.contact.model {
-                ContactModel::HertzMindlin => 4.0 / 3.0 * pp.e_star * (r_star * d).sqrt() * d,
-                ContactModel::Linear => {
-                    linear_coefficients(
-                        m_star,
-                        pp.restitution,
-                        scene.contact.stiffness,
-                        scene.contact.contact_time,
-                    )
-                    .0 * d
-                }
-            };
-            // the largest net pull over overlaps up to half the radius
-            let hold =
-                if scene.contact.model == ContactModel::Linear && elastic(1.0) <= pull_stiffness {
-                    f64::INFINITY
-                } else {
-                    (0..2000)
-                        .map(|i| 0.5 * r * 1e-12f64.powf(1.0 - i as f64 / 1999.0))
-                        .map(|d| pull(d) - elastic(d))
-                        .fold(0.0, f64::max)
-                };
-            let e = CohesionEstimate {
-                pull_stiffness,
-                rate: (pull_stiffness / m_star).sqrt(),
-                hold,
-                bond_number: if g > 0.0 {
-                    hold / (m * g)
-                } else {
-                    f64::INFINITY
-                },
-                radius: r,
-                wall,
-            };
-            if worst.is_none_or(|w| e.rate > w.rate) {
-                worst = Some(e);
-            }
+        };
+        // the largest net pull over overlaps up to half the radius
+        let hold = if scene.contact.model == ContactModel::Linear && elastic(1.0) <= pull_stiffness
+        {
+            f64::INFINITY
+        } else {
+            (0..2000)
+                .map(|i| 0.5 * r * 1e-12f64.powf(1.0 - i as f64 / 1999.0))
+                .map(|d| pull(d) - elastic(d))
+                .fold(0.0, f64::max)
+        };
+        let e = CohesionEstimate {
+            pull_stiffness,
+            rate: (pull_stiffness / m_star).sqrt(),
+            hold,
+            bond_number: if g > 0.0 {
+                hold / (m * g)
+            } else {
+                f64::INFINITY
+            },
+            radius: r,
+            wall,
+        };
+        if worst.is_none_or(|w| e.rate > w.rate) {
+            worst = Some(e);
         }
     }
     worst
@@ -246,48 +275,39 @@ pub fn jkr_estimate(scene: &Scene) -> Option<JkrEstimate> {
     }
     let table = crate::pair::PairTable::new(scene);
     let g = glam::DVec3::from(scene.simulation.gravity).length();
-    let rmin = crate::timestep::smallest_radii(scene);
     let mut out: Option<JkrEstimate> = None;
     let mut rate = 0.0f64;
-    for (mi, &r) in rmin.iter().enumerate() {
-        if !(r.is_finite() && r > 0.0) {
+    for c in exposed_contacts(scene, &table) {
+        let (r, m, wall, pp, r_star, m_star) =
+            (c.radius, c.mass, c.wall, &c.pair, c.r_star, c.m_star);
+        if pp.surface_energy <= 0.0 {
             continue;
         }
-        let m = scene.materials[mi].density * 4.0 / 3.0 * PI * r.powi(3);
-        let mut partners = vec![(mi, false)];
-        partners.extend(scene.walls.iter().map(|w| (w.material, true)));
-        for (mj, wall) in partners {
-            let pp = table.get(mi as u32, mj as u32);
-            if pp.surface_energy <= 0.0 {
-                continue;
-            }
-            let (r_star, m_star) = if wall { (r, m) } else { (0.5 * r, 0.5 * m) };
-            let jkr = JkrPair::new(r_star, pp.e_star, pp.surface_energy);
-            // the zero-load overlap: F = 0 where a³ = 9πγR*²/(2E*)
-            let a = (9.0 * PI * pp.surface_energy * r_star * r_star / (2.0 * pp.e_star)).cbrt();
-            let d0 = a * a / r_star - (2.0 * PI * pp.surface_energy * a / pp.e_star).sqrt();
-            let h = 1e-4 * jkr.reach();
-            let k = match (jkr.at(d0 + h), jkr.at(d0 - h)) {
-                (Some((fp, _)), Some((fm, _))) => (fp - fm) / (2.0 * h),
-                _ => 0.0,
-            };
-            rate = rate.max((k / m_star).sqrt());
-            let pull_off = jkr.pull_off();
-            let bond_number = if g > 0.0 {
-                pull_off / (m * g)
-            } else {
-                f64::INFINITY
-            };
-            if out.is_none_or(|o| bond_number < o.bond_number) {
-                out = Some(JkrEstimate {
-                    radius: r,
-                    wall,
-                    pull_off,
-                    bond_number,
-                    rate: 0.0,
-                    reach: table.jkr_reach(scene),
-                });
-            }
+        let jkr = JkrPair::new(r_star, pp.e_star, pp.surface_energy);
+        // the zero-load overlap: F = 0 where a³ = 9πγR*²/(2E*)
+        let a = (9.0 * PI * pp.surface_energy * r_star * r_star / (2.0 * pp.e_star)).cbrt();
+        let d0 = a * a / r_star - (2.0 * PI * pp.surface_energy * a / pp.e_star).sqrt();
+        let h = 1e-4 * jkr.reach();
+        let k = match (jkr.at(d0 + h), jkr.at(d0 - h)) {
+            (Some((fp, _)), Some((fm, _))) => (fp - fm) / (2.0 * h),
+            _ => 0.0,
+        };
+        rate = rate.max((k / m_star).sqrt());
+        let pull_off = jkr.pull_off();
+        let bond_number = if g > 0.0 {
+            pull_off / (m * g)
+        } else {
+            f64::INFINITY
+        };
+        if out.is_none_or(|o| bond_number < o.bond_number) {
+            out = Some(JkrEstimate {
+                radius: r,
+                wall,
+                pull_off,
+                bond_number,
+                rate: 0.0,
+                reach: table.jkr_reach(scene),
+            });
         }
     }
     out.map(|o| JkrEstimate { rate, ..o })

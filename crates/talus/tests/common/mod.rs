@@ -408,3 +408,28 @@ pub fn spin_left_in_groove(b: &mut dyn Backend, steps: u64) -> (f64, usize) {
     }
     (worst, flips)
 }
+
+/// A twin test's check of itself: each (from, to) edit of `src` (each
+/// `from` found exactly once) run through `disagree` (the edited source →
+/// (cases, cases that disagree)); asserts every edit made some case
+/// disagree. `what` names the shader in the messages.
+pub fn assert_each_perturbation_caught(
+    what: &str,
+    src: &str,
+    perturbations: &[(&str, &str)],
+    mut disagree: impl FnMut(&str) -> (usize, usize),
+) {
+    let mut missed = Vec::new();
+    for &(from, to) in perturbations {
+        assert_eq!(src.matches(from).count(), 1, "{what} changed: {from}");
+        let (total, bad) = disagree(&src.replacen(from, to, 1));
+        eprintln!("{from} -> {to}: {bad} of {total} cases disagree");
+        if bad == 0 {
+            missed.push(from);
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "perturbations of {what} the test misses: {missed:?}"
+    );
+}
