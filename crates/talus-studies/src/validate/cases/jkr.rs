@@ -109,7 +109,8 @@ struct Pull {
 /// A sphere between a floor (a wall, or `held`: a sphere held still by
 /// `[[fixed]]`) and a ceiling, each contact starting at JKR's zero-load
 /// overlap (no force), no gravity; from `T_START` the ceiling rises at
-/// SPEED until the floor has let go (or 4 µm). The rising wall's work, −F·v dt (F
+/// SPEED until the floor has let go and the sphere has come to rest on
+/// the ceiling (or 4 µm). The rising wall's work, −F·v dt (F
 /// the force on it), is summed by the trapezoid rule over samples every
 /// few steps (the force is smooth but where a contact parts).
 fn pull(mk: &mut dyn Maker, held: bool, es: f64) -> Result<Pull, String> {
@@ -152,7 +153,11 @@ fn pull(mk: &mut dyn Maker, held: bool, es: f64) -> Result<Pull, String> {
     let (mut most, mut overlap, mut work) = (0.0f64, f64::NAN, 0.0);
     let mut f_last = 0.0;
     let mut done = 1;
-    while done < steps {
+    // once the floor has let go the sphere rings on the ceiling: 0.02 s
+    // more (tens of its periods) for it to come to rest, so that the
+    // balance is read at rest, not through an oscillation's phase
+    let mut end = steps;
+    while done < end {
         be.advance(chunk).map_err(err)?;
         let t_from = done as f64 * dt;
         done += chunk;
@@ -174,8 +179,8 @@ fn pull(mk: &mut dyn Maker, held: bool, es: f64) -> Result<Pull, String> {
             most = -fz;
             overlap = lower;
         }
-        if most > 0.0 && lower < -R * 1e-3 {
-            break;
+        if most > 0.0 && lower < -R * 1e-3 && end == steps {
+            end = done + (0.02 / dt) as u64;
         }
     }
     let d = be.diagnostics();
