@@ -349,7 +349,7 @@ fn gpu_one_step_forces_match_cpu() {
             "only {contacts_with_history} history entries"
         );
         if cohesion == Cohesion::Jkr {
-            let apart = held_apart(&st);
+            let apart = held_apart(&st.particles, &st.pair_history());
             println!("JKR: {apart} contacts held with their surfaces apart");
             assert!(apart > 20, "only {apart} contacts held apart");
         }
@@ -396,26 +396,6 @@ fn gpu_one_step_forces_match_cpu() {
             assert!(er.is_nan(), "a rolling torque without the spring");
         }
     }
-}
-
-/// Pairs of `st` with history whose surfaces are apart (JKR's held
-/// contacts; brute force over the pairs with history).
-fn held_apart(st: &Step) -> usize {
-    let at: HashMap<u32, usize> = st
-        .particles
-        .id
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| (id, i))
-        .collect();
-    st.pair_history()
-        .iter()
-        .filter(|(a, b, _)| {
-            let (p, q) = (st.particles.pos_rad[at[a]], st.particles.pos_rad[at[b]]);
-            let d = ((0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>()).sqrt();
-            d > p[3] + q[3]
-        })
-        .count()
 }
 
 /// The neighbour list of one build (count, scan, fill) against the CPU's on

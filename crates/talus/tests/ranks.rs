@@ -1043,19 +1043,7 @@ fn jkr_on_ranks_and_through_a_checkpoint_gives_the_serial_bits() {
     let mut serial = CpuBackend::from_setup(&setup).unwrap();
     serial.advance(steps).unwrap();
     let want = end(&mut serial);
-    let snap = serial.snapshot();
-    let at: std::collections::HashMap<u32, usize> =
-        snap.id.iter().enumerate().map(|(i, &id)| (id, i)).collect();
-    let apart = serial
-        .st
-        .pair_history()
-        .iter()
-        .filter(|(a, b, _)| {
-            let (p, q) = (snap.pos_rad[at[a]], snap.pos_rad[at[b]]);
-            let d = ((0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>()).sqrt();
-            d > p[3] + q[3]
-        })
-        .count();
+    let apart = crate::common::held_apart(&serial.snapshot(), &serial.st.pair_history());
     // (a settling column is mostly in compression: a few dozen at most)
     assert!(apart > 5, "{apart} contacts held apart");
     let got = on_ranks(&setup, 2, None, |b| {

@@ -433,3 +433,26 @@ pub fn assert_each_perturbation_caught(
         "perturbations of {what} the test misses: {missed:?}"
     );
 }
+
+/// How many of the pairs with history (`pair_history`: ids and history)
+/// have their surfaces apart among `particles`: JKR's contacts held past
+/// touching.
+pub fn held_apart(
+    particles: &talus::state::Particles<f64>,
+    pair_history: &[(u32, u32, talus::state::Hist)],
+) -> usize {
+    let at: std::collections::HashMap<u32, usize> = particles
+        .id
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, i))
+        .collect();
+    pair_history
+        .iter()
+        .filter(|(a, b, _)| {
+            let (p, q) = (particles.pos_rad[at[a]], particles.pos_rad[at[b]]);
+            let d = ((0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>()).sqrt();
+            d > p[3] + q[3]
+        })
+        .count()
+}
