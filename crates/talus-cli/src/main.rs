@@ -514,13 +514,13 @@ fn cmd_check(path: &Path) -> ExitCode {
             let _ = writeln!(report, $($t)*);
         }};
     }
-    // bonds are reported before the set-up, which does not run them yet
+    // bonds are reported before the set-up, which refuses what it cannot run
     let bonds_now = talus::bonds::form::at_start(&scene);
     if bonds_now.is_some_and(|b| b.formed == 0) {
         println!("bonds        none formed at t = 0: no pair its [[bonds]] entries name is closer than the entry's gap");
     } else if let Some(b) = bonds_now {
         println!(
-            "bonds        {} formed at t = 0 by {} [[bonds]] entr{}; the stiffest oscillates at √(k/m*) = {:.4e} 1/s: explicit steps must stay below 2/√(k/m*) = {:.4e} s",
+            "bonds        {} formed at t = 0 by {} [[bonds]] entr{}; the stiffest oscillates at √(k/m) = {:.4e} 1/s: a step must stay below {:.4e} s for it (damped), half that in a chain (dt = \"auto\" keeps to it)",
             b.formed,
             scene.bonds.len(),
             if scene.bonds.len() == 1 { "y" } else { "ies" },

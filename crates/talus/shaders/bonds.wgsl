@@ -1,112 +1,122 @@
-// One parallel bond's step (Potyondy & Cundall 2004), twin of
-// src/bonds/law.rs (checked on random bonds by tests/gpu_bonds.rs): the
-// bond between a and b (b's centre at a's + dist n) carries on a a normal
-// force (along n, > 0 tension), a shear force, a twisting and a bending
-// moment, grown from the half-step relative motion at the disc midway into
-// the gap; broken in tension where F_n/A + |M_b| R/I reaches sigma_c, else
-// in shear where |F_s|/A + |M_t| R/J reaches tau_c (the energy it held
-// then released); damping on the predicted relative motion, not stored.
-// Prepended after law.wgsl (its `Body`).
+// The bonds' part of the contacts stage, twin of src/cpu/bonds.rs (f32
+// here, f64 there; law.wgsl, bond_law.wgsl and sums.wgsl prepended). In a
+// run with bonds (P.dims.y: the table's length) every pair sum goes
+// through the work records (`acc`), as with each pair once, and
+// `contacts_walls` finishes every row.
+// - `bond_rows`, a thread per row: its id's row in `bond_row_of`, for the
+//   bonds to find their particles where the last sort put them (ids past
+//   the map are those inserted after the bonds formed: none of theirs).
+// - `bonds`, a thread per bond: an intact bond's law in its canonical
+//   orientation (lower id as a), its force and torques and half its
+//   strain energy and of what it dissipated added to both particles' sums
+//   (exact in any order, so the bond's order in the table and the rows'
+//   order change no bit); its new state and status written back. A bond
+//   whose particle left (no row holds its id any more) is gone, and what
+//   it held is released to the one that stayed.
 
-const BOND_INTACT: u32 = 0u;
-const BOND_TENSION: u32 = 1u;
-const BOND_SHEAR: u32 = 2u;
+struct Bond {
+    ids: vec2<u32>,
+    // the [[bonds]] entry (low 16 bits), the status (high 16 bits)
+    info: u32,
+    length: f32,
+    // F_s (xyz), F_n (w)
+    shear_normal: vec4<f32>,
+    // M_b (xyz), M_t (w)
+    bend_twist: vec4<f32>,
+}
 
-// A bond's constants: x: kn = E/L, y: ks = kn / ratio (Pa/m), z: R (m),
-// w: damping (fraction of critical); strengths: x sigma_c, y tau_c (Pa;
-// < 0: never).
-struct BondParams {
+// A [[bonds]] entry: k = (E, stiffness ratio, radius ratio, damping),
+// strength = (sigma_c, tau_c (< 0: never), 0, 0).
+struct BondSpec {
     k: vec4<f32>,
     strength: vec4<f32>,
 }
 
-// What a bond carries, on a: normal (x of nt), twist (y of nt), shear,
-// bend.
-struct BondState {
-    nt: vec2<f32>,
-    shear: vec3<f32>,
-    bend: vec3<f32>,
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> ctl: array<atomic<u32>, CTL_LEN>;
+@group(0) @binding(2) var<storage, read> bond_specs: array<BondSpec>;
+@group(0) @binding(3) var<storage, read_write> bond_table: array<Bond>;
+@group(0) @binding(4) var<storage, read_write> bond_row_of: array<u32>;
+
+@group(1) @binding(0) var<storage, read> pos_rad: array<vec4<f32>>;
+@group(1) @binding(1) var<storage, read> motion: array<Motion>;
+@group(1) @binding(2) var<storage, read_write> acc: array<atomic<u32>>;
+@group(1) @binding(3) var<storage, read_write> acc_bad: array<atomic<u32>>;
+
+fn id_of(m: Motion) -> u32 {
+    return bitcast<u32>(m.omega_half.w);
 }
 
-struct BondResult {
-    force_a: vec3<f32>,
-    torque_a: vec3<f32>,
-    torque_b: vec3<f32>,
-    state: BondState,
-    broke: u32,
-    elastic: f32,
-    dissipated: f32,
+@compute @workgroup_size(256)
+fn bond_rows(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+             @builtin(local_invocation_index) lid: u32) {
+    let i = flat_index(wid, nwg, lid);
+    if (i >= atomicLoad(&ctl[CTL_COUNT]) || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    let id = id_of(motion_at(i));
+    if (id < arrayLength(&bond_row_of)) { bond_row_of[id] = i; }
 }
 
-// v turned into the plane normal to n, its length kept.
-fn bond_into_plane(v: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
-    let p = v - n * dot(v, n);
-    let len_old = dot(v, v);
-    let len_new = dot(p, p);
-    if (len_new > 0.0) { return p * sqrt(len_old / len_new); }
-    return p;
+// The row of particle `id` now, or NONE when it left the run.
+fn bond_row(id: u32) -> u32 {
+    if (id >= arrayLength(&bond_row_of)) { return NONE; }
+    let r = bond_row_of[id];
+    if (r >= atomicLoad(&ctl[CTL_COUNT])) { return NONE; }
+    if (id_of(motion_at(r)) != id) { return NONE; }
+    return r;
 }
 
-fn bond_energy(kna: f32, ksa: f32, ksj: f32, kni: f32, s: BondState) -> f32 {
-    return 0.5 * (s.nt.x * s.nt.x / kna + dot(s.shear, s.shear) / ksa
-                  + s.nt.y * s.nt.y / ksj + dot(s.bend, s.bend) / kni);
+// Adds force f, torque t and the energy shares to row r's sums.
+fn bond_add(r: u32, f: vec3<f32>, t: vec3<f32>, elastic: f32, diss: f32) {
+    let m = motion_at(r);
+    var s = NO_SUMS;
+    sums_add(&s, f, t);
+    sums_energy(&s, elastic, diss, energy_unit(m.vel_invm.w, pos_rad_at(r).w));
+    acc_add_sums(r, s);
 }
 
-fn bond_law(bp: BondParams, dt: f32, a: Body, b: Body, n: vec3<f32>, dist: f32,
-            old: BondState) -> BondResult {
-    let pi = 3.141592653589793;
-    let r = bp.k.z;
-    let area = pi * r * r;
-    let i2 = 0.25 * pi * r * r * r * r;
-    let j2 = 2.0 * i2;
-    let gap = dist - a.radius - b.radius;
-    let arm_a = n * (a.radius + 0.5 * gap);
-    let arm_b = n * -(b.radius + 0.5 * gap);
-    let du = ((b.vel_half + cross(b.omega_half, arm_b)) - (a.vel_half + cross(a.omega_half, arm_a))) * dt;
-    let dth = (b.omega_half - a.omega_half) * dt;
-    let du_n = dot(du, n);
-    let dth_n = dot(dth, n);
-    let du_t = du - n * du_n;
-    let dth_t = dth - n * dth_n;
-    let kna = bp.k.x * area;
-    let ksa = bp.k.y * area;
-    let ksj = bp.k.y * j2;
-    let kni = bp.k.x * i2;
-    let s = BondState(vec2<f32>(old.nt.x + kna * du_n, old.nt.y + ksj * dth_n),
-                      bond_into_plane(old.shear, n) + du_t * ksa,
-                      bond_into_plane(old.bend, n) + dth_t * kni);
-    let sigma = s.nt.x / area + sqrt(dot(s.bend, s.bend)) * r / i2;
-    let tau = sqrt(dot(s.shear, s.shear)) / area + abs(s.nt.y) * r / j2;
-    var broke = BOND_INTACT;
-    if (bp.strength.x >= 0.0 && sigma >= bp.strength.x) {
-        broke = BOND_TENSION;
-    } else if (bp.strength.y >= 0.0 && tau >= bp.strength.y) {
-        broke = BOND_SHEAR;
+@compute @workgroup_size(256)
+fn bonds(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+         @builtin(local_invocation_index) lid: u32) {
+    let k = flat_index(wid, nwg, lid);
+    if (k >= P.dims.y || atomicLoad(&ctl[CTL_FROZEN]) != NONE) { return; }
+    var bd = bond_table[k];
+    if ((bd.info >> 16u) != BOND_INTACT) { return; }
+    let spec = bond_specs[bd.info & 0xffffu];
+    let ra = bond_row(bd.ids.x);
+    let rb = bond_row(bd.ids.y);
+    let pa = pos_rad_at(select(ra, 0u, ra == NONE));
+    let pb = pos_rad_at(select(rb, 0u, rb == NONE));
+    let kn = spec.k.x / bd.length;
+    let bp = BondParams(vec4<f32>(kn, kn / spec.k.y, spec.k.z * min(pa.w, pb.w), spec.k.w),
+                        spec.strength);
+    let old = BondState(vec2<f32>(bd.shear_normal.w, bd.bend_twist.w), bd.shear_normal.xyz,
+                        bd.bend_twist.xyz);
+    if (ra == NONE || rb == NONE) {
+        // a particle left: what the bond held goes to the one that stayed
+        let pi = 3.141592653589793;
+        let r = bp.k.z;
+        let i2 = 0.25 * pi * r * r * r * r;
+        let held = bond_energy(kn * pi * r * r, bp.k.y * pi * r * r, bp.k.y * 2.0 * i2,
+                               kn * i2, old);
+        let z = vec3<f32>(0.0);
+        if (ra != NONE) { bond_add(ra, z, z, 0.0, held); }
+        if (rb != NONE) { bond_add(rb, z, z, 0.0, held); }
+        bd.info = (bd.info & 0xffffu) | (BOND_GONE << 16u);
+        bond_table[k] = bd;
+        return;
     }
-    let z = vec3<f32>(0.0);
-    if (broke != BOND_INTACT) {
-        return BondResult(z, z, z, BondState(vec2<f32>(0.0), z, z), broke, 0.0,
-                          bond_energy(kna, ksa, ksj, kni, old));
-    }
-    let m_star = 1.0 / (a.inv_mass + b.inv_mass);
-    let i_star = 1.0 / (a.inv_inertia + b.inv_inertia);
-    let v = (b.vel + cross(b.omega, arm_b)) - (a.vel + cross(a.omega, arm_a));
-    let w = b.omega - a.omega;
-    let v_n = dot(v, n);
-    let w_n = dot(w, n);
-    let v_t = v - n * v_n;
-    let w_t = w - n * w_n;
-    let zeta = 2.0 * bp.k.w;
-    let cn = zeta * sqrt(m_star * kna);
-    let cs = zeta * sqrt(m_star * ksa);
-    let ct = zeta * sqrt(i_star * ksj);
-    let cb = zeta * sqrt(i_star * kni);
-    let f_shear = s.shear + v_t * cs;
-    let force_a = n * (s.nt.x + cn * v_n) + f_shear;
-    let moment = n * (s.nt.y + ct * w_n) + s.bend + w_t * cb;
-    let torque_a = moment + cross(arm_a, f_shear);
-    let torque_b = cross(arm_b, -f_shear) - moment;
-    let lost = (cn * v_n * v_n + cs * dot(v_t, v_t) + ct * w_n * w_n + cb * dot(w_t, w_t)) * dt;
-    return BondResult(force_a, torque_a, torque_b, s, broke,
-                      bond_energy(kna, ksa, ksj, kni, s), lost);
+    let ma = motion_at(ra);
+    let mb = motion_at(rb);
+    let d = min_image(P, pa.xyz, pb.xyz);
+    let dist = sqrt(dot(d, d));
+    let n = d * (1.0 / dist);
+    let res = bond_law(bp, P.gravity_dt.w, body(ma, pa.w), body(mb, pb.w), n, dist, old);
+    let e = 0.5 * res.elastic;
+    let q = 0.5 * res.dissipated;
+    bond_add(ra, res.force_a, res.torque_a, e, q);
+    bond_add(rb, -res.force_a, res.torque_b, e, q);
+    bd.info = (bd.info & 0xffffu) | (res.broke << 16u);
+    bd.shear_normal = vec4<f32>(res.state.shear, res.state.nt.x);
+    bd.bend_twist = vec4<f32>(res.state.bend, res.state.nt.y);
+    bond_table[k] = bd;
 }

@@ -237,6 +237,10 @@ pub trait Backend {
     fn ranks(&mut self) -> Option<RanksInfo> {
         None
     }
+    /// The bonds now (`bonds.csv`, `bonds_NNNNN.vtu`); empty without.
+    fn bonds(&mut self) -> crate::bonds::table::Bonds {
+        Default::default()
+    }
     /// The clumps now (their bodies: centre, velocity, spin,
     /// orientation), in id order; empty for spheres only.
     fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
@@ -303,6 +307,9 @@ macro_rules! forward_backend {
             }
             fn ranks(&mut self) -> Option<$crate::backend::RanksInfo> {
                 (**self).ranks()
+            }
+            fn bonds(&mut self) -> $crate::bonds::table::Bonds {
+                (**self).bonds()
             }
             fn clumps(&mut self) -> Vec<$crate::shapes::clumps::ClumpRow> {
                 (**self).clumps()

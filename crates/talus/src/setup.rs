@@ -71,6 +71,8 @@ pub struct Setup {
     /// The `[[outlets]]` regions and the open domain's boundary, in
     /// flow.csv's order.
     pub outlets: OutletSet,
+    /// The bonds formed at t = 0 (`[[bonds]]` with `at = 0`), in id order.
+    pub bonds: crate::bonds::table::Bonds,
 }
 
 /// The most steps a run may take (2⁵³: each step's time, step × dt, is
@@ -83,14 +85,17 @@ impl Setup {
     /// built (at `domain`); a validated scene has neither, so a run's
     /// set-up fails only when the scene was changed in code after it.
     pub fn new(scene: Scene) -> Result<Setup, SceneError> {
-        if !scene.bonds.is_empty() {
-            // the bond law is in (`bonds::law`, both paths); forming,
-            // storing and stepping bonds in a run is not yet
+        if let Some(k) = scene.bonds.iter().position(|b| b.at != 0.0) {
+            // forming bonds during a run (from the list, on the device) is
+            // not in this build yet
             return Err(scene.error(
-                "bonds",
-                "[[bonds]] are read and checked, but this build does not run them yet (issue 38: the bond law is in, the bond stage is not): remove the [[bonds]] tables to run",
+                &format!("bonds[{k}].at"),
+                "bonds form at t = 0 in this build (at = 0): forming them later in a run is not supported yet",
             ));
         }
+        // the bonds at t = 0, by the scene's own materials (before [[fixed]]
+        // gives the held particles copies of theirs)
+        let bonds = crate::bonds::table::Bonds::at_start(&scene);
         // the particles [[fixed]] holds get held copies of their materials
         let scene = scene.hold_fixed();
         let body_meshes = body_meshes(&scene)?;
@@ -161,6 +166,7 @@ impl Setup {
             inserts,
             body_meshes,
             scene,
+            bonds,
         })
     }
 }

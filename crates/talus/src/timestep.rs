@@ -30,6 +30,11 @@ pub struct Estimate {
     /// impact that would reach that overlap (Hertz: ½ m* v² = 8/15 E* √R*
     /// δ^{5/2}; linear: ½ m* v² = ½ k δ²). 0 without overlaps.
     pub release_speed: f64,
+    /// The bonds' limit (s): half the damped stability limit of the
+    /// stiffest bond formed at t = 0 (`bonds::form::BondStep::critical`),
+    /// since a bonded chain's highest mode is up to twice as fast; ∞
+    /// without bonds.
+    pub bond_limit: f64,
     /// Largest dt accepted.
     pub stable_limit: f64,
     /// What `dt = "auto"` picks.
@@ -246,9 +251,12 @@ pub fn estimate_with(scene: &Scene, lightest: &[Option<f64>]) -> Estimate {
             contact = contact.min(tc);
         }
     }
-    let stable_limit = rayleigh.min(contact / 4.0);
+    let bond_limit =
+        crate::bonds::form::at_start(scene).map_or(f64::INFINITY, |b| 0.5 * b.critical);
+    let stable_limit = rayleigh.min(contact / 4.0).min(bond_limit);
     let auto_dt = scene.simulation.dt_safety * stable_limit;
     Estimate {
+        bond_limit,
         rayleigh,
         contact_time: contact,
         impact_speed: v,

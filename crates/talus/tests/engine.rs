@@ -5,6 +5,8 @@
 //! whichever file it is in, so a long test no longer leaves a core idle
 //! while its file's others are done.
 
+#[path = "bonds.rs"]
+mod bonds;
 #[path = "clumps.rs"]
 mod clumps;
 mod common;

@@ -1,4 +1,4 @@
-//! The bond law's GPU twin (`shaders/bonds.wgsl` through `bond_eval`)
+//! The bond law's GPU twin (`shaders/bond_law.wgsl` through `bond_eval`)
 //! against the CPU's (`bonds::law::bond_law`) on random bonds, and a
 //! perturbation of each of its parts caught.
 
@@ -298,9 +298,14 @@ fn gpu_bond_law_test_catches_each_perturbation() {
         ),
         ("+ s.nt.y * s.nt.y / ksj", "+ s.nt.y * s.nt.y / kni"),
     ];
-    crate::common::assert_each_perturbation_caught("bonds.wgsl", &src, &perturbations, |edited| {
-        let eval = BondEval::from_source(&ctx, edited);
-        let (total, bad, _, _) = disagreements(&ctx, &eval);
-        (total, bad)
-    });
+    crate::common::assert_each_perturbation_caught(
+        "bond_law.wgsl",
+        &src,
+        &perturbations,
+        |edited| {
+            let eval = BondEval::from_source(&ctx, edited);
+            let (total, bad, _, _) = disagreements(&ctx, &eval);
+            (total, bad)
+        },
+    );
 }

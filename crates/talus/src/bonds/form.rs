@@ -7,6 +7,14 @@
 
 use crate::scene::types::{BondPairs, BondSpec, ParticleInit, Scene};
 use std::collections::HashMap;
+use std::f64::consts::PI;
+
+/// Section constants (A, I, J) of a disc of radius r.
+pub fn section(r: f64) -> (f64, f64, f64) {
+    let a = PI * r * r;
+    let i = 0.25 * PI * r.powi(4);
+    (a, i, 2.0 * i)
+}
 
 /// A pair to bond: the two spheres' indices (i < j) and their centres'
 /// distance L (m).
@@ -75,25 +83,30 @@ pub fn pairs(spec: &BondSpec, particles: &[ParticleInit]) -> Vec<BondPair> {
 }
 
 /// The stiffest bond of a scene's bonds formed at t = 0 and the step it
-/// allows (`talus check`).
+/// allows (`talus check`, `dt = "auto"`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BondStep {
     /// Bonds formed at t = 0 (entries with `at = 0`), pairs counted once
     /// per entry that bonds them.
     pub formed: usize,
-    /// The largest √(k/m*) over them (1/s): the axial spring k̄_n A on
-    /// the pair's reduced mass, the bending spring k̄_n I on its reduced
-    /// moment of inertia, whichever is faster.
+    /// The largest √(k/m) over them (1/s), of four springs on what each
+    /// moves: the axial k̄_n A on the pair's reduced mass, the shear k̄_s A
+    /// on the reduced mass at the bond's disc (the spheres' spin counted:
+    /// 1/m_t = Σ 1/m + a²/I, a the arm), the bending k̄_n I and the
+    /// twisting k̄_s J on the reduced moment of inertia.
     pub rate: f64,
-    /// 2 / rate (s): the explicit step's stability limit for that
-    /// oscillator alone (a chain's highest mode is up to twice as fast).
+    /// The explicit step's stability limit (s) for the fastest of those
+    /// oscillators alone, damped: 2/ω (√(1 + ζ²) − ζ), ζ the bond's
+    /// damping on that motion (a bond's damping c = 2 ζ √(m* k) meets the
+    /// smaller m_t in shear: ζ √(m*/m_t) there). A bonded chain's highest
+    /// mode is up to twice as fast: `timestep` keeps half of this.
     pub critical: f64,
 }
 
 /// The bonds `scene` forms at t = 0 and their stiffest oscillation; None
 /// without bonds at t = 0.
 pub fn at_start(scene: &Scene) -> Option<BondStep> {
-    let (mut formed, mut rate) = (0, 0.0f64);
+    let (mut formed, mut rate, mut critical) = (0, 0.0f64, f64::INFINITY);
     let mut any = false;
     for spec in scene.bonds.iter().filter(|b| b.at == 0.0) {
         any = true;
@@ -109,22 +122,33 @@ pub fn at_start(scene: &Scene) -> Option<BondStep> {
             let m_star = ma * mb / (ma + mb);
             let (ia, ib) = (0.4 * ma * a.radius.powi(2), 0.4 * mb * b.radius.powi(2));
             let i_star = ia * ib / (ia + ib);
+            // the arms to the disc midway into the gap
+            let gap = l - a.radius - b.radius;
+            let (aa, ab) = (a.radius + 0.5 * gap, b.radius + 0.5 * gap);
+            let m_t = 1.0 / (1.0 / ma + 1.0 / mb + aa * aa / ia + ab * ab / ib);
             let rb = spec.radius_ratio * a.radius.min(b.radius);
-            let (area, i2, _) = super::law::section(rb);
+            let (area, i2, j2) = section(rb);
             let kn = spec.youngs_modulus / l;
-            rate = rate
-                .max((kn * area / m_star).sqrt())
-                .max((kn * i2 / i_star).sqrt());
+            let ks = kn / spec.stiffness_ratio;
+            let z = spec.damping;
+            // (k, the mass it moves, the mass its damping was sized for)
+            for (k, m, m_c) in [
+                (kn * area, m_star, m_star),
+                (ks * area, m_t, m_star),
+                (kn * i2, i_star, i_star),
+                (ks * j2, i_star, i_star),
+            ] {
+                let w = (k / m).sqrt();
+                let ze = z * (m_c / m).sqrt();
+                rate = rate.max(w);
+                critical = critical.min(2.0 / w * ((1.0 + ze * ze).sqrt() - ze));
+            }
         }
     }
-    any.then(|| BondStep {
+    any.then_some(BondStep {
         formed,
         rate,
-        critical: if rate > 0.0 {
-            2.0 / rate
-        } else {
-            f64::INFINITY
-        },
+        critical,
     })
 }
 
@@ -135,7 +159,8 @@ mod tests {
 
     /// A chain of touching spheres and a stray: the chain's neighbours bond
     /// (gap 1e-6 m), the stray does not; the region form takes only pairs
-    /// with both centres inside; the axial rate is √(E A / (L m*)).
+    /// with both centres inside; the fastest rate is the shear spring's at the disc, and damping
+    /// shortens the step it allows.
     #[test]
     fn touching_neighbours_bond_and_the_rate_follows() {
         let r = 1e-3;
@@ -178,9 +203,17 @@ mod tests {
         assert_eq!(st.formed, 4);
         let m = 2500.0 * 4.0 / 3.0 * std::f64::consts::PI * r.powi(3);
         let axial = (1e9 / (2.0 * r) * std::f64::consts::PI * r * r / (0.5 * m)).sqrt();
-        // (the bending spring on the pair's inertia is slower here:
-        // k̄_n I / I* = (E/L)(π r⁴/4) / (0.2 m r²) = 0.625 × the axial's)
-        assert!((st.rate / axial - 1.0).abs() < 1e-12, "{st:?} {axial}");
-        assert_eq!(st.critical, 2.0 / st.rate);
+        // the shear spring at the disc moves m_t = m / 7 (1/m_t = 2/m +
+        // 2 r²/(0.4 m r²)) with k̄_s A = k̄_n A / 2.5: √(7/(2 × 2.5)) =
+        // √1.4 × the axial rate, the fastest of the four
+        let shear = axial * 1.4f64.sqrt();
+        assert!((st.rate / shear - 1.0).abs() < 1e-12, "{st:?} {shear}");
+        assert!((st.critical * st.rate / 2.0 - 1.0).abs() < 1e-12);
+        // damped: 2/ω (√(1 + ζ²) − ζ), ζ = 0.7 √(m*/m_t) = 0.7 √3.5 in shear
+        s.bonds[0].damping = 0.7;
+        let st = at_start(&s).unwrap();
+        let ze = 0.7 * 3.5f64.sqrt();
+        let want = 2.0 / shear * ((1.0 + ze * ze).sqrt() - ze);
+        assert!((st.critical / want - 1.0).abs() < 1e-12, "{st:?} {want}");
     }
 }

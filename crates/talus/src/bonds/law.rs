@@ -1,5 +1,5 @@
 //! One parallel bond's step (Potyondy & Cundall 2004), the CPU twin of
-//! `bond_law` in `shaders/bonds.wgsl` (checked on random bonds by
+//! `bond_law` in `shaders/bond_law.wgsl` (checked on random bonds by
 //! `tests/gpu_bonds.rs`).
 //!
 //! The bond joins a and b (b's centre at a's + d n, n unit); its section
@@ -30,8 +30,8 @@
 //! |M_b|²/(2k̄_nI) is elastic energy; what the damping takes and what a
 //! break releases is dissipated.
 
+pub use super::form::section;
 use crate::cpu::law::{add, cross, dot, scale, sub, Body, V3};
-use std::f64::consts::PI;
 
 /// A bond's constants.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,22 +58,34 @@ pub struct BondState {
     pub bend: V3,
 }
 
-/// How a bond broke this step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Break {
+/// What became of a bond: intact, broken this step or before (in
+/// tension: σ reached σ_c; in shear: τ reached τ_c), or gone with one of
+/// its particles (an outlet, the open domain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Status {
+    #[default]
     Intact,
     Tension,
     Shear,
+    Gone,
 }
 
-impl Break {
-    /// Its code (`BOND_*` in `shaders/bonds.wgsl`).
+impl Status {
+    /// Its code (`BOND_*` in `shaders/bond_law.wgsl`).
     pub fn code(self) -> u32 {
         match self {
-            Break::Intact => 0,
-            Break::Tension => 1,
-            Break::Shear => 2,
+            Status::Intact => 0,
+            Status::Tension => 1,
+            Status::Shear => 2,
+            Status::Gone => 3,
         }
+    }
+
+    /// The status of `code`; None for a code no status has.
+    pub fn of(code: u32) -> Option<Status> {
+        [Status::Intact, Status::Tension, Status::Shear, Status::Gone]
+            .into_iter()
+            .find(|s| s.code() == code)
     }
 }
 
@@ -86,18 +98,11 @@ pub struct BondResult {
     pub torque_b: V3,
     /// The new state (zero when it broke).
     pub state: BondState,
-    pub broke: Break,
+    pub broke: Status,
     /// Strain energy now (J), and what the step dissipated (damping, or
     /// the energy held before a break).
     pub elastic: f64,
     pub dissipated: f64,
-}
-
-/// Section constants (A, I, J) of a disc of radius r.
-pub fn section(r: f64) -> (f64, f64, f64) {
-    let a = PI * r * r;
-    let i = 0.25 * PI * r.powi(4);
-    (a, i, 2.0 * i)
 }
 
 /// `v` turned into the plane ⊥ n, its length kept (zero stays zero).
@@ -159,13 +164,13 @@ pub fn bond_law(
     let sigma = s.normal / area + dot(s.bend, s.bend).sqrt() * bp.radius / i2;
     let tau = dot(s.shear, s.shear).sqrt() / area + s.twist.abs() * bp.radius / j2;
     let broke = if sigma >= bp.tensile_strength {
-        Break::Tension
+        Status::Tension
     } else if tau >= bp.shear_strength {
-        Break::Shear
+        Status::Shear
     } else {
-        Break::Intact
+        Status::Intact
     };
-    if broke != Break::Intact {
+    if broke != Status::Intact {
         return BondResult {
             force_a: [0.0; 3],
             torque_a: [0.0; 3],
@@ -207,6 +212,7 @@ pub fn bond_law(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::PI;
 
     fn body(r: f64, v: V3, w: V3) -> Body {
         let m = 2500.0 * 4.0 / 3.0 * PI * r * r * r;
@@ -309,8 +315,8 @@ mod tests {
         let n = [0.0, 0.0, 1.0];
         let a = body(r, [0.0; 3], [0.0; 3]);
         for (vb, want, strength) in [
-            ([0.0, 0.0, 1e-2], Break::Tension, 1e7),
-            ([1e-2, 0.0, 0.0], Break::Shear, 2e7),
+            ([0.0, 0.0, 1e-2], Status::Tension, 1e7),
+            ([1e-2, 0.0, 0.0], Status::Shear, 2e7),
         ] {
             let b = body(r, vb, [0.0; 3]);
             let mut s = BondState::default();
@@ -318,13 +324,17 @@ mod tests {
             let res = loop {
                 steps += 1;
                 let res = bond_law(&bp, dt, &a, &b, n, d, &s);
-                if res.broke != Break::Intact {
+                if res.broke != Status::Intact {
                     break res;
                 }
                 s = res.state;
             };
             assert_eq!(res.broke, want);
-            let k = if want == Break::Tension { bp.kn } else { bp.ks };
+            let k = if want == Status::Tension {
+                bp.kn
+            } else {
+                bp.ks
+            };
             let per_step = k * area * 1e-2 * dt / area;
             let at_break = steps as f64 * per_step;
             assert!(

@@ -10,12 +10,14 @@
 //!
 //! | file | job |
 //! |------|-----|
-//! | `law.rs` | one bond's step (CPU, f64; twin `shaders/bonds.wgsl`) |
-//! | `form.rs` | which pairs an entry bonds; the bonds at t = 0 and their stiffest oscillation (`talus check`) |
+//! | `law.rs` | one bond's step (CPU, f64; twin `shaders/bond_law.wgsl`) |
+//! | `form.rs` | which pairs an entry bonds; the bonds at t = 0 and their stiffest oscillation (`talus check`, `dt = "auto"`) |
+//! | `table.rs` | a run's bonds, a row each (ids, entry, length, radius, state, status) |
 //!
-//! Not yet in this build: forming bonds in a run, their storage, the
-//! stage, outputs and checkpoints (issue 38): a scene with `[[bonds]]` is
-//! read, checked and reported by `talus check`, and refused by the set-up.
+//! The stage is the contacts stage's last part on both paths
+//! (`cpu::bonds`, `gpu::bonds`). Not yet in this build: bonds formed after
+//! t = 0 (`at > 0` is refused at set-up) and bonds on several ranks.
 
 pub mod form;
 pub mod law;
+pub mod table;

@@ -128,6 +128,19 @@ pub struct Step {
     /// shapes they take.
     pub clumps: crate::shapes::clumps::Clumps,
     pub shapes: std::sync::Arc<Vec<crate::shapes::table::Shape>>,
+    /// The bonds (`bonds::table`; empty: none) and how to find their rows.
+    pub bonds: CpuBonds,
+}
+
+/// The CPU's bonds: the table, the scene's `[[bonds]]` entries its rows
+/// name, and each id's row (`u32::MAX`: none), rebuilt when `stale` (a
+/// sort, an insertion or a removal moved rows).
+#[derive(Debug, Clone, Default)]
+pub struct CpuBonds {
+    pub table: crate::bonds::table::Bonds,
+    pub specs: std::sync::Arc<Vec<crate::scene::types::BondSpec>>,
+    pub row_of: Vec<u32>,
+    pub stale: bool,
 }
 
 /// The CPU's insertion and outlet state.

@@ -170,6 +170,7 @@ impl Step {
             compact(&mut w.ghost, &keep);
         }
         self.clumps_follow_removal(&keep);
+        self.bonds.stale = true;
         let w = &mut self.work;
         // the list over the kept particles: their rows, without the
         // entries of removed partners, renumbered; history beside its entry

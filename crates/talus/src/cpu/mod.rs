@@ -20,6 +20,7 @@
 //! | `wall_contacts.rs` | the wall part of the contact stage: moving walls, the mesh reduction, wall loads |
 
 pub mod bin;
+pub mod bonds;
 pub mod clumps;
 pub mod contacts;
 pub mod data;

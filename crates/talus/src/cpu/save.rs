@@ -46,6 +46,7 @@ impl Step {
             s.put("body", &w.body);
             s.put("member", &w.member);
         }
+        self.bonds.table.save(&mut s);
         s
     }
 
@@ -168,6 +169,8 @@ impl Step {
             self.work.member.clear();
             self.work.lever.clear();
         }
+        self.bonds.table = crate::bonds::table::Bonds::restore(saved, self.bonds.specs.len())?;
+        self.bonds.stale = true;
         // a GPU checkpoint may hold particles an outlet marked (id NONE)
         // that its next build would have dropped: drop them now
         if sc.precision == Precision::F32 {

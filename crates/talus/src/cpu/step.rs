@@ -30,6 +30,7 @@ impl Step {
         st.work.body = body;
         st.work.member = member;
         st.refresh_levers();
+        st.bonds.table = setup.bonds.clone();
         Ok(st)
     }
 
@@ -85,6 +86,11 @@ impl Step {
             flow: super::data::CpuFlow::new(setup),
             clumps: Default::default(),
             shapes: std::sync::Arc::new(scene.shape_bodies()),
+            bonds: super::data::CpuBonds {
+                specs: std::sync::Arc::new(scene.bonds.clone()),
+                stale: true,
+                ..Default::default()
+            },
         })
     }
 
@@ -138,6 +144,7 @@ impl Step {
             w.ghost = w.order.iter().map(|&i| w.ghost[i as usize]).collect();
         }
         self.clumps_follow_sort();
+        self.bonds.stale = true;
     }
 
     /// Stage 3: the neighbour list over the particles in cell order (after
@@ -249,7 +256,11 @@ impl Step {
             self.timed(Stage::Sort, Step::sort_stage);
             self.timed(Stage::Neighbours, Step::build_neighbours);
         }
-        let rep = self.timed(Stage::Contacts, contacts::contacts);
+        let rep = self.timed(Stage::Contacts, |st| {
+            let rep = contacts::contacts(st);
+            super::bonds::bonds(st);
+            rep
+        });
         let err = |kind, particle: u32, this: &Step| RunError {
             step: this.step,
             particle,
@@ -418,6 +429,10 @@ impl Backend for CpuBackend {
             p.sort_by_id();
         }
         p
+    }
+
+    fn bonds(&mut self) -> crate::bonds::table::Bonds {
+        self.st.bonds.table.clone()
     }
 
     fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {

@@ -66,10 +66,10 @@ fn row_words(clumps: bool) -> usize {
     ROW + clumps as usize
 }
 
-/// What a scene needs that GPU ranks do not do yet, if anything (nothing
-/// now: kept for the features to come, and for `--backend auto`).
-pub fn unsupported(_setup: &Setup) -> Option<String> {
-    None
+/// What a scene needs that GPU ranks do not do yet, if anything (bonds,
+/// as the CPU's ranks; kept for `--backend auto`).
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    super::rank::bonds_unsupported(setup)
 }
 
 /// A rank's device state, as words (from `GpuBackend::save_state`).

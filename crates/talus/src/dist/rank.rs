@@ -103,10 +103,18 @@ const BOUNDARY: u8 = 1;
 /// A ghost: its contacts are its owner's (none run here).
 const COPY: u8 = 2;
 
-/// What a scene needs that the CPU path's ranks do not do, if anything
-/// (nothing now: kept for the features to come, as `gpu_rank::unsupported`).
-pub fn unsupported(_setup: &Setup) -> Option<String> {
-    None
+/// What a scene needs that the CPU path's ranks do not do, if anything:
+/// bonds (a bond across two ranks' slabs needs its partner's motion and a
+/// force returned: not yet).
+pub fn unsupported(setup: &Setup) -> Option<String> {
+    bonds_unsupported(setup)
+}
+
+/// Bonds on several ranks: not in this build (shared by both paths).
+pub fn bonds_unsupported(setup: &Setup) -> Option<String> {
+    (!setup.scene.bonds.is_empty()).then(|| {
+        "[[bonds]] run on one rank in this build: run without mpirun (or with one rank)".to_string()
+    })
 }
 
 /// How far a row may lie from its particle's centre of mass: the largest

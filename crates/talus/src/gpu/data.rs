@@ -414,6 +414,9 @@ pub struct GpuData {
     pub clumps: super::clump_data::ClumpBuffers,
     /// Insertion and outlets.
     pub flow: FlowBuffers,
+    /// The bonds (`gpu::bonds`; none until the backend uploads its
+    /// table).
+    pub bonds: super::bond_data::BondBuffers,
 }
 
 pub use super::layout::{
@@ -697,16 +700,17 @@ pub struct ParticleArray<'a> {
 }
 
 /// Whether a run sums pairs into each particle's work record (each pair
-/// once, or the large rows of a grid with large levels).
-pub fn pair_sums(pairs: Pairs, large_levels: u32) -> bool {
-    pairs == Pairs::Once || large_levels > 0
+/// once, the large rows of a grid with large levels, or every row of a
+/// run with bonds).
+pub fn pair_sums(pairs: Pairs, large_levels: u32, bonds: bool) -> bool {
+    pairs == Pairs::Once || large_levels > 0 || bonds
 }
 
 /// Words of a particle's work record (`Params::level_count[2]`): the pair
 /// sums' [`ACC_WORDS`] where a run has them, else [`REORDER_WORDS`] (force
 /// and torque, 8 words; the reorder moves wider arrays in parts).
-pub fn work_words(pairs: Pairs, large_levels: u32) -> u32 {
-    if pair_sums(pairs, large_levels) {
+pub fn work_words(pairs: Pairs, large_levels: u32, bonds: bool) -> u32 {
+    if pair_sums(pairs, large_levels, bonds) {
         ACC_WORDS
     } else {
         REORDER_WORDS as u32
@@ -772,7 +776,7 @@ pub fn kept_entries(entries: u64) -> u64 {
 /// the kept table as they are (a run's, after they grew).
 pub fn bytes_per_particle_held(pairs: Pairs, entry_bytes: u64) -> u64 {
     // the work record, also the reorder's scratch (no large rows counted)
-    let work = 4 * work_words(pairs, 0) as u64;
+    let work = 4 * work_words(pairs, 0, false) as u64;
     108 + work + 4 + 12 + 24 + 20 + entry_bytes
 }
 
@@ -928,8 +932,9 @@ impl GpuData {
         // scratch too (zero between steps but the forces kept for
         // diagnostics; the reorder runs before a step's `contacts`, and its
         // copy back leaves them zero)
-        let sums = pair_sums(ctx.pairs, params.level_count[1]);
-        let reorder_width = work_words(ctx.pairs, params.level_count[1]) as u64;
+        let bonded = params.dims[1] > 0;
+        let sums = pair_sums(ctx.pairs, params.level_count[1], bonded);
+        let reorder_width = work_words(ctx.pairs, params.level_count[1], bonded) as u64;
         let clumps =
             super::clump_data::ClumpBuffers::new(ctx, init0.clumps, clump_room.0, clump_room.1)?;
         let params = &Params {
@@ -1133,6 +1138,7 @@ impl GpuData {
                 ),
             ),
             flow: FlowBuffers::new(ctx, &[], 0, None),
+            bonds: super::bond_data::BondBuffers::new(ctx, &Default::default(), &[]),
         })
     }
 

@@ -33,6 +33,7 @@ pub fn kernel_decls() -> Vec<KernelDecl> {
         &contacts::ContactKernels::DECLS,
         &integrate::IntegrateKernels::DECLS,
         &clumps::ClumpKernels::DECLS,
+        &super::bonds::BondKernels::DECLS,
         &diagnostics::DiagnosticsKernels::DECLS,
         &flow::FlowKernels::DECLS,
         &surfaces::SurfaceKernels::DECLS,

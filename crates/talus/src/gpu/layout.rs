@@ -625,13 +625,42 @@ pub struct LawOut {
     pub roll: [f32; 4],
 }
 
+/// One bond of a run's table on the device (`Bond` in
+/// `shaders/bonds.wgsl`; the CPU's row of `bonds::table::Bonds`), 48 B.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
+pub struct Bond {
+    /// The particles' ids, lower first.
+    pub ids: [u32; 2],
+    /// The `[[bonds]]` entry (low 16 bits) and the status code
+    /// (`bonds::law::Status::code`, high 16 bits).
+    pub info: u32,
+    /// L, the centres' distance at formation (m).
+    pub length: f32,
+    /// F_s (xyz), F_n (w).
+    pub shear_normal: [f32; 4],
+    /// M_b (xyz), M_t (w).
+    pub bend_twist: [f32; 4],
+}
+
+/// One `[[bonds]]` entry on the device (`BondSpec` in
+/// `shaders/bonds.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq, Default)]
+pub struct BondSpecGpu {
+    /// E (Pa), the stiffness ratio, the radius ratio, the damping.
+    pub k: [f32; 4],
+    /// σ_c, τ_c (Pa; < 0: never), 0, 0.
+    pub strength: [f32; 4],
+}
+
 #[cfg(feature = "test-kernels")]
 /// One bond for the bond law alone (`BondCase` in
 /// `shaders/bond_eval.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable, PartialEq)]
 pub struct BondCase {
-    /// `BondParams` (shaders/bonds.wgsl): kn, ks, R, damping; σ_c, τ_c
+    /// `BondParams` (shaders/bond_law.wgsl): kn, ks, R, damping; σ_c, τ_c
     /// (< 0: never), 0, 0.
     pub params: [[f32; 4]; 2],
     pub a: [[f32; 4]; 4],
@@ -653,7 +682,7 @@ pub struct BondOut {
     pub force_a: [f32; 4],
     pub torque_a: [f32; 4],
     pub torque_b: [f32; 4],
-    /// New normal force, twisting moment, how it broke (`Break::code`), 0.
+    /// New normal force, twisting moment, how it broke (`Status::code`), 0.
     pub nt: [f32; 4],
     pub shear: [f32; 4],
     pub bend: [f32; 4],

@@ -5,7 +5,7 @@
 //! (snapshots, energy rows, the error flags at the end of `advance`).
 
 pub mod bin;
-#[cfg(feature = "test-kernels")]
+pub mod bond_data;
 pub mod bonds;
 pub mod clump_data;
 pub mod clump_out;
@@ -79,6 +79,8 @@ pub struct GpuPipelines {
     pub integrate: integrate::IntegrateKernels,
     /// The clumps' part of integrate (and of the sort: the rows table).
     pub clumps: clumps::ClumpKernels,
+    /// The bonds' part of contacts.
+    pub bonds: bonds::BondKernels,
     pub diagnostics: diagnostics::DiagnosticsKernels,
     pub flow: flow::FlowKernels,
     pub surfaces: surfaces::SurfaceKernels,
@@ -115,6 +117,7 @@ impl GpuPipelines {
             contacts: contacts::ContactKernels::new(ctx, &module("contacts.wgsl")),
             integrate: integrate::IntegrateKernels::new(ctx, &module("integrate.wgsl")),
             clumps: clumps::ClumpKernels::new(ctx, &module("clumps.wgsl")),
+            bonds: bonds::BondKernels::new(ctx, &module("bonds.wgsl")),
             diagnostics: diagnostics::DiagnosticsKernels::new(ctx, &module("diagnostics.wgsl")),
             flow: flow::FlowKernels::new(ctx, &module("flow.wgsl")),
             surfaces: surfaces::SurfaceKernels::new(ctx, &module("surfaces.wgsl")),
@@ -132,6 +135,8 @@ pub struct GpuBindings {
     pub integrate: integrate::IntegrateBinds,
     /// None: the run has no clumps.
     pub clumps: Option<clumps::ClumpBinds>,
+    /// None: the run has no bonds.
+    pub bonds: Option<bonds::BondBinds>,
     pub diagnostics: wgpu::BindGroup,
     pub flow: flow::FlowBinds,
     pub surfaces: surfaces::SurfaceBinds,
@@ -146,6 +151,7 @@ impl GpuBindings {
             contacts: p.contacts.bind(ctx, d),
             integrate: p.integrate.bind(ctx, d),
             clumps: p.clumps.bind(ctx, d),
+            bonds: p.bonds.bind(ctx, d),
             diagnostics: p.diagnostics.bind(ctx, d),
             flow: p.flow.bind(ctx, d),
             surfaces: p.surfaces.bind(ctx, d),
@@ -210,7 +216,8 @@ pub fn scene_tables_for(
             let g = scene.simulation.gravity;
             [g[0] as f32, g[1] as f32, g[2] as f32, setup.dt as f32]
         },
-        dims: [0, 0, 0, grid.n_cells() as u32],
+        // y: the bonds (their table's length)
+        dims: [0, setup.bonds.len() as u32, 0, grid.n_cells() as u32],
         periodic: [
             grid.periodic[0] as u32,
             grid.periodic[1] as u32,
@@ -276,12 +283,21 @@ pub fn scene_tables_for(
     (params, pairs, walls)
 }
 
+/// The device's records of a scene's `[[bonds]]` entries.
+pub fn bond_specs(setup: &Setup) -> Vec<layout::BondSpecGpu> {
+    setup.scene.bonds.iter().map(bond_data::spec_gpu).collect()
+}
+
 /// A scene's device tables (`scene_tables`), kept to rebuild the buffers
 /// when the particle capacity grows.
 pub struct SceneTables {
     pub params: Params,
     pub pairs: Vec<Pair>,
     pub walls: WallTables,
+    /// The `[[bonds]]` entries, and the bonds as they formed (what the
+    /// device does not change of them: ids, entries, lengths, radii).
+    pub bond_specs: Vec<layout::BondSpecGpu>,
+    pub bonds: crate::bonds::table::Bonds,
 }
 
 /// The GPU backend.
@@ -472,9 +488,12 @@ impl GpuBackend {
             params,
             pairs,
             walls,
+            bond_specs: bond_specs(setup),
+            bonds: setup.bonds.clone(),
         };
         let flow = flow::GpuFlow::new(setup);
-        let data = Self::allocate(&ctx, &tables, &flow, init, None)?;
+        let mut data = Self::allocate(&ctx, &tables, &flow, init, None)?;
+        data.bonds = bond_data::BondBuffers::new(&ctx, &tables.bonds, &tables.bond_specs);
         let pipes = GpuPipelines::shared(&ctx, &data.paging);
         let binds = GpuBindings::new(&ctx, &pipes, &data);
         Ok(GpuBackend {
@@ -627,7 +646,12 @@ impl GpuBackend {
                 pass,
                 d,
             ),
-            Stage::Contacts => p.contacts.encode(&b.contacts, pass, d),
+            Stage::Contacts => {
+                if let Some(bb) = &b.bonds {
+                    p.bonds.encode(bb, pass, d);
+                }
+                p.contacts.encode(&b.contacts, pass, d)
+            }
             Stage::Integrate => {
                 let surfaces = (&p.surfaces, &b.surfaces);
                 p.integrate.encode_particles(&b.integrate, pass, d);
@@ -1578,6 +1602,10 @@ impl Backend for GpuBackend {
 
     fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
         self.clump_rows_out()
+    }
+
+    fn bonds(&mut self) -> crate::bonds::table::Bonds {
+        self.bond_table()
     }
 
     fn save(&mut self) -> crate::checkpoint::Saved {

@@ -127,7 +127,19 @@ impl GpuBackend {
         s.put("walls", &walls);
         self.save_surfaces(&mut s);
         self.save_clumps(&mut s, n);
+        self.bond_table().save(&mut s);
         s
+    }
+
+    /// The bonds now, read back (f32 widened: a checkpoint of them comes
+    /// back to the same bits); empty without.
+    pub fn bond_table(&mut self) -> crate::bonds::table::Bonds {
+        let count = self.data.bonds.count;
+        if count == 0 {
+            return Default::default();
+        }
+        let rows: Vec<super::layout::Bond> = self.read_vec(&self.data.bonds.table, count);
+        super::bond_data::table_from(&self.tables.bonds, &rows)
     }
 
     /// The clumps, when the run has any, as the device holds them
@@ -500,6 +512,26 @@ impl GpuBackend {
         if !l.poses.is_empty() {
             q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));
         }
+        // the bonds as the checkpoint has them (none: as they formed)
+        let bonds = if saved.section("bond_ids").is_ok() {
+            crate::bonds::table::Bonds::restore(saved, self.tables.bond_specs.len()).map_err(bad)?
+        } else {
+            self.tables.bonds.clone()
+        };
+        if bonds.len() as u64 != self.tables.params.dims[1] as u64 {
+            return Err(bad(format!(
+                "it holds {} bonds, the scene forms {} at t = 0",
+                bonds.len(),
+                self.tables.params.dims[1]
+            )));
+        }
+        let mut data = data;
+        data.bonds = super::bond_data::BondBuffers::new(&self.ctx, &bonds, &self.tables.bond_specs);
+        self.tables.bonds = crate::bonds::table::Bonds {
+            state: vec![Default::default(); bonds.len()],
+            status: vec![Default::default(); bonds.len()],
+            ..bonds
+        };
         self.data = data;
         self.rebind();
         self.steps = sc.step;

@@ -1,6 +1,9 @@
 //! The WGSL sources, each stage file with `common.wgsl` prepended,
 //! `walls.wgsl` (the gap to a wall primitive) before the files that meet
 //! walls, `law.wgsl` (the pair law) before those that evaluate contacts
+//! and bonds, `bond_law.wgsl` (one bond's step) before those that step
+//! bonds, `sums.wgsl` (the exact fixed-point pair sums) before those that
+//! add to a particle's work record,
 //! `fixed.wgsl` (the fixed-point coordinates) before those that move
 //! particles or read a clump's centre, `outlets.wgsl` (the outlets' test)
 //! before those that move particles, `clump_energy.wgsl` (a clump's
@@ -15,14 +18,15 @@ use super::context::Pairs;
 use super::pages::{generate, Paging};
 
 /// Files that are prepended to others, not modules of their own.
-pub const INCLUDES: [&str; 8] = [
-    "bonds.wgsl",
+pub const INCLUDES: [&str; 9] = [
+    "bond_law.wgsl",
     "clump_energy.wgsl",
     "common.wgsl",
     "fixed.wgsl",
     "law.wgsl",
     "outlets.wgsl",
     "rotor.wgsl",
+    "sums.wgsl",
     "walls.wgsl",
 ];
 
@@ -41,6 +45,8 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
     let rotor = include_str!("../../shaders/rotor.wgsl");
     let outlets = include_str!("../../shaders/outlets.wgsl");
     let clump_energy = include_str!("../../shaders/clump_energy.wgsl");
+    let sums = include_str!("../../shaders/sums.wgsl");
+    let bond_law = include_str!("../../shaders/bond_law.wgsl");
     let stage = |name: &'static str, src: &str| (name, format!("{common}\n{src}"));
     #[cfg(feature = "test-kernels")]
     let with_law = |name: &'static str, src: &str| (name, format!("{common}\n{law}\n{src}"));
@@ -56,8 +62,15 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         (
             "contacts.wgsl",
             format!(
-                "{common}\n{walls}\n{law}\n{}",
+                "{common}\n{walls}\n{law}\n{sums}\n{}",
                 include_str!("../../shaders/contacts.wgsl")
+            ),
+        ),
+        (
+            "bonds.wgsl",
+            format!(
+                "{common}\n{law}\n{bond_law}\n{sums}\n{}",
+                include_str!("../../shaders/bonds.wgsl")
             ),
         ),
         #[cfg(feature = "test-kernels")]
@@ -66,8 +79,7 @@ pub fn sources_for(paging: &Paging, pairs: Pairs) -> Vec<(&'static str, String)>
         (
             "bond_eval.wgsl",
             format!(
-                "{common}\n{law}\n{}\n{}",
-                include_str!("../../shaders/bonds.wgsl"),
+                "{common}\n{law}\n{bond_law}\n{}",
                 include_str!("../../shaders/bond_eval.wgsl")
             ),
         ),

@@ -2,6 +2,7 @@
 //! wall loads and wall geometry, a run directory's scene.
 
 pub mod bodies;
+pub mod bonds;
 pub mod csv;
 pub mod run_dir;
 pub mod series;

@@ -16,6 +16,7 @@ use crate::backend::Backend;
 use crate::checkpoint::{hash64, DriverState};
 use crate::fem::coupling::BodyNow;
 use crate::io::bodies::{BodiesCsv, BodyFrame, BodyRow, BodySeries};
+use crate::io::bonds::{self as bonds_io, BONDS_CSV_HEADER};
 use crate::io::series::{one_part, Series};
 use crate::io::table::{at_path, Table, WriteError};
 use crate::io::vtk;
@@ -24,7 +25,13 @@ use crate::state::Particles;
 use std::path::{Path, PathBuf};
 
 /// The tables whose length a checkpoint keeps.
-pub const TABLES: [&str; 4] = ["energy.csv", "walls.csv", "flow.csv", "bodies.csv"];
+pub const TABLES: [&str; 5] = [
+    "energy.csv",
+    "walls.csv",
+    "flow.csv",
+    "bodies.csv",
+    "bonds.csv",
+];
 
 /// `flow.csv`'s header: cumulative removals per outlet.
 pub const FLOW_CSV_HEADER: &str = "t,outlet,count,mass";
@@ -51,6 +58,9 @@ pub struct Outputs {
     wall_set: Vec<crate::scene::Wall>,
     bodies: Option<(BodiesCsv, BodySeries)>,
     particles: Series,
+    /// `bonds.csv` and `bonds.pvd` (a run with `[[bonds]]`): a bonds
+    /// snapshot beside each particles' one, its number and time.
+    bonds: Option<(Table, Series)>,
 }
 
 /// The recorded length of table `name` in a checkpoint's driver state (0:
@@ -156,6 +166,24 @@ impl Outputs {
             particles.resume(one_part(r.pvd.clone()));
             at_path(particles.write(), particles.path())?;
         }
+        let bonds = if scene.bonds.is_empty() {
+            None
+        } else {
+            let path = dir.join("bonds.csv");
+            let csv = Table::open(&path, BONDS_CSV_HEADER, len("bonds.csv")?)?;
+            let mut series = Series::new(dir.join("bonds.pvd"));
+            if let Some(r) = resume {
+                // its snapshots are the particles' (numbers and times)
+                series.resume(one_part(
+                    r.pvd
+                        .iter()
+                        .map(|(t, f)| (*t, f.replacen("particles_", "bonds_", 1)))
+                        .collect(),
+                ));
+                at_path(series.write(), series.path())?;
+            }
+            Some((csv, series))
+        };
         Ok(Outputs {
             dir: dir.to_path_buf(),
             every,
@@ -167,6 +195,7 @@ impl Outputs {
             wall_set: scene.walls.clone(),
             bodies,
             particles,
+            bonds,
         })
     }
 
@@ -247,6 +276,10 @@ impl Outputs {
             let loads: Vec<_> = sim.walls().iter().map(|w| w.1).collect();
             csv.row(t, &loads)?;
         }
+        if let Some((csv, _)) = self.bonds.as_mut() {
+            let counts = sim.bonds().counts();
+            csv.write(&bonds_io::csv_row(t, &counts))?;
+        }
         self.next_row += self.every;
         Ok(())
     }
@@ -274,6 +307,15 @@ impl Outputs {
             series.write(k, t, |w, x| {
                 poses[w].0.to_world(glam::DVec3::from(x)).to_array()
             })?;
+        }
+        if let Some((_, series)) = self.bonds.as_mut() {
+            let name = format!("bonds_{k:05}.vtu");
+            let path = self.dir.join(&name);
+            let bonds = sim.bonds();
+            let specs = &sim.scene().bonds;
+            at_path(bonds_io::write_vtu(&path, p, &bonds, specs), &path)?;
+            series.add(t, 0, name);
+            at_path(series.write(), series.path())?;
         }
         if let (Some((_, series)), Some(states), Some(set)) =
             (self.bodies.as_mut(), states, sim.backend().bodies())

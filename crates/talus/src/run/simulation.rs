@@ -207,6 +207,11 @@ impl<B: Backend> Simulation<B> {
         self.backend.clumps()
     }
 
+    /// The bonds now (empty without `[[bonds]]`).
+    pub fn bonds(&mut self) -> crate::bonds::table::Bonds {
+        self.backend.bonds()
+    }
+
     /// Particles present now.
     pub fn particle_count(&mut self) -> u64 {
         self.backend.particle_count()

@@ -173,6 +173,11 @@ impl SceneBuilder {
         self.scene.fixed.push(region);
         self
     }
+    /// A `[[bonds]]` entry (its materials as indices into the scene's).
+    pub fn bonds(mut self, spec: crate::scene::types::BondSpec) -> Self {
+        self.scene.bonds.push(spec);
+        self
+    }
     /// The cohesion model (`[contact] cohesion`).
     pub fn cohesion(mut self, c: crate::scene::types::Cohesion) -> Self {
         self.scene.contact.cohesion = c;

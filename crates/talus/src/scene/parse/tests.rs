@@ -768,7 +768,7 @@ fn bonds_are_read_and_checked() {
     );
     let e = crate::Setup::new(s).unwrap_err().to_string();
     assert!(
-        e.contains("bonds: [[bonds]] are read and checked, but this build does not run them yet"),
+        e.contains("bonds[0].at: bonds form at t = 0 in this build"),
         "{e}"
     );
     for (text, want) in [
