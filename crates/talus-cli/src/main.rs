@@ -514,20 +514,6 @@ fn cmd_check(path: &Path) -> ExitCode {
             let _ = writeln!(report, $($t)*);
         }};
     }
-    // bonds are reported before the set-up, which refuses what it cannot run
-    let bonds_now = talus::bonds::form::at_start(&scene);
-    if bonds_now.is_some_and(|b| b.formed == 0) {
-        println!("bonds        none formed at t = 0: no pair its [[bonds]] entries name is closer than the entry's gap");
-    } else if let Some(b) = bonds_now {
-        println!(
-            "bonds        {} formed at t = 0 by {} [[bonds]] entr{}; the stiffest oscillates at √(k/m) = {:.4e} 1/s: a step must stay below {:.4e} s for it (damped), half that in a chain (dt = \"auto\" keeps to it)",
-            b.formed,
-            scene.bonds.len(),
-            if scene.bonds.len() == 1 { "y" } else { "ies" },
-            b.rate,
-            b.critical
-        );
-    }
     // the scene resolved once, as the run will
     let setup = match talus::Setup::new(scene) {
         Ok(s) => s,
@@ -535,6 +521,38 @@ fn cmd_check(path: &Path) -> ExitCode {
     };
     let scene = &setup.scene;
     let est = setup.estimate;
+    if !scene.bonds.is_empty() {
+        let later = talus::bonds::table::later(&scene.bonds, setup.dt);
+        let when: Vec<String> = later
+            .iter()
+            .map(|&(k, n)| {
+                format!(
+                    "bonds[{k}] forms its bonds at t = {:e} s (the start of step {n})",
+                    scene.bonds[k].at
+                )
+            })
+            .collect();
+        let now = talus::bonds::form::at_start(scene);
+        let formed = setup.bonds.len();
+        let entries = scene.bonds.len() - later.len();
+        match now {
+            Some(b) if formed > 0 => println!(
+                "bonds        {formed} formed at t = 0 by {entries} [[bonds]] entr{}; the stiffest oscillates at √(k/m) = {:.4e} 1/s: a step must stay below {:.4e} s for it (damped), half that in a chain (dt = \"auto\" keeps to it)",
+                if entries == 1 { "y" } else { "ies" },
+                b.rate,
+                b.critical
+            ),
+            Some(_) => println!(
+                "bonds        none formed at t = 0: no pair its [[bonds]] entries name is closer than the entry's gap"
+            ),
+            None => println!("bonds        none at t = 0"),
+        }
+        for w in when {
+            println!(
+                "             {w}; dt = \"auto\" cannot see those bonds: keep dt below their limit"
+            );
+        }
+    }
     let (rmin, rmax) = scene.radius_range();
     let n = scene.particles.len();
     let (dt, steps) = (setup.dt, setup.steps);

@@ -447,9 +447,10 @@ fn put_force(i: u32, f: vec4<f32>, t: vec4<f32>) {
 
 // Whether every row's sums go through its work record and
 // `contacts_walls` finishes it: each pair once, or a run with bonds
-// (bonds.wgsl adds to both particles' records; P.dims.y: the bonds).
+// (bonds.wgsl adds to both particles' records; P.dims.z: the scene has
+// [[bonds]]).
 fn rows_summed() -> bool {
-    return pairs_once() || P.dims.y != 0u;
+    return pairs_once() || P.dims.z != 0u;
 }
 
 // A thread per particle, but the large ones (the first ctl[CTL_LARGE] in

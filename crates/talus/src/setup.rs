@@ -85,19 +85,10 @@ impl Setup {
     /// built (at `domain`); a validated scene has neither, so a run's
     /// set-up fails only when the scene was changed in code after it.
     pub fn new(scene: Scene) -> Result<Setup, SceneError> {
-        if let Some(k) = scene.bonds.iter().position(|b| b.at != 0.0) {
-            // forming bonds during a run (from the list, on the device) is
-            // not in this build yet
-            return Err(scene.error(
-                &format!("bonds[{k}].at"),
-                "bonds form at t = 0 in this build (at = 0): forming them later in a run is not supported yet",
-            ));
-        }
-        // the bonds at t = 0, by the scene's own materials (before [[fixed]]
-        // gives the held particles copies of theirs)
-        let bonds = crate::bonds::table::Bonds::at_start(&scene);
         // the particles [[fixed]] holds get held copies of their materials
         let scene = scene.hold_fixed();
+        // the bonds at t = 0 (a held particle by its own material)
+        let bonds = crate::bonds::table::Bonds::at_start(&scene);
         let body_meshes = body_meshes(&scene)?;
         let lightest = lightest_surface_nodes(&scene, &body_meshes);
         let estimate = estimate_with(&scene, &lightest);

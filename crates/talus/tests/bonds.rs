@@ -359,3 +359,49 @@ fn bonded_runs_resume_and_ignore_the_skin_bit_for_bit() {
     assert_eq!(a.bonds(), s.bonds());
     assert_eq!(a.snapshot(), s.snapshot());
 }
+
+/// An entry with `at` > 0 forms its bonds at the start of the first step
+/// with n dt ≥ at, among the spheres where they stand then (the pair 0.5
+/// µm apart, not the one 10 µm apart), on both paths alike; a checkpoint
+/// taken before it resumes into the same bonds.
+#[test]
+fn bonds_form_at_their_time_on_both_paths() {
+    let dt = 1e-7;
+    let y = 0.005;
+    let scene = SceneBuilder::new("later")
+        .domain([0.0; 3], [0.012; 3])
+        .gravity([0.0; 3])
+        .dt(dt)
+        .steps(1)
+        .material(rock())
+        .particle([0.004, y, y], [0.0; 3], R, "rock")
+        .particle([0.006 + 5e-7, y, y], [0.0; 3], R, "rock")
+        .particle([0.008 + 1.05e-5, y, y], [0.0; 3], R, "rock")
+        .bonds(BondSpec {
+            at: 10.0 * dt,
+            ..spec()
+        })
+        .build()
+        .unwrap();
+    let mut c = CpuBackend::new(&scene).unwrap();
+    c.advance(10).unwrap();
+    assert!(c.bonds().is_empty(), "formed before its time");
+    c.advance(1).unwrap();
+    let t = c.bonds();
+    assert_eq!(t.ids, vec![[0, 1]]);
+    assert!((t.length[0] - (0.002 + 5e-7)).abs() < 1e-12, "{t:?}");
+    let Some(ctx) = test_context() else { return };
+    let mut g = GpuBackend::new(&scene, ctx.share()).unwrap();
+    g.advance(5).unwrap();
+    let saved = g.save();
+    g.advance(5).unwrap();
+    assert!(g.bonds().is_empty(), "GPU: formed before its time");
+    g.advance(20).unwrap();
+    let tg = g.bonds();
+    assert_eq!(tg.ids, t.ids);
+    assert!((tg.length[0] - t.length[0]).abs() < 1e-9 * t.length[0]);
+    let mut r = GpuBackend::restore(&scene, ctx, &saved).unwrap();
+    r.advance(25).unwrap();
+    assert_eq!(r.bonds(), tg);
+    assert_eq!(r.snapshot(), g.snapshot());
+}

@@ -20,17 +20,51 @@ pub fn section(r: f64) -> (f64, f64, f64) {
 /// distance L (m).
 pub type BondPair = (usize, usize, f64);
 
-/// The pairs `spec` bonds among `particles` (materials as indices into
-/// the scene's), in (i, j) order.
-pub fn pairs(spec: &BondSpec, particles: &[ParticleInit]) -> Vec<BondPair> {
-    let takes = |p: &ParticleInit| {
-        p.shape.is_none()
+/// A sphere as a `[[bonds]]` entry sees it: its centre, radius, material
+/// (the scene's own index: a `[[fixed]]` particle's, not its held copy's)
+/// and whether it is a clump's member (never bonded).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sphere {
+    pub position: [f64; 3],
+    pub radius: f64,
+    pub material: usize,
+    pub clump: bool,
+}
+
+impl Sphere {
+    /// `p` of `scene` (a held particle by its own material).
+    pub fn of(scene: &Scene, p: &ParticleInit) -> Sphere {
+        Sphere {
+            position: p.position,
+            radius: p.radius,
+            material: scene.base_material(p.material),
+            clump: p.shape.is_some(),
+        }
+    }
+}
+
+/// The pairs `spec` bonds among `scene`'s particles, in (i, j) order.
+pub fn pairs(spec: &BondSpec, scene: &Scene) -> Vec<BondPair> {
+    let spheres: Vec<Sphere> = scene
+        .particles
+        .iter()
+        .map(|p| Sphere::of(scene, p))
+        .collect();
+    pairs_among(spec, &spheres)
+}
+
+/// The pairs `spec` bonds among `spheres`, in (i, j) order. (Centres are
+/// compared as they are: a pair across a periodic boundary is not
+/// bonded.)
+pub fn pairs_among(spec: &BondSpec, particles: &[Sphere]) -> Vec<BondPair> {
+    let takes = |p: &Sphere| {
+        !p.clump
             && match &spec.pairs {
                 BondPairs::Materials(m) => m.contains(&p.material),
                 BondPairs::Region(r) => r.contains(p.position),
             }
     };
-    let pair_ok = |a: &ParticleInit, b: &ParticleInit| match &spec.pairs {
+    let pair_ok = |a: &Sphere, b: &Sphere| match &spec.pairs {
         BondPairs::Materials([m0, m1]) => {
             (a.material == *m0 && b.material == *m1) || (a.material == *m1 && b.material == *m0)
         }
@@ -82,6 +116,19 @@ pub fn pairs(spec: &BondSpec, particles: &[ParticleInit]) -> Vec<BondPair> {
     out
 }
 
+/// The step whose start forms the bonds of an entry with `at` (s), for a
+/// step `dt`: the first step n with n dt ≥ at (an `at` that is a whole
+/// number of steps up to rounding is that step).
+pub fn form_step(at: f64, dt: f64) -> u64 {
+    let x = at / dt;
+    let n = x.round();
+    if (n - x).abs() <= 1e-9 * x.max(1.0) {
+        n as u64
+    } else {
+        x.ceil() as u64
+    }
+}
+
 /// The stiffest bond of a scene's bonds formed at t = 0 and the step it
 /// allows (`talus check`, `dt = "auto"`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,7 +157,7 @@ pub fn at_start(scene: &Scene) -> Option<BondStep> {
     let mut any = false;
     for spec in scene.bonds.iter().filter(|b| b.at == 0.0) {
         any = true;
-        for (i, j, l) in pairs(spec, &scene.particles) {
+        for (i, j, l) in pairs(spec, scene) {
             formed += 1;
             let (a, b) = (&scene.particles[i], &scene.particles[j]);
             let mass = |p: &ParticleInit| {
@@ -184,7 +231,7 @@ mod tests {
             shear_strength: None,
             damping: 0.0,
         };
-        let p = pairs(&spec, &s.particles);
+        let p = pairs(&spec, &s);
         assert_eq!(
             p.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
             vec![(0, 1), (1, 2), (2, 3), (3, 4)]
@@ -197,7 +244,7 @@ mod tests {
             }),
             ..spec
         };
-        assert_eq!(pairs(&region, &s.particles).len(), 2);
+        assert_eq!(pairs(&region, &s).len(), 2);
         s.bonds = vec![spec];
         let st = at_start(&s).unwrap();
         assert_eq!(st.formed, 4);

@@ -11,6 +11,7 @@
 //! through the id → row map the stage refreshes after every rebuild
 //! (`cpu::bonds`, `gpu::bonds`).
 
+use super::form::{pairs_among, Sphere};
 pub use super::law::Status;
 use super::law::{section, BondParams, BondState};
 use crate::scene::types::{BondSpec, Scene};
@@ -55,31 +56,44 @@ impl Bonds {
         self.ids.is_empty()
     }
 
-    /// The bonds `scene` forms at t = 0 (its entries with `at = 0`): each
-    /// entry's pairs ([`super::form::pairs`]) in id order; a pair two
-    /// entries name is bonded once, by the first.
+    /// The bonds `scene` forms at t = 0 (its entries with `at = 0`, in
+    /// order; each entry's bonds by id): a pair two entries name gets a
+    /// bond from each.
     pub fn at_start(scene: &Scene) -> Bonds {
         let ids = scene.particle_ids();
+        let spheres: Vec<Sphere> = scene
+            .particles
+            .iter()
+            .map(|p| Sphere::of(scene, p))
+            .collect();
         let mut out = Bonds::default();
-        let mut seen = std::collections::HashSet::new();
-        let mut rows = Vec::new();
         for (k, spec) in scene.bonds.iter().enumerate() {
-            if spec.at != 0.0 {
-                continue;
+            if spec.at == 0.0 {
+                out.form(k, spec, &spheres, &ids);
             }
-            for (i, j, l) in super::form::pairs(spec, &scene.particles) {
-                let (a, b) = (ids[i].min(ids[j]), ids[i].max(ids[j]));
-                if seen.insert((a, b)) {
-                    let r = scene.particles[i].radius.min(scene.particles[j].radius);
-                    rows.push(([a, b], k as u32, l, spec.radius_ratio * r));
-                }
-            }
-        }
-        rows.sort_by_key(|r| r.0);
-        for (ab, k, l, r) in rows {
-            out.push(ab, k, l, r);
         }
         out
+    }
+
+    /// Appends the bonds entry `k` (`spec`) forms among `spheres` (ids
+    /// `ids`, the same order), ordered by their ids; returns how many.
+    pub fn form(&mut self, k: usize, spec: &BondSpec, spheres: &[Sphere], ids: &[u32]) -> usize {
+        let mut rows: Vec<([u32; 2], f64, f64)> = pairs_among(spec, spheres)
+            .into_iter()
+            .map(|(i, j, l)| {
+                let r = spheres[i].radius.min(spheres[j].radius);
+                (
+                    [ids[i].min(ids[j]), ids[i].max(ids[j])],
+                    l,
+                    spec.radius_ratio * r,
+                )
+            })
+            .collect();
+        rows.sort_by_key(|r| r.0);
+        for &(ab, l, r) in &rows {
+            self.push(ab, k as u32, l, r);
+        }
+        rows.len()
     }
 
     /// Appends an intact, unloaded bond.
@@ -114,6 +128,17 @@ impl Bonds {
         }
         c
     }
+}
+
+/// The entries that form their bonds during a run (`at` > 0) and the step
+/// whose start forms them ([`super::form::form_step`]), for a step `dt`.
+pub fn later(specs: &[BondSpec], dt: f64) -> Vec<(usize, u64)> {
+    specs
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.at > 0.0)
+        .map(|(k, s)| (k, super::form::form_step(s.at, dt)))
+        .collect()
 }
 
 /// The constants of a bond `spec` formed at length `length` with radius

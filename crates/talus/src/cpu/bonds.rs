@@ -14,6 +14,7 @@
 
 use super::data::Step;
 use super::law::body;
+use crate::bonds::form::Sphere;
 use crate::bonds::law::{bond_law, strain_energy, BondResult, Status};
 use rayon::prelude::*;
 
@@ -30,6 +31,38 @@ fn refresh_rows(st: &mut Step) {
         b.row_of[id as usize] = i as u32;
     }
     b.stale = false;
+}
+
+/// Forms the bonds of the entries whose `at` falls at this step's start,
+/// from the particles where they stand (`bonds::form`, as at t = 0).
+pub fn form_due(st: &mut Step) {
+    let b = &st.bonds;
+    if !b.later.iter().any(|&(_, n)| n == st.step) {
+        return;
+    }
+    let p = &st.particles;
+    let body = &st.work.body;
+    let spheres: Vec<Sphere> = (0..p.len())
+        .map(|i| Sphere {
+            position: [p.pos_rad[i][0], p.pos_rad[i][1], p.pos_rad[i][2]],
+            radius: p.pos_rad[i][3],
+            material: b.base[p.material[i] as usize],
+            clump: body
+                .get(i)
+                .is_some_and(|&c| c != crate::shapes::clumps::NONE),
+        })
+        .collect();
+    let due: Vec<usize> = b
+        .later
+        .iter()
+        .filter(|&&(_, n)| n == st.step)
+        .map(|&(k, _)| k)
+        .collect();
+    let specs = b.specs.clone();
+    for k in due {
+        st.bonds.table.form(k, &specs[k], &spheres, &p.id);
+    }
+    st.bonds.stale = true;
 }
 
 /// One step of every intact bond.

@@ -133,12 +133,18 @@ pub struct Step {
 }
 
 /// The CPU's bonds: the table, the scene's `[[bonds]]` entries its rows
-/// name, and each id's row (`u32::MAX`: none), rebuilt when `stale` (a
+/// name, when the later ones form, and each id's row (`u32::MAX`: none), rebuilt when `stale` (a
 /// sort, an insertion or a removal moved rows).
 #[derive(Debug, Clone, Default)]
 pub struct CpuBonds {
     pub table: crate::bonds::table::Bonds,
     pub specs: std::sync::Arc<Vec<crate::scene::types::BondSpec>>,
+    /// The entries that form bonds during the run, and the step whose
+    /// start forms them (`bonds::table::later`).
+    pub later: Vec<(usize, u64)>,
+    /// Each material's own index in the scene (a held copy's original:
+    /// `Scene::base_material`), as the entries name materials.
+    pub base: Vec<usize>,
     pub row_of: Vec<u32>,
     pub stale: bool,
 }

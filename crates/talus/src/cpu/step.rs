@@ -88,6 +88,10 @@ impl Step {
             shapes: std::sync::Arc::new(scene.shape_bodies()),
             bonds: super::data::CpuBonds {
                 specs: std::sync::Arc::new(scene.bonds.clone()),
+                later: crate::bonds::table::later(&scene.bonds, setup.dt),
+                base: (0..scene.materials.len())
+                    .map(|m| scene.base_material(m))
+                    .collect(),
                 stale: true,
                 ..Default::default()
             },
@@ -251,6 +255,7 @@ impl Step {
                 kind: RunErrorKind::TooManyParticles { count },
             });
         }
+        super::bonds::form_due(self);
         if self.rebuild {
             self.timed(Stage::Bin, Step::bin_stage);
             self.timed(Stage::Sort, Step::sort_stage);

@@ -932,7 +932,7 @@ impl GpuData {
         // scratch too (zero between steps but the forces kept for
         // diagnostics; the reorder runs before a step's `contacts`, and its
         // copy back leaves them zero)
-        let bonded = params.dims[1] > 0;
+        let bonded = params.dims[2] > 0;
         let sums = pair_sums(ctx.pairs, params.level_count[1], bonded);
         let reorder_width = work_words(ctx.pairs, params.level_count[1], bonded) as u64;
         let clumps =

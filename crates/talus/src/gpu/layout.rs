@@ -194,8 +194,9 @@ pub struct Params {
     /// xyz gravity, w dt.
     pub gravity_dt: [f32; 4],
     /// x: the clumps (their table's length, `GpuData::clumps`; 0: none,
-    /// and no kernel reads a `clump_row`); y, z unused (each level has its
-    /// own cells: `levels`); w: the cells of all levels.
+    /// and no kernel reads a `clump_row`); y: the bonds (their table's
+    /// length); z: 1 when the scene has `[[bonds]]` (every row's pair
+    /// sums go through its work record); w: the cells of all levels.
     pub dims: [u32; 4],
     /// periodic x, y, z; w: model (0 Hertz–Mindlin, 1 linear).
     pub periodic: [u32; 4],

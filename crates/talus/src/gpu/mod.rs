@@ -6,6 +6,7 @@
 
 pub mod bin;
 pub mod bond_data;
+pub mod bond_form;
 pub mod bonds;
 pub mod clump_data;
 pub mod clump_out;
@@ -216,8 +217,14 @@ pub fn scene_tables_for(
             let g = scene.simulation.gravity;
             [g[0] as f32, g[1] as f32, g[2] as f32, setup.dt as f32]
         },
-        // y: the bonds (their table's length)
-        dims: [0, setup.bonds.len() as u32, 0, grid.n_cells() as u32],
+        // y: the bonds (their table's length); z: 1 when the scene has
+        // [[bonds]] (every row's sums go through its work record)
+        dims: [
+            0,
+            setup.bonds.len() as u32,
+            u32::from(!scene.bonds.is_empty()),
+            grid.n_cells() as u32,
+        ],
         periodic: [
             grid.periodic[0] as u32,
             grid.periodic[1] as u32,
@@ -332,6 +339,12 @@ pub struct GpuBackend {
     pub(crate) repose_surfaces: bool,
     /// The scene's `[[shapes]]` bodies (a clump's members and frame).
     pub shapes: Vec<crate::shapes::table::Shape>,
+    /// The `[[bonds]]` entries, those that form during the run (entry,
+    /// step: `gpu::bond_form`) and each material's own index in the scene
+    /// (a held copy's original), as the entries name materials.
+    pub(crate) bond_specs_host: Vec<crate::scene::types::BondSpec>,
+    pub(crate) bond_later: Vec<(usize, u64)>,
+    pub(crate) bond_base: Vec<usize>,
 }
 
 /// Rows a run of `plan` holds room for with `n` present and `inserted`
@@ -514,6 +527,11 @@ impl GpuBackend {
             host_walls,
             repose_surfaces: false,
             shapes: setup.scene.shape_bodies(),
+            bond_specs_host: setup.scene.bonds.clone(),
+            bond_later: Self::bonds_later(setup),
+            bond_base: (0..setup.scene.materials.len())
+                .map(|m| setup.scene.base_material(m))
+                .collect(),
         })
     }
 
@@ -1316,9 +1334,15 @@ impl GpuBackend {
             self.steps + first
         };
         while self.steps < target {
+            // bonds that form at this step's start, and none inside a
+            // segment
+            self.form_bonds_due();
             // this segment's end, with room for what its batches can insert
             // and for its log
             let mut end = self.prepare_segment(target)?;
+            if let Some(n) = self.next_formation(self.steps + 1) {
+                end = end.min(n);
+            }
             if let Some(b) = &self.bodies {
                 // the bodies exchange at every multiple of K
                 end = end.min((self.steps / b.every + 1) * b.every);

@@ -512,28 +512,12 @@ impl GpuBackend {
         if !l.poses.is_empty() {
             q.write_buffer(&data.wall_pose, 0, bytemuck::cast_slice(&l.poses));
         }
-        // the bonds as the checkpoint has them (none: as they formed)
-        let bonds = if saved.section("bond_ids").is_ok() {
-            crate::bonds::table::Bonds::restore(saved, self.tables.bond_specs.len()).map_err(bad)?
-        } else {
-            self.tables.bonds.clone()
-        };
-        if bonds.len() as u64 != self.tables.params.dims[1] as u64 {
-            return Err(bad(format!(
-                "it holds {} bonds, the scene forms {} at t = 0",
-                bonds.len(),
-                self.tables.params.dims[1]
-            )));
-        }
-        let mut data = data;
-        data.bonds = super::bond_data::BondBuffers::new(&self.ctx, &bonds, &self.tables.bond_specs);
-        self.tables.bonds = crate::bonds::table::Bonds {
-            state: vec![Default::default(); bonds.len()],
-            status: vec![Default::default(); bonds.len()],
-            ..bonds
-        };
+        // the bonds as the checkpoint has them
+        let bonds = crate::bonds::table::Bonds::restore(saved, self.tables.bond_specs.len())
+            .map_err(bad)?;
         self.data = data;
         self.rebind();
+        self.set_bonds(bonds);
         self.steps = sc.step;
         self.max_overlap = f32::from_bits(ctl[CTL_MAX_OVERLAP]) as f64;
         self.flow.inserted = sc.inserted.clone();

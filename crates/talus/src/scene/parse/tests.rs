@@ -766,11 +766,8 @@ fn bonds_are_read_and_checked() {
         ),
         (0.01, 0.5, 1.0, Some(1e7), Some(2e7), 0.1)
     );
-    let e = crate::Setup::new(s).unwrap_err().to_string();
-    assert!(
-        e.contains("bonds[0].at: bonds form at t = 0 in this build"),
-        "{e}"
-    );
+    // an entry that forms during the run: nothing at t = 0
+    assert!(crate::Setup::new(s).unwrap().bonds.is_empty());
     for (text, want) in [
         (
             rock.replace("materials = [\"glass\", \"glass\"]\n", ""),
