@@ -38,8 +38,20 @@ pub fn fit_scene(
     }
     let names: Vec<&str> = scene.materials.iter().map(|m| m.name.as_str()).collect();
     let mut map = Vec::with_capacity(header.materials.len());
+    // a [[fixed]] material's held copy has its name and comes after the
+    // scene's own: the k-th material of a name maps to the k-th of that
+    // name (the copy to the copy), else to the first
+    let mut seen: std::collections::HashMap<&str, usize> = Default::default();
     for old in &header.materials {
-        match names.iter().position(|n| n == old) {
+        let nth = seen.entry(old.as_str()).or_insert(0);
+        let mut same = names.iter().enumerate().filter(|(_, n)| *n == old);
+        let at = same
+            .clone()
+            .nth(*nth)
+            .or_else(|| same.next())
+            .map(|(k, _)| k);
+        *nth += 1;
+        match at {
             Some(k) => map.push(k as u32),
             None => {
                 return Err(format!(
