@@ -169,7 +169,7 @@ pub struct MemoryPlan {
     /// `[[insert]]` entries pour by the end, no removal counted).
     pub particles: u64,
     /// Bytes whatever the count: the grid's cells, the walls' primitives,
-    /// the FEM bodies.
+    /// the FEM bodies, the bonds formed at t = 0.
     pub fixed: u64,
     /// The scene's own particle list (kept while the run goes on; loaded
     /// before the plan is made, so not admitted again).
@@ -196,9 +196,12 @@ impl MemoryPlan {
                     + m.nodes.len() as u64 * crate::memory::FEM_BYTES_PER_NODE
             })
             .sum();
+        // the bonds formed at t = 0 (the host's f64 table: ids, entry,
+        // status, length, radius, state; the device's is half of it)
+        let bonds = setup.bonds.len() as u64 * crate::bonds::table::HOST_BYTES_PER_BOND;
         MemoryPlan {
             particles: n + poured,
-            fixed: cells + walls + bodies,
+            fixed: cells + walls + bodies + bonds,
             scene: n * crate::memory::SCENE_BYTES_PER_PARTICLE,
             cpu_per: {
                 use crate::state::Particles;

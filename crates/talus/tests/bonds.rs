@@ -222,7 +222,7 @@ fn a_bond_breaks_where_its_stress_reaches_the_strength() {
 /// A 3 × 3 × 3 cube of spheres 0.1 µm apart, every neighbour bonded
 /// (region form: 54 bonds, some damping), shaken: random velocities and
 /// spins, no gravity, the corner spheres in contact with nothing else.
-fn shaken_cube(seed: u64) -> Scene {
+pub(crate) fn shaken_cube(seed: u64) -> Scene {
     let mut rng = Rng::new(seed);
     let f = |x: f64| x as f32 as f64;
     let mut b = SceneBuilder::new("cube")
@@ -404,4 +404,42 @@ fn bonds_form_at_their_time_on_both_paths() {
     r.advance(25).unwrap();
     assert_eq!(r.bonds(), tg);
     assert_eq!(r.snapshot(), g.snapshot());
+}
+
+/// A bonded pair falling side by side into an outlet that takes only
+/// one of them: the bond is gone (not broken), the other sphere stays
+/// and falls on, free; on both paths.
+#[test]
+fn a_bond_whose_particle_leaves_is_gone() {
+    let y = 0.005;
+    let scene = SceneBuilder::new("gone")
+        .domain([0.0; 3], [0.012, 0.01, 0.02])
+        .gravity([0.0, 0.0, -9.81])
+        .dt(1e-6)
+        .steps(1)
+        .material(rock())
+        .particle([0.004, y, 0.015], [0.0; 3], R, "rock")
+        .particle([0.006 + 1e-7, y, 0.015], [0.0; 3], R, "rock")
+        .bonds(spec())
+        .add_outlet(talus::scene::Outlet {
+            name: Some("right".into()),
+            region: Region::Box {
+                min: [0.0055, 0.0, 0.0],
+                max: [0.012, 0.01, 0.0148],
+            },
+        })
+        .build()
+        .unwrap();
+    let mut backends: Vec<Box<dyn Backend>> = vec![Box::new(CpuBackend::new(&scene).unwrap())];
+    if let Some(ctx) = test_context() {
+        backends.push(Box::new(GpuBackend::new(&scene, ctx).unwrap()));
+    }
+    for b in &mut backends {
+        // 0.2 mm of fall: ~6.4 ms
+        b.advance(8000).unwrap();
+        let t = b.bonds();
+        assert_eq!(t.status, vec![Status::Gone], "{}", b.name());
+        assert_eq!(t.counts().broken(), 0);
+        assert_eq!(b.particle_count(), 1, "{}", b.name());
+    }
 }

@@ -1122,3 +1122,22 @@ fn rolling_springs_on_ranks_and_through_checkpoints_give_the_serial_bits() {
     resumed.advance(steps - half).unwrap();
     assert_same(&want, &end(&mut resumed), "a GPU checkpoint resumed, epsd2");
 }
+
+/// Bonds do not run on ranks yet: both paths' ranks refuse a scene with
+/// `[[bonds]]` in one line (and take one without).
+#[test]
+fn ranks_refuse_bonds_in_one_line() {
+    let bonded = crate::bonds::shaken_cube(1);
+    let setup = Setup::new(bonded).unwrap();
+    for e in [
+        talus::dist::rank::unsupported(&setup),
+        talus::dist::gpu_rank::unsupported(&setup),
+    ] {
+        let e = e.expect("refused");
+        assert!(e.contains("[[bonds]]") && !e.contains('\n'), "{e}");
+    }
+    let mut plain = crate::bonds::shaken_cube(1);
+    plain.bonds.clear();
+    let setup = Setup::new(plain).unwrap();
+    assert!(talus::dist::rank::unsupported(&setup).is_none());
+}

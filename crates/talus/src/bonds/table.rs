@@ -16,6 +16,10 @@ pub use super::law::Status;
 use super::law::{section, BondParams, BondState};
 use crate::scene::types::{BondSpec, Scene};
 
+/// Host bytes a bond takes in [`Bonds`] (ids 8, entry 4, status 4 as
+/// padded, length 8, radius 8, state 64); the device's row is 48 B.
+pub const HOST_BYTES_PER_BOND: u64 = 96;
+
 /// A run's bonds (f64; the GPU's table is the same rows in f32).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bonds {

@@ -574,9 +574,22 @@ impl GpuBackend {
                 ..Default::default()
             }
         });
-        // and a rolling spring's history
+        // and a rolling spring's history, and the bonds' table and map
         let roll = params.keeps_rolling_torque();
-        let extra = fit::Extra { roll, ..extra };
+        let bonds = t.bonds.len() as u64;
+        let bond_bytes = std::mem::size_of::<layout::Bond>() as u64 * bonds
+            + 4 * t
+                .bonds
+                .ids
+                .iter()
+                .map(|i| i[1] as u64 + 1)
+                .max()
+                .unwrap_or(0);
+        let extra = fit::Extra {
+            roll,
+            fixed: extra.fixed + bond_bytes,
+            ..extra
+        };
         fit::refuse_too_large(ctx, cap, params.dims[3] as u64, extra)?;
         let limits = &ctx.limits;
         let max_list = |pages: u32| fit::max_list_entries(limits, pages, roll);
