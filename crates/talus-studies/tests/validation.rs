@@ -104,6 +104,7 @@ cases! {
     rolling_spring_holds_rolls_and_stops => "rolling-spring";
     cohesion_rest_and_hold => "cohesion";
     jkr_snap_in_rest_and_pull_off => "jkr";
+    bonds_cantilevers_deflection_and_frequency => "bonds";
     energy_balance_settling => "energy";
     fem_rod_on_rigid_plane => "fem-rod";
     fem_wave_arrival => "fem-wave";
@@ -163,6 +164,7 @@ fn report_is_written() {
             "rolling-spring",
             "cohesion",
             "jkr",
+            "bonds",
             "energy",
             "fem-rod",
             "fem-wave",

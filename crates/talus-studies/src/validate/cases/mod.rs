@@ -10,6 +10,8 @@
 
 mod bed;
 mod beverloo;
+mod bond_lattice;
+mod bonds;
 mod clump;
 mod clump_heap;
 mod cohesion;
@@ -41,6 +43,7 @@ mod wall_sweep;
 use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
 use beverloo::case_beverloo;
+use bonds::case_bonds;
 use clump::{case_clump_domino, case_clump_impact, case_clump_top};
 use clump_heap::case_clump_heap;
 use cohesion::case_cohesion;
@@ -169,6 +172,14 @@ pub static CASES: &[CaseDef] = &[
         full: false,
         options: &[],
         run: |mk, _| case_jkr(mk),
+    },
+    CaseDef {
+        id: "bonds",
+        title: "bonded cantilevers (a chain of 11, a 3 × 3 × 11 bundle) under gravity: tip deflection and first bending frequency",
+        source: "Euler–Bernoulli (Timoshenko's shear term for the bundle); the bonded spheres' own linear statics and slowest mode (Potyondy & Cundall 2004's springs)",
+        full: false,
+        options: &[],
+        run: |mk, _| case_bonds(mk),
     },
     CaseDef {
         id: "energy",
