@@ -128,6 +128,7 @@ long_cases! {
     rotating_drum => "drum", "long: a drum rotated at several rates (talus validate --full)",
     clump_heap_against_liggghts => "clump-heap", "long: dumbbells, tetrahedra and spheres poured into heaps (talus validate --full)",
     heaps_with_cohesion_and_rolling_springs => "heap-models", "long: cohesive and rolling-resistant sphere heaps (talus validate --full)",
+    beam_fracture => "beam", "long: a bonded fixed-end beam pushed to fracture (talus validate --full)",
     settling_column => "settle", "long: 4 000 beads settled in a box (talus validate --full)",
     die_compaction => "compaction", "long: 1 500 beads compacted by a servo piston (talus validate --full)",
 }
@@ -185,6 +186,7 @@ fn report_is_written() {
             "drum",
             "clump-heap",
             "heap-models",
+            "beam",
             "settle",
             "compaction"
         ],

@@ -34,6 +34,8 @@ pub struct Link {
     pub n: [f64; 3],
     pub arm_a: f64,
     pub arm_b: f64,
+    /// R̄ (m).
+    pub radius: f64,
     /// k̄_n A, k̄_s A, k̄_s J, k̄_n I.
     pub axial: f64,
     pub shear: f64,
@@ -114,6 +116,7 @@ impl Lattice {
                     n: unit(d),
                     arm_a: r[a] + 0.5 * gap,
                     arm_b: r[b] + 0.5 * gap,
+                    radius: rb,
                     axial: kn * area,
                     shear: ks * area,
                     twist: ks * 2.0 * i2,
@@ -198,22 +201,55 @@ impl Lattice {
 
     /// The displacement of every sphere (held: zero) under gravity `g`.
     pub fn statics(&self, g: [f64; 3]) -> Vec<[f64; 3]> {
+        let loads: Vec<(usize, [f64; 3])> = (0..self.mass.len())
+            .map(|i| (i, g.map(|g| self.mass[i] * g)))
+            .collect();
+        self.solve(&loads)
+            .iter()
+            .map(|q| [q[0], q[1], q[2]])
+            .collect()
+    }
+
+    /// The displacement and rotation (u, θ) of every sphere (held: zero)
+    /// under the forces `loads` (sphere, force; on a held sphere: none).
+    pub fn solve(&self, loads: &[(usize, [f64; 3])]) -> Vec<[f64; 6]> {
         let (map, n) = self.dofs();
         let mut f = vec![0.0; n];
-        for (i, d) in map.iter().enumerate() {
-            if let Some(d) = d {
+        for &(i, force) in loads {
+            if let Some(d) = map[i] {
                 for k in 0..3 {
-                    f[d + k] = self.mass[i] * g[k];
+                    f[d + k] += force[k];
                 }
             }
         }
         let u = self.stiffness().cholesky().solve(&f);
-        self.per_sphere(&map, &u)
+        map.iter()
+            .map(|d| d.map_or([0.0; 6], |d| std::array::from_fn(|k| u[d + k])))
+            .collect()
     }
 
-    fn per_sphere(&self, map: &[Option<usize>], u: &[f64]) -> Vec<[f64; 3]> {
-        map.iter()
-            .map(|d| d.map_or([0.0; 3], |d| [u[d], u[d + 1], u[d + 2]]))
+    /// Each bond's largest tensile and shear stress under the motion `q`
+    /// (`solve`): σ = F_n/A + |M_b| R̄/I and τ = |F_s|/A + |M_t| R̄/J,
+    /// what the law compares with the strengths.
+    pub fn stresses(&self, q: &[[f64; 6]]) -> Vec<(f64, f64)> {
+        self.links
+            .iter()
+            .map(|l| {
+                let part = |q: &[f64; 6]| ([q[0], q[1], q[2]], [q[3], q[4], q[5]]);
+                let ((ua, ta), (ub, tb)) = (part(&q[l.a]), part(&q[l.b]));
+                let (na, nb) = (cross(l.n, ta), cross(l.n, tb));
+                let du: [f64; 3] =
+                    std::array::from_fn(|k| ub[k] - ua[k] + l.arm_b * nb[k] + l.arm_a * na[k]);
+                let dt = sub(tb, ta);
+                let (un, tn) = (dot(du, l.n), dot(dt, l.n));
+                let ut = sub(du, l.n.map(|c| c * un));
+                let tt = sub(dt, l.n.map(|c| c * tn));
+                let (area, i2) = (PI * l.radius * l.radius, 0.25 * PI * l.radius.powi(4));
+                let sigma = l.axial * un / area + l.bend * dot(tt, tt).sqrt() * l.radius / i2;
+                let tau = l.shear * dot(ut, ut).sqrt() / area
+                    + l.twist * tn.abs() * l.radius / (2.0 * i2);
+                (sigma, tau)
+            })
             .collect()
     }
 
@@ -262,6 +298,38 @@ impl Lattice {
         }
         omega2.sqrt()
     }
+}
+
+/// The pieces `n` spheres make when held together by the intact bonds of
+/// `table` (connected components; a sphere no intact bond holds is a
+/// piece): their sizes, largest first. Ids are the spheres' indices.
+pub fn pieces(n: usize, table: &talus::bonds::table::Bonds) -> Vec<usize> {
+    fn root(p: &mut [usize], mut i: usize) -> usize {
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let mut parent: Vec<usize> = (0..n).collect();
+    for (ids, st) in table.ids.iter().zip(&table.status) {
+        if *st != talus::bonds::table::Status::Intact {
+            continue;
+        }
+        let (a, b) = (ids[0] as usize, ids[1] as usize);
+        if a < n && b < n {
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+            parent[ra.max(rb)] = ra.min(rb);
+        }
+    }
+    let mut size = vec![0usize; n];
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        size[r] += 1;
+    }
+    let mut out: Vec<usize> = size.into_iter().filter(|&s| s > 0).collect();
+    out.sort_unstable_by(|a, b| b.cmp(a));
+    out
 }
 
 /// A symmetric matrix (full storage) and its Cholesky factor, which
@@ -370,7 +438,28 @@ mod tests {
             -u[1][2]
         );
         assert_eq!(u[0], [0.0; 3]);
+        // the bond's stresses: M = V a on the bending spring, V on the shear
+        let q = lat.solve(&[(1, [0.0, 0.0, -m * g])]);
+        let (sigma, tau) = lat.stresses(&q)[0];
+        let (area, i2) = (PI * r * r, 0.25 * PI * r.powi(4));
+        assert!(
+            (sigma / (m * g * a * r / i2) - 1.0).abs() < 1e-12,
+            "{sigma}"
+        );
+        assert!((tau / (m * g / area) - 1.0).abs() < 1e-12, "{tau}");
         assert!(u[1][0].abs() < 1e-18 && u[1][1].abs() < 1e-18);
+    }
+
+    /// Pieces: a chain of five with its middle bond broken is two pieces
+    /// of 2 and 3; a sixth sphere alone is a third.
+    #[test]
+    fn pieces_are_connected_components() {
+        let mut t = talus::bonds::table::Bonds::default();
+        for k in 0..4u32 {
+            t.push([k, k + 1], 0, 1.0, 1.0);
+        }
+        t.status[1] = talus::bonds::table::Status::Tension;
+        assert_eq!(pieces(6, &t), vec![3, 2, 1]);
     }
 
     /// A long chain tends to Euler–Bernoulli: tip under point loads

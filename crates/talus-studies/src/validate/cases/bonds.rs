@@ -199,7 +199,7 @@ struct Theory {
 /// Both kinds of shear spring (k̄_s A each) in series: a segment shears by
 /// V c / (k̄_s A), c = Σ_r (S_r/V)² + Σ (H/V)², so κ G A = side k̄_s A L
 /// / c. For a chain (side 1), c = 1: κ G A = k̄_s A L.
-fn lattice_kga(side: usize) -> f64 {
+pub(super) fn lattice_kga(side: usize) -> f64 {
     let (area, i2) = (PI * R * R, 0.25 * PI * R.powi(4));
     let half = 0.5 * (side as f64 - 1.0) * PITCH;
     let z: Vec<f64> = (0..side).map(|r| r as f64 * PITCH - half).collect();

@@ -8,6 +8,7 @@
 //! This file holds only the registry of cases; each family is in its own
 //! file, the sweep harnesses and shared helpers in theirs.
 
+mod beam;
 mod bed;
 mod beverloo;
 mod bond_lattice;
@@ -42,6 +43,7 @@ mod wall_sweep;
 
 use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
+use beam::case_beam;
 use beverloo::case_beverloo;
 use bonds::case_bonds;
 use clump::{case_clump_domino, case_clump_impact, case_clump_top};
@@ -340,6 +342,14 @@ pub static CASES: &[CaseDef] = &[
         full: true,
         options: &[],
         run: clump_heap::case_heap_models,
+    },
+    CaseDef {
+        id: "beam",
+        title: "a bonded fixed-end beam pushed down at midspan until it breaks (Chiou 1998 §6.7)",
+        source: "fixed–fixed beam: 192 EI/l³ with Timoshenko's shear term; the bond stress σ = F_n/A + |M_b|R̄/I at σ_c where the moment is largest; the bonded spheres' own linear statics",
+        full: true,
+        options: &[],
+        run: |mk, _| case_beam(mk),
     },
     CaseDef {
         id: "settle",
