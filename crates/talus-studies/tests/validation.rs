@@ -129,6 +129,7 @@ long_cases! {
     clump_heap_against_liggghts => "clump-heap", "long: dumbbells, tetrahedra and spheres poured into heaps (talus validate --full)",
     heaps_with_cohesion_and_rolling_springs => "heap-models", "long: cohesive and rolling-resistant sphere heaps (talus validate --full)",
     beam_fracture => "beam", "long: a bonded fixed-end beam pushed to fracture (talus validate --full)",
+    agglomerate_fragments => "agglomerate", "long: a bonded ball dropped on a plate at three speeds (talus validate --full)",
     settling_column => "settle", "long: 4 000 beads settled in a box (talus validate --full)",
     die_compaction => "compaction", "long: 1 500 beads compacted by a servo piston (talus validate --full)",
 }
@@ -187,6 +188,7 @@ fn report_is_written() {
             "clump-heap",
             "heap-models",
             "beam",
+            "agglomerate",
             "settle",
             "compaction"
         ],

@@ -8,6 +8,7 @@
 //! This file holds only the registry of cases; each family is in its own
 //! file, the sweep harnesses and shared helpers in theirs.
 
+mod agglomerate;
 mod beam;
 mod bed;
 mod beverloo;
@@ -43,6 +44,7 @@ mod wall_sweep;
 
 use super::case_def::CaseDef;
 use super::options::{Catalogue, Options};
+use agglomerate::case_agglomerate;
 use beam::case_beam;
 use beverloo::case_beverloo;
 use bonds::case_bonds;
@@ -350,6 +352,14 @@ pub static CASES: &[CaseDef] = &[
         full: true,
         options: &[],
         run: |mk, _| case_beam(mk),
+    },
+    CaseDef {
+        id: "agglomerate",
+        title: "a bonded agglomerate (177 spheres) dropped on a plate at 0.5, 1 and 2 m/s: more fragments the faster",
+        source: "the trend of agglomerate impact experiments and simulations (Thornton, Yin & Adams 1996; Moreno-Atanasio & Ghadiri 2006): fragments and bonds broken grow with the speed",
+        full: true,
+        options: &[],
+        run: |mk, _| case_agglomerate(mk),
     },
     CaseDef {
         id: "settle",
