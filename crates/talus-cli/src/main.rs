@@ -537,8 +537,9 @@ fn cmd_check(path: &Path) -> ExitCode {
         let entries = scene.bonds.len() - later.len();
         match now {
             Some(b) if formed > 0 => println!(
-                "bonds        {formed} formed at t = 0 by {entries} [[bonds]] entr{}; the stiffest oscillates at √(k/m) = {:.4e} 1/s: a step must stay below {:.4e} s for it (damped), half that in a chain (dt = \"auto\" keeps to it)",
+                "bonds        {formed} formed at t = 0 by {entries} [[bonds]] entr{}, up to {} on a sphere; the fastest mode they allow is below {:.4e} 1/s: a step must stay below {:.4e} s (damped; dt = \"auto\" keeps to it)",
                 if entries == 1 { "y" } else { "ies" },
+                b.most_bonds,
                 b.rate,
                 b.critical
             ),

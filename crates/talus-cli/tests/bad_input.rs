@@ -3475,11 +3475,10 @@ fn clumps_run_end_to_end_on_both_backends() {
 }
 
 /// `[[bonds]]`: `talus check` reports the bonds formed at t = 0 and the
-/// step they allow, then refuses the run in one line at the `[[bonds]]`
-/// table (the bond stage is not in this build yet); a bad bond value is
-/// one located line.
+/// step they allow, and when later entries form theirs; a bad bond value
+/// is one located line.
 #[test]
-fn bonds_are_reported_then_refused() {
+fn bonds_are_reported_and_bad_ones_refused() {
     let bonds =
         "\n[[bonds]]\nmaterials = [\"glass\", \"glass\"]\ngap = 1e-3\nyoungs_modulus = 1e9\n";
     let scene = format!("{BASE}{bonds}");
@@ -3490,7 +3489,7 @@ fn bonds_are_reported_then_refused() {
     assert!(
         out.status.success()
             && stdout.contains("formed at t = 0 by 1 [[bonds]] entry")
-            && stdout.contains("(damped)"),
+            && stdout.contains("on a sphere; the fastest mode"),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );

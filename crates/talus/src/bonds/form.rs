@@ -136,64 +136,79 @@ pub struct BondStep {
     /// Bonds formed at t = 0 (entries with `at = 0`), pairs counted once
     /// per entry that bonds them.
     pub formed: usize,
-    /// The largest √(k/m) over them (1/s), of four springs on what each
-    /// moves: the axial k̄_n A on the pair's reduced mass, the shear k̄_s A
-    /// on the reduced mass at the bond's disc (the spheres' spin counted:
-    /// 1/m_t = Σ 1/m + a²/I, a the arm), the bending k̄_n I and the
-    /// twisting k̄_s J on the reduced moment of inertia.
+    /// The most bonds a sphere has.
+    pub most_bonds: usize,
+    /// A bound on the fastest oscillation (1/s): per bond, the largest
+    /// √(k/m) of four springs on what each moves (the axial k̄_n A on the
+    /// pair's reduced mass, the shear k̄_s A on the reduced mass at the
+    /// bond's disc, the spheres' spin counted: 1/m_t = Σ 1/m + a²/I, a
+    /// the arm; the bending k̄_n I and the twisting k̄_s J on the reduced
+    /// moment of inertia), times √z, z the most bonds either sphere has:
+    /// a sphere's z springs add up, and Gershgorin's bound on the bonded
+    /// structure's highest mode is √z times one bond's (a chain's, z = 2,
+    /// is reached: ω² = 4k/m).
     pub rate: f64,
-    /// The explicit step's stability limit (s) for the fastest of those
-    /// oscillators alone, damped: 2/ω (√(1 + ζ²) − ζ), ζ the bond's
-    /// damping on that motion (a bond's damping c = 2 ζ √(m* k) meets the
-    /// smaller m_t in shear: ζ √(m*/m_t) there). A bonded chain's highest
-    /// mode is up to twice as fast: `timestep` keeps half of this.
+    /// The explicit step's stability limit (s) for that fastest mode,
+    /// damped: 2/ω (√(1 + ζ²) − ζ), ζ the bond's damping on that motion
+    /// times √z as well (the dashpots add up as the springs do; a bond's
+    /// damping c = 2 ζ √(m* k) meets the smaller m_t in shear: ζ √(m*/m_t)
+    /// there). What `dt = "auto"` keeps below (`timestep`).
     pub critical: f64,
 }
 
 /// The bonds `scene` forms at t = 0 and their stiffest oscillation; None
 /// without bonds at t = 0.
 pub fn at_start(scene: &Scene) -> Option<BondStep> {
-    let (mut formed, mut rate, mut critical) = (0, 0.0f64, f64::INFINITY);
-    let mut any = false;
-    for spec in scene.bonds.iter().filter(|b| b.at == 0.0) {
-        any = true;
-        for (i, j, l) in pairs(spec, scene) {
-            formed += 1;
-            let (a, b) = (&scene.particles[i], &scene.particles[j]);
-            let mass = |p: &ParticleInit| {
-                scene.materials[p.material].density * 4.0 / 3.0
-                    * std::f64::consts::PI
-                    * p.radius.powi(3)
-            };
-            let (ma, mb) = (mass(a), mass(b));
-            let m_star = ma * mb / (ma + mb);
-            let (ia, ib) = (0.4 * ma * a.radius.powi(2), 0.4 * mb * b.radius.powi(2));
-            let i_star = ia * ib / (ia + ib);
-            // the arms to the disc midway into the gap
-            let gap = l - a.radius - b.radius;
-            let (aa, ab) = (a.radius + 0.5 * gap, b.radius + 0.5 * gap);
-            let m_t = 1.0 / (1.0 / ma + 1.0 / mb + aa * aa / ia + ab * ab / ib);
-            let rb = spec.radius_ratio * a.radius.min(b.radius);
-            let (area, i2, j2) = section(rb);
-            let kn = spec.youngs_modulus / l;
-            let ks = kn / spec.stiffness_ratio;
-            let z = spec.damping;
-            // (k, the mass it moves, the mass its damping was sized for)
-            for (k, m, m_c) in [
-                (kn * area, m_star, m_star),
-                (ks * area, m_t, m_star),
-                (kn * i2, i_star, i_star),
-                (ks * j2, i_star, i_star),
-            ] {
-                let w = (k / m).sqrt();
-                let ze = z * (m_c / m).sqrt();
-                rate = rate.max(w);
-                critical = critical.min(2.0 / w * ((1.0 + ze * ze).sqrt() - ze));
-            }
+    let (mut rate, mut critical) = (0.0f64, f64::INFINITY);
+    let formed: Vec<(&BondSpec, BondPair)> = scene
+        .bonds
+        .iter()
+        .filter(|b| b.at == 0.0)
+        .flat_map(|spec| pairs(spec, scene).into_iter().map(move |p| (spec, p)))
+        .collect();
+    if !scene.bonds.iter().any(|b| b.at == 0.0) {
+        return None;
+    }
+    // each sphere's bonds
+    let mut bonds_of = vec![0usize; scene.particles.len()];
+    for (_, (i, j, _)) in &formed {
+        bonds_of[*i] += 1;
+        bonds_of[*j] += 1;
+    }
+    for &(spec, (i, j, l)) in &formed {
+        let (a, b) = (&scene.particles[i], &scene.particles[j]);
+        let mass = |p: &ParticleInit| {
+            scene.materials[p.material].density * 4.0 / 3.0 * PI * p.radius.powi(3)
+        };
+        let (ma, mb) = (mass(a), mass(b));
+        let m_star = ma * mb / (ma + mb);
+        let (ia, ib) = (0.4 * ma * a.radius.powi(2), 0.4 * mb * b.radius.powi(2));
+        let i_star = ia * ib / (ia + ib);
+        // the arms to the disc midway into the gap
+        let gap = l - a.radius - b.radius;
+        let (aa, ab) = (a.radius + 0.5 * gap, b.radius + 0.5 * gap);
+        let m_t = 1.0 / (1.0 / ma + 1.0 / mb + aa * aa / ia + ab * ab / ib);
+        let rb = spec.radius_ratio * a.radius.min(b.radius);
+        let (area, i2, j2) = section(rb);
+        let kn = spec.youngs_modulus / l;
+        let ks = kn / spec.stiffness_ratio;
+        let c = (bonds_of[i].max(bonds_of[j]) as f64).sqrt();
+        // (k, the mass it moves, the mass its damping was sized for)
+        for (k, m, m_c) in [
+            (kn * area, m_star, m_star),
+            (ks * area, m_t, m_star),
+            (kn * i2, i_star, i_star),
+            (ks * j2, i_star, i_star),
+        ] {
+            let w = c * (k / m).sqrt();
+            let ze = c * spec.damping * (m_c / m).sqrt();
+            rate = rate.max(w);
+            critical = critical.min(2.0 / w * ((1.0 + ze * ze).sqrt() - ze));
         }
     }
-    any.then_some(BondStep {
-        formed,
+    Some(BondStep {
+        formed: formed.len(),
+        most_bonds: bonds_of.iter().copied().max().unwrap_or(0),
         rate,
         critical,
     })
@@ -252,14 +267,17 @@ mod tests {
         let axial = (1e9 / (2.0 * r) * std::f64::consts::PI * r * r / (0.5 * m)).sqrt();
         // the shear spring at the disc moves m_t = m / 7 (1/m_t = 2/m +
         // 2 r²/(0.4 m r²)) with k̄_s A = k̄_n A / 2.5: √(7/(2 × 2.5)) =
-        // √1.4 × the axial rate, the fastest of the four
-        let shear = axial * 1.4f64.sqrt();
+        // √1.4 × the axial rate, the fastest of the four; the chain's
+        // inner spheres have two bonds: √2 times that
+        assert_eq!(st.most_bonds, 2);
+        let shear = axial * 1.4f64.sqrt() * 2f64.sqrt();
         assert!((st.rate / shear - 1.0).abs() < 1e-12, "{st:?} {shear}");
         assert!((st.critical * st.rate / 2.0 - 1.0).abs() < 1e-12);
-        // damped: 2/ω (√(1 + ζ²) − ζ), ζ = 0.7 √(m*/m_t) = 0.7 √3.5 in shear
+        // damped: 2/ω (√(1 + ζ²) − ζ), ζ = 0.7 √(m*/m_t) √2 = 0.7 √7 in
+        // shear
         s.bonds[0].damping = 0.7;
         let st = at_start(&s).unwrap();
-        let ze = 0.7 * 3.5f64.sqrt();
+        let ze = 0.7 * 7f64.sqrt();
         let want = 2.0 / shear * ((1.0 + ze * ze).sqrt() - ze);
         assert!((st.critical / want - 1.0).abs() < 1e-12, "{st:?} {want}");
     }

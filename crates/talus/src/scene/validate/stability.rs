@@ -11,10 +11,15 @@ pub(super) fn check_dt_limit(s: &Scene, meshes: &[TetMesh]) -> Result<(), SceneE
     let est = crate::timestep::estimate_with(s, &lightest);
     if let Dt::Fixed(dt) = s.simulation.dt {
         if dt > est.stable_limit {
+            let bonds = if est.bond_limit.is_finite() {
+                format!(" and the bonds' {:.4e} s", est.bond_limit)
+            } else {
+                String::new()
+            };
             return Err(s.error(
                 "simulation.dt",
                 format!(
-                    "dt = {dt:e} s is above the stable limit {:.4e} s (min of the Rayleigh time {:.4e} s and a quarter of the contact time {:.4e} s at {:.3} m/s); use dt <= {:.4e} or \"auto\"",
+                    "dt = {dt:e} s is above the stable limit {:.4e} s (min of the Rayleigh time {:.4e} s, a quarter of the contact time {:.4e} s at {:.3} m/s{bonds}); use dt <= {:.4e} or \"auto\"",
                     est.stable_limit, est.rayleigh, est.contact_time, est.impact_speed, est.stable_limit
                 ),
             ));
