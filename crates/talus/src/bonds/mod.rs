@@ -14,9 +14,10 @@
 //! | `form.rs` | which pairs an entry bonds; the bonds at t = 0 and their stiffest oscillation (`talus check`, `dt = "auto"`) |
 //! | `table.rs` | a run's bonds, a row each (ids, entry, length, radius, state, status) |
 //!
-//! The stage is the contacts stage's last part on both paths
-//! (`cpu::bonds`, `gpu::bonds`). Not yet in this build: bonds formed after
-//! t = 0 (`at > 0` is refused at set-up) and bonds on several ranks.
+//! The stage is part of the contacts stage on both paths (`cpu::bonds`
+//! after the pairs, `gpu::bonds` before them: exact sums either way);
+//! bonds with `at > 0` form at their step (`cpu::bonds::form_due`,
+//! `gpu::bond_form`). Not yet: bonds on several ranks (refused).
 
 pub mod form;
 pub mod law;
