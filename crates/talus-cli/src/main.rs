@@ -537,11 +537,12 @@ fn cmd_check(path: &Path) -> ExitCode {
         let entries = scene.bonds.len() - later.len();
         match now {
             Some(b) if formed > 0 => println!(
-                "bonds        {formed} formed at t = 0 by {entries} [[bonds]] entr{}, up to {} on a sphere; the fastest mode they allow is below {:.4e} 1/s: a step must stay below {:.4e} s (damped; dt = \"auto\" keeps to it)",
+                "bonds        {formed} formed at t = 0 by {entries} [[bonds]] entr{}, up to {} on a sphere; the fastest mode they allow is below {:.4e} 1/s, stable (damped) below {:.4e} s: a step is held to half that, {:.4e} s (contacts beside the bonds add their springs)",
                 if entries == 1 { "y" } else { "ies" },
                 b.most_bonds,
                 b.rate,
-                b.critical
+                b.critical,
+                est.bond_limit
             ),
             Some(_) => println!(
                 "bonds        none formed at t = 0: no pair its [[bonds]] entries name is closer than the entry's gap"

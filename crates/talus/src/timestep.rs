@@ -30,10 +30,11 @@ pub struct Estimate {
     /// impact that would reach that overlap (Hertz: ½ m* v² = 8/15 E* √R*
     /// δ^{5/2}; linear: ½ m* v² = ½ k δ²). 0 without overlaps.
     pub release_speed: f64,
-    /// The bonds' limit (s): the damped stability limit of the bonds
+    /// The bonds' limit (s): half the damped stability limit of the bonds
     /// formed at t = 0 (`bonds::form::BondStep::critical`: the stiffest
     /// bond's, its springs and dashpots added over the most bonds a sphere
-    /// has); ∞ without bonds.
+    /// has); half, because bonded spheres that also touch add their
+    /// contacts' springs to the bonds'. ∞ without bonds.
     pub bond_limit: f64,
     /// Largest dt accepted.
     pub stable_limit: f64,

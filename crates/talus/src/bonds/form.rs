@@ -152,7 +152,7 @@ pub struct BondStep {
     /// damped: 2/ω (√(1 + ζ²) − ζ), ζ the bond's damping on that motion
     /// times √z as well (the dashpots add up as the springs do; a bond's
     /// damping c = 2 ζ √(m* k) meets the smaller m_t in shear: ζ √(m*/m_t)
-    /// there). What `dt = "auto"` keeps below (`timestep`).
+    /// there). `timestep` keeps half of it (`Estimate::bond_limit`).
     pub critical: f64,
 }
 
