@@ -522,7 +522,7 @@ fn cmd_check(path: &Path) -> ExitCode {
     let scene = &setup.scene;
     let est = setup.estimate;
     if !scene.bonds.is_empty() {
-        let later = talus::bonds::table::later(&scene.bonds, setup.dt);
+        let later = talus::bonds::table::Later::of(scene, setup.dt).at;
         let when: Vec<String> = later
             .iter()
             .map(|&(k, n)| {

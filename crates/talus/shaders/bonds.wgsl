@@ -3,9 +3,11 @@
 // run with bonds (P.dims.y: the table's length) every pair sum goes
 // through the work records (`acc`), as with each pair once, and
 // `contacts_walls` finishes every row.
-// - `bond_rows`, a thread per row: its id's row in `bond_row_of`, for the
-//   bonds to find their particles where the last sort put them (ids past
-//   the map are those inserted after the bonds formed: none of theirs).
+// - `bond_rows`, a thread per row, after the sort's reorder on a step that
+//   rebuilds (rows move only then) and once for a new table: its id's row
+//   in `bond_row_of`, for the bonds to find their particles (ids past the
+//   map are those inserted after the bonds formed: none of theirs; a
+//   removed particle's stale entry fails `bond_row`'s id test).
 // - `bonds`, a thread per bond: an intact bond's law in its canonical
 //   orientation (lower id as a), its force and torques and half its
 //   strain energy and of what it dissipated added to both particles' sums

@@ -134,15 +134,67 @@ impl Bonds {
     }
 }
 
-/// The entries that form their bonds during a run (`at` > 0) and the step
-/// whose start forms them ([`super::form::form_step`]), for a step `dt`.
-pub fn later(specs: &[BondSpec], dt: f64) -> Vec<(usize, u64)> {
-    specs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.at > 0.0)
-        .map(|(k, s)| (k, super::form::form_step(s.at, dt)))
-        .collect()
+/// The entries that form their bonds during a run (`at` > 0), the step
+/// whose start forms each ([`super::form::form_step`]), and how a run's
+/// material index names the entries' materials (a held copy by its
+/// original's): what both paths need to form them.
+#[derive(Debug, Clone, Default)]
+pub struct Later {
+    pub specs: std::sync::Arc<Vec<BondSpec>>,
+    /// (entry, step).
+    pub at: Vec<(usize, u64)>,
+    /// Each material's own index in the scene (`Scene::base_material`).
+    pub base: Vec<usize>,
+}
+
+impl Later {
+    /// `scene`'s later entries at a step `dt`.
+    pub fn of(scene: &Scene, dt: f64) -> Later {
+        Later {
+            specs: std::sync::Arc::new(scene.bonds.clone()),
+            at: scene
+                .bonds
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.at > 0.0)
+                .map(|(k, s)| (k, super::form::form_step(s.at, dt)))
+                .collect(),
+            base: (0..scene.materials.len())
+                .map(|m| scene.base_material(m))
+                .collect(),
+        }
+    }
+
+    /// Whether some entry forms its bonds at `step`'s start.
+    pub fn due(&self, step: u64) -> bool {
+        self.at.iter().any(|&(_, n)| n == step)
+    }
+
+    /// The first step from `step` on that forms bonds, if any.
+    pub fn next(&self, step: u64) -> Option<u64> {
+        self.at.iter().map(|&(_, n)| n).filter(|&n| n >= step).min()
+    }
+
+    /// A sphere of the run (its material the run's index) as the entries
+    /// see it.
+    pub fn sphere(&self, x: [f64; 4], material: u32, clump: bool) -> Sphere {
+        Sphere {
+            position: [x[0], x[1], x[2]],
+            radius: x[3],
+            material: self.base[material as usize],
+            clump,
+        }
+    }
+
+    /// Appends to `table` the bonds the entries due at `step` form among
+    /// `spheres` (ids `ids`), in the entries' order.
+    pub fn form(&self, step: u64, table: &mut Bonds, spheres: &[Sphere], ids: &[u32]) {
+        for &(k, n) in &self.at {
+            if n == step {
+                table.form(k, &self.specs[k], spheres, ids);
+            }
+        }
+    }
 }
 
 /// The constants of a bond `spec` formed at length `length` with radius

@@ -14,7 +14,6 @@
 
 use super::data::Step;
 use super::law::body;
-use crate::bonds::form::Sphere;
 use crate::bonds::law::{bond_law, strain_energy, BondResult, Status};
 use rayon::prelude::*;
 
@@ -36,32 +35,20 @@ fn refresh_rows(st: &mut Step) {
 /// Forms the bonds of the entries whose `at` falls at this step's start,
 /// from the particles where they stand (`bonds::form`, as at t = 0).
 pub fn form_due(st: &mut Step) {
-    let b = &st.bonds;
-    if !b.later.iter().any(|&(_, n)| n == st.step) {
+    let later = &st.bonds.later;
+    if !later.due(st.step) {
         return;
     }
-    let p = &st.particles;
-    let body = &st.work.body;
-    let spheres: Vec<Sphere> = (0..p.len())
-        .map(|i| Sphere {
-            position: [p.pos_rad[i][0], p.pos_rad[i][1], p.pos_rad[i][2]],
-            radius: p.pos_rad[i][3],
-            material: b.base[p.material[i] as usize],
-            clump: body
+    let (p, body) = (&st.particles, &st.work.body);
+    let spheres: Vec<_> = (0..p.len())
+        .map(|i| {
+            let clump = body
                 .get(i)
-                .is_some_and(|&c| c != crate::shapes::clumps::NONE),
+                .is_some_and(|&c| c != crate::shapes::clumps::NONE);
+            later.sphere(p.pos_rad[i], p.material[i], clump)
         })
         .collect();
-    let due: Vec<usize> = b
-        .later
-        .iter()
-        .filter(|&&(_, n)| n == st.step)
-        .map(|&(k, _)| k)
-        .collect();
-    let specs = b.specs.clone();
-    for k in due {
-        st.bonds.table.form(k, &specs[k], &spheres, &p.id);
-    }
+    later.form(st.step, &mut st.bonds.table, &spheres, &p.id);
     st.bonds.stale = true;
 }
 
@@ -71,6 +58,7 @@ pub fn bonds(st: &mut Step) {
         return;
     }
     refresh_rows(st);
+    let mut out = std::mem::take(&mut st.bonds.results);
     let (p, w, b) = (&st.particles, &st.work, &st.bonds);
     let t = &b.table;
     let dt = st.law.dt;
@@ -82,7 +70,7 @@ pub fn bonds(st: &mut Step) {
             .filter(|&r| r != u32::MAX)
     };
     // (rows, result): None where the bond does nothing (broken before)
-    let out: Vec<Option<([Option<u32>; 2], BondResult)>> = (0..t.len())
+    (0..t.len())
         .into_par_iter()
         .with_min_len(256)
         .map(|k| {
@@ -112,10 +100,10 @@ pub fn bonds(st: &mut Step) {
             let (a, bb) = (body(&w.motion[ra], xa[3]), body(&w.motion[rb], xb[3]));
             Some((rows, bond_law(&bp, dt, &a, &bb, n, dist, &t.state[k])))
         })
-        .collect();
+        .collect_into_vec(&mut out);
     let (t, w) = (&mut st.bonds.table, &mut st.work);
-    for (k, o) in out.into_iter().enumerate() {
-        let Some((rows, r)) = o else { continue };
+    for (k, o) in out.iter().enumerate() {
+        let Some((rows, r)) = *o else { continue };
         t.state[k] = r.state;
         t.status[k] = r.broke;
         let add = |f: &mut [f64; 4], v: [f64; 3], sign: f64, e: f64| {
@@ -137,4 +125,5 @@ pub fn bonds(st: &mut Step) {
             add(&mut w.torque[rb], r.torque_b, 1.0, share(r.dissipated));
         }
     }
+    st.bonds.results = out;
 }

@@ -139,14 +139,13 @@ pub struct Step {
 pub struct CpuBonds {
     pub table: crate::bonds::table::Bonds,
     pub specs: std::sync::Arc<Vec<crate::scene::types::BondSpec>>,
-    /// The entries that form bonds during the run, and the step whose
-    /// start forms them (`bonds::table::later`).
-    pub later: Vec<(usize, u64)>,
-    /// Each material's own index in the scene (a held copy's original:
-    /// `Scene::base_material`), as the entries name materials.
-    pub base: Vec<usize>,
+    /// The entries that form bonds during the run.
+    pub later: crate::bonds::table::Later,
     pub row_of: Vec<u32>,
     pub stale: bool,
+    /// Each bond's rows and result during the stage (kept: no allocation
+    /// a step).
+    pub results: Vec<Option<([Option<u32>; 2], crate::bonds::law::BondResult)>>,
 }
 
 /// The CPU's insertion and outlet state.

@@ -88,10 +88,7 @@ impl Step {
             shapes: std::sync::Arc::new(scene.shape_bodies()),
             bonds: super::data::CpuBonds {
                 specs: std::sync::Arc::new(scene.bonds.clone()),
-                later: crate::bonds::table::later(&scene.bonds, setup.dt),
-                base: (0..scene.materials.len())
-                    .map(|m| scene.base_material(m))
-                    .collect(),
+                later: crate::bonds::table::Later::of(scene, setup.dt),
                 stale: true,
                 ..Default::default()
             },

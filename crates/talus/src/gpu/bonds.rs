@@ -4,10 +4,11 @@
 //! with `bond_law.wgsl` prepended) over bonds given as data: the GPU half
 //! of the law's twin test (`tests/gpu_bonds.rs`).
 //!
-//! Within the contacts stage, first: `bond_rows` (a thread per row: its
-//! id's row, where the last sort put it), then `bonds` (a thread per bond:
-//! the law, its force, torques and energy shares into both particles'
-//! pair sums). `contacts_walls` finishes every row of a run with bonds.
+//! `bond_rows` (a thread per row: its id's row) after the sort's reorder on
+//! a step that rebuilds, and once for a new table; within the contacts
+//! stage, first, `bonds` (a thread per bond: the law, its force, torques
+//! and energy shares into both particles' pair sums). `contacts_walls`
+//! finishes every row of a run with bonds.
 
 use super::context::GpuContext;
 use super::data::{GpuData, Over};
@@ -72,21 +73,33 @@ impl BondKernels {
         })
     }
 
-    /// The bonds' part of the contacts stage, before the pairs: the map,
-    /// then every bond.
+    /// The bonds' part of the contacts stage, before the pairs: every
+    /// bond.
     pub fn encode(&self, b: &BondBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
-        dispatch_indirect(
-            pass,
-            &self.rows,
-            &[(0, &b.rows[0]), (1, &b.rows[1])],
-            d.args_for(Over::EveryStep),
-        );
         dispatch(
             pass,
             &self.bonds,
             &[(0, &b.bonds[0]), (1, &b.bonds[1])],
             d.bonds.count,
         );
+    }
+
+    /// After the sort's reorder on a step that rebuilds (the slot launches
+    /// nothing on the others: rows move only then): the map follows the
+    /// rows.
+    pub fn encode_rows(&self, b: &BondBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        dispatch_indirect(
+            pass,
+            &self.rows,
+            &[(0, &b.rows[0]), (1, &b.rows[1])],
+            d.args_for(Over::Particles),
+        );
+    }
+
+    /// The map of rows as they stand, whatever the step (a new table:
+    /// its map starts empty).
+    pub fn encode_rows_now(&self, b: &BondBinds, pass: &mut wgpu::ComputePass, d: &GpuData) {
+        dispatch(pass, &self.rows, &[(0, &b.rows[0]), (1, &b.rows[1])], d.cap);
     }
 }
 

@@ -339,12 +339,8 @@ pub struct GpuBackend {
     pub(crate) repose_surfaces: bool,
     /// The scene's `[[shapes]]` bodies (a clump's members and frame).
     pub shapes: Vec<crate::shapes::table::Shape>,
-    /// The `[[bonds]]` entries, those that form during the run (entry,
-    /// step: `gpu::bond_form`) and each material's own index in the scene
-    /// (a held copy's original), as the entries name materials.
-    pub(crate) bond_specs_host: Vec<crate::scene::types::BondSpec>,
-    pub(crate) bond_later: Vec<(usize, u64)>,
-    pub(crate) bond_base: Vec<usize>,
+    /// The `[[bonds]]` entries that form during the run (`gpu::bond_form`).
+    pub(crate) bond_later: crate::bonds::table::Later,
 }
 
 /// Rows a run of `plan` holds room for with `n` present and `inserted`
@@ -527,11 +523,7 @@ impl GpuBackend {
             host_walls,
             repose_surfaces: false,
             shapes: setup.scene.shape_bodies(),
-            bond_specs_host: setup.scene.bonds.clone(),
-            bond_later: Self::bonds_later(setup),
-            bond_base: (0..setup.scene.materials.len())
-                .map(|m| setup.scene.base_material(m))
-                .collect(),
+            bond_later: crate::bonds::table::Later::of(&setup.scene, setup.dt),
         })
     }
 
@@ -667,6 +659,9 @@ impl GpuBackend {
                 p.sort.encode(&b.sort, &p.bin, &b.bin, pass, d);
                 if let Some(c) = &b.clumps {
                     p.clumps.encode_follow(c, pass, d);
+                }
+                if let Some(bb) = &b.bonds {
+                    p.bonds.encode_rows(bb, pass, d);
                 }
             }
             Stage::Neighbours => p.neighbours.encode(
@@ -1353,7 +1348,7 @@ impl GpuBackend {
             // this segment's end, with room for what its batches can insert
             // and for its log
             let mut end = self.prepare_segment(target)?;
-            if let Some(n) = self.next_formation(self.steps + 1) {
+            if let Some(n) = self.bond_later.next(self.steps + 1) {
                 end = end.min(n);
             }
             if let Some(b) = &self.bodies {
