@@ -9,9 +9,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use talus::backend::Backend;
-use talus::cpu::CpuBackend;
-use talus::gpu::{GpuBackend, GpuContext};
-use talus::run::{self, AnyBackend, RunConfig, RunFailure};
+use talus::gpu::GpuContext;
+use talus::run::{self, open, AnyBackend, RunConfig, RunFailure};
 use talus::scene::Scene;
 use talus::state::Particles;
 use talus::Setup;
@@ -74,13 +73,6 @@ pub fn stop_flag(quiet: bool) -> Arc<AtomicI32> {
     flag
 }
 
-/// The scene file's hash, as checkpoints record it.
-fn file_hash(path: &Path) -> Result<String, String> {
-    std::fs::read(path)
-        .map(|b| talus::checkpoint::scene_hash(&b))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
 /// `talus run --view`'s options: the colour field, the camera and the
 /// scripted ones (`--frames`, `--screenshot`, `--offscreen`).
 fn live_view(
@@ -105,59 +97,20 @@ fn live_view(
     Ok(opts)
 }
 
-/// The checkpoint a run continues: its directory, header and state.
-pub type Ckpt = (PathBuf, talus::checkpoint::Header, talus::checkpoint::Saved);
+pub use talus::run::open::Ckpt;
 
-/// A checkpoint to continue (`--resume DIR`), checked against the scene:
-/// the same scene file (unless `--force`), the same dt, a step before the
-/// end.
+/// A checkpoint to continue (`--resume DIR`), checked against the scene
+/// ([`talus::run::open::checkpoint_for`]).
 fn checkpoint_for(a: &RunArgs, setup: &Setup, hash: &str) -> Result<Option<Ckpt>, String> {
-    Ok(match &a.resume {
-        None => None,
-        Some(dir) => match talus::checkpoint::read(dir) {
-            Err(e) => return Err(e.to_string()),
-            Ok((h, mut saved)) => {
-                if h.scene_hash != *hash && !a.force {
-                    return Err(format!(
-                        "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",
-                        dir.display(),
-                        h.scene_file.as_deref().unwrap_or("(none)"),
-                        h.scene_hash,
-                        hash
-                    ));
-                }
-                if (h.dt - setup.dt).abs() > 1e-12 * h.dt.abs() {
-                    return Err(format!(
-                        "{}: the checkpoint ran with dt = {:e} s, the scene now gives {:e} s; a run cannot change its time step midway",
-                        dir.display(),
-                        h.dt,
-                        setup.dt
-                    ));
-                }
-                // what may have changed with --force: materials follow
-                // their names, a changed number of walls is refused
-                let walls = setup.walls.bodies.len();
-                match talus::checkpoint::fit_scene(&h, &mut saved, &setup.scene, walls) {
-                    Err(e) => {
-                        let flag = if a.force { "--force: " } else { "" };
-                        return Err(format!("{}: {flag}{e}", dir.display()));
-                    }
-                    Ok(Some(note)) if !a.quiet => eprintln!("note: {note}"),
-                    Ok(_) => {}
-                }
-                if saved.scalars.step >= setup.steps {
-                    return Err(format!(
-                        "{}: the run is already at step {} (t = {:.4e} s), not before step {}: ask for more with --steps or --duration (they count from t = 0)",
-                        dir.display(),
-                        saved.scalars.step,
-                        saved.scalars.step as f64 * h.dt,
-                        setup.steps
-                    ));
-                }
-                Some((dir.clone(), h, saved))
-            }
-        },
-    })
+    let Some(dir) = &a.resume else {
+        return Ok(None);
+    };
+    let (ckpt, note) = open::checkpoint_for(dir, setup, hash, a.force)?;
+    if let (Some(note), false) = (note, a.quiet) {
+        eprintln!("note: {note}");
+    }
+    open::before_end(&ckpt, setup)?;
+    Ok(Some(ckpt))
 }
 
 /// The backend the run goes on (`--backend` or the checkpoint's), the
@@ -167,75 +120,28 @@ type Opened = (AnyBackend, Option<Live>, String);
 
 fn open_backend(a: &RunArgs, setup: &Setup, ckpt: &Option<Ckpt>) -> Result<Opened, String> {
     let scene = &setup.scene;
-    let written_by = ckpt.as_ref().map(|c| c.1.backend.clone());
-    let cpu_backend = || -> Result<CpuBackend, String> {
-        match &ckpt {
-            Some((_, _, saved)) => CpuBackend::restore_setup(setup, saved),
-            None => CpuBackend::from_setup(setup),
-        }
+    let choice = match a.choice {
+        BackendChoice::Auto => open::Choice::Auto,
+        BackendChoice::Gpu => open::Choice::Gpu,
+        BackendChoice::Cpu => open::Choice::Cpu,
     };
-    let cpu = |why: String| -> Result<Opened, String> {
-        Ok((AnyBackend::Cpu(Box::new(cpu_backend()?)), None, why))
+    let Some((color_by, camera)) = &a.view else {
+        return open::open_backend(choice, a.adapter, setup, ckpt.as_ref())
+            .map(|(b, why)| (b, None, why));
     };
-    let gpu = |ctx: GpuContext| -> Result<GpuBackend, String> {
-        match &ckpt {
-            Some((_, _, saved)) => {
-                GpuBackend::restore_setup(setup, ctx, saved).map_err(|e| e.to_string())
-            }
-            None => GpuBackend::from_setup(setup, ctx).map_err(|e| e.to_string()),
-        }
+    let opts = live_view(color_by, camera.clone(), &a.scripted, scene)?;
+    let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
+    // the CPU path is drawn from its state at each picture, on the
+    // window's own device; the GPU path from its buffers
+    let (mut b, own) = if open::resolve_choice(choice, ckpt.as_ref()) == open::Choice::Cpu {
+        let cpu = open::cpu_backend(setup, ckpt.as_ref())?;
+        (AnyBackend::Cpu(Box::new(cpu)), Some(ctx))
+    } else {
+        let gpu = open::gpu_backend(setup, ctx, ckpt.as_ref())?;
+        (AnyBackend::Gpu(Box::new(gpu)), None)
     };
-    // a checkpoint resumes on the backend that wrote it unless told
-    let choice = match (a.choice, written_by.as_deref()) {
-        (BackendChoice::Auto, Some("cpu")) => BackendChoice::Cpu,
-        (BackendChoice::Auto, Some("gpu")) => BackendChoice::Gpu,
-        (c, _) => c,
-    };
-    match (&a.view, choice) {
-        (Some((color_by, camera)), choice) => live_view(color_by, camera.clone(), &a.scripted, scene)
-            .and_then(|opts| {
-                let ctx = GpuContext::new(a.adapter).map_err(|e| format!("--view: {e}"))?;
-                // the CPU path is drawn from its state at each picture, on
-                // the window's own device; the GPU path from its buffers
-                let (mut b, own) = if choice == BackendChoice::Cpu {
-                    (AnyBackend::Cpu(Box::new(cpu_backend()?)), Some(ctx))
-                } else {
-                    (AnyBackend::Gpu(Box::new(gpu(ctx)?)), None)
-                };
-                let live = Live::new(&mut b, own, scene, &opts)?;
-                Ok((b, Some(live), " (--view)".to_string()))
-            }),
-        (None, BackendChoice::Cpu) => cpu(String::new()),
-        (None, BackendChoice::Gpu) => GpuContext::new(a.adapter)
-            .map_err(|e| e.to_string())
-            .and_then(gpu)
-            .map(|b| (AnyBackend::Gpu(Box::new(b)), None, String::new()))
-            .map_err(|e| {
-                if written_by.as_deref() == Some("gpu") && a.choice == BackendChoice::Auto {
-                    format!("the checkpoint was written by the GPU path (f32) and the GPU cannot continue it here ({e}); pass --backend cpu to continue on the CPU path (within tolerance, not bit for bit)")
-                } else {
-                    format!("--backend gpu: {e}")
-                }
-            }),
-        // FEM bodies alone: the bodies run on the CPU either way, and the
-        // GPU path would only add an exchange with the device a step
-        (None, BackendChoice::Auto) if scene.particles.is_empty() && scene.inserts.is_empty() => {
-            cpu(" (auto: FEM bodies alone, no grains for a GPU)".into())
-        }
-        (None, BackendChoice::Auto) => match GpuContext::new(a.adapter) {
-            // a software rasteriser (lavapipe) is slower than the CPU path
-            Ok(ctx) if ctx.info.device_type == wgpu::DeviceType::Cpu && a.adapter.is_none() => {
-                cpu(format!(
-                    " (auto: the only GPU adapter, {}, is a software one)",
-                    ctx.info.name
-                ))
-            }
-            Ok(ctx) => gpu(ctx)
-                .map(|b| (AnyBackend::Gpu(Box::new(b)), None, " (auto)".to_string()))
-                .or_else(|e| cpu(format!(" (auto: GPU refused: {e})"))),
-            Err(e) => cpu(format!(" (auto: {e})")),
-        },
-    }
+    let live = Live::new(&mut b, own, scene, &opts)?;
+    Ok((b, Some(live), " (--view)".to_string()))
 }
 
 /// `--render-every`: the pictures taken during the run (None without it;
@@ -365,7 +271,7 @@ pub fn prepare(a: &RunArgs, talk: bool, read_ckpt: bool) -> Result<Prepared, Str
     if a.scripted.any() && a.view.is_none() {
         return Err("--frames, --screenshot and --offscreen need --view".into());
     }
-    let hash = file_hash(path)?;
+    let hash = open::file_hash(path)?;
     // the scene resolved once: dt, steps, meshes, walls, the insertion plan
     let setup = match Setup::new(scene) {
         Ok(s) => s,

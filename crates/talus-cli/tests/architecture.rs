@@ -23,7 +23,8 @@ fn root() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
-/// The member crates' directories (`crates/*`), by name.
+/// The member crates' directories (`crates/*`, and the Python package's
+/// native module `python/` as `talus-python`), by name.
 fn crates() -> BTreeMap<String, PathBuf> {
     let mut out = BTreeMap::new();
     for e in std::fs::read_dir(root().join("crates")).unwrap() {
@@ -32,6 +33,7 @@ fn crates() -> BTreeMap<String, PathBuf> {
             out.insert(p.file_name().unwrap().to_string_lossy().into_owned(), p);
         }
     }
+    out.insert("talus-python".into(), root().join("python"));
     out
 }
 
@@ -708,6 +710,7 @@ fn layers_go_one_way() {
         ("talus-view", &["talus"][..]),
         ("talus-studies", &["talus"][..]),
         ("talus-cli", &["talus", "talus-view", "talus-studies"][..]),
+        ("talus-python", &["talus", "talus-studies"][..]),
     ]);
     let all = crates();
     assert_eq!(

@@ -106,6 +106,26 @@ pub fn parse_cases(s: &str) -> Result<Vec<String>, String> {
 /// is skipped with the reason (a note atop the report), unless
 /// `gpu_required`.
 pub fn run(cfg: &Config, gpu_required: bool) -> Result<bool, String> {
+    let (all, notes, ok) = run_cases(cfg, gpu_required)?;
+    let lig = liggghts::load(&cfg.out);
+    print!("{}", table(&all));
+    report::write(&cfg.out, &all, lig.as_ref(), &notes, cfg.full)
+        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
+    println!(
+        "{}: {}",
+        if ok { "all cases pass" } else { "FAILED" },
+        cfg.out.join("report.md").display()
+    );
+    Ok(ok)
+}
+
+/// The cases' runs (each on every chosen backend, progress on stderr),
+/// the report's notes and whether every row passed: what [`run`] prints
+/// and reports, and the Python package returns as rows.
+pub fn run_cases(
+    cfg: &Config,
+    gpu_required: bool,
+) -> Result<(Vec<CaseRun>, Vec<String>, bool), String> {
     let mut makers: Vec<Box<dyn Maker>> = Vec::new();
     let mut notes = Vec::new();
     if cfg.cpu {
@@ -165,14 +185,5 @@ pub fn run(cfg: &Config, gpu_required: bool) -> Result<bool, String> {
         }
         all.push(CaseRun { def, results: per });
     }
-    let lig = liggghts::load(&cfg.out);
-    print!("{}", table(&all));
-    report::write(&cfg.out, &all, lig.as_ref(), &notes, cfg.full)
-        .map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    println!(
-        "{}: {}",
-        if ok { "all cases pass" } else { "FAILED" },
-        cfg.out.join("report.md").display()
-    );
-    Ok(ok)
+    Ok((all, notes, ok))
 }

@@ -34,7 +34,7 @@ pub mod theory;
 
 pub use case_def::{run_case, CaseDef, CaseRun};
 pub use cases::case;
-pub use command::{cli, run, Args, Config};
+pub use command::{cli, run, run_cases, Args, Config};
 pub use maker::{CpuMaker, GpuMaker, Maker};
 pub use options::Options;
 pub use result::{CaseResult, Plot, Point, Series};

@@ -88,18 +88,26 @@ pub fn scene_of(dir: &Path, summary: Option<&serde_json::Value>) -> Option<Scene
         }
     }
     files.into_iter().find_map(|f| {
-        let p = PathBuf::from(&f);
-        let mut cands = vec![p.clone()];
-        if !p.is_absolute() {
-            let mut d = Some(dir);
-            while let Some(x) = d {
-                cands.push(x.join(&p));
-                d = x.parent();
-            }
-        }
-        cands
+        scene_files(dir, &f)
             .into_iter()
-            .filter(|c| c.is_file())
             .find_map(|c| Scene::load(&c).ok())
     })
+}
+
+/// The files a run in `dir` may mean by scene file `named`: as given
+/// when absolute, else tried as given (relative to where the run was
+/// started), then against the run directory and each of its parents;
+/// those that exist, in that order.
+pub fn scene_files(dir: &Path, named: &str) -> Vec<PathBuf> {
+    let p = PathBuf::from(named);
+    let mut cands = vec![p.clone()];
+    if !p.is_absolute() {
+        let mut d = Some(dir);
+        while let Some(x) = d {
+            cands.push(x.join(&p));
+            d = x.parent();
+        }
+    }
+    cands.retain(|c| c.is_file());
+    cands
 }

@@ -75,9 +75,117 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// A column of a table read back: numbers, or text where any field of
+/// it is not a number (`flow.csv`'s outlet names).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    Numbers(Vec<f64>),
+    Text(Vec<String>),
+}
+
+/// The fields of one CSV line (quoted fields unquoted, doubled quotes
+/// single), or why it is malformed.
+fn split_csv(line: &str) -> Result<Vec<String>, String> {
+    let mut fields = Vec::new();
+    let mut cur = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quoted = false;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            (true, '"') => quoted = false,
+            (false, '"') if cur.is_empty() => quoted = true,
+            (false, ',') => fields.push(std::mem::take(&mut cur)),
+            (_, c) => cur.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quoted field is not closed".into());
+    }
+    fields.push(cur);
+    Ok(fields)
+}
+
+/// A table a run wrote (`energy.csv`, `walls.csv`, …) read back by
+/// column, in the header's order: every row must have the header's
+/// number of fields. One line on failure, naming the file and line.
+pub fn read_table(path: &Path) -> Result<Vec<(String, Column)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut lines = text.lines().enumerate();
+    let (_, head) = lines
+        .next()
+        .ok_or_else(|| format!("{}: empty (expected a header line)", path.display()))?;
+    let names = split_csv(head).map_err(|e| format!("{}:1: {e}", path.display()))?;
+    let mut cells: Vec<Vec<String>> = vec![Vec::new(); names.len()];
+    for (i, line) in lines {
+        if line.is_empty() {
+            continue;
+        }
+        let f = split_csv(line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;
+        if f.len() != names.len() {
+            return Err(format!(
+                "{}:{}: expected {} fields (the header's), got {}",
+                path.display(),
+                i + 1,
+                names.len(),
+                f.len()
+            ));
+        }
+        for (c, v) in cells.iter_mut().zip(f) {
+            c.push(v);
+        }
+    }
+    Ok(names
+        .into_iter()
+        .zip(cells)
+        .map(|(n, c)| {
+            let nums: Result<Vec<f64>, _> = c.iter().map(|v| v.parse::<f64>()).collect();
+            (
+                n,
+                match nums {
+                    Ok(v) => Column::Numbers(v),
+                    Err(_) => Column::Text(c),
+                },
+            )
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_read_back_by_column_with_quoted_text() {
+        let dir = std::env::temp_dir().join(format!("talus_read_table_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.csv");
+        std::fs::write(
+            &p,
+            "t,outlet,count\n0e0,\"a, \"\"b\"\"\",3\n1.5e-3,domain,4\n",
+        )
+        .unwrap();
+        let t = read_table(&p).unwrap();
+        assert_eq!(t[0], ("t".into(), Column::Numbers(vec![0.0, 1.5e-3])));
+        assert_eq!(
+            t[1],
+            (
+                "outlet".into(),
+                Column::Text(vec!["a, \"b\"".into(), "domain".into()])
+            )
+        );
+        assert_eq!(t[2].1, Column::Numbers(vec![3.0, 4.0]));
+        std::fs::write(&p, "t,x\n1,2\n3\n").unwrap();
+        let e = read_table(&p).unwrap_err();
+        assert!(
+            e.ends_with("t.csv:3: expected 2 fields (the header's), got 1"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn a_resumed_table_is_cut_back_and_continued() {

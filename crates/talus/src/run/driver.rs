@@ -9,7 +9,7 @@
 
 use super::folder::{self, FolderError, FolderLock};
 use super::outputs::Outputs;
-use super::simulation::Simulation;
+use super::simulation::{Pace, Simulation};
 use crate::backend::{Backend, Diagnostics, RunError};
 use crate::checkpoint::{self, DriverState, Header};
 use crate::io::csv;
@@ -21,7 +21,7 @@ use crate::state::Particles;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Whoever watches a run: told of its progress after each advance and of
 /// the notices a user should see (a full insertion region, particles
@@ -413,148 +413,295 @@ struct Progress {
 /// Runs `sim` up to step `cfg.steps`, writing outputs into `cfg.out_dir`
 /// (continuing them when `cfg.resume` is given; `sim` must then have been
 /// resumed from the same checkpoint), each snapshot also handed to `hook`,
-/// progress and notices to `watch`.
+/// progress and notices to `watch`: a [`Driver`] opened, advanced to the
+/// end (or a stop request) and finished.
 pub fn drive<B: Backend>(
     sim: &mut Simulation<B>,
     cfg: &RunConfig,
     hook: Option<&mut SnapshotHook>,
     watch: &mut dyn Watch,
 ) -> Result<Summary, RunFailure> {
-    let resumed = cfg.resume.as_ref();
-    // one run at a time in a folder, holding one run's files: an earlier
-    // run's checkpoint, snapshots, final.csv or "ok" summary.json must not
-    // outlive this one's start (summary.json and final.csv are written
-    // when a run ends)
-    let lock = FolderLock::claim(&cfg.out_dir).map_err(RunFailure::Folder)?;
-    if let Some(h) = &lock.took_over {
-        watch.notice(&format!(
-            "{}: took over the lock of {h}, which is no longer running",
-            cfg.out_dir.display()
-        ));
-    }
-    let cleared = match resumed {
-        None => folder::clear_earlier_run(&cfg.out_dir),
-        Some(r) => folder::clear_after_checkpoint(&cfg.out_dir, r.snapshot_k),
-    }
-    .map_err(RunFailure::Folder)?;
-    if resumed.is_none() && !cleared.is_empty() {
-        watch.notice(&folder::cleared_notice(&cfg.out_dir, &cleared));
-    }
-    let ended = run_loop(sim, cfg, hook, watch);
-    if let Err(RunFailure::Io(e, path)) = &ended {
+    let mut d = Driver::open(sim, cfg.clone(), hook, watch)?;
+    let stop = cfg.stop.clone();
+    let mut signal = 0;
+    let mut asked = || {
+        signal = stop.as_ref().map_or(0, |f| f.load(Ordering::SeqCst));
+        signal != 0
+    };
+    let ended = d.advance(sim, cfg.steps, &mut asked, watch);
+    let end = match ended {
+        Ok(_) | Err(Halt::Failed) => d.finish(sim, watch, signal),
+        Err(Halt::Io(e)) => Err(e),
+    };
+    if let Err(RunFailure::Io(e, path)) = &end {
         // the outputs could not be written (a full disk, a folder gone):
         // say so where the summary stands, if anything can be written
         failed_summary(sim, cfg, &format!("{}: {e}", path.display()));
     }
-    drop(lock);
-    ended
+    end
 }
 
-/// The loop of [`drive`] once the folder is held and cleared.
-fn run_loop<B: Backend>(
-    sim: &mut Simulation<B>,
-    cfg: &RunConfig,
-    hook: Option<&mut SnapshotHook>,
-    watch: &mut dyn Watch,
-) -> Result<Summary, RunFailure> {
-    let resumed = cfg.resume.as_ref();
-    let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
-    let walls = hook.is_some().then(|| {
-        let s = sim.scene();
-        WallSeries::new(&cfg.out_dir, &s.walls, &s.domain)
-    });
-    let mut pictures = Pictures { hook, walls };
-    let mut pg = Progress {
-        start: Instant::now(),
-        wall_before: resumed.map_or(0.0, |r| r.wall_seconds),
-        first_step: sim.step(),
-        particle_steps: 0.0,
-        last_diag: Diagnostics::default(),
-        last_good: sim.particles(),
-        last_good_clumps: sim.clumps(),
-    };
-    if resumed.is_none() {
-        let states = sim.backend().bodies().map(|b| b.now());
-        out.snapshot(sim, &pg.last_good, states.as_deref(), 0.0)?;
-        pictures.show(sim, &pg.last_good, 0.0, 0, watch);
+/// Why [`Driver::advance`] stopped before its target step.
+#[derive(Debug)]
+pub enum Halt {
+    /// The run blew up ([`Driver::failure`] says how); [`Driver::finish`]
+    /// writes its last good state.
+    Failed,
+    /// An output could not be written.
+    Io(RunFailure),
+}
+
+/// A run directory being written while its simulation advances, in as
+/// many parts as its caller likes: opened (the folder held and cleared,
+/// the outputs opened, the snapshot of t = 0), advanced (rows and
+/// snapshots at output steps, checkpoints every `checkpoint_interval`
+/// wall-clock seconds), finished (the row and snapshot of the last step,
+/// a checkpoint, `final.csv`, `summary.json`). `talus run` advances it
+/// once to the end ([`drive`]); the Python package call by call: the
+/// files are the same, bit for bit, however the advances are cut.
+pub struct Driver<'h, 'a> {
+    cfg: RunConfig,
+    lock: Option<FolderLock>,
+    out: Outputs,
+    pictures: Pictures<'h, 'a>,
+    pg: Progress,
+    /// Steps per advance (~0.1 s each).
+    pace: Pace,
+    last_checkpoint: Instant,
+    told_short: Vec<bool>,
+    told_domain: u64,
+    /// The steps of the last energy row and the last snapshot written.
+    last_row: Option<u64>,
+    last_snapshot: u64,
+    failure: Option<RunError>,
+}
+
+impl<'h, 'a> Driver<'h, 'a> {
+    /// Holds and clears `cfg.out_dir` (continuing it when `cfg.resume` is
+    /// given: `sim` must have been resumed from the same checkpoint),
+    /// opens the outputs and, for a fresh run, writes the snapshot of
+    /// t = 0 (also handed to `hook`).
+    pub fn open<B: Backend>(
+        sim: &mut Simulation<B>,
+        cfg: RunConfig,
+        hook: Option<&'h mut SnapshotHook<'a>>,
+        watch: &mut dyn Watch,
+    ) -> Result<Self, RunFailure> {
+        let resumed = cfg.resume.as_ref();
+        // one run at a time in a folder, holding one run's files: an
+        // earlier run's checkpoint, snapshots, final.csv or "ok"
+        // summary.json must not outlive this one's start (summary.json and
+        // final.csv are written when a run ends)
+        let lock = FolderLock::claim(&cfg.out_dir).map_err(RunFailure::Folder)?;
+        if let Some(h) = &lock.took_over {
+            watch.notice(&format!(
+                "{}: took over the lock of {h}, which is no longer running",
+                cfg.out_dir.display()
+            ));
+        }
+        let cleared = match resumed {
+            None => folder::clear_earlier_run(&cfg.out_dir),
+            Some(r) => folder::clear_after_checkpoint(&cfg.out_dir, r.snapshot_k),
+        }
+        .map_err(RunFailure::Folder)?;
+        if resumed.is_none() && !cleared.is_empty() {
+            watch.notice(&folder::cleared_notice(&cfg.out_dir, &cleared));
+        }
+        let mut out = Outputs::open(&cfg.out_dir, sim, cfg.output_every, resumed)?;
+        let walls = hook.is_some().then(|| {
+            let s = sim.scene();
+            WallSeries::new(&cfg.out_dir, &s.walls, &s.domain)
+        });
+        let mut pictures = Pictures { hook, walls };
+        let pg = Progress {
+            start: Instant::now(),
+            wall_before: resumed.map_or(0.0, |r| r.wall_seconds),
+            first_step: sim.step(),
+            particle_steps: 0.0,
+            last_diag: Diagnostics::default(),
+            last_good: sim.particles(),
+            last_good_clumps: sim.clumps(),
+        };
+        if resumed.is_none() {
+            let states = sim.backend().bodies().map(|b| b.now());
+            out.snapshot(sim, &pg.last_good, states.as_deref(), 0.0)?;
+            pictures.show(sim, &pg.last_good, 0.0, 0, watch);
+        }
+        let domain = sim.outlets().domain();
+        Ok(Driver {
+            told_short: vec![false; sim.scene().inserts.len()],
+            told_domain: sim.flow().removed[domain].count,
+            last_row: None,
+            last_snapshot: sim.step(),
+            failure: None,
+            pace: Pace::default(),
+            last_checkpoint: Instant::now(),
+            lock: Some(lock),
+            out,
+            pictures,
+            pg,
+            cfg,
+        })
     }
-    let mut chunk = 1u64;
-    let mut failure: Option<RunError> = None;
-    let mut stop_signal = 0;
-    let mut last_checkpoint = Instant::now();
-    let mut told_short = vec![false; sim.scene().inserts.len()];
-    let domain = sim.outlets().domain();
-    let mut told_domain = sim.flow().removed[domain].count;
-    let mut pre_end: Option<DriverState> = None;
-    while sim.step() < cfg.steps {
-        let done = sim.step();
-        // run up to the step after which the next energy row is due
-        let target = (out.next_row() + 1).min(cfg.steps);
-        let todo = chunk.min(target.saturating_sub(done)).max(1);
-        let t0 = Instant::now();
-        let n_before = sim.particle_count();
-        if let Err(e) = sim.advance(todo) {
-            failure = Some(e);
-            break;
+
+    /// The run directory.
+    pub fn dir(&self) -> &Path {
+        &self.cfg.out_dir
+    }
+
+    /// How the run blew up, if it did (it advances no further).
+    pub fn failure(&self) -> Option<&RunError> {
+        self.failure.as_ref()
+    }
+
+    /// Advances `sim` to step `to` (nothing when there already), in chunks
+    /// of ~0.1 s, writing the rows and snapshots due on the way; between
+    /// chunks it asks `stop` whether to stop there (Ok: stopped early or
+    /// not, the outputs written up to where it stands).
+    pub fn advance<B: Backend>(
+        &mut self,
+        sim: &mut Simulation<B>,
+        to: u64,
+        stop: &mut dyn FnMut() -> bool,
+        watch: &mut dyn Watch,
+    ) -> Result<(), Halt> {
+        if self.failure.is_some() {
+            return Err(Halt::Failed);
         }
-        pg.particle_steps += n_before as f64 * todo as f64;
-        // chunks of ~0.1 s between looks at the clock and the stop flag
-        if t0.elapsed() < Duration::from_millis(100) {
-            chunk = (chunk * 2).min(1 << 20);
-        } else if chunk > 1 {
-            chunk /= 2;
-        }
-        let done = sim.step();
-        shortfall_notices(sim, &mut told_short, watch);
-        let at_row = done == out.next_row() + 1;
-        let at_end = done == cfg.steps;
-        if at_end && !at_row {
-            // the outputs of the end alone: a run resumed from this end's
-            // checkpoint writes over them, so its tables and snapshots are
-            // those of a run that went straight on
-            pre_end = Some(driver_state(sim, &out, 0.0));
-        }
-        if at_row || at_end {
-            let b = sim.balance();
-            pg.last_diag = b.particles;
-            out.row(sim, &b, done)?;
-            let gone = sim.flow().removed[domain].count;
-            if gone > told_domain {
-                watch.notice(&format!(
-                    "{} particles left the open domain and were removed by t = {:.4e} s (flow.csv, outlet \"domain\")",
-                    gone - told_domain,
-                    sim.time()
-                ));
-                told_domain = gone;
+        let io = |e: RunFailure| Halt::Io(e);
+        let domain = sim.outlets().domain();
+        while sim.step() < to {
+            let done = sim.step();
+            // run up to the step after which the next energy row is due
+            let target = (self.out.next_row() + 1).min(to);
+            let todo = self.pace.next(target.saturating_sub(done));
+            let t0 = Instant::now();
+            let n_before = sim.particle_count();
+            if let Err(e) = sim.advance(todo) {
+                self.failure = Some(e);
+                return Err(Halt::Failed);
             }
-            if done > 1 || at_end {
-                pg.last_good = sim.particles();
-                pg.last_good_clumps = sim.clumps();
-                let t = sim.time();
-                let states = sim
-                    .backend()
-                    .bodies()
-                    .is_some()
-                    .then_some(&b.body_states[..]);
-                out.snapshot(sim, &pg.last_good, states, t)?;
-                pictures.show(sim, &pg.last_good, t, done, watch);
+            self.pg.particle_steps += n_before as f64 * todo as f64;
+            // chunks of ~0.1 s between looks at the clock and the stop flag
+            self.pace.tune(t0.elapsed());
+            let done = sim.step();
+            shortfall_notices(sim, &mut self.told_short, watch);
+            if done == self.out.next_row() + 1 {
+                let b = sim.balance();
+                self.pg.last_diag = b.particles;
+                self.out.row(sim, &b, done).map_err(|e| io(e.into()))?;
+                self.last_row = Some(done);
+                let gone = sim.flow().removed[domain].count;
+                if gone > self.told_domain {
+                    watch.notice(&format!(
+                        "{} particles left the open domain and were removed by t = {:.4e} s (flow.csv, outlet \"domain\")",
+                        gone - self.told_domain,
+                        sim.time()
+                    ));
+                    self.told_domain = gone;
+                }
+                if done > 1 {
+                    self.snapshot(sim, &b, watch).map_err(io)?;
+                }
             }
-        }
-        watch.progress(done, cfg.steps, pg.first_step, pg.particle_steps);
-        if let Some(flag) = &cfg.stop {
-            stop_signal = flag.load(Ordering::SeqCst);
-            if stop_signal != 0 {
+            watch.progress(
+                done,
+                self.cfg.steps,
+                self.pg.first_step,
+                self.pg.particle_steps,
+            );
+            if done < to && stop() {
                 break;
             }
+            if self.last_checkpoint.elapsed().as_secs_f64() >= self.cfg.checkpoint_interval
+                && done < self.cfg.steps
+            {
+                self.checkpoint(sim).map_err(io)?;
+            }
         }
-        if last_checkpoint.elapsed().as_secs_f64() >= cfg.checkpoint_interval && !at_end {
-            let wall = pg.wall_before + pg.start.elapsed().as_secs_f64();
-            save_checkpoint(sim, cfg, driver_state(sim, &out, wall))?;
-            last_checkpoint = Instant::now();
-        }
+        Ok(())
     }
-    watch.finish();
-    finish(sim, cfg, &out, pg, pre_end, failure, stop_signal)
+
+    /// The last good state taken now, written as the next snapshot (and
+    /// shown to the hook).
+    fn snapshot<B: Backend>(
+        &mut self,
+        sim: &mut Simulation<B>,
+        b: &super::simulation::Balance,
+        watch: &mut dyn Watch,
+    ) -> Result<(), RunFailure> {
+        self.pg.last_good = sim.particles();
+        self.pg.last_good_clumps = sim.clumps();
+        let t = sim.time();
+        let states = sim
+            .backend()
+            .bodies()
+            .is_some()
+            .then_some(&b.body_states[..]);
+        self.out.snapshot(sim, &self.pg.last_good, states, t)?;
+        self.last_snapshot = sim.step();
+        let (p, step) = (&self.pg.last_good, sim.step());
+        self.pictures.show(sim, p, t, step, watch);
+        Ok(())
+    }
+
+    /// Writes a checkpoint of where the run stands (the tables as they
+    /// are: a run resumed from it continues them): its size (bytes) and
+    /// the seconds it took.
+    pub fn checkpoint<B: Backend>(
+        &mut self,
+        sim: &mut Simulation<B>,
+    ) -> Result<(u64, f64), RunFailure> {
+        let wall = self.pg.wall_before + self.pg.start.elapsed().as_secs_f64();
+        let cost = save_checkpoint(sim, &self.cfg, driver_state(sim, &self.out, wall))?;
+        self.last_checkpoint = Instant::now();
+        Ok(cost)
+    }
+
+    /// Ends the run where `sim` stands: the row and snapshot of its last
+    /// step (unless stopped by signal `stop_signal` ≠ 0, or failed), a
+    /// checkpoint (none after a failure: the last good one stays),
+    /// `final.csv` (the last good state after a failure) and
+    /// `summary.json`; the folder is let go.
+    pub fn finish<B: Backend>(
+        mut self,
+        sim: &mut Simulation<B>,
+        watch: &mut dyn Watch,
+        stop_signal: i32,
+    ) -> Result<Summary, RunFailure> {
+        watch.finish();
+        let done = sim.step();
+        let (mut pre_end, mut bal) = (None, None);
+        if self.failure.is_none() && stop_signal == 0 {
+            if self.last_row != Some(done) && done > self.pg.first_step {
+                // the outputs of the end alone: a run resumed from this
+                // end's checkpoint writes over them, so its tables and
+                // snapshots are those of a run that went straight on
+                pre_end = Some(driver_state(sim, &self.out, 0.0));
+                let b = sim.balance();
+                self.pg.last_diag = b.particles;
+                self.out.row(sim, &b, done)?;
+                self.last_row = Some(done);
+                bal = Some(b);
+            }
+            if self.last_snapshot != done {
+                let b = bal.unwrap_or_else(|| sim.balance());
+                self.snapshot(sim, &b, watch)?;
+            }
+        }
+        let failure = self.failure.take();
+        let summary = finish(
+            sim,
+            &self.cfg,
+            &self.out,
+            self.pg,
+            pre_end,
+            failure,
+            stop_signal,
+        );
+        drop(self.lock.take());
+        summary
+    }
 }
 
 /// `summary.json` of a run whose outputs could not be written: its status

@@ -8,12 +8,13 @@ pub mod accuracy;
 pub mod any;
 pub mod driver;
 pub mod folder;
+pub mod open;
 pub mod outputs;
 pub mod simulation;
 
 pub use any::AnyBackend;
 pub use driver::{
-    drive, run, to_inits, Quiet, RunConfig, RunFailure, SnapshotHook, Summary, Watch,
+    drive, run, to_inits, Driver, Halt, Quiet, RunConfig, RunFailure, SnapshotHook, Summary, Watch,
 };
 pub use outputs::{Outputs, FLOW_CSV_HEADER};
-pub use simulation::{Balance, EditError, Observe, Simulation};
+pub use simulation::{Balance, EditError, Observe, Pace, Simulation};

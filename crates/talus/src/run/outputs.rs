@@ -41,6 +41,30 @@ pub const ENERGY_CSV_HEADER: &str =
     "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,residual";
 pub const ENERGY_CSV_HEADER_BODIES: &str = "t,kinetic_translational,kinetic_rotational,potential,elastic,dissipated,body_kinetic,body_strain,body_contact,body_potential,body_dissipated,residual";
 
+/// An `energy.csv` row: its columns (the header's names, without and with
+/// the FEM bodies' five) and values, for the balance `b` dated `t`.
+pub fn energy_row(t: f64, b: &Balance, bodies: bool) -> Vec<(&'static str, f64)> {
+    let header = if bodies {
+        ENERGY_CSV_HEADER_BODIES
+    } else {
+        ENERGY_CSV_HEADER
+    };
+    let d = &b.particles;
+    let mut values = vec![
+        t,
+        d.kinetic_translational,
+        d.kinetic_rotational,
+        d.potential,
+        d.elastic,
+        d.dissipated,
+    ];
+    if bodies {
+        values.extend_from_slice(&b.bodies);
+    }
+    values.push(b.residual);
+    header.split(',').zip(values).collect()
+}
+
 /// The files of one run directory, open for writing.
 pub struct Outputs {
     dir: PathBuf,
@@ -200,11 +224,23 @@ impl Outputs {
     }
 
     /// An error when the simulation's walls are no longer those the files
-    /// were opened for (a wall inserted, removed or given a new motion
-    /// since): their columns and triangles would be wrong. Open new
-    /// outputs after such an edit.
+    /// were opened for (a wall inserted or removed since; a new motion is
+    /// fine): their columns and triangles would be wrong. Open new outputs
+    /// after such an edit.
     fn same_walls<B: Backend>(&self, sim: &Simulation<B>) -> Result<(), WriteError> {
-        if sim.scene().walls == self.wall_set {
+        // a new motion moves a wall, and changes neither its columns nor
+        // its triangles (which walls.pvd poses)
+        let still = |w: &crate::scene::Wall| crate::scene::Wall {
+            motion: None,
+            ..w.clone()
+        };
+        let now = &sim.scene().walls;
+        if now.len() == self.wall_set.len()
+            && now
+                .iter()
+                .zip(&self.wall_set)
+                .all(|(a, b)| still(a) == still(b))
+        {
             return Ok(());
         }
         let path = self.dir.join("walls.csv");
@@ -235,24 +271,9 @@ impl Outputs {
     ) -> Result<(), WriteError> {
         self.same_walls(sim)?;
         let t = (done - 1) as f64 * sim.dt();
-        let d = &b.particles;
-        let body_cols = if self.bodies.is_some() {
-            b.bodies
-                .iter()
-                .map(|x| format!("{x:e},"))
-                .collect::<String>()
-        } else {
-            String::new()
-        };
-        self.energy.write(&format!(
-            "{t:e},{:e},{:e},{:e},{:e},{:e},{body_cols}{:e}\n",
-            d.kinetic_translational,
-            d.kinetic_rotational,
-            d.potential,
-            d.elastic,
-            d.dissipated,
-            b.residual
-        ))?;
+        let cols = energy_row(t, b, self.bodies.is_some());
+        let text: Vec<String> = cols.iter().map(|(_, x)| format!("{x:e}")).collect();
+        self.energy.write(&(text.join(",") + "\n"))?;
         if let Some((csv, _)) = self.bodies.as_mut() {
             let rows: Vec<BodyRow> = b
                 .body_states

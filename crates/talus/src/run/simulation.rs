@@ -67,6 +67,34 @@ pub trait Observe<B> {
     }
 }
 
+/// How many steps to advance between looks at the clock and a stop
+/// request: doubled while an advance takes under 0.1 s, halved above
+/// (from 1, at most 2^20). Where the advances are cut changes no bit.
+#[derive(Debug, Clone, Copy)]
+pub struct Pace(u64);
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace(1)
+    }
+}
+
+impl Pace {
+    /// The next advance's steps, at most `left` (at least 1).
+    pub fn next(&self, left: u64) -> u64 {
+        self.0.min(left).max(1)
+    }
+
+    /// Adjusts to an advance that took `elapsed`.
+    pub fn tune(&mut self, elapsed: std::time::Duration) {
+        if elapsed < std::time::Duration::from_millis(100) {
+            self.0 = (self.0 * 2).min(1 << 20);
+        } else if self.0 > 1 {
+            self.0 /= 2;
+        }
+    }
+}
+
 /// A scene on a backend. `B` is any [`Backend`]: a `Box<dyn Backend>`
 /// (the default: chosen at run time), a `&mut` one, or a concrete type.
 pub struct Simulation<B: Backend = Box<dyn Backend>> {
@@ -178,6 +206,30 @@ impl<B: Backend> Simulation<B> {
         res
     }
 
+    /// Runs `steps` steps in chunks of about 0.1 s ([`Pace`]), asking
+    /// `stop` between chunks whether to stop there: the steps done (all
+    /// of them, or fewer when stopped). A failed chunk is an error (the
+    /// backend's state where it stopped).
+    pub fn advance_paced(
+        &mut self,
+        steps: u64,
+        pace: &mut Pace,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<u64, RunError> {
+        let mut done = 0;
+        while done < steps {
+            let n = pace.next(steps - done);
+            let t0 = std::time::Instant::now();
+            self.advance(n)?;
+            pace.tune(t0.elapsed());
+            done += n;
+            if done < steps && stop() {
+                break;
+            }
+        }
+        Ok(done)
+    }
+
     /// What was inserted and removed up to the step before the last: the
     /// tally of the time `(step − 1) dt` an output row is dated (a
     /// particle an outlet takes at the end of step 1 is not yet gone at
@@ -255,6 +307,17 @@ impl<B: Backend> Simulation<B> {
     /// The energy balance now. The first call sets the reference the
     /// residuals are measured against (the energy table's first row).
     pub fn balance(&mut self) -> Balance {
+        self.balance_of(true)
+    }
+
+    /// The energy balance now, without setting the reference when none is
+    /// set yet (its residual is then 0): a look that leaves the run's
+    /// tables as they would be without it.
+    pub fn peek_balance(&mut self) -> Balance {
+        self.balance_of(false)
+    }
+
+    fn balance_of(&mut self, set_reference: bool) -> Balance {
         let d = self.backend.diagnostics();
         let body_states = self.backend.bodies().map_or(Vec::new(), |b| b.now());
         let be = body_states.iter().fold([0.0; 5], |a, n| {
@@ -272,15 +335,22 @@ impl<B: Backend> Simulation<B> {
         // balance counts what is present against its reference plus what
         // came in minus what went out
         let own = total - self.flow.net_energy();
-        let (e_ref, moving0) = *self.e0.get_or_insert((own, moving));
+        let (e_ref, moving0) = match (self.e0, set_reference) {
+            (Some(e0), _) => e0,
+            (None, true) => *self.e0.insert((own, moving)),
+            (None, false) => (own, moving),
+        };
         let residual = own - e_ref;
-        self.residual_ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
+        let ratio = residual.abs() / d.dissipated.max(moving0).max(moving).max(1e-300);
+        if set_reference {
+            self.residual_ratio = ratio;
+        }
         Balance {
             particles: d,
             body_states,
             bodies: be,
             residual,
-            residual_ratio: self.residual_ratio,
+            residual_ratio: ratio,
         }
     }
 

@@ -15,6 +15,18 @@ impl Scene {
         Ok(scene)
     }
 
+    /// Parses, generates, reads the bodies' mesh files and validates scene
+    /// text given in memory (the Python package's scenes given as dicts):
+    /// `path`, when given, names the scene in errors and anchors relative
+    /// paths; without it errors say `scene:` and paths are relative to the
+    /// working directory.
+    pub fn from_text(text: &str, path: Option<&Path>) -> Result<Scene, SceneError> {
+        let mut scene = super::parse::parse_str(text, path)?;
+        scene.read_mesh_files();
+        scene.validate()?;
+        Ok(scene)
+    }
+
     /// Reads every `.msh` file a body names into [`Scene::mesh_files`]
     /// (those already there are not read again; those no body names any
     /// more are dropped): after it, the checks, the time step and the
