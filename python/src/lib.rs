@@ -159,6 +159,48 @@ fn vec3(v: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<[f64; 3]>> 
         .map_err(|_| value_error(format!("{name}: expected three numbers, got {}", xs.len())))
 }
 
+/// An `(n, 3)` array argument (anything numpy takes) as rows, `n` checked
+/// when given; errors name the argument.
+fn rows_of(
+    py: Python<'_>,
+    v: &Bound<'_, PyAny>,
+    name: &str,
+    n: Option<usize>,
+) -> PyResult<Vec<[f64; 3]>> {
+    let bad = |what: String| {
+        value_error(format!(
+            "insert(): {name}: expected an (n, 3) array of numbers{what}"
+        ))
+    };
+    let a = py
+        .import("numpy")?
+        .call_method1("asarray", (v, "float64"))
+        .map_err(|_| bad(String::new()))?;
+    let shape: Vec<usize> = a.getattr("shape")?.extract()?;
+    let ok = shape.len() == 2 && shape[1] == 3 && n.is_none_or(|n| shape[0] == n);
+    if !ok {
+        let want = n.map_or(String::new(), |n| format!(" with n = {n}"));
+        return Err(bad(format!("{want}, got shape {shape:?}")));
+    }
+    a.call_method0("tolist")?.extract()
+}
+
+/// Radii: one per particle (`k`), or one for all.
+fn radii_of(py: Python<'_>, v: &Bound<'_, PyAny>, k: usize) -> PyResult<Vec<f64>> {
+    let a = py
+        .import("numpy")?
+        .call_method1("asarray", (v, "float64"))
+        .map_err(|_| value_error("insert(): radii: expected numbers"))?;
+    let shape: Vec<usize> = a.getattr("shape")?.extract()?;
+    match shape.as_slice() {
+        [] => Ok(vec![a.extract()?; k]),
+        [n] if *n == k => a.call_method0("tolist")?.extract(),
+        _ => Err(value_error(format!(
+            "insert(): radii: expected {k} radii (one per position) or one, got shape {shape:?}"
+        ))),
+    }
+}
+
 /// How an advance ended, from the closure that ran it without the GIL.
 enum Ended {
     Done,
@@ -532,11 +574,28 @@ impl Simulation {
         Ok(d)
     }
 
-    /// Net force on each particle: not available yet (raises).
-    fn forces(&mut self) -> PyResult<()> {
-        Err(pyo3::exceptions::PyNotImplementedError::new_err(
-            "forces(): not yet in talus's Python package (the per-particle force is not kept between steps on the GPU path); walls() gives the walls' loads",
-        ))
+    /// Each particle's force from its contacts and walls at the last step
+    /// (N; gravity not counted), float64 (n, 3), in id order as
+    /// `positions()` (zero before the first step and for particles
+    /// inserted since). One read-back.
+    fn forces<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let f = self.sim.forces().map_err(runtime_error)?;
+        let flat: Vec<f64> = f.iter().flat_map(|r| r[0]).collect();
+        Ok(Array2::from_shape_vec((f.len(), 3), flat)
+            .expect("n × 3")
+            .into_pyarray(py)
+            .into_any())
+    }
+
+    /// Each particle's torque from its contacts and walls at the last
+    /// step (N m, about its centre), float64 (n, 3), in id order.
+    fn torques<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let f = self.sim.forces().map_err(runtime_error)?;
+        let flat: Vec<f64> = f.iter().flat_map(|r| r[1]).collect();
+        Ok(Array2::from_shape_vec((f.len(), 3), flat)
+            .expect("n × 3")
+            .into_pyarray(py)
+            .into_any())
     }
 
     /// The energy.csv row now, as a dict (t, kinetic_translational,
@@ -628,27 +687,94 @@ impl Simulation {
         self.sim.set_wall_motion(k, motion).map_err(value_error)
     }
 
-    /// Inserting particles: not available yet (raises).
-    #[pyo3(signature = (positions, radii, material = None, velocities = None))]
-    fn insert(
+    /// `insert(positions, radii, material=None, velocities=None,
+    /// spins=None, check_overlap=True)`: adds spheres between runs, from
+    /// the next step on; their new ids, uint32 (k,). `positions` (k, 3)
+    /// m, `radii` (k,) or one radius, `material` a name (None: the
+    /// scene's first), `velocities`/`spins` (k, 3) (None: at rest). Each
+    /// must be inside the domain; with `check_overlap` one overlapping a
+    /// particle present (or an earlier one of the same call) is refused.
+    #[pyo3(signature = (positions, radii, material = None, velocities = None, spins = None, check_overlap = true))]
+    #[allow(clippy::too_many_arguments)]
+    fn insert<'py>(
         &mut self,
-        positions: &Bound<'_, PyAny>,
-        radii: &Bound<'_, PyAny>,
+        py: Python<'py>,
+        positions: &Bound<'py, PyAny>,
+        radii: &Bound<'py, PyAny>,
         material: Option<&str>,
-        velocities: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
-        let _ = (positions, radii, material, velocities);
-        Err(pyo3::exceptions::PyNotImplementedError::new_err(
-            "insert(): not yet in talus's Python package; pour particles with the scene's [[insert]] entries",
-        ))
+        velocities: Option<&Bound<'py, PyAny>>,
+        spins: Option<&Bound<'py, PyAny>>,
+        check_overlap: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if self.closed {
+            return Err(runtime_error("insert(): the simulation is closed"));
+        }
+        let x = rows_of(py, positions, "positions", None)?;
+        let k = x.len();
+        let r = radii_of(py, radii, k)?;
+        let v = match velocities {
+            Some(v) => rows_of(py, v, "velocities", Some(k))?,
+            None => vec![[0.0; 3]; k],
+        };
+        let w = match spins {
+            Some(w) => rows_of(py, w, "spins", Some(k))?,
+            None => vec![[0.0; 3]; k],
+        };
+        let names = self.material_names();
+        let m = match material {
+            None => 0,
+            Some(name) => names.iter().position(|n| n == name).ok_or_else(|| {
+                value_error(format!(
+                    "insert(): material \"{name}\": no such material (the scene's: {})",
+                    names.join(", ")
+                ))
+            })?,
+        };
+        let add: Vec<talus::scene::types::ParticleInit> = (0..k)
+            .map(|i| talus::scene::types::ParticleInit {
+                position: x[i],
+                velocity: v[i],
+                angular_velocity: w[i],
+                radius: r[i],
+                material: m,
+                source: 0,
+                id: None,
+                shape: None,
+                orientation: talus::scene::types::IDENTITY,
+            })
+            .collect();
+        if check_overlap {
+            if let Some(i) = self.sim.overlapping(&add) {
+                return Err(value_error(format!(
+                    "insert(): particle {i} at {:?} (radius {}) overlaps a particle present or inserted before it (check_overlap=False places it anyway)",
+                    x[i], r[i]
+                )));
+            }
+        }
+        let ids = self
+            .sim
+            .insert_particles(&add)
+            .map_err(|e| value_error(format!("insert(): {e}")))?;
+        Ok(array1(py, ids))
     }
 
-    /// Removing particles: not available yet (raises).
-    fn remove(&mut self, ids: &Bound<'_, PyAny>) -> PyResult<()> {
-        let _ = ids;
-        Err(pyo3::exceptions::PyNotImplementedError::new_err(
-            "remove(): not yet in talus's Python package; take particles out with the scene's [[outlets]]",
-        ))
+    /// `remove(ids)`: takes the particles with these ids out between runs
+    /// (a clump whole, its bonds gone): how many rows went.
+    fn remove(&mut self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<usize> {
+        if self.closed {
+            return Err(runtime_error("remove(): the simulation is closed"));
+        }
+        let list = py
+            .import("numpy")?
+            .call_method1("asarray", (ids,))?
+            .call_method0("ravel")?
+            .call_method0("tolist")?;
+        let ids: Vec<u32> = list
+            .extract()
+            .map_err(|_| value_error("remove(): ids: expected particle ids (integers ≥ 0)"))?;
+        self.sim
+            .remove_particles(&ids)
+            .map_err(|e| value_error(format!("remove(): {e}")))
     }
 
     /// Writes `checkpoint.bin` into the run directory (where the run

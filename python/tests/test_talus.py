@@ -352,14 +352,74 @@ def test_a_blown_up_run_raises_and_keeps_its_last_good_state(tmp_path):
     assert (tmp_path / "b" / "final.csv").is_file()
 
 
-def test_what_is_not_there_yet_says_so():
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_insert_and_remove_between_runs(backend):
+    if backend == "gpu":
+        gpu_or_skip()
+    sim = talus.Simulation(BOX, backend=backend)
+    sim.run(steps=50)  # falling freely: no contact yet
+    e0 = sim.energy()["residual"]
+    new = np.array([[0.004, 0.004, 0.052], [0.010, 0.010, 0.052], [0.016, 0.016, 0.052]])
+    ids = sim.insert(new, 0.001, material="glass", velocities=[[0.0, 0.0, -0.5]] * 3)
+    assert ids.dtype == np.uint32 and list(ids) == [300, 301, 302]
+    assert len(sim) == 303
+    st = sim.state()
+    at = np.searchsorted(st["ids"], ids)
+    # the GPU's positions are fixed point: within its resolution
+    assert np.allclose(st["positions"][at], new, rtol=0, atol=0 if backend == "cpu" else 1e-9)
+    t0 = sim.time
+    sim.run(steps=20)
+    v = sim.velocities()[np.searchsorted(sim.ids(), ids)]
+    assert np.allclose(v[:, 2], -0.5 - 9.81 * (sim.time - t0), rtol=1e-5)
+    # the balance counts them as brought in: no jump in the residual
+    assert abs(sim.energy()["residual"] - e0) < 1e-9
+    gone = sim.remove([0, 5, 301])
+    assert gone == 3 and len(sim) == 300
+    assert not np.isin([0, 5, 301], sim.ids()).any()
+    sim.run(steps=20)
+    assert abs(sim.energy()["residual"] - e0) < 1e-9
+    with pytest.raises(ValueError, match="no particle 999999 is present"):
+        sim.remove([999999, 1])
+    assert len(sim) == 300
+
+
+def test_insert_refuses_what_would_be_wrong():
     sim = talus.Simulation(BOX, backend="cpu")
-    with pytest.raises(NotImplementedError, match="forces"):
-        sim.forces()
-    with pytest.raises(NotImplementedError, match="insert"):
-        sim.insert(np.zeros((1, 3)), np.ones(1) * 1e-3, material="glass")
-    with pytest.raises(NotImplementedError, match="remove"):
-        sim.remove([0])
+    x0 = sim.positions()[0]
+    with pytest.raises(ValueError, match="particle 0 at .* overlaps"):
+        sim.insert([x0], 0.001)
+    with pytest.raises(ValueError, match="particle 1 at .* overlaps"):
+        sim.insert([[0.01, 0.01, 0.05], [0.0105, 0.01, 0.05]], 0.001)
+    with pytest.raises(ValueError, match="particle 0: position .* outside the domain"):
+        sim.insert([[0.01, 0.01, 0.07]], 0.001)
+    with pytest.raises(ValueError, match="particle 0: radius -0.001"):
+        sim.insert([[0.01, 0.01, 0.05]], -0.001, check_overlap=False)
+    with pytest.raises(ValueError, match=r'material "steel": no such material \(the scene\'s: glass\)'):
+        sim.insert([[0.01, 0.01, 0.05]], 0.001, material="steel")
+    with pytest.raises(ValueError, match=r"positions: expected an \(n, 3\) array of numbers, got shape \[2, 2\]"):
+        sim.insert([[0.01, 0.01], [0.02, 0.02]], 0.001)
+    with pytest.raises(ValueError, match=r"radii: expected 2 radii \(one per position\) or one, got shape \[3\]"):
+        sim.insert([[0.01, 0.01, 0.05], [0.005, 0.005, 0.05]], [0.001] * 3)
+    with pytest.raises(ValueError, match=r"velocities: expected an \(n, 3\) array of numbers with n = 1"):
+        sim.insert([[0.01, 0.01, 0.05]], 0.001, velocities=[[0, 0, 1], [0, 0, 1]])
+    assert len(sim) == 300
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_forces_balance_the_walls_loads(backend):
+    if backend == "gpu":
+        gpu_or_skip()
+    sim = talus.Simulation(BOX, backend=backend)
+    assert sim.forces().shape == (300, 3) and not sim.forces().any()
+    sim.run(until=0.1)
+    f, t = sim.forces(), sim.torques()
+    assert f.shape == (300, 3) and t.shape == (300, 3) and np.abs(f).max() > 0
+    # pair forces cancel: what the particles feel in all is what the
+    # walls feel, reversed
+    walls = sum(w["force"] for w in sim.walls())
+    scale = np.abs(f).sum()
+    tol = 1e-9 if backend == "cpu" else 1e-4
+    assert np.allclose(f.sum(axis=0), -walls, atol=tol * scale), (f.sum(axis=0), walls)
 
 
 def test_gpu_readers_match_the_state_written(tmp_path):

@@ -246,6 +246,35 @@ pub trait Backend {
     fn clumps(&mut self) -> Vec<crate::shapes::clumps::ClumpRow> {
         Vec::new()
     }
+    /// Each row's force and torque from its contacts and walls at the last
+    /// step's contact stage (N, N m; gravity not counted; zero before the
+    /// first step and for a row added since), in the order of
+    /// [`snapshot`](Self::snapshot).
+    fn particle_forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, String> {
+        Err(format!(
+            "the {} path gives no per-particle forces here",
+            self.name()
+        ))
+    }
+    /// Appends spheres `add` (ids replaced by fresh ones, returned) between
+    /// two advances: they take part from the next step on (the list is
+    /// rebuilt then).
+    fn insert_particles(&mut self, add: &Particles<f64>) -> Result<Vec<u32>, String> {
+        let _ = add;
+        Err(format!(
+            "the {} path takes no particles in here",
+            self.name()
+        ))
+    }
+    /// Removes the particles (clumps whole) whose id is in `ids` between
+    /// two advances: how many rows went.
+    fn remove_particles(&mut self, ids: &std::collections::HashSet<u32>) -> Result<usize, String> {
+        let _ = ids;
+        Err(format!(
+            "the {} path takes no particles out here",
+            self.name()
+        ))
+    }
 }
 
 /// `impl Backend` for a type that dereferences to one: every method
@@ -313,6 +342,21 @@ macro_rules! forward_backend {
             }
             fn clumps(&mut self) -> Vec<$crate::shapes::clumps::ClumpRow> {
                 (**self).clumps()
+            }
+            fn particle_forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, String> {
+                (**self).particle_forces()
+            }
+            fn insert_particles(
+                &mut self,
+                add: &$crate::state::Particles<f64>,
+            ) -> Result<Vec<u32>, String> {
+                (**self).insert_particles(add)
+            }
+            fn remove_particles(
+                &mut self,
+                ids: &std::collections::HashSet<u32>,
+            ) -> Result<usize, String> {
+                (**self).remove_particles(ids)
             }
         }
     };

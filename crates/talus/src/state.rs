@@ -281,6 +281,24 @@ impl Particles<f64> {
         s
     }
 
+    /// The rows of spheres `inits` of `scene`'s materials (mass and moment
+    /// of inertia from their radius and density), ids 0 (the caller's),
+    /// no energy dissipated.
+    pub fn spheres(scene: &Scene, inits: &[crate::scene::types::ParticleInit]) -> Self {
+        let mut s = Particles {
+            pos_rad: Vec::with_capacity(inits.len()),
+            vel_invm: Vec::with_capacity(inits.len()),
+            omega_invi: Vec::with_capacity(inits.len()),
+            material: Vec::with_capacity(inits.len()),
+            id: vec![0; inits.len()],
+            dissipated: vec![0.0; inits.len()],
+        };
+        for p in inits {
+            s.push_sphere(scene, p);
+        }
+        s
+    }
+
     /// Appends the row of sphere `p` of `scene` (its id and energy are the
     /// caller's).
     fn push_sphere(&mut self, scene: &Scene, p: &crate::scene::types::ParticleInit) {

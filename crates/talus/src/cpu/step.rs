@@ -441,6 +441,32 @@ impl Backend for CpuBackend {
         self.st.clumps.rows_out(&self.st.shapes)
     }
 
+    fn particle_forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, String> {
+        let (p, w) = (&self.st.particles, &self.st.work);
+        let mut order: Vec<u32> = (0..p.len() as u32).collect();
+        let member = |i: usize| {
+            if w.body.len() == p.len() {
+                w.member[i]
+            } else {
+                0
+            }
+        };
+        order.sort_by_key(|&i| (p.id[i as usize], member(i as usize)));
+        let row = |v: Option<&[f64; 4]>| v.map_or([0.0; 3], |f| [f[0], f[1], f[2]]);
+        Ok(order
+            .iter()
+            .map(|&i| [row(w.force.get(i as usize)), row(w.torque.get(i as usize))])
+            .collect())
+    }
+
+    fn insert_particles(&mut self, add: &Particles<f64>) -> Result<Vec<u32>, String> {
+        self.st.insert(add).map(|r| r.collect())
+    }
+
+    fn remove_particles(&mut self, ids: &std::collections::HashSet<u32>) -> Result<usize, String> {
+        Ok(self.st.remove(ids))
+    }
+
     fn max_overlap_ratio(&self) -> f64 {
         self.st.max_overlap_ratio
     }

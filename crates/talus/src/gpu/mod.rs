@@ -1636,6 +1636,43 @@ impl Backend for GpuBackend {
         self.clump_rows_out()
     }
 
+    fn particle_forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, String> {
+        let ids = self.ids();
+        let (force, torque) = self.forces();
+        let rows = self.member_rows();
+        let member = |i: usize| rows.get(i).map_or(0, |r| r.member);
+        // the snapshot's order: live rows by id, a clump's by member
+        let mut order: Vec<usize> = (0..ids.len()).filter(|&i| ids[i] != layout::NONE).collect();
+        order.sort_by_key(|&i| (ids[i], member(i)));
+        let row = |v: &[f32; 4]| [v[0] as f64, v[1] as f64, v[2] as f64];
+        Ok(order
+            .iter()
+            .map(|&i| [row(&force[i]), row(&torque[i])])
+            .collect())
+    }
+
+    fn insert_particles(&mut self, add: &Particles<f64>) -> Result<Vec<u32>, String> {
+        // room first: the buffers grow as for a pour (every bit kept)
+        let need = self.ctl()[data::CTL_COUNT] as u64 + add.len() as u64;
+        if need > self.data.cap {
+            let most = crate::state::MAX_PARTICLES as u64;
+            if need > most {
+                return Err(format!(
+                    "{need} particles: at most {most} fit the neighbour list's indices"
+                ));
+            }
+            let cap = need.max(self.data.cap * 3 / 2).min(most);
+            self.grow_capacity(cap).map_err(|e| e.to_string())?;
+        }
+        self.insert(add)
+            .map(|r| r.collect())
+            .map_err(|e| e.to_string())
+    }
+
+    fn remove_particles(&mut self, ids: &std::collections::HashSet<u32>) -> Result<usize, String> {
+        Ok(self.remove(ids))
+    }
+
     fn bonds(&mut self) -> crate::bonds::table::Bonds {
         self.bond_table()
     }

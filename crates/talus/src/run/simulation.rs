@@ -16,6 +16,7 @@ use crate::checkpoint::{DriverState, Saved};
 use crate::fem::coupling::BodyNow;
 use crate::flow::{FlowTally, OutletSet};
 use crate::scene::error::SceneError;
+use crate::scene::types::ParticleInit;
 use crate::scene::{Dt, Scene, Wall, WallMotion};
 use crate::setup::Setup;
 use crate::state::Particles;
@@ -43,9 +44,21 @@ pub struct Balance {
     pub residual_ratio: f64,
 }
 
-/// Why a wall edit was refused (the simulation is left as it was).
+/// The energy the balance counts for row `i` of `p` under gravity `g`:
+/// kinetic, rotational, potential (−m g·x) and what it dissipated so far.
+fn row_energy(p: &Particles<f64>, i: usize, g: [f64; 3]) -> f64 {
+    let (v, w, x) = (p.vel_invm[i], p.omega_invi[i], p.pos_rad[i]);
+    let sq = |a: [f64; 4]| a[0] * a[0] + a[1] * a[1] + a[2] * a[2];
+    let gx = g[0] * x[0] + g[1] * x[1] + g[2] * x[2];
+    0.5 * sq(v) / v[3] + 0.5 * sq(w) / w[3] - gx / v[3] + p.dissipated[i]
+}
+
+/// Why an edit (walls, particles) was refused (the simulation is left as
+/// it was).
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
+    #[error("{0}")]
+    Particles(String),
     #[error("no wall {index}: the scene has {count}")]
     NoWall { index: usize, count: usize },
     #[error(transparent)]
@@ -446,6 +459,114 @@ impl<B: Backend> Simulation<B> {
             .map_err(EditError::Backend)?;
         self.setup = Arc::new(setup);
         Ok(())
+    }
+
+    /// Adds spheres `add` (each one's position, velocity, spin, radius and
+    /// material index; ids and sources ignored) between two advances,
+    /// from the next step on: their new ids. Each must lie inside the
+    /// domain's box with a radius > 0, its material one of the scene's.
+    /// Placed into particles, they push out as hard as the overlap says
+    /// (`overlapping` gives the first such). The energy balance counts
+    /// them as brought in (kinetic, rotational, potential), as a pour's.
+    pub fn insert_particles(&mut self, add: &[ParticleInit]) -> Result<Vec<u32>, EditError> {
+        let scene = &self.setup.scene;
+        let d = &scene.domain;
+        for (k, p) in add.iter().enumerate() {
+            let finite = p
+                .position
+                .iter()
+                .chain(&p.velocity)
+                .chain(&p.angular_velocity);
+            let why = if !finite.clone().all(|x| x.is_finite()) {
+                Some("a position, velocity or spin that is not finite".to_string())
+            } else if !(p.radius > 0.0 && p.radius.is_finite()) {
+                Some(format!("radius {} (expected > 0 m)", p.radius))
+            } else if p.material >= scene.materials.len() {
+                Some(format!(
+                    "material index {} (the scene has {})",
+                    p.material,
+                    scene.materials.len()
+                ))
+            } else if (0..3).any(|c| p.position[c] < d.min[c] || p.position[c] > d.max[c]) {
+                Some(format!(
+                    "position {:?} outside the domain {:?} .. {:?}",
+                    p.position, d.min, d.max
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(EditError::Particles(format!("particle {k}: {why}")));
+            }
+        }
+        let rows = Particles::spheres(scene, add);
+        let g = self.gravity_now();
+        let ids = self
+            .backend
+            .insert_particles(&rows)
+            .map_err(EditError::Particles)?;
+        let e: f64 = (0..rows.len()).map(|i| row_energy(&rows, i, g)).sum();
+        if let Some(e0) = self.e0.as_mut() {
+            e0.0 += e;
+        }
+        Ok(ids)
+    }
+
+    /// Index into `add` of the first sphere that overlaps a particle
+    /// present now or one before it in `add` (None: all clear). One
+    /// read-back.
+    pub fn overlapping(&mut self, add: &[ParticleInit]) -> Option<usize> {
+        let mut present: Vec<[f64; 4]> = self.particles().pos_rad;
+        for (k, p) in add.iter().enumerate() {
+            let [x, y, z] = p.position;
+            let cand = [x, y, z, p.radius];
+            if !crate::cpu::flow::free_of(&present, &[cand])[0] {
+                return Some(k);
+            }
+            present.push(cand);
+        }
+        None
+    }
+
+    /// Removes the particles (a clump whole) whose id is in `ids` between
+    /// two advances, from the next step on: how many rows went (a clump's
+    /// members each a row); an id not present is refused before any goes.
+    /// Their bonds end as gone. The energy balance counts what they
+    /// carried as taken out, as an outlet's (a clump's rows each with its
+    /// clump's mass: an overcount).
+    pub fn remove_particles(&mut self, ids: &[u32]) -> Result<usize, EditError> {
+        let set: std::collections::HashSet<u32> = ids.iter().copied().collect();
+        let p = self.backend.snapshot();
+        let present: std::collections::HashSet<u32> = p.id.iter().copied().collect();
+        if let Some(id) = ids.iter().find(|id| !present.contains(id)) {
+            return Err(EditError::Particles(format!("no particle {id} is present")));
+        }
+        let g = self.gravity_now();
+        let e: f64 = (0..p.len())
+            .filter(|&i| set.contains(&p.id[i]))
+            .map(|i| row_energy(&p, i, g))
+            .sum();
+        let n = self
+            .backend
+            .remove_particles(&set)
+            .map_err(EditError::Particles)?;
+        if let Some(e0) = self.e0.as_mut() {
+            e0.0 -= e;
+        }
+        Ok(n)
+    }
+
+    /// Each particle's force and torque from its contacts and walls at the
+    /// last step (N, N m; gravity not counted), in the order of
+    /// [`particles`](Self::particles). One read-back.
+    pub fn forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, EditError> {
+        self.backend.particle_forces().map_err(EditError::Particles)
+    }
+
+    /// Gravity now (the scene's, turned by its rotation at this time).
+    fn gravity_now(&self) -> [f64; 3] {
+        let s = &self.setup.scene.simulation;
+        crate::scene::gravity_at(s.gravity, s.gravity_rotation, self.time())
     }
 
     /// Everything the backend's next step depends on.
