@@ -24,6 +24,9 @@ import talus
 ROOT = Path(__file__).resolve().parents[1]
 
 SCENE = """
+# 10^4 beads of 1 mm radius on a simple cubic lattice, each touching its
+# six neighbours, on a floor, periodic across: a bed in contact from the
+# first step (as `talus bench`'s mono bed), compressing under gravity
 [simulation]
 steps = {steps}
 dt = 1.0e-5
@@ -32,8 +35,8 @@ output_interval = 5.0e-3
 
 [domain]
 min = [0.0, 0.0, 0.0]
-max = [0.06, 0.06, 0.16]
-periodic = [false, false, false]
+max = [0.06, 0.06, 0.03]
+periodic = [true, true, false]
 
 [contact]
 model = "hertz_mindlin"
@@ -49,8 +52,9 @@ rolling_friction = 0.01
 
 [[particles]]
 generator = "lattice"
-region = {{ min = [0.0, 0.0, 0.0], max = [0.06, 0.06, 0.16] }}
-radius = {{ min = 0.0009, max = 0.0011 }}
+region = {{ min = [0.0, 0.0, 0.0], max = [0.06, 0.06, 0.03] }}
+radius = 0.001
+spacing = 0.002
 material = "glass"
 count = 10000
 

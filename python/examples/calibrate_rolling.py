@@ -10,25 +10,30 @@ column, 38 mm wide and 57 mm tall, against a back wall, in a quasi-2D slab
 7.6 mm deep (periodic across, y). Released at t = 0, the column collapses
 onto a rough floor and leaves a half heap against the wall. After 0.25 s
 of simulated time (the heap is at rest by then) its angle is measured:
-the free surface is cut into bins two bead diameters wide along x, each
-bin's height is its highest bead top, the flank runs from the highest bin
-to the toe, 20 % of its bins are dropped at each end (the crest at the
-wall and the toe on the floor) and a least-squares line goes through the
-rest; angle = atan |slope|.
+the free surface is cut into bins one mean bead diameter wide along x,
+each bin's height is its highest bead top, the flank runs from the highest
+bin to the toe, 5 % of its bins (1-2) are dropped at each end (the crest
+at the wall and the toe on the floor) and a least-squares line goes
+through the rest; angle = atan |slope|.
 
 Rolling resistance is LIGGGHTS' `epsd2` model ([contact] rolling =
 "epsd2", the usual calibration choice: a spring that holds a static torque
 up to mu_r R* F_n; the default `cdt` cannot hold one, so a heap would creep),
 and the glass-glass `rolling_friction` mu_r is what the bisection varies;
 the floor and the wall stay rough ([[interactions]]: friction 0.8, rolling
-friction 0.5) whatever mu_r is. The angle grows with mu_r: the script
-measures the bracket's two ends first and refuses a target outside them.
+friction 0.5) whatever mu_r is. The angle grows with mu_r, from about
+18 degrees at 0 to about 24 at 0.5, steeply up to mu_r ~ 0.2 and slowly
+beyond (the collapse is dynamic: the heap stays below the static angle of
+repose): the script measures the bracket's two ends first and refuses a
+target outside them.
 
 The heap is small (about 9 beads high), so its angle scatters by about
-+-2 degrees from one heap to the next (a different seed, a nearby mu_r);
-the default tolerance is that scatter. `--seeds K` averages K heaps per
-evaluation (K times the time). Runs are deterministic on the CPU path (the
-same angles every time, whatever the thread count).
+1 degree (standard deviation) from one heap to the next (another seed, a
+nearby mu_r): bisection steps narrower than that scatter choose at random,
+and the default tolerance, 1.5 degrees, allows for it. `--seeds K` averages
+K heaps per evaluation (K times the time). Runs are deterministic on the
+CPU path (the same angles every time, whatever the thread count); the GPU
+path computes in f32 and gives other heaps.
 
 Young's modulus is 1 MPa, softer than the shipped scenes' 5 MPa, so that
 dt = "auto" (0.2 x the Rayleigh time) is 3.0e-5 s: a run is ~8300 steps.
@@ -59,8 +64,9 @@ RADIUS = 1.5e-3  # m, mean bead radius (uniform within +-10 %)
 SPACING = 2.3 * 1.1 * RADIUS  # m, lattice spacing of the loose column
 NX, NY, NZ = 10, 2, 15  # lattice sites: 300 beads
 DURATION = 0.25  # s of simulated time per heap
-BIN_DIAMETERS = 2.0  # surface bins' width, in mean diameters
-TRIM = 0.2  # fraction of the flank's bins dropped at each end
+BIN_DIAMETERS = 1.0  # surface bins' width, in mean diameters
+TRIM = 0.05  # fraction of the flank's bins dropped at each end
+ADAPTER = None  # what the runs ran on (set by measure)
 
 
 def heap_scene(rolling_friction, seed=1):
@@ -149,12 +155,14 @@ def heap_angle(positions, radii):
 def measure(rolling_friction, backend, seeds):
     """Run the heap (once per seed) and return the mean angle (degrees),
     the fitted bins of the last heap and the wall time (s)."""
+    global ADAPTER
     start = time.perf_counter()
     angles = []
     for seed in range(1, seeds + 1):
         with talus.Simulation(heap_scene(rolling_friction, seed), backend=backend) as sim:
             sim.run(until=DURATION)
             angle, bins = heap_angle(sim.positions(), sim.radii())
+            ADAPTER = f"{sim.backend} on {sim.adapter}, dt = {sim.dt:.3e} s"
         angles.append(angle)
     return float(np.mean(angles)), bins, time.perf_counter() - start
 
@@ -164,13 +172,13 @@ def measure(rolling_friction, backend, seeds):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", type=float, default=24.0, help="target heap angle (degrees; default 24)")
+    p.add_argument("--target", type=float, default=21.0, help="target heap angle (degrees; default 21)")
     p.add_argument("--iterations", type=int, default=4, help="bisection steps after the two ends (default 4)")
     p.add_argument("--backend", choices=["cpu", "gpu", "auto"], default="cpu", help="default cpu")
     p.add_argument("--bracket", type=float, nargs=2, default=[0.0, 0.5], metavar=("LO", "HI"),
                    help="rolling friction bracket (default 0 0.5)")
-    p.add_argument("--tol", type=float, default=2.0,
-                   help="accepted |angle - target| at the end (degrees; default 2, the heaps' scatter)")
+    p.add_argument("--tol", type=float, default=1.5,
+                   help="accepted |angle - target| at the end (degrees; default 1.5, for the heaps' scatter)")
     p.add_argument("--seeds", type=int, default=1, help="heaps averaged per evaluation (default 1)")
     a = p.parse_args()
     if a.iterations < 1 or a.seeds < 1 or not 0.0 <= a.bracket[0] < a.bracket[1]:
@@ -181,10 +189,10 @@ def main():
     print(f"heap of {NX * NY * NZ} beads, r = {0.9 * RADIUS * 1e3:.2f}-{1.1 * RADIUS * 1e3:.2f} mm, "
           f"{DURATION} s per run, backend {a.backend}; target {a.target:.2f} deg +- {a.tol:.2f}")
     print(f"{'':>8} {'mu_r':>8} {'angle (deg)':>12} {'bins':>5} {'time (s)':>9}")
-    a_lo, bins, dt = measure(lo, a.backend, a.seeds)
-    print(f"{'end':>8} {lo:8.4f} {a_lo:12.2f} {bins:5d} {dt:9.1f}", flush=True)
-    a_hi, bins, dt = measure(hi, a.backend, a.seeds)
-    print(f"{'end':>8} {hi:8.4f} {a_hi:12.2f} {bins:5d} {dt:9.1f}", flush=True)
+    a_lo, bins, secs = measure(lo, a.backend, a.seeds)
+    print(f"{'end':>8} {lo:8.4f} {a_lo:12.2f} {bins:5d} {secs:9.1f}", flush=True)
+    a_hi, bins, secs = measure(hi, a.backend, a.seeds)
+    print(f"{'end':>8} {hi:8.4f} {a_hi:12.2f} {bins:5d} {secs:9.1f}", flush=True)
     if not a_hi > a_lo:
         print(f"error: the angle does not grow across the bracket ({a_lo:.2f} deg at mu_r = {lo}, "
               f"{a_hi:.2f} deg at {hi}): no bisection", file=sys.stderr)
@@ -198,18 +206,18 @@ def main():
     mid = angle = None
     for i in range(1, a.iterations + 1):
         mid = 0.5 * (lo + hi)
-        angle, bins, dt = measure(mid, a.backend, a.seeds)
+        angle, bins, secs = measure(mid, a.backend, a.seeds)
         if angle < a.target:
             lo = mid
         else:
             hi = mid
-        print(f"{'iter ' + str(i):>8} {mid:8.4f} {angle:12.2f} {bins:5d} {dt:9.1f}   "
+        print(f"{'iter ' + str(i):>8} {mid:8.4f} {angle:12.2f} {bins:5d} {secs:9.1f}   "
               f"bracket now [{lo:.4f}, {hi:.4f}]", flush=True)
 
     ok = abs(angle - a.target) <= a.tol
     print(f"rolling friction {mid:.4f} (last bracket [{lo:.4f}, {hi:.4f}]) gives {angle:.2f} deg: "
           f"{'within' if ok else 'NOT within'} {a.tol:.2f} deg of the target {a.target:.2f} deg "
-          f"({time.perf_counter() - t0:.1f} s in all)")
+          f"({time.perf_counter() - t0:.1f} s in all; {ADAPTER})")
     return 0 if ok else 1
 
 

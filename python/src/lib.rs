@@ -994,11 +994,17 @@ fn validate<'py>(
 }
 
 /// `analyze(run, verb, *args)`: `talus analyze RUN VERB ARGS…`'s text
-/// (e.g. analyze("out/settle", "layers", "--n", "10")).
+/// (e.g. analyze("out/settle", "layers", "--bins", 10); numbers are
+/// taken as their text); it also writes VERB.csv and VERB.png into
+/// RUN/analysis (or `--out`).
 #[pyfunction]
 #[pyo3(signature = (run, verb, *args))]
-fn analyze(run: PathBuf, verb: &str, args: Vec<String>) -> PyResult<String> {
-    talus_studies::analyze::command::run(Path::new(&run), verb, &args).map_err(value_error)
+fn analyze(run: PathBuf, verb: &str, args: Vec<Bound<'_, PyAny>>) -> PyResult<String> {
+    let words = args
+        .iter()
+        .map(|a| a.str().map(|s| s.to_string()))
+        .collect::<PyResult<Vec<String>>>()?;
+    talus_studies::analyze::command::run(Path::new(&run), verb, &words).map_err(value_error)
 }
 
 #[pymodule]

@@ -34,6 +34,17 @@ _TABLES = {
 }
 
 
+# a snapshot's arrays (as ParaView shows them) by the readers' names
+_SNAPSHOT_NAMES = {
+    "points": "positions",
+    "velocity": "velocities",
+    "angular_velocity": "spins",
+    "radius": "radii",
+    "id": "ids",
+    "material": "materials",
+}
+
+
 def _frame(columns, as_pandas):
     """A table's columns as a dict of numpy arrays, or a DataFrame."""
     cols = {k: (v if isinstance(v, np.ndarray) else np.array(v)) for k, v in columns.items()}
@@ -65,7 +76,8 @@ class Run:
         self._files = [f for _, f in files["particles"]]
         self._bonds = [f for _, f in files["bonds"]]
         self.summary = json.loads(files["summary"]) if files["summary"] else None
-        self.scene_file = files["scene_file"]
+        sf = files["scene_file"]
+        self.scene_file = os.path.abspath(sf) if sf else None
         if pandas is None:
             try:
                 import pandas as _  # noqa: F401
@@ -85,16 +97,17 @@ class Run:
         return f"talus.Run({str(self.path)!r}, {len(self)} snapshots, t = {self.times[0]:.4e} .. {self.times[-1]:.4e} s)"
 
     def snapshot(self, k=-1):
-        """Snapshot k (negative: from the end) as a dict of numpy arrays:
-        time, positions (n, 3), radius, velocity (n, 3), angular_velocity,
-        mass, material, id, dissipated_energy (and shape, orientation for
-        clumps), one row per sphere in id order."""
+        """Snapshot k (negative: from the end) as a dict of numpy arrays,
+        named as a Simulation's readers: positions (n, 3), velocities,
+        spins, radii, ids, materials (indices into the scene's
+        materials), mass, dissipated_energy (and shape, orientation for
+        clumps), one row per sphere in id order; and its time."""
         n = len(self._files)
         if not -n <= k < n:
             raise IndexError(f"snapshot {k}: the run has {n} snapshots")
         k %= n
         d = _talus.read_vtu(os.fspath(self.path / self._files[k]))
-        d["positions"] = d.pop("points")
+        d = {_SNAPSHOT_NAMES.get(name, name): a for name, a in d.items()}
         d["time"] = float(self.times[k])
         return d
 

@@ -211,7 +211,8 @@ def test_read_run_gives_tables_and_snapshots(tmp_path):
     assert run.bodies is None and run.bonds is None
     s0 = run.snapshot(0)
     assert s0["positions"].shape == (300, 3) and s0["time"] == 0.0
-    assert s0["velocity"].shape == (300, 3) and s0["id"].shape == (300,)
+    assert s0["velocities"].shape == (300, 3) and s0["ids"].shape == (300,)
+    assert {"spins", "radii", "materials", "mass", "dissipated_energy"} <= set(s0)
     assert len(run.snapshots) == 5
     with pytest.raises(IndexError, match="snapshot 9: the run has 5"):
         run.snapshot(9)
@@ -327,7 +328,39 @@ def test_bad_calls_are_refused_and_change_nothing(tmp_path):
     sim.close()
     with pytest.raises(RuntimeError, match="closed"):
         sim.run(steps=1)
+    with pytest.raises(RuntimeError, match="closed"):
+        sim.insert([[0.01, 0.01, 0.05]], 0.001)
+    with pytest.raises(RuntimeError, match="closed"):
+        sim.remove([1])
     assert sim.positions().shape == (300, 3)  # still readable
+
+
+def test_runs_refuse_a_held_folder_and_a_foreign_checkpoint(tmp_path):
+    import tomllib
+
+    a = talus.Simulation(BOX, backend="cpu", out=tmp_path / "held")
+    with pytest.raises(RuntimeError, match="is writing into this folder"):
+        talus.Simulation(BOX, backend="cpu", out=tmp_path / "held")
+    a.run(steps=10)
+    a.close()
+    # the folder is free again once closed
+    talus.Simulation(BOX, backend="cpu", out=tmp_path / "held").close()
+    # a dict scene's checkpoint names no file: resume needs the scene
+    scene = tomllib.loads(BOX.read_text())
+    with talus.Simulation(scene, backend="cpu", out=tmp_path / "d") as s:
+        s.run(steps=10)
+    with pytest.raises(ValueError, match="names no scene file .*: pass scene="):
+        talus.Simulation.resume(tmp_path / "d")
+    r = talus.Simulation.resume(tmp_path / "d", scene=scene)
+    assert r.step == 10
+    r.close()
+    # another scene than the checkpoint's is refused (force=True takes it)
+    other = dict(scene, materials=[dict(scene["materials"][0], friction=0.3)])
+    with pytest.raises(ValueError, match="written for scene file .* with other contents"):
+        talus.Simulation.resume(tmp_path / "d", scene=other)
+    talus.Simulation.resume(tmp_path / "d", scene=other, force=True).close()
+    with pytest.raises(ValueError, match="expected \"auto\", \"gpu\" or \"cpu\""):
+        talus.Simulation.resume(tmp_path / "d", backend="fast")
 
 
 def test_a_blown_up_run_raises_and_keeps_its_last_good_state(tmp_path):
