@@ -614,12 +614,14 @@ impl Simulation {
     }
 
     /// Per scene wall: name, force and torque the particles put on it (N,
-    /// N m; torque about the wall's axis point), and its pose (origin:
-    /// where its frame's origin is now, rotation: 3 × 3, velocity).
+    /// N m; torque about the wall's axis point), and its pose: where its
+    /// scene geometry stands now (a point x of the scene's wall is at
+    /// origin + rotation @ x), and its velocity.
     fn walls<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let loads = self.sim.walls();
+        let placed = self.sim.wall_placements();
         let list = PyList::empty(py);
-        for (i, (pose, load)) in loads.iter().enumerate() {
+        for (i, ((pose, load), a)) in loads.iter().zip(&placed).enumerate() {
             let Some(w) = self.sim.scene().walls.get(i) else {
                 break;
             };
@@ -627,18 +629,13 @@ impl Simulation {
             d.set_item("name", w.label(i))?;
             d.set_item("force", array1(py, load.force.to_vec()))?;
             d.set_item("torque", array1(py, load.torque.to_vec()))?;
-            let o = pose.to_world(glam::DVec3::ZERO);
-            let col = |e: glam::DVec3| pose.to_world(e) - o;
-            let (x, y, z) = (
-                col(glam::DVec3::X),
-                col(glam::DVec3::Y),
-                col(glam::DVec3::Z),
-            );
+            let m = a.matrix3;
+            let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
             let rot =
                 Array2::from_shape_vec((3, 3), vec![x.x, y.x, z.x, x.y, y.y, z.y, x.z, y.z, z.z])
                     .expect("3 × 3");
             let pd = PyDict::new(py);
-            pd.set_item("origin", array1(py, o.to_array().to_vec()))?;
+            pd.set_item("origin", array1(py, a.translation.to_array().to_vec()))?;
             pd.set_item("rotation", rot.into_pyarray(py))?;
             pd.set_item("velocity", array1(py, pose.velocity.to_array().to_vec()))?;
             d.set_item("pose", pd)?;
@@ -649,9 +646,12 @@ impl Simulation {
 
     /// `set_wall_motion(wall, velocity=None, angular_velocity=None,
     /// axis=None, axis_point=None, start=None, stop=None)`: gives the wall
-    /// (name or index) a prescribed motion from the next step on, as the
-    /// scene's `[walls.motion]` would (a law of the run's time, starting
-    /// now unless `start` says otherwise); nothing given: at rest.
+    /// (name or index) a prescribed motion from the next step on, from
+    /// where it stands now, as the scene's `[walls.motion]` would (a law
+    /// of the run's time, starting now unless `start` says otherwise);
+    /// nothing given: at rest where it is. A checkpoint written after it
+    /// resumes only with force=True (the scene file no longer describes
+    /// the walls).
     #[pyo3(signature = (wall, velocity = None, angular_velocity = None, axis = None, axis_point = None, start = None, stop = None))]
     #[allow(clippy::too_many_arguments)]
     fn set_wall_motion(
@@ -684,7 +684,11 @@ impl Simulation {
                 stop: stop.unwrap_or(d.stop),
             }
         });
-        self.sim.set_wall_motion(k, motion).map_err(value_error)
+        self.sim.set_wall_motion(k, motion).map_err(value_error)?;
+        if let Some(d) = self.driver.as_mut() {
+            d.walls_edited();
+        }
+        Ok(())
     }
 
     /// `insert(positions, radii, material=None, velocities=None,

@@ -189,9 +189,36 @@ def test_walls_carry_the_weight_and_move_when_told():
     lid = sim.walls()[5]["pose"]
     assert lid["velocity"][2] == -0.01
     assert lid["origin"][2] == pytest.approx(-0.01 * (sim.time - t0), rel=1e-6, abs=1e-9)
-    sim.set_wall_motion(5)  # at rest again
+    down = lid["origin"][2]
+    # at rest again, where it stands (not back at the scene's place)
+    sim.set_wall_motion(5)
     sim.run(steps=10)
-    assert sim.walls()[5]["pose"]["velocity"][2] == 0.0
+    lid = sim.walls()[5]["pose"]
+    assert lid["velocity"][2] == 0.0
+    assert lid["origin"][2] == pytest.approx(down, rel=1e-12)
+    # and on again, up, from there
+    t1 = sim.time
+    sim.set_wall_motion("lid", velocity=[0.0, 0.0, 0.02])
+    sim.run(steps=50)
+    lid = sim.walls()[5]["pose"]
+    assert lid["origin"][2] == pytest.approx(down + 0.02 * (sim.time - t1), rel=1e-6)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_a_stopped_wall_stays_where_it_stopped(backend):
+    if backend == "gpu":
+        gpu_or_skip()
+    sim = talus.Simulation(BOX, backend=backend)
+    sim.set_wall_motion("lid", velocity=[0.0, 0.0, -0.05])
+    sim.run(steps=100)
+    down = sim.walls()[5]["pose"]["origin"][2]
+    assert down == pytest.approx(-0.05 * 100 * 2e-5, rel=1e-5)
+    sim.set_wall_motion("lid")
+    sim.run(steps=30)
+    assert sim.walls()[5]["pose"]["origin"][2] == pytest.approx(down, rel=1e-6)
+    sim.set_wall_motion("lid", velocity=[0.0, 0.0, 0.05])
+    sim.run(steps=100)
+    assert sim.walls()[5]["pose"]["origin"][2] == pytest.approx(0.0, abs=1e-9)
 
 
 def test_read_run_gives_tables_and_snapshots(tmp_path):
@@ -248,14 +275,20 @@ def test_validate_returns_the_rows():
 
 
 def test_ctrl_c_stops_at_a_chunk_and_the_run_goes_on(tmp_path):
+    # Python's own Ctrl-C handler, as a terminal has it (a process started
+    # in the background, as CI may be, inherits SIGINT ignored)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     sim = talus.Simulation(BOX, backend="cpu", out=tmp_path / "i")
     threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        sim.run(steps=10**9)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sim.run(steps=50_000)  # ~20 s: a Ctrl-C not seen fails, not hangs
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert time.monotonic() - t0 < 5.0
     stopped = sim.step
-    assert 0 < stopped < 10**9
+    assert 0 < stopped < 50_000
     sim.run(steps=5)
     assert sim.step == stopped + 5
     assert sim.close()["status"] == "ok"
@@ -361,6 +394,25 @@ def test_runs_refuse_a_held_folder_and_a_foreign_checkpoint(tmp_path):
     talus.Simulation.resume(tmp_path / "d", scene=other, force=True).close()
     with pytest.raises(ValueError, match="expected \"auto\", \"gpu\" or \"cpu\""):
         talus.Simulation.resume(tmp_path / "d", backend="fast")
+
+
+def test_a_checkpoint_after_a_wall_edit_resumes_only_by_force(tmp_path):
+    with talus.Simulation(BOX, backend="cpu", out=tmp_path / "w") as s:
+        s.run(steps=20)
+        s.set_wall_motion("lid", velocity=[0.0, 0.0, -0.01])
+        s.run(steps=180)
+    # walls.pvd goes on through the edit, the lid (wall 5) where it was:
+    # snapshots at steps 101 and 200
+    for k, steps in ((1, 81), (2, 180)):
+        w = talus._talus.read_vtu(str(tmp_path / "w" / f"walls_{k:05}.vtu"))
+        lid = w["points"][-4:, 2]
+        assert np.allclose(lid, 0.058 - 0.01 * steps * 2e-5, rtol=0, atol=1e-12), (k, lid)
+    with pytest.raises(ValueError, match="after the run's walls were edited"):
+        talus.Simulation.resume(tmp_path / "w")
+    r = talus.Simulation.resume(tmp_path / "w", force=True)
+    assert r.step == 200
+    r.run(steps=10)
+    r.close()
 
 
 def test_a_blown_up_run_raises_and_keeps_its_last_good_state(tmp_path):

@@ -37,7 +37,13 @@ impl Step {
         s.put("dissipated", &p.dissipated);
         s.put("motion", &w.motion);
         s.put("pos_ref", &w.pos_ref);
-        s.put("nbr_start", &w.nbr_start);
+        // before the first build there are no offsets yet: an empty list
+        // (every row empty; the step builds, `rebuild` is set)
+        if w.nbr_start.len() == p.len() + 1 {
+            s.put("nbr_start", &w.nbr_start);
+        } else {
+            s.put("nbr_start", &vec![0u32; p.len() + 1]);
+        }
         s.put("nbr", &w.nbr);
         s.put_hist(&w.nbr_hist.to_hists(), w.nbr_hist.roll);
         s.put("walls", &self.walls.state_words());

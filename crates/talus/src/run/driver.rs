@@ -441,6 +441,10 @@ pub fn drive<B: Backend>(
     end
 }
 
+/// What a checkpoint's scene hash ends with when the run's walls were
+/// edited after its scene was loaded ([`Driver::walls_edited`]).
+pub const EDITED: &str = "+walls-edited";
+
 /// Why [`Driver::advance`] stopped before its target step.
 #[derive(Debug)]
 pub enum Halt {
@@ -542,6 +546,17 @@ impl<'h, 'a> Driver<'h, 'a> {
             pg,
             cfg,
         })
+    }
+
+    /// Marks the run's walls as edited since its scene was loaded (the
+    /// Python package's `set_wall_motion`): its checkpoints then record a
+    /// scene hash with [`EDITED`] after it, and resuming one from the scene
+    /// file alone is refused ([`super::open::check_checkpoint`]): the file
+    /// no longer says where the walls are or how they move.
+    pub fn walls_edited(&mut self) {
+        if !self.cfg.scene_hash.ends_with(EDITED) {
+            self.cfg.scene_hash.push_str(EDITED);
+        }
     }
 
     /// The run directory.

@@ -69,6 +69,12 @@ pub fn check_checkpoint(
     hash: &str,
     force: bool,
 ) -> Result<(Ckpt, Option<String>), String> {
+    if h.scene_hash.ends_with(super::driver::EDITED) && !force {
+        return Err(format!(
+            "{}: the checkpoint was written after the run's walls were edited (set_wall_motion): the scene file no longer says where they stand or how they move; pass force (--force) to continue with the file's walls",
+            dir.display()
+        ));
+    }
     if h.scene_hash != *hash && !force {
         return Err(format!(
             "{}: the checkpoint was written for scene file {} with other contents (hash {} now {}); resume with the scene as it was, or pass --force to continue with this one",

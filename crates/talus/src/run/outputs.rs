@@ -224,23 +224,26 @@ impl Outputs {
     }
 
     /// An error when the simulation's walls are no longer those the files
-    /// were opened for (a wall inserted or removed since; a new motion is
-    /// fine): their columns and triangles would be wrong. Open new outputs
-    /// after such an edit.
-    fn same_walls<B: Backend>(&self, sim: &Simulation<B>) -> Result<(), WriteError> {
-        // a new motion moves a wall, and changes neither its columns nor
-        // its triangles (which walls.pvd poses)
-        let still = |w: &crate::scene::Wall| crate::scene::Wall {
-            motion: None,
-            ..w.clone()
-        };
+    /// were opened for (a wall inserted or removed since): their columns
+    /// would be wrong. Open new outputs after such an edit. A wall given a
+    /// new motion keeps its column; its triangles are taken afresh.
+    fn same_walls<B: Backend>(&mut self, sim: &Simulation<B>) -> Result<(), WriteError> {
         let now = &sim.scene().walls;
-        if now.len() == self.wall_set.len()
-            && now
-                .iter()
-                .zip(&self.wall_set)
-                .all(|(a, b)| still(a) == still(b))
-        {
+        if *now == self.wall_set {
+            return Ok(());
+        }
+        // the same walls given a new motion (and re-based where they
+        // stood): walls.csv's columns stay, walls.pvd's triangles follow
+        let names = |w: &[crate::scene::Wall]| -> Vec<String> {
+            w.iter().enumerate().map(|(i, x)| x.label(i)).collect()
+        };
+        if names(now) == names(&self.wall_set) {
+            if let Some((_, series)) = self.walls.as_mut() {
+                let entries = series.entries();
+                *series = WallSeries::new(&self.dir, now, &sim.scene().domain);
+                series.resume(entries);
+            }
+            self.wall_set = now.clone();
             return Ok(());
         }
         let path = self.dir.join("walls.csv");

@@ -44,6 +44,18 @@ pub struct Balance {
     pub residual_ratio: f64,
 }
 
+/// A wall pose as an affine map of body points to the world.
+fn affine(p: &Pose) -> glam::DAffine3 {
+    let o = p.to_world(glam::DVec3::ZERO);
+    let col = |e: glam::DVec3| p.to_world(e) - o;
+    glam::DAffine3::from_cols(
+        col(glam::DVec3::X),
+        col(glam::DVec3::Y),
+        col(glam::DVec3::Z),
+        o,
+    )
+}
+
 /// The energy the balance counts for row `i` of `p` under gravity `g`:
 /// kinetic, rotational, potential (−m g·x) and what it dissipated so far.
 fn row_energy(p: &Particles<f64>, i: usize, g: [f64; 3]) -> f64 {
@@ -121,6 +133,9 @@ pub struct Simulation<B: Backend = Box<dyn Backend>> {
     e0: Option<(f64, f64)>,
     residual_ratio: f64,
     observer: Option<Box<dyn Observe<B>>>,
+    /// Per scene wall, where its scene geometry was moved by re-basings
+    /// ([`set_wall_motion`](Self::set_wall_motion)): identity until then.
+    rebased: Vec<glam::DAffine3>,
 }
 
 impl<B: Backend> Simulation<B> {
@@ -135,6 +150,7 @@ impl<B: Backend> Simulation<B> {
             e0: None,
             residual_ratio: 0.0,
             observer: None,
+            rebased: vec![glam::DAffine3::IDENTITY; s.walls.len()],
             setup,
             backend,
         }
@@ -382,6 +398,7 @@ impl<B: Backend> Simulation<B> {
         walls.push(wall);
         let map = (0..k).map(Some).collect();
         self.edit_walls(walls, map, &[k])?;
+        self.rebased.push(glam::DAffine3::IDENTITY);
         Ok(k)
     }
 
@@ -399,13 +416,16 @@ impl<B: Backend> Simulation<B> {
             })
             .collect();
         self.edit_walls(walls, map, &[])?;
+        self.rebased.remove(k);
         Ok(gone)
     }
 
     /// Gives scene wall `k` the prescribed motion `motion` (None: at rest)
-    /// from the next step on. Like the scene's `[walls.motion]`, it is a
-    /// law of the run's time: the wall stands where that law puts it now,
-    /// so to set a resting wall moving without a jump start it now
+    /// from the next step on, from where it stands: a wall its motion has
+    /// moved is first re-based there ([`crate::walls::edit::rebased`]:
+    /// its geometry moved to its pose now, so a piston stopped stays
+    /// down). Like the scene's `[walls.motion]`, the new motion is a law of
+    /// the run's time, so to set it going without a jump start it now
     /// (`start` = [`time`](Self::time)). Its contacts keep their history;
     /// the list is rebuilt at the next step.
     pub fn set_wall_motion(
@@ -415,9 +435,29 @@ impl<B: Backend> Simulation<B> {
     ) -> Result<(), EditError> {
         self.check_wall(k)?;
         let mut walls = self.setup.scene.walls.clone();
+        let pose = self.backend.walls()[k].0;
+        if pose.moving {
+            walls[k] = crate::walls::edit::rebased(&walls[k], &pose);
+        }
         walls[k].motion = motion;
         let map = (0..walls.len()).map(Some).collect();
-        self.edit_walls(walls, map, &[k])
+        self.edit_walls(walls, map, &[k])?;
+        if pose.moving {
+            self.rebased[k] = affine(&pose) * self.rebased[k];
+        }
+        Ok(())
+    }
+
+    /// Per scene wall, the rigid transform from its geometry in the scene
+    /// to where it stands now (its motion's pose after any re-basing of
+    /// [`set_wall_motion`](Self::set_wall_motion)). One read-back.
+    pub fn wall_placements(&mut self) -> Vec<glam::DAffine3> {
+        let poses = self.backend.walls();
+        poses
+            .iter()
+            .zip(&self.rebased)
+            .map(|((p, _), b)| affine(p) * *b)
+            .collect()
     }
 
     fn check_wall(&self, index: usize) -> Result<(), EditError> {

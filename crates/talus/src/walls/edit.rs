@@ -162,6 +162,65 @@ impl WallEdit {
     }
 }
 
+/// `wall` as it stands at `pose`, at rest: its geometry moved there
+/// (points to the world frame, directions rotated), no motion. A wall
+/// given a new motion mid-run starts it from here, where it stands, not
+/// from the scene's place: a piston stopped stays down.
+pub fn rebased(wall: &crate::scene::Wall, pose: &super::Pose) -> crate::scene::Wall {
+    use crate::scene::Shape;
+    use glam::DVec3;
+    let pt = |x: [f64; 3]| pose.to_world(DVec3::from(x)).to_array();
+    let dir = |d: [f64; 3]| pose.dir_to_world(DVec3::from(d)).to_array();
+    let shape = match &wall.shape {
+        Shape::Plane { point, normal } => Shape::Plane {
+            point: pt(*point),
+            normal: dir(*normal),
+        },
+        Shape::Cylinder {
+            center,
+            axis,
+            radius,
+            length,
+            side,
+        } => Shape::Cylinder {
+            center: pt(*center),
+            axis: dir(*axis),
+            radius: *radius,
+            length: *length,
+            side: *side,
+        },
+        Shape::Cone {
+            center,
+            axis,
+            radius,
+            length,
+            side,
+        } => Shape::Cone {
+            center: pt(*center),
+            axis: dir(*axis),
+            radius: *radius,
+            length: *length,
+            side: *side,
+        },
+        Shape::Mesh {
+            file,
+            triangles,
+            one_sided,
+            degenerate,
+        } => Shape::Mesh {
+            file: file.clone(),
+            triangles: triangles.iter().map(|t| t.map(pt)).collect(),
+            one_sided: *one_sided,
+            degenerate: *degenerate,
+        },
+    };
+    crate::scene::Wall {
+        shape,
+        motion: None,
+        ..wall.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
