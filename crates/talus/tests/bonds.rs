@@ -124,6 +124,76 @@ fn a_bonded_pair_rings_at_its_axial_rate() {
     assert_eq!(b.bonds().counts().intact, 1);
 }
 
+/// A pair bonded across a periodic boundary (a at the box's low x face,
+/// b at its high one: nearest images 0.1 µm apart) rings as the pair
+/// inside the box does, on both paths: the bond is formed by the nearest
+/// image and the stage measures it so.
+#[test]
+fn a_bond_across_a_periodic_boundary_rings_as_inside() {
+    // a swing of ~3.7 µm: large against f32's ~1 nm at 0.01 m
+    let v = 1e-2;
+    let y = 0.005;
+    let across = SceneBuilder::new("across")
+        .domain([0.0; 3], [0.01; 3])
+        .periodic([true, false, false])
+        .gravity([0.0; 3])
+        .dt(1e-8)
+        .steps(1)
+        .material(rock())
+        .particle([R, y, y], [v, 0.0, 0.0], R, "rock")
+        .particle([0.01 - R - 1e-7, y, y], [-v, 0.0, 0.0], R, "rock")
+        .bonds(spec())
+        .build()
+        .unwrap();
+    let inside = pair(
+        spec(),
+        [-v, 0.0, 0.0],
+        [v, 0.0, 0.0],
+        [0.0; 3],
+        [0.0; 3],
+        1e-8,
+    );
+    // a's distance to b's nearest image, over a period (~3600 steps)
+    let gap = |b: &mut dyn Backend, wrap: bool| {
+        let p = b.snapshot();
+        let d = p.pos_rad[1][0] - p.pos_rad[0][0];
+        if wrap {
+            0.01 - d
+        } else {
+            d
+        }
+    };
+    let mut a = CpuBackend::new(&across).unwrap();
+    let mut b = CpuBackend::new(&inside).unwrap();
+    assert_eq!(a.bonds().counts().intact, 1);
+    let mut worst = 0.0f64;
+    for _ in 0..40 {
+        a.advance(100).unwrap();
+        b.advance(100).unwrap();
+        worst = worst.max((gap(&mut a, true) - gap(&mut b, false)).abs());
+    }
+    // the same motion, to the rounding of positions near 0.01 m
+    assert!(worst < 1e-15, "across and inside differ by {worst:e} m");
+    assert_eq!(a.bonds().counts().intact, 1);
+    let Some(ctx) = test_context() else { return };
+    let mut g = GpuBackend::new(&across, ctx).unwrap();
+    let mut c = CpuBackend::new(&across).unwrap();
+    let (mut worst, mut swing) = (0.0f64, 0.0f64);
+    for _ in 0..40 {
+        g.advance(100).unwrap();
+        c.advance(100).unwrap();
+        let (dg, dc) = (gap(&mut g, true), gap(&mut c, true));
+        worst = worst.max((dg - dc).abs());
+        swing = swing.max((dc - 2.0 * R - 1e-7).abs());
+    }
+    assert!(swing > 1e-9, "no ringing: {swing:e}");
+    assert!(
+        worst < 1e-2 * swing,
+        "GPU {worst:e} m from the CPU, swing {swing:e} m"
+    );
+    assert_eq!(g.bonds().counts().intact, 1);
+}
+
 /// Pulled apart, the bond breaks in tension once F_n / A reaches σ_c
 /// (the stretch σ_c A / k̄_n A), releases the ½ k x² it held into the
 /// dissipated energy, and the spheres fly on; twisted, it breaks in shear

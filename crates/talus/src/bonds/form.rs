@@ -6,6 +6,7 @@
 //! at t = 0, and how a run will form its bonds at `at`.
 
 use crate::scene::types::{BondPairs, BondSpec, ParticleInit, Scene};
+use crate::scene::Domain;
 use std::collections::HashMap;
 use std::f64::consts::PI;
 
@@ -50,13 +51,13 @@ pub fn pairs(spec: &BondSpec, scene: &Scene) -> Vec<BondPair> {
         .iter()
         .map(|p| Sphere::of(scene, p))
         .collect();
-    pairs_among(spec, &spheres)
+    pairs_among(spec, &spheres, &scene.domain)
 }
 
-/// The pairs `spec` bonds among `spheres`, in (i, j) order. (Centres are
-/// compared as they are: a pair across a periodic boundary is not
-/// bonded.)
-pub fn pairs_among(spec: &BondSpec, particles: &[Sphere]) -> Vec<BondPair> {
+/// The pairs `spec` bonds among `spheres` in `domain`, in (i, j) order,
+/// with their distance: across a periodic boundary by the nearest image,
+/// as the bond stage measures them.
+pub fn pairs_among(spec: &BondSpec, particles: &[Sphere], domain: &Domain) -> Vec<BondPair> {
     let takes = |p: &Sphere| {
         !p.clump
             && match &spec.pairs {
@@ -80,34 +81,79 @@ pub fn pairs_among(spec: &BondSpec, particles: &[Sphere]) -> Vec<BondPair> {
     if idx.is_empty() || r_max <= 0.0 || r_max.is_nan() {
         return Vec::new();
     }
-    let cell = 2.0 * r_max + spec.gap;
-    let key = |p: [f64; 3]| p.map(|x| (x / cell).floor() as i64);
+    // cells at least a bond's reach wide; along a periodic axis a whole
+    // number of them across the box, their keys wrapped
+    let reach = 2.0 * r_max + spec.gap;
+    let len: [f64; 3] = std::array::from_fn(|k| domain.max[k] - domain.min[k]);
+    let cells: [i64; 3] = std::array::from_fn(|k| {
+        if domain.periodic[k] {
+            ((len[k] / reach).floor() as i64).max(1)
+        } else {
+            0
+        }
+    });
+    let size: [f64; 3] = std::array::from_fn(|k| {
+        if cells[k] > 0 {
+            len[k] / cells[k] as f64
+        } else {
+            reach
+        }
+    });
+    let wrap = |c: [i64; 3]| -> [i64; 3] {
+        std::array::from_fn(|k| {
+            if cells[k] > 0 {
+                c[k].rem_euclid(cells[k])
+            } else {
+                c[k]
+            }
+        })
+    };
+    let key = |p: [f64; 3]| {
+        wrap(std::array::from_fn(|k| {
+            ((p[k] - domain.min[k]) / size[k]).floor() as i64
+        }))
+    };
     let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
     for &i in &idx {
         grid.entry(key(particles[i].position)).or_default().push(i);
     }
     let mut out = Vec::new();
+    let mut near: Vec<[i64; 3]> = Vec::with_capacity(27);
     for &i in &idx {
         let (a, c) = (&particles[i], key(particles[i].position));
+        // the 27 cells around (fewer where a periodic axis has < 3)
+        near.clear();
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
-                    let Some(cands) = grid.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else {
-                        continue;
-                    };
-                    for &j in cands {
-                        if j <= i {
-                            continue;
-                        }
-                        let b = &particles[j];
-                        let d = (0..3)
-                            .map(|k| (a.position[k] - b.position[k]).powi(2))
-                            .sum::<f64>()
-                            .sqrt();
-                        if d - a.radius - b.radius < spec.gap && pair_ok(a, b) {
-                            out.push((i, j, d));
-                        }
+                    let n = wrap([c[0] + dx, c[1] + dy, c[2] + dz]);
+                    if !near.contains(&n) {
+                        near.push(n);
                     }
+                }
+            }
+        }
+        for n in &near {
+            let Some(cands) = grid.get(n) else {
+                continue;
+            };
+            for &j in cands {
+                if j <= i {
+                    continue;
+                }
+                let b = &particles[j];
+                let d = (0..3)
+                    .map(|k| {
+                        let mut x = a.position[k] - b.position[k];
+                        if domain.periodic[k] {
+                            x -= len[k] * (x / len[k]).round();
+                        }
+                        x * x
+                    })
+                    .sum::<f64>()
+                    .sqrt();
+                if d - a.radius - b.radius < spec.gap && pair_ok(a, b) {
+                    out.push((i, j, d));
                 }
             }
         }
@@ -218,6 +264,52 @@ pub fn at_start(scene: &Scene) -> Option<BondStep> {
 mod tests {
     use super::*;
     use crate::scene::{Material, SceneBuilder};
+
+    /// A ring of touching spheres along a periodic axis closes across the
+    /// boundary (the pair measured by its nearest image), and a box only
+    /// two cells across finds each pair once.
+    #[test]
+    fn a_ring_closes_across_a_periodic_boundary() {
+        let r = 1e-3;
+        let ring = |n: usize, periodic: bool| {
+            let mut b = SceneBuilder::new("ring")
+                .domain([0.0; 3], [2.0 * r * n as f64, 0.01, 0.01])
+                .steps(1)
+                .material(Material::new("rock", 2500.0, 1e8));
+            for k in 0..n {
+                b = b.particle([r + 2.0 * r * k as f64, 0.005, 0.005], [0.0; 3], r, "rock");
+            }
+            let mut s = b.build_unchecked();
+            s.domain.periodic = [periodic, false, false];
+            s
+        };
+        let spec = BondSpec {
+            pairs: BondPairs::Materials([0, 0]),
+            at: 0.0,
+            gap: 1e-6,
+            radius_ratio: 1.0,
+            youngs_modulus: 1e9,
+            stiffness_ratio: 2.5,
+            tensile_strength: None,
+            shear_strength: None,
+            damping: 0.0,
+        };
+        let open = pairs(&spec, &ring(10, false));
+        assert_eq!(open.len(), 9);
+        let closed = pairs(&spec, &ring(10, true));
+        assert_eq!(closed.len(), 10);
+        assert!(closed.contains(&(0, 9, closed[1].2)));
+        assert!(
+            closed.iter().all(|x| (x.2 - 2.0 * r).abs() < 1e-15),
+            "{closed:?}"
+        );
+        // three spheres around a box two cells wide: each pair once
+        let three = pairs(&spec, &ring(3, true));
+        assert_eq!(
+            three.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
+            vec![(0, 1), (0, 2), (1, 2)]
+        );
+    }
 
     /// A chain of touching spheres and a stray: the chain's neighbours bond
     /// (gap 1e-6 m), the stray does not; the region form takes only pairs

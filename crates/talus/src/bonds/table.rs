@@ -73,16 +73,24 @@ impl Bonds {
         let mut out = Bonds::default();
         for (k, spec) in scene.bonds.iter().enumerate() {
             if spec.at == 0.0 {
-                out.form(k, spec, &spheres, &ids);
+                out.form(k, spec, &spheres, &ids, &scene.domain);
             }
         }
         out
     }
 
     /// Appends the bonds entry `k` (`spec`) forms among `spheres` (ids
-    /// `ids`, the same order), ordered by their ids; returns how many.
-    pub fn form(&mut self, k: usize, spec: &BondSpec, spheres: &[Sphere], ids: &[u32]) -> usize {
-        let mut rows: Vec<([u32; 2], f64, f64)> = pairs_among(spec, spheres)
+    /// `ids`, the same order) in `domain`, ordered by their ids; returns
+    /// how many.
+    pub fn form(
+        &mut self,
+        k: usize,
+        spec: &BondSpec,
+        spheres: &[Sphere],
+        ids: &[u32],
+        domain: &crate::scene::Domain,
+    ) -> usize {
+        let mut rows: Vec<([u32; 2], f64, f64)> = pairs_among(spec, spheres, domain)
             .into_iter()
             .map(|(i, j, l)| {
                 let r = spheres[i].radius.min(spheres[j].radius);
@@ -138,13 +146,31 @@ impl Bonds {
 /// whose start forms each ([`super::form::form_step`]), and how a run's
 /// material index names the entries' materials (a held copy by its
 /// original's): what both paths need to form them.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Later {
     pub specs: std::sync::Arc<Vec<BondSpec>>,
     /// (entry, step).
     pub at: Vec<(usize, u64)>,
     /// Each material's own index in the scene (`Scene::base_material`).
     pub base: Vec<usize>,
+    /// The domain (its periodic axes: pairs across them bond).
+    pub domain: crate::scene::Domain,
+}
+
+impl Default for Later {
+    /// No later entries.
+    fn default() -> Self {
+        Later {
+            specs: Default::default(),
+            at: Vec::new(),
+            base: Vec::new(),
+            domain: crate::scene::Domain {
+                min: [0.0; 3],
+                max: [0.0; 3],
+                periodic: [false; 3],
+            },
+        }
+    }
 }
 
 impl Later {
@@ -162,6 +188,7 @@ impl Later {
             base: (0..scene.materials.len())
                 .map(|m| scene.base_material(m))
                 .collect(),
+            domain: scene.domain.clone(),
         }
     }
 
@@ -191,7 +218,7 @@ impl Later {
     pub fn form(&self, step: u64, table: &mut Bonds, spheres: &[Sphere], ids: &[u32]) {
         for &(k, n) in &self.at {
             if n == step {
-                table.form(k, &self.specs[k], spheres, ids);
+                table.form(k, &self.specs[k], spheres, ids, &self.domain);
             }
         }
     }
