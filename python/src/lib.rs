@@ -259,6 +259,17 @@ impl Simulation {
         self.sim.particles()
     }
 
+    /// Each particle's force (`which` 0) or torque (1) at the last step,
+    /// (n, 3) in id order.
+    fn loads<'py>(&mut self, py: Python<'py>, which: usize) -> PyResult<Bound<'py, PyAny>> {
+        let f = self.sim.forces().map_err(runtime_error)?;
+        let flat: Vec<f64> = f.iter().flat_map(|r| r[which]).collect();
+        Ok(Array2::from_shape_vec((f.len(), 3), flat)
+            .expect("n × 3")
+            .into_pyarray(py)
+            .into_any())
+    }
+
     fn wall_index(&self, wall: &Bound<'_, PyAny>) -> PyResult<usize> {
         let walls = &self.sim.scene().walls;
         if let Ok(k) = wall.extract::<usize>() {
@@ -579,23 +590,13 @@ impl Simulation {
     /// `positions()` (zero before the first step and for particles
     /// inserted since). One read-back.
     fn forces<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let f = self.sim.forces().map_err(runtime_error)?;
-        let flat: Vec<f64> = f.iter().flat_map(|r| r[0]).collect();
-        Ok(Array2::from_shape_vec((f.len(), 3), flat)
-            .expect("n × 3")
-            .into_pyarray(py)
-            .into_any())
+        self.loads(py, 0)
     }
 
     /// Each particle's torque from its contacts and walls at the last
     /// step (N m, about its centre), float64 (n, 3), in id order.
     fn torques<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let f = self.sim.forces().map_err(runtime_error)?;
-        let flat: Vec<f64> = f.iter().flat_map(|r| r[1]).collect();
-        Ok(Array2::from_shape_vec((f.len(), 3), flat)
-            .expect("n × 3")
-            .into_pyarray(py)
-            .into_any())
+        self.loads(py, 1)
     }
 
     /// The energy.csv row now, as a dict (t, kinetic_translational,

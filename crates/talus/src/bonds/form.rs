@@ -265,6 +265,21 @@ mod tests {
     use super::*;
     use crate::scene::{Material, SceneBuilder};
 
+    /// Touching pairs of rock (gap 1 µm) bond, unbreakable, undamped.
+    fn rock_spec() -> BondSpec {
+        BondSpec {
+            pairs: BondPairs::Materials([0, 0]),
+            at: 0.0,
+            gap: 1e-6,
+            radius_ratio: 1.0,
+            youngs_modulus: 1e9,
+            stiffness_ratio: 2.5,
+            tensile_strength: None,
+            shear_strength: None,
+            damping: 0.0,
+        }
+    }
+
     /// A ring of touching spheres along a periodic axis closes across the
     /// boundary (the pair measured by its nearest image), and a box only
     /// two cells across finds each pair once.
@@ -283,17 +298,7 @@ mod tests {
             s.domain.periodic = [periodic, false, false];
             s
         };
-        let spec = BondSpec {
-            pairs: BondPairs::Materials([0, 0]),
-            at: 0.0,
-            gap: 1e-6,
-            radius_ratio: 1.0,
-            youngs_modulus: 1e9,
-            stiffness_ratio: 2.5,
-            tensile_strength: None,
-            shear_strength: None,
-            damping: 0.0,
-        };
+        let spec = rock_spec();
         let open = pairs(&spec, &ring(10, false));
         assert_eq!(open.len(), 9);
         let closed = pairs(&spec, &ring(10, true));
@@ -327,17 +332,7 @@ mod tests {
         }
         b = b.particle([0.018, 0.005, 0.005], [0.0; 3], r, "rock");
         let mut s = b.build_unchecked();
-        let spec = BondSpec {
-            pairs: BondPairs::Materials([0, 0]),
-            at: 0.0,
-            gap: 1e-6,
-            radius_ratio: 1.0,
-            youngs_modulus: 1e9,
-            stiffness_ratio: 2.5,
-            tensile_strength: None,
-            shear_strength: None,
-            damping: 0.0,
-        };
+        let spec = rock_spec();
         let p = pairs(&spec, &s);
         assert_eq!(
             p.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(),
