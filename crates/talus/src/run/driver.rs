@@ -1,11 +1,13 @@
-//! The run loop of `talus run`: a [`Simulation`] advanced to the end in
-//! chunks, its [`Outputs`] written at output steps, checkpoints every
+//! A run directory written while its [`Simulation`] advances ([`Driver`]):
+//! the [`Outputs`] at output steps, checkpoints every
 //! `checkpoint_interval` seconds and at the end, `final.csv` and
 //! `summary.json` last; progress and notices go to a [`Watch`]. It reads
 //! a GPU back only at output steps and checkpoints. A run resumed from a
 //! checkpoint ([`RunConfig::resume`]) continues every file where it
-//! stood; a stop request ([`RunConfig::stop`], set by a signal) ends the
-//! run after the current chunk with a checkpoint.
+//! stood. `talus run`'s loop ([`drive`]) advances it to the end at once;
+//! a stop request ([`RunConfig::stop`], set by a signal) ends it after the
+//! current chunk with a checkpoint. The Python package advances it call by
+//! call, into the same files.
 
 use super::folder::{self, FolderError, FolderLock};
 use super::outputs::Outputs;

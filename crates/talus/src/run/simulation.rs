@@ -3,9 +3,11 @@
 //! energies and their balance, walls, the flow tally), saved and resumed.
 //! It writes nothing: the run directory's files are a separate part
 //! ([`super::outputs::Outputs`]) that a caller attaches or not, and the
-//! CLI's loop ([`super::driver`]) is one caller among others (the
-//! validation cases, the live view, and next the Python package and MPI
-//! ranks).
+//! run driver ([`super::driver`]: `talus run`, the Python package) is one
+//! caller among others (the validation cases, the live view, MPI's rank
+//! 0). Between advances particles come and go
+//! ([`Simulation::insert_particles`], [`Simulation::remove_particles`])
+//! and walls change ([`Simulation::set_wall_motion`] and its siblings).
 //!
 //! Advancing reads nothing back from a GPU backend; the readers
 //! ([`Simulation::particles`], [`Simulation::balance`],
