@@ -515,3 +515,17 @@ def test_gpu_readers_match_the_state_written(tmp_path):
         assert sim.backend == "gpu" and e["potential"] > 0
     last = talus.read_run(tmp_path / "g", pandas=False).snapshot(-1)
     assert np.array_equal(last["positions"], x)
+
+
+def test_the_type_hints_name_what_the_module_has():
+    import ast
+
+    stub = ast.parse((ROOT / "python" / "talus" / "_talus.pyi").read_text())
+    top = {n.name for n in stub.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    native = {k for k in dir(talus._talus) if not k.startswith("_")}
+    assert top == native, top ^ native
+    cls = next(n for n in stub.body if isinstance(n, ast.ClassDef) and n.name == "Simulation")
+    hinted = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+    have = {k for k in dir(talus.Simulation) if not k.startswith("_")} | {"__init__", "__len__", "__enter__", "__exit__"}
+    assert hinted == have, hinted ^ have
+
