@@ -600,7 +600,8 @@ impl<B: Backend> Simulation<B> {
 
     /// Each particle's force and torque from its contacts and walls at the
     /// last step (N, N m; gravity not counted), in the order of
-    /// [`particles`](Self::particles). One read-back.
+    /// [`particles`](Self::particles). Read back between advances (on
+    /// the GPU three buffers: ids, work records, clump rows).
     pub fn forces(&mut self) -> Result<Vec<[[f64; 3]; 2]>, EditError> {
         self.backend.particle_forces().map_err(EditError::Particles)
     }

@@ -33,7 +33,7 @@
 //! down slowly: ~54 periods of the beam's first mode to the first break.
 
 use super::bond_lattice::{pieces, BondMake, Lattice};
-use super::bonds::lattice_kga;
+use super::bonds::{grain, lattice_kga, E_BOND, PITCH, R, RATIO, RHO, SURFACE_GAP};
 use super::common::{err, measured, theory_series};
 use crate::validate::maker::Maker;
 use crate::validate::result::{CaseResult, Plot};
@@ -41,16 +41,10 @@ use crate::validate::row::{Row, Tol};
 use std::f64::consts::PI;
 use talus::bonds::table::Status;
 use talus::scene::types::{BondPairs, BondSpec, Region, Shape, Side};
-use talus::scene::{Material, Scene, SceneBuilder, WallMotion};
+use talus::scene::{Scene, SceneBuilder, WallMotion};
 
-/// The spheres and bonds of case `bonds`; the tensile and shear strength
-/// (Pa).
-const R: f64 = 1e-3;
-const RHO: f64 = 2500.0;
-const E_BOND: f64 = 1e8;
-const RATIO: f64 = 2.5;
-const SURFACE_GAP: f64 = 1e-5;
-const PITCH: f64 = 2.0 * R + SURFACE_GAP;
+/// The spheres and bonds are case `bonds`' (its `R`, `RHO`, `E_BOND`,
+/// `RATIO`, `SURFACE_GAP`, `PITCH`, `grain`); the tensile and shear strength (Pa).
 const STRENGTH: f64 = 5e4;
 /// Free layers between the clamps (odd: one in the middle), held layers
 /// at each end, the section's side.
@@ -66,14 +60,6 @@ const SAFETY: f64 = 0.5;
 /// How far the roller goes, in deflections at the first break (the beam
 /// breaks through within a few hundredths more).
 const TRAVEL: f64 = 1.5;
-
-fn grain() -> Material {
-    Material {
-        restitution: 0.5,
-        friction: 0.5,
-        ..Material::new("grain", RHO, 1e8)
-    }
-}
 
 fn layers() -> usize {
     FREE + 2 * HELD

@@ -65,12 +65,12 @@ use talus::scene::{Material, Scene, SceneBuilder};
 /// The spheres' radius (m) and density, the bonds' modulus (Pa) and
 /// normal over shear stiffness, the surface gap between neighbours (m:
 /// they never touch, so no contact adds to the bonds), gravity.
-const R: f64 = 1e-3;
-const RHO: f64 = 2500.0;
-const E_BOND: f64 = 1e8;
-const RATIO: f64 = 2.5;
-const SURFACE_GAP: f64 = 1e-5;
-const PITCH: f64 = 2.0 * R + SURFACE_GAP;
+pub(super) const R: f64 = 1e-3;
+pub(super) const RHO: f64 = 2500.0;
+pub(super) const E_BOND: f64 = 1e8;
+pub(super) const RATIO: f64 = 2.5;
+pub(super) const SURFACE_GAP: f64 = 1e-5;
+pub(super) const PITCH: f64 = 2.0 * R + SURFACE_GAP;
 const G: f64 = 9.81;
 /// dt = SAFETY × the bonds' limit (half the fastest bond oscillator's
 /// critical step, `timestep`; the case checks that the bonds, not the
@@ -86,7 +86,8 @@ const PERIODS: f64 = 3.3;
 /// Euler–Bernoulli's first cantilever root, β₁ l.
 const BETA1: f64 = 1.875_104_068_711_961;
 
-fn grain() -> Material {
+/// The spheres' material (also case `beam`'s).
+pub(super) fn grain() -> Material {
     Material {
         restitution: 0.5,
         friction: 0.5,
